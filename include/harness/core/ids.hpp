@@ -1,0 +1,16 @@
+// Random identifiers for requests, tasks, sessions and containers.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace harness::core {
+
+// prefix + 24 lowercase hex characters (96 random bits from a per-thread
+// generator seeded by std::random_device); e.g. make_id("task_").
+std::string make_id(std::string_view prefix);
+
+// True for 1..128 characters of [A-Za-z0-9._-]: what we accept as a caller-chosen id.
+bool is_safe_id(std::string_view id, std::size_t max_length = 128);
+
+}  // namespace harness::core

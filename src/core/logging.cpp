@@ -1,0 +1,51 @@
+#include "harness/core/logging.hpp"
+
+#include <nlohmann/json.hpp>
+#include <fmt/chrono.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+
+namespace harness::core {
+namespace {
+
+std::atomic<log_format> current_format{log_format::text};
+
+std::string iso_timestamp() {
+  using namespace std::chrono;
+  auto now = system_clock::now();
+  auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z", fmt::gmtime(system_clock::to_time_t(now)), ms);
+}
+
+}  // namespace
+
+void init_logging(const log_config& config) {
+  current_format = config.format;
+  auto logger = std::make_shared<spdlog::logger>("harness", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  // The JSON line is built whole in log_line, so the pattern is the bare message.
+  logger->set_pattern(config.format == log_format::json ? "%v" : "%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  logger->set_level(config.level);
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+void log_line(spdlog::level::level_enum level, std::string_view request_id, std::string_view message) {
+  auto logger = spdlog::default_logger_raw();
+  if (!logger->should_log(level)) return;
+  if (current_format.load(std::memory_order_relaxed) == log_format::json) {
+    nlohmann::json line{{"ts", iso_timestamp()},
+                        {"level", spdlog::level::to_string_view(level).data()},
+                        {"msg", message}};
+    if (!request_id.empty()) line["requestId"] = request_id;
+    logger->log(level, "{}", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  } else if (request_id.empty()) {
+    logger->log(level, "{}", message);
+  } else {
+    logger->log(level, "[{}] {}", request_id, message);
+  }
+}
+
+}  // namespace harness::core
