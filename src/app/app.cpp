@@ -1,14 +1,75 @@
 #include "harness/app/app.hpp"
 
+#include <csignal>
 #include <cstdio>
 
-#include "harness/core/settings.hpp"
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "app_settings.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/core/version.hpp"
+#include "harness/http/api.hpp"
+#include "harness/http/http_settings.hpp"
+#include "harness/http/server.hpp"
 
 namespace harness::app {
+namespace {
 
-int run(int, char**) {
-  std::puts("mcp-harness: the server is being built");
+constexpr const char* usage =
+    "usage: mcp-harness [--name value ...]   run the server\n"
+    "       mcp-harness --help | --version";
+
+int config_failure(const error& e) {
+  std::fprintf(stderr, "mcp-harness: %s\n", e.describe().c_str());
+  return 2;
+}
+
+int serve(const core::settings& settings) {
+  auto http_config = http::load_http_config(settings);
+  if (!http_config) return config_failure(http_config.error());
+
+  boost::asio::io_context io;
+  http::services services;
+  services.limits = http_config->limits;
+  http::router routes = http::make_api_router();
+  auto server = http::create_http_server(io, http_config->server, routes, services);
+  auto port = server->start();
+  if (!port) return config_failure(port.error());
+  core::log_info("mcp-harness {} listening on http://{}:{}", core::version(), http_config->server.host, *port);
+
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code ec, int signal) {
+    if (ec) return;
+    core::log_info("received signal {}: draining (grace {} ms)", signal, http_config->server.shutdown_grace.count());
+    server->shutdown([&] {
+      core::log_info("shutdown complete");
+      io.stop();
+    });
+  });
+  io.run();
   return 0;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto specs = all_setting_specs();
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(core::help_text(specs, usage).c_str(), stdout);
+    return 0;
+  }
+  if (!args.empty() && args[0] == "--version") {
+    std::printf("mcp-harness %s\n", core::version());
+    return 0;
+  }
+  auto settings = load_settings(specs, args);
+  if (!settings) return config_failure(settings.error());
+  auto log_config = load_log_config(*settings);
+  if (!log_config) return config_failure(log_config.error());
+  core::init_logging(*log_config);
+  return serve(*settings);
 }
 
 }  // namespace harness::app

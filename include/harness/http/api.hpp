@@ -1,0 +1,20 @@
+// The API's route table and its handlers. Each handler is a plain function of
+// the request context, testable without a socket.
+#pragma once
+
+#include "harness/http/router.hpp"
+
+namespace harness::http {
+
+// GET /health: 200 {"status":"ok",...} when every required component is up,
+// else 503 {"status":"degraded",...}; components listed under "components".
+http_response handle_health(const request_context& context);
+
+// POST /task: validates {"userId","task","conversationId"?,"mode"?}; answers
+// 503 while no agent is wired in.
+http_response handle_post_task(const request_context& context);
+
+// Every route of the API, in one table.
+router make_api_router();
+
+}  // namespace harness::http

@@ -1,0 +1,14 @@
+// Turns one parsed request into one response: routing (404/405), the JSON
+// content rules (415/400), the handler, and the last-resort 500. No I/O.
+#pragma once
+
+#include "harness/http/message.hpp"
+#include "harness/http/router.hpp"
+#include "harness/http/services.hpp"
+
+namespace harness::http {
+
+// Never throws. Every response carries X-Request-Id = request.request_id.
+http_response dispatch(const router& routes, services& svc, const http_request& request);
+
+}  // namespace harness::http

@@ -1,0 +1,58 @@
+// Plain HTTP request and response values. Route handlers see only these, never
+// Beast types, so they compile fast and can be tested without a socket.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace harness::http {
+
+using header_list = std::vector<std::pair<std::string, std::string>>;
+
+struct http_request {
+  std::string method;  // "GET", "POST", ... as sent
+  std::string target;  // raw request target, e.g. "/tasks?userId=a%20b"
+  std::string path;    // percent-decoded path without the query
+  std::map<std::string, std::string> query;  // decoded; a repeated key keeps the last value
+  header_list headers;
+  std::string body;
+  std::string request_id;  // from X-Request-Id when safe, else generated
+
+  // First header with this name (case-insensitive), if any.
+  std::optional<std::string_view> header(std::string_view name) const;
+};
+
+struct http_response {
+  unsigned status = 200;
+  header_list headers;  // Content-Type included; Content-Length is computed when sent
+  std::string body;
+
+  http_response& set_header(std::string name, std::string value);
+  std::optional<std::string_view> header(std::string_view name) const;
+};
+
+// A JSON body with Content-Type application/json.
+http_response json_response(unsigned status, const nlohmann::json& body);
+
+// The one error shape of this API: {"error": {"code": ..., "message": ...}}.
+// `message` says what was wrong and what to do; it never carries internals.
+http_response error_response(unsigned status, std::string_view code, std::string_view message);
+
+// Splits "/a/b%20c?x=1&y=%2F" into a decoded path and query map. Returns
+// nullopt when the target is not origin-form or holds a bad %-escape.
+struct parsed_target {
+  std::string path;
+  std::map<std::string, std::string> query;
+};
+std::optional<parsed_target> parse_target(std::string_view target);
+
+bool iequals(std::string_view a, std::string_view b);
+
+}  // namespace harness::http

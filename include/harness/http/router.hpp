@@ -1,0 +1,56 @@
+// The route table: (method, path pattern) -> handler. Patterns are literal
+// segments, `{name}` for one segment, and a final `{name...}` for the rest of
+// the path: "/tasks/{id}/files/{path...}".
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/http/message.hpp"
+
+namespace harness::http {
+
+struct services;
+using route_params = std::map<std::string, std::string>;
+
+// What a handler gets. `body` is the parsed JSON body for routes that take one
+// (the dispatcher has already answered 415/400 otherwise), else null.
+struct request_context {
+  const http_request& request;
+  const route_params& params;
+  services& svc;
+  const nlohmann::json& body;
+};
+
+// Handlers are plain functions: everything they need comes in the context.
+// An exception that escapes becomes a 500 whose body carries no internals.
+using handler = std::function<http_response(const request_context&)>;
+
+struct route {
+  std::string method;
+  std::string pattern;
+  handler handle;
+  bool json_body = false;  // requires Content-Type application/json and a JSON body
+};
+
+class router {
+ public:
+  explicit router(std::vector<route> routes);
+
+  struct match_result {
+    const route* found = nullptr;      // set on a full match
+    route_params params;               // values of {name} segments
+    std::vector<std::string> allowed;  // methods the path accepts (for 405), when found is null
+  };
+  // HEAD matches a GET route. `allowed` is empty when no pattern matches the path (404).
+  match_result match(const std::string& method, const std::string& path) const;
+
+ private:
+  std::vector<route> routes_;
+};
+
+}  // namespace harness::http

@@ -1,0 +1,23 @@
+// What route handlers may use. The app fills it in at start-up; tests fill it
+// with fakes. Pointers may be null when a component is not configured, and
+// handlers answer 503 in that case.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+#include "harness/core/health.hpp"
+
+namespace harness::http {
+
+struct request_limits {
+  std::size_t task_max_chars = 100000;  // POST /task "task" field
+};
+
+struct services {
+  core::health_sources health;
+  std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
+  request_limits limits;
+};
+
+}  // namespace harness::http

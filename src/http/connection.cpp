@@ -1,0 +1,213 @@
+#include "connection.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
+#include "harness/core/ids.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/http/dispatch.hpp"
+#include "io_deadline.hpp"
+
+namespace harness::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+using clock_type = std::chrono::steady_clock;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+// After an error response the client may still be sending a body we refused;
+// closing with unread data makes the kernel send RST, which can destroy our
+// response before the client reads it. So: stop sending, read and discard for
+// a short while, then close.
+constexpr std::size_t linger_max_bytes = 8 * 1024 * 1024;
+constexpr auto linger_time = std::chrono::milliseconds(1000);
+
+http_request to_request(bhttp::request<bhttp::string_body>&& raw, const parsed_target& target) {
+  http_request request;
+  request.method = std::string(raw.method_string());
+  request.target = std::string(raw.target());
+  request.path = target.path;
+  request.query = target.query;
+  for (const auto& field : raw) request.headers.emplace_back(field.name_string(), field.value());
+  request.body = std::move(raw.body());
+  auto id = request.header("X-Request-Id");
+  request.request_id = id && core::is_safe_id(*id) ? std::string(*id) : core::make_id("req_");
+  return request;
+}
+
+bhttp::response<bhttp::string_body> to_beast(http_response&& response, unsigned version, bool keep_alive,
+                                             bool head_only) {
+  bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
+  for (auto& [name, value] : response.headers) out.insert(name, value);
+  out.keep_alive(keep_alive);
+  if (head_only) {
+    out.content_length(response.body.size());
+  } else {
+    out.body() = std::move(response.body);
+    out.prepare_payload();
+  }
+  return out;
+}
+
+// Maps a failure while reading a request to the response it deserves, or to
+// none when the client simply went away.
+std::optional<http_response> read_failure_response(const boost::system::error_code& ec, bool timed_out,
+                                                   const server_config& config) {
+  if (timed_out) {
+    return error_response(408, "request_timeout",
+                          "the request did not arrive within " + std::to_string(config.request_timeout.count()) +
+                              " ms; send the whole request promptly");
+  }
+  if (ec == bhttp::error::header_limit) {
+    return error_response(431, "headers_too_large",
+                          "the request headers exceed " + std::to_string(config.header_limit) + " bytes");
+  }
+  if (ec == bhttp::error::body_limit) {
+    return error_response(413, "body_too_large",
+                          "the body exceeds the limit of " + std::to_string(config.body_limit) + " bytes");
+  }
+  if (ec == bhttp::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+      ec == asio::error::operation_aborted || ec == bhttp::error::partial_message) {
+    return std::nullopt;
+  }
+  return error_response(400, "bad_request", "the request is not valid HTTP/1.1: " + ec.message());
+}
+
+class connection {
+ public:
+  connection(tcp::socket& socket, const server_config& config, const router& routes, services& svc,
+             connection_registry& registry)
+      : socket_(socket), config_(config), routes_(routes), svc_(svc), registry_(registry), deadline_(socket) {}
+
+  asio::awaitable<void> run() {
+    auto entry = registry_.add(socket_);
+    while (!registry_.stopping()) {
+      entry->busy = false;
+      if (buffer_.size() == 0 && !co_await wait_for_request()) break;
+      entry->busy = true;
+      if (!co_await serve_one()) break;
+    }
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    registry_.remove(entry);
+  }
+
+ private:
+  // Idle keep-alive wait for the first bytes of the next request.
+  asio::awaitable<bool> wait_for_request() {
+    deadline_.arm(config_.keepalive_timeout);
+    auto [ec, n] = co_await socket_.async_read_some(buffer_.prepare(4096), use_tuple);
+    deadline_.disarm();
+    if (ec) co_return false;
+    buffer_.commit(n);
+    co_return true;
+  }
+
+  // Reads, dispatches and answers one request; false when the connection must close.
+  asio::awaitable<bool> serve_one() {
+    auto started = clock_type::now();
+    bhttp::request_parser<bhttp::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
+    parser.body_limit(config_.body_limit);
+
+    deadline_.arm(config_.request_timeout);
+    auto [ec, unused] = co_await bhttp::async_read_header(socket_, buffer_, parser, use_tuple);
+    if (!ec) {
+      auto length = parser.content_length();
+      if (length && *length > config_.body_limit) {
+        ec = bhttp::error::body_limit;  // refuse from Content-Length, before reading the body
+      } else if (!parser.is_done()) {
+        auto expect = parser.get()[bhttp::field::expect];
+        if (iequals(expect, "100-continue")) co_await send_continue(parser.get().version());
+        std::tie(ec, unused) = co_await bhttp::async_read(socket_, buffer_, parser, use_tuple);
+      }
+    }
+    bool timed_out = deadline_.expired();
+    deadline_.disarm();
+    if (ec || timed_out) {
+      auto failure = read_failure_response(ec, timed_out, config_);
+      if (!failure) co_return false;
+      failure->set_header("X-Request-Id", core::make_id("req_"));
+      co_await send_and_close(std::move(*failure), started, "-", "-");
+      co_return false;
+    }
+
+    auto raw = parser.release();
+    unsigned version = raw.version();
+    bool keep_alive = raw.keep_alive();
+    bool head_only = raw.method() == bhttp::verb::head;
+    auto target = parse_target(raw.target());
+    if (!target) {
+      auto failure = error_response(400, "bad_target", "the request target is not a valid path; percent-encode it");
+      failure.set_header("X-Request-Id", core::make_id("req_"));
+      co_await send_and_close(std::move(failure), started, std::string(raw.method_string()), "-");
+      co_return false;
+    }
+    http_request request = to_request(std::move(raw), *target);
+    http_response response = dispatch(routes_, svc_, request);
+    keep_alive = keep_alive && !registry_.stopping();
+    bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method,
+                            request.path, request.request_id);
+    co_return ok && keep_alive;
+  }
+
+  asio::awaitable<void> send_continue(unsigned version) {
+    bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, version};
+    co_await bhttp::async_write(socket_, cont, use_tuple);
+  }
+
+  asio::awaitable<bool> send(http_response response, unsigned version, bool keep_alive, bool head_only,
+                             clock_type::time_point started, const std::string& method, const std::string& path,
+                             const std::string& request_id) {
+    unsigned status = response.status;
+    auto message = to_beast(std::move(response), version, keep_alive, head_only);
+    deadline_.arm(config_.request_timeout);
+    auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+    deadline_.disarm();
+    auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
+    co_return !ec;
+  }
+
+  asio::awaitable<void> send_and_close(http_response response, clock_type::time_point started,
+                                       const std::string& method, const std::string& path) {
+    std::string request_id(response.header("X-Request-Id").value_or(""));
+    if (!co_await send(std::move(response), 11, false, false, started, method, path, request_id)) co_return;
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    deadline_.arm(linger_time);
+    std::size_t drained = 0;
+    while (drained < linger_max_bytes) {
+      auto [ec, n] = co_await socket_.async_read_some(buffer_.prepare(16384), use_tuple);
+      if (ec) break;
+      drained += n;
+      buffer_.consume(buffer_.size());
+    }
+    deadline_.disarm();
+  }
+
+  tcp::socket& socket_;
+  const server_config& config_;
+  const router& routes_;
+  services& svc_;
+  connection_registry& registry_;
+  io_deadline deadline_;
+  beast::flat_buffer buffer_;
+};
+
+}  // namespace
+
+asio::awaitable<void> serve_connection(tcp::socket socket, const server_config& config, const router& routes,
+                                       services& svc, connection_registry& registry) {
+  connection conn(socket, config, routes, svc, registry);
+  co_await conn.run();
+}
+
+}  // namespace harness::http
