@@ -36,11 +36,11 @@ void log_line(spdlog::level::level_enum level, std::string_view request_id, std:
   auto logger = spdlog::default_logger_raw();
   if (!logger->should_log(level)) return;
   if (current_format.load(std::memory_order_relaxed) == log_format::json) {
-    nlohmann::json line{{"ts", iso_timestamp()},
+    nlohmann::ordered_json line{{"ts", iso_timestamp()},
                         {"level", spdlog::level::to_string_view(level).data()},
                         {"msg", message}};
     if (!request_id.empty()) line["requestId"] = request_id;
-    logger->log(level, "{}", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    logger->log(level, "{}", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else if (request_id.empty()) {
     logger->log(level, "{}", message);
   } else {

@@ -135,7 +135,11 @@ class connection {
       auto failure = read_failure_response(ec, timed_out, config_);
       if (!failure) co_return false;
       failure->set_header("X-Request-Id", core::make_id("req_"));
-      co_await send_and_close(std::move(*failure), started, "-", "-");
+      // Name the request in the access log when its request line arrived.
+      const auto& partial = parser.get();
+      std::string method = partial.method_string().empty() ? "-" : std::string(partial.method_string());
+      std::string target = partial.target().empty() ? "-" : std::string(partial.target());
+      co_await send_and_close(std::move(*failure), started, method, target);
       co_return false;
     }
 

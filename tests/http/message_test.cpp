@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "harness/http/message.hpp"
+
+namespace harness::http {
+namespace {
+
+TEST(ParseTarget, DecodesPathAndQuery) {
+  auto t = parse_target("/tasks/a%20b?userId=u%2F1&q=x+y&flag&=empty");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->path, "/tasks/a b");
+  EXPECT_EQ(t->query.at("userId"), "u/1");
+  EXPECT_EQ(t->query.at("q"), "x y");
+  EXPECT_EQ(t->query.at("flag"), "");
+}
+
+TEST(ParseTarget, RejectsBadEscapesAndNonOriginForm) {
+  EXPECT_FALSE(parse_target("/a%2"));
+  EXPECT_FALSE(parse_target("/a%zz"));
+  EXPECT_FALSE(parse_target("/a?b=%"));
+  EXPECT_FALSE(parse_target("http://example/a"));
+  EXPECT_FALSE(parse_target(""));
+}
+
+TEST(Message, HeadersAreCaseInsensitiveAndSetReplaces) {
+  http_request request;
+  request.headers = {{"Content-Type", "application/json"}};
+  EXPECT_EQ(request.header("content-type").value(), "application/json");
+  EXPECT_FALSE(request.header("accept"));
+  http_response response;
+  response.set_header("X-A", "1").set_header("x-a", "2");
+  ASSERT_EQ(response.headers.size(), 1u);
+  EXPECT_EQ(response.header("X-A").value(), "2");
+}
+
+TEST(Message, ErrorResponseHasTheOneErrorShape) {
+  auto r = error_response(404, "not_found", "no such thing");
+  EXPECT_EQ(r.status, 404u);
+  EXPECT_EQ(r.header("Content-Type").value(), "application/json");
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body, (nlohmann::json{{"error", {{"code", "not_found"}, {"message", "no such thing"}}}}));
+}
+
+TEST(Message, JsonResponseSurvivesInvalidUtf8) {
+  auto r = json_response(200, {{"text", std::string("bad \xff byte")}});
+  EXPECT_NO_THROW(nlohmann::json::parse(r.body));
+}
+
+}  // namespace
+}  // namespace harness::http

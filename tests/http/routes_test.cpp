@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "harness/core/version.hpp"
+#include "harness/http/api.hpp"
+#include "harness/http/dispatch.hpp"
+#include "harness/http/services.hpp"
+
+namespace harness::http {
+namespace {
+
+class fixed_health final : public core::health_source {
+ public:
+  fixed_health(std::string name, bool up, bool required) : name_(std::move(name)), up_(up), required_(required) {}
+  std::string name() const override { return name_; }
+  core::component_health check() const override {
+    return {up_, required_, {{"reason", up_ ? "fine" : "engine not reachable"}}};
+  }
+
+ private:
+  std::string name_;
+  bool up_, required_;
+};
+
+http_request get(std::string path) {
+  http_request r;
+  r.method = "GET";
+  r.path = r.target = std::move(path);
+  r.request_id = "req_1";
+  return r;
+}
+
+http_request post_task(std::string body) {
+  http_request r;
+  r.method = "POST";
+  r.path = r.target = "/task";
+  r.headers.emplace_back("Content-Type", "application/json");
+  r.body = std::move(body);
+  r.request_id = "req_2";
+  return r;
+}
+
+TEST(HealthRoute, OkWhenEveryRequiredComponentIsUp) {
+  services svc;
+  svc.health.push_back(std::make_shared<fixed_health>("docker", true, true));
+  svc.health.push_back(std::make_shared<fixed_health>("llm", false, false));  // optional and down: still ok
+  auto r = dispatch(make_api_router(), svc, get("/health"));
+  EXPECT_EQ(r.status, 200u);
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["status"], "ok");
+  EXPECT_EQ(body["version"], core::version());
+  EXPECT_TRUE(body["uptimeSeconds"].is_number_integer());
+  EXPECT_EQ(body["components"]["docker"]["status"], "up");
+  EXPECT_EQ(body["components"]["llm"]["status"], "down");
+  EXPECT_EQ(body["components"]["llm"]["required"], false);
+}
+
+TEST(HealthRoute, DegradedAnd503WhenARequiredComponentIsDown) {
+  services svc;
+  svc.health.push_back(std::make_shared<fixed_health>("docker", false, true));
+  auto r = dispatch(make_api_router(), svc, get("/health"));
+  EXPECT_EQ(r.status, 503u);
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["status"], "degraded");
+  EXPECT_EQ(body["components"]["docker"]["reason"], "engine not reachable");
+}
+
+struct bad_task_case {
+  std::string body;
+  std::string expected_fragment;
+};
+
+class TaskValidation : public ::testing::TestWithParam<bad_task_case> {};
+
+TEST_P(TaskValidation, NamesTheFieldAndTheRule) {
+  services svc;
+  svc.limits.task_max_chars = 10;
+  auto r = dispatch(make_api_router(), svc, post_task(GetParam().body));
+  EXPECT_EQ(r.status, 400u) << r.body;
+  auto message = nlohmann::json::parse(r.body)["error"]["message"].get<std::string>();
+  EXPECT_NE(message.find(GetParam().expected_fragment), std::string::npos) << message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadBodies, TaskValidation,
+    ::testing::Values(bad_task_case{R"({"task":"x"})", "'userId' is required"},
+                      bad_task_case{R"({"userId":5,"task":"x"})", "'userId' must be a string"},
+                      bad_task_case{R"({"userId":"","task":"x"})", "'userId' must be 1-64 characters"},
+                      bad_task_case{R"({"userId":"a/b","task":"x"})", "'userId' must be 1-64 characters"},
+                      bad_task_case{R"({"userId":")" + std::string(65, 'a') + R"(","task":"x"})", "1-64"},
+                      bad_task_case{R"({"userId":"u"})", "'task' is required"},
+                      bad_task_case{R"({"userId":"u","task":"   "})", "'task' must not be empty"},
+                      bad_task_case{R"({"userId":"u","task":["x"]})", "'task' must be a string"},
+                      bad_task_case{R"({"userId":"u","task":"01234567890"})", "the limit is 10"},
+                      bad_task_case{R"({"userId":"u","task":"x","mode":"later"})", "'mode' must be one of"},
+                      bad_task_case{R"({"userId":"u","task":"x","conversationId":"../x"})", "'conversationId'"},
+                      bad_task_case{R"({"usrId":"u","task":"x"})", "unknown field 'usrId'"}));
+
+TEST(TaskRoute, ValidTaskIs503UntilTheAgentExists) {
+  services svc;
+  auto r = dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
+  EXPECT_EQ(r.status, 503u);
+  EXPECT_EQ(nlohmann::json::parse(r.body)["error"]["code"], "agent_unavailable");
+}
+
+}  // namespace
+}  // namespace harness::http
