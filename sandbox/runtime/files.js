@@ -1,0 +1,89 @@
+'use strict';
+// The files part of the protocol: writes the files the host sends in `init`
+// into /skills and /workspace, and after each exec reports what changed there.
+// The host validates every path, size and count again: this side only keeps
+// honest code from sending what the host would refuse anyway.
+const fs = require('fs');
+const path = require('path');
+const crypto = require('crypto');
+
+class FileTracker {
+  constructor(roots, limits) {
+    this.roots = roots; // {skills: '/skills', workspace: '/workspace'}
+    this.limits = limits; // {maxFileBytes, maxFiles}
+    this.snapshot = new Map(); // "root/rel" -> {size, mtimeMs, hash}
+    this.reportedLinks = new Set(); // symlinks already reported, so each is reported once
+  }
+
+  // files: [{root, path, content, encoding: 'utf8'|'base64'}]
+  writeInitial(files) {
+    for (const f of files || []) {
+      const base = this.roots[f.root];
+      if (!base) throw new Error(`init file has unknown root '${f.root}'`);
+      const target = path.resolve(base, f.path);
+      if (!target.startsWith(base + path.sep)) throw new Error(`init file path escapes ${f.root}: ${f.path}`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, Buffer.from(f.content || '', f.encoding === 'base64' ? 'base64' : 'utf8'));
+    }
+    this.snapshot = this.scan().entries;
+  }
+
+  // Walks both roots without following symlinks.
+  scan() {
+    const entries = new Map();
+    const links = [];
+    let count = 0;
+    const walk = (root, dir) => {
+      let names;
+      try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+      for (const d of names) {
+        const full = path.join(dir, d.name);
+        const rel = path.relative(this.roots[root], full);
+        if (d.isSymbolicLink()) { links.push({ root, path: rel, target: fs.readlinkSync(full) }); continue; }
+        if (d.isDirectory()) { walk(root, full); continue; }
+        if (!d.isFile()) continue;
+        if (++count > this.limits.maxFiles * 4) return; // a runaway tree: stop walking, the host refuses it anyway
+        const st = fs.statSync(full);
+        entries.set(`${root}/${rel}`, { root, rel, full, size: st.size, mtimeMs: st.mtimeMs });
+      }
+    };
+    for (const root of Object.keys(this.roots)) walk(root, this.roots[root]);
+    return { entries, links };
+  }
+
+  // Returns [{root, path, op: 'write'|'delete'|'symlink', content?, size?, tooLarge?, target?}]
+  // for everything that changed since the last call, and remembers the new state.
+  changes() {
+    const { entries, links } = this.scan();
+    const out = [];
+    for (const [key, e] of entries) {
+      const before = this.snapshot.get(key);
+      if (before && before.size === e.size && before.mtimeMs === e.mtimeMs) {
+        e.hash = before.hash;
+        continue;
+      }
+      if (e.size > this.limits.maxFileBytes) {
+        out.push({ root: e.root, path: e.rel, op: 'write', size: e.size, tooLarge: true });
+        continue;
+      }
+      const data = fs.readFileSync(e.full);
+      e.hash = crypto.createHash('sha1').update(data).digest('hex');
+      if (before && before.hash === e.hash) continue; // touched, not changed
+      out.push({ root: e.root, path: e.rel, op: 'write', size: e.size, content: data.toString('base64') });
+    }
+    for (const [key, e] of this.snapshot) {
+      if (!entries.has(key)) out.push({ root: e.root, path: e.rel, op: 'delete' });
+    }
+    const seenLinks = new Set();
+    for (const l of links) {
+      const key = `${l.root}/${l.path}->${l.target}`;
+      seenLinks.add(key);
+      if (!this.reportedLinks.has(key)) out.push({ root: l.root, path: l.path, op: 'symlink', target: l.target });
+    }
+    this.reportedLinks = seenLinks;
+    this.snapshot = entries;
+    return out;
+  }
+}
+
+module.exports = { FileTracker };

@@ -1,0 +1,194 @@
+'use strict';
+// The in-container runtime: a REPL that speaks NDJSON frames over stdin and
+// stdout (protocol in docs/architecture/sandbox.md). It boots, says `ready`,
+// takes `init` (session, limits, files), then runs each `exec` as the body of
+// an async function in one persistent vm context, so `await` and `return` work
+// at top level and top-level declarations of one block are visible in the next.
+const vm = require('vm');
+const util = require('util');
+const fsp = require('fs/promises');
+const crypto = require('crypto');
+const { createRequire } = require('module');
+const { topLevelDeclarations } = require('./declarations');
+const { jsonProblem, describeError } = require('./serialize');
+const { FileTracker } = require('./files');
+
+const FILENAME = 'agent-code.js';
+const ROOTS = {
+  skills: process.env.SANDBOX_SKILLS_DIR || '/skills',
+  workspace: process.env.SANDBOX_WORKSPACE_DIR || '/workspace',
+};
+const DEFAULT_LIMITS = { logBytes: 64 * 1024, maxFileBytes: 1024 * 1024, maxFiles: 200, frameBytes: 16 * 1024 * 1024 };
+
+let limits = { ...DEFAULT_LIMITS };
+let tracker = new FileTracker(ROOTS, limits);
+let session = null;
+let currentExec = null;
+let logState = { bytes: 0, truncated: false };
+let callSeq = 0;
+const pendingCalls = new Map();
+const exportNonce = crypto.randomBytes(6).toString('hex');
+
+function send(frame) {
+  process.stdout.write(JSON.stringify(frame) + '\n');
+}
+
+// console.* inside agent code becomes `log` frames, capped per exec.
+function emitLog(level, args) {
+  if (logState.truncated) return;
+  let text = util.format(...args);
+  const room = limits.logBytes - logState.bytes;
+  if (Buffer.byteLength(text) > room) {
+    text = Buffer.from(text).subarray(0, Math.max(0, room)).toString('utf8');
+    logState.truncated = true;
+    if (text) send({ type: 'log', exec: currentExec, level, text });
+    send({ type: 'log', exec: currentExec, level: 'warn', text: `[log output truncated at ${limits.logBytes} bytes]` });
+    return;
+  }
+  logState.bytes += Buffer.byteLength(text);
+  send({ type: 'log', exec: currentExec, level, text });
+}
+
+// One request to the host; resolves with its reply.
+function callHost(op, fields) {
+  const id = ++callSeq;
+  return new Promise((resolve, reject) => {
+    pendingCalls.set(id, { resolve, reject });
+    send({ type: 'call', id, exec: currentExec, op, ...fields });
+  });
+}
+
+function onReply(frame) {
+  const pending = pendingCalls.get(frame.id);
+  if (!pending) return;
+  pendingCalls.delete(frame.id);
+  if (frame.ok) return pending.resolve(frame.result);
+  const e = frame.error || {};
+  const err = new Error(e.message || 'tool call failed');
+  err.name = e.name || 'MCPToolError';
+  if (e.code !== undefined) err.code = e.code;
+  if (e.data !== undefined) err.data = e.data;
+  pending.reject(err);
+}
+
+const utils = Object.freeze({
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  // JSON.parse that returns `fallback` instead of throwing.
+  parseJSON: (text, fallback = null) => { try { return JSON.parse(text); } catch { return fallback; } },
+  toJSON: (value, indent = 2) => JSON.stringify(value, null, indent),
+  // First n characters, with a note of how much was cut.
+  truncate: (text, n = 1000) => (String(text).length <= n ? String(text) : `${String(text).slice(0, n)}… [${String(text).length - n} more]`),
+  chunk: (array, size) => { const out = []; for (let i = 0; i < array.length; i += size) out.push(array.slice(i, i + size)); return out; },
+});
+
+function makeContext() {
+  const level = (name) => (...args) => emitLog(name, args);
+  const sandboxConsole = { log: level('info'), info: level('info'), debug: level('debug'), warn: level('warn'), error: level('error') };
+  const globals = {
+    console: sandboxConsole,
+    list_mcp_tools: (query) => callHost('list_tools', { args: query === undefined ? {} : { query: String(query) } }),
+    get_mcp_tool_details: (name) => callHost('tool_details', { name: String(name) }),
+    callMCPTool: (name, args = {}) => callHost('call_tool', { name: String(name), args }),
+    fs: fsp,
+    require: createRequire(ROOTS.workspace + '/'),
+    utils,
+    Buffer, URL, URLSearchParams, TextEncoder, TextDecoder, AbortController, structuredClone,
+    setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, queueMicrotask,
+    process: Object.freeze({ env: Object.freeze({ ...process.env }), argv: [], platform: process.platform, version: process.version, cwd: () => ROOTS.workspace, hrtime: process.hrtime, memoryUsage: process.memoryUsage }),
+  };
+  return vm.createContext(globals, { name: 'agent' });
+}
+
+let context = makeContext();
+
+async function runExec(frame) {
+  currentExec = frame.id;
+  logState = { bytes: 0, truncated: false };
+  const started = process.hrtime.bigint();
+  let result;
+  const code = String(frame.code || '');
+  try {
+    const names = topLevelDeclarations(code);
+    // Declarations stay in the agent's own scope; on the way out (return,
+    // throw or the end) a closure copies each bound one to the context's
+    // global object, where the next block finds it.
+    const exporter = `__harness_export_${exportNonce}`;
+    const exports = names.map((n) => `try { globalThis[${JSON.stringify(n)}] = ${n}; } catch (e) {}`).join(' ');
+    const source = `(async () => { let ${exporter}; try { ${exporter} = () => { ${exports} };\n${code}\n} finally { if (${exporter}) ${exporter}(); } })()`;
+    const script = new vm.Script(source, { filename: FILENAME, lineOffset: -1 });
+    const value = await script.runInContext(context);
+    const problem = value === undefined ? null : jsonProblem(value);
+    if (problem) {
+      result = { ok: false, error: { name: 'TypeError', message: `return value is not JSON-serialisable: ${problem}` } };
+    } else {
+      result = { ok: true };
+      if (value !== undefined) result.value = JSON.parse(JSON.stringify(value));
+    }
+  } catch (err) {
+    result = { ok: false, error: describeError(err, FILENAME, code.split('\n').length) };
+  }
+  let files = [];
+  try {
+    files = tracker.changes();
+  } catch (err) {
+    emitLog('warn', [`could not scan files: ${err.message}`]);
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const done = { type: 'done', exec: frame.id, ...result, files, ms };
+  const text = JSON.stringify(done);
+  if (Buffer.byteLength(text) > limits.frameBytes) {
+    send({ type: 'done', exec: frame.id, ok: false, error: { name: 'RangeError', message: `the result is ${Buffer.byteLength(text)} bytes; the limit is ${limits.frameBytes}: return less, or write it to /workspace` }, files: [], ms });
+  } else {
+    process.stdout.write(text + '\n');
+  }
+  currentExec = null;
+}
+
+function runInit(frame) {
+  session = frame.session || null;
+  limits = { ...DEFAULT_LIMITS, ...(frame.limits || {}) };
+  tracker = new FileTracker(ROOTS, limits);
+  tracker.writeInitial(frame.files);
+  context = makeContext();
+}
+
+// Frames run one after another, except replies, which resolve a call the
+// running exec is waiting on.
+let queue = Promise.resolve();
+function onFrame(frame) {
+  if (frame.type === 'reply') return onReply(frame);
+  if (frame.type === 'stop') return process.exit(0);
+  queue = queue.then(async () => {
+    try {
+      if (frame.type === 'init') runInit(frame);
+      else if (frame.type === 'exec') await runExec(frame);
+      else process.stderr.write(`runtime: unknown frame type ${JSON.stringify(frame.type)}\n`);
+    } catch (err) {
+      process.stderr.write(`runtime: ${frame.type} failed: ${err && err.stack}\n`);
+      if (frame.type === 'init') send({ type: 'done', exec: null, ok: false, error: { name: 'InitError', message: String(err.message) }, files: [] });
+    }
+  });
+}
+
+let buffered = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    if (!line.trim()) continue;
+    let frame;
+    try { frame = JSON.parse(line); } catch { process.stderr.write('runtime: ignoring a line that is not JSON\n'); continue; }
+    onFrame(frame);
+  }
+});
+// The host closing stdin means stop, after the frames already received.
+process.stdin.on('end', () => { queue = queue.then(() => process.exit(0)); });
+
+// Code from an earlier block (a timer, a forgotten promise) must not kill the REPL.
+process.on('uncaughtException', (err) => emitLog('error', [`uncaught: ${err && err.stack ? err.stack : err}`]));
+process.on('unhandledRejection', (err) => emitLog('error', [`unhandled rejection: ${err && err.message ? err.message : err}`]));
+
+send({ type: 'ready', pid: process.pid, node: process.version });

@@ -1,0 +1,234 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { RuntimeClient } = require('./runtime_client');
+
+async function withRuntime(options, fn) {
+  const rt = new RuntimeClient(options);
+  try {
+    await rt.ready();
+    rt.init(options.init || {});
+    await fn(rt);
+  } finally {
+    rt.close();
+  }
+}
+
+test('says ready with its node version', async () => {
+  const rt = new RuntimeClient();
+  try {
+    const ready = await rt.ready();
+    assert.match(ready.node, /^v\d+/);
+  } finally {
+    rt.close();
+  }
+});
+
+test('top-level await and return give the result', async () => {
+  await withRuntime({}, async (rt) => {
+    const done = await rt.exec('await utils.sleep(5);\nreturn {sum: 1 + 1}');
+    assert.equal(done.ok, true);
+    assert.deepEqual(done.value, { sum: 2 });
+  });
+});
+
+test('a block without return has no value', async () => {
+  await withRuntime({}, async (rt) => {
+    const done = await rt.exec('const x = 1;');
+    assert.equal(done.ok, true);
+    assert.equal('value' in done, false);
+  });
+});
+
+test('declarations of one block are visible in the next', async () => {
+  await withRuntime({}, async (rt) => {
+    const first = await rt.exec([
+      'const total = 40;',
+      'let { a, b: [second] } = { a: 1, b: [2] };',
+      'function add(x, y) { return x + y }',
+      'class Counter { constructor() { this.n = 0 } inc() { return ++this.n } }',
+      'var seen = new Set([1]);',
+      'return "defined"',
+    ].join('\n'));
+    assert.equal(first.ok, true, JSON.stringify(first));
+    const second = await rt.exec('const c = new Counter(); c.inc();\nreturn [add(total, second), a, c.inc(), seen.has(1)]');
+    assert.deepEqual(second.value, [42, 1, 2, true]);
+    // Redeclaring in a later block is allowed, as in a notebook.
+    const third = await rt.exec('const total = 1; return total + second');
+    assert.deepEqual(third.value, 3);
+  });
+});
+
+test('declarations survive a block that throws after them', async () => {
+  await withRuntime({}, async (rt) => {
+    const failed = await rt.exec('const kept = "yes";\nthrow new Error("late")');
+    assert.equal(failed.ok, false);
+    assert.equal((await rt.exec('return kept')).value, 'yes');
+  });
+});
+
+test('console output becomes log frames, capped per exec', async () => {
+  await withRuntime({ init: { limits: { logBytes: 50 } } }, async (rt) => {
+    const done = await rt.exec('console.log("a", {b: 1}); console.error("bad"); console.log("x".repeat(100)); return 1');
+    assert.equal(done.ok, true);
+    const texts = done.logs.map((l) => `${l.level}:${l.text}`);
+    assert.equal(texts[0], 'info:a { b: 1 }');
+    assert.equal(texts[1], 'error:bad');
+    assert.match(texts[texts.length - 1], /truncated at 50 bytes/);
+    const total = done.logs.slice(0, -1).reduce((n, l) => n + Buffer.byteLength(l.text), 0);
+    assert.ok(total <= 50, `logged ${total} bytes`);
+    // The cap is per exec: the next block logs again.
+    const next = await rt.exec('console.log("again")');
+    assert.equal(next.logs[0].text, 'again');
+  });
+});
+
+test('errors carry name, message and a stack of the agent code only', async () => {
+  await withRuntime({}, async (rt) => {
+    const done = await rt.exec('function inner() {\n  throw new RangeError("out of range");\n}\ninner();');
+    assert.equal(done.ok, false);
+    assert.equal(done.error.name, 'RangeError');
+    assert.equal(done.error.message, 'out of range');
+    const frames = done.error.stack.split('\n').slice(1);
+    assert.ok(frames.length >= 2);
+    for (const f of frames) assert.match(f, /agent-code\.js:[1-4]:/);
+    assert.match(frames[0], /agent-code\.js:2:/);
+  });
+});
+
+test('syntax errors and thrown non-errors are reported', async () => {
+  await withRuntime({}, async (rt) => {
+    const syntax = await rt.exec('return (;');
+    assert.equal(syntax.ok, false);
+    assert.equal(syntax.error.name, 'SyntaxError');
+    const thrown = await rt.exec('throw 42');
+    assert.match(thrown.error.message, /non-Error value thrown: 42/);
+  });
+});
+
+test('a return value JSON cannot carry is a clear error', async () => {
+  await withRuntime({}, async (rt) => {
+    for (const [code, fragment] of [
+      ['return new Map([[1, 2]])', 'value is a Map'],
+      ['return {f: () => 1}', 'value.f is a function'],
+      ['const o = {}; o.self = o; return o', 'value.self is circular'],
+      ['return {n: 10n}', 'value.n is a bigint'],
+      ['return [1, NaN]', 'value[1] is NaN'],
+    ]) {
+      const done = await rt.exec(code);
+      assert.equal(done.ok, false, code);
+      assert.match(done.error.message, new RegExp(`not JSON-serialisable: ${fragment.replace(/[[\]]/g, '\\$&')}`), code);
+    }
+    const date = await rt.exec('return {when: new Date(0)}');
+    assert.deepEqual(date.value, { when: '1970-01-01T00:00:00.000Z' });
+  });
+});
+
+test('helpers call the host and get replies', async () => {
+  const onCall = (frame) => {
+    if (frame.op === 'list_tools') return { ok: true, result: [{ name: 'fs__read_file', description: `q=${frame.args.query}` }] };
+    if (frame.op === 'tool_details') return { ok: true, result: { name: frame.name, inputSchema: { type: 'object' } } };
+    if (frame.name === 'fs__fail') return { ok: false, error: { code: -32602, message: 'bad path', data: { path: '/x' } } };
+    return { ok: true, result: { echoed: frame.args } };
+  };
+  await withRuntime({ onCall }, async (rt) => {
+    const done = await rt.exec([
+      'const tools = await list_mcp_tools("file");',
+      'const details = await get_mcp_tool_details(tools[0].name);',
+      'const echoed = await callMCPTool("fs__echo", {text: "hi"});',
+      'let failure;',
+      'try { await callMCPTool("fs__fail", {}) } catch (e) { failure = {name: e.name, code: e.code, message: e.message, data: e.data} }',
+      'return {tools, details, echoed, failure}',
+    ].join('\n'));
+    assert.equal(done.ok, true, JSON.stringify(done.error));
+    assert.equal(done.value.tools[0].description, 'q=file');
+    assert.equal(done.value.details.name, 'fs__read_file');
+    assert.deepEqual(done.value.echoed, { echoed: { text: 'hi' } });
+    assert.deepEqual(done.value.failure, { name: 'MCPToolError', code: -32602, message: 'bad path', data: { path: '/x' } });
+    assert.deepEqual(done.calls.map((c) => c.op), ['list_tools', 'tool_details', 'call_tool', 'call_tool']);
+    for (const c of done.calls) assert.equal(c.exec, done.exec);
+  });
+});
+
+test('concurrent calls are all in flight before any reply', async () => {
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  let seen = 0;
+  const onCall = async (frame) => {
+    if (++seen === 5) release();
+    await gate;
+    return { ok: true, result: frame.args.i };
+  };
+  await withRuntime({ onCall }, async (rt) => {
+    const done = await rt.exec('return await Promise.all([0,1,2,3,4].map((i) => callMCPTool("t__echo", {i})))');
+    assert.deepEqual(done.value, [0, 1, 2, 3, 4]);
+  });
+});
+
+test('init files land in /skills and /workspace and skills can be required', async () => {
+  const files = [
+    { root: 'skills', path: 'math/index.js', content: 'module.exports = { triple: (x) => 3 * x };' },
+    { root: 'workspace', path: 'data/in.txt', content: Buffer.from('hello').toString('base64'), encoding: 'base64' },
+  ];
+  await withRuntime({ init: { files } }, async (rt) => {
+    const code = `const { triple } = require(${JSON.stringify(rt.skills + '/math')});\n` +
+      `return [triple(2), await fs.readFile(${JSON.stringify(rt.workspace + '/data/in.txt')}, 'utf8')]`;
+    const done = await rt.exec(code);
+    assert.deepEqual(done.value, [6, 'hello']);
+    assert.deepEqual(done.files, []); // nothing changed
+  });
+});
+
+test('changed files are reported after each exec', async () => {
+  const files = [{ root: 'workspace', path: 'old.txt', content: 'old' }];
+  await withRuntime({ init: { files } }, async (rt) => {
+    const ws = JSON.stringify(rt.workspace);
+    const sk = JSON.stringify(rt.skills);
+    const done = await rt.exec(`
+      await fs.mkdir(${sk} + '/greet', {recursive: true});
+      await fs.writeFile(${sk} + '/greet/SKILL.md', '---\\nname: greet\\n---\\n');
+      await fs.rm(${ws} + '/old.txt');
+      await fs.symlink('/etc/passwd', ${ws} + '/link');`);
+    assert.equal(done.ok, true, JSON.stringify(done.error));
+    const byPath = Object.fromEntries(done.files.map((f) => [`${f.root}/${f.path}`, f]));
+    assert.equal(byPath['skills/greet/SKILL.md'].op, 'write');
+    assert.equal(Buffer.from(byPath['skills/greet/SKILL.md'].content, 'base64').toString(), '---\nname: greet\n---\n');
+    assert.equal(byPath['workspace/old.txt'].op, 'delete');
+    assert.deepEqual(byPath['workspace/link'], { root: 'workspace', path: 'link', op: 'symlink', target: '/etc/passwd' });
+    // Unchanged files are not reported again, and a symlink is reported once.
+    const again = await rt.exec('return 1');
+    assert.deepEqual(again.files, []);
+  });
+});
+
+test('an oversized file is reported without its content', async () => {
+  await withRuntime({ init: { limits: { maxFileBytes: 10 } } }, async (rt) => {
+    const done = await rt.exec(`await fs.writeFile(${JSON.stringify(rt.workspace + '/big.bin')}, 'x'.repeat(11))`);
+    assert.deepEqual(done.files, [{ root: 'workspace', path: 'big.bin', op: 'write', size: 11, tooLarge: true }]);
+  });
+});
+
+test('a stray rejection from an earlier block does not kill the runtime', async () => {
+  await withRuntime({}, async (rt) => {
+    await rt.exec('setTimeout(() => { throw new Error("later") }, 1); Promise.reject(new Error("nobody waits"));');
+    await new Promise((r) => setTimeout(r, 50));
+    const done = await rt.exec('return "alive"');
+    assert.equal(done.value, 'alive');
+  });
+});
+
+test('lines that are not JSON are ignored and stop ends the process', async () => {
+  const rt = new RuntimeClient();
+  try {
+    await rt.ready();
+    rt.child.stdin.write('this is not json\n');
+    rt.init();
+    assert.equal((await rt.exec('return 7')).value, 7);
+    const exited = new Promise((r) => rt.child.on('exit', r));
+    rt.send({ type: 'stop' });
+    assert.equal(await exited, 0);
+    assert.match(rt.stderr, /not JSON/);
+  } finally {
+    rt.close();
+  }
+});
