@@ -54,6 +54,9 @@ int serve(const core::settings& settings) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  // A sandbox or MCP server that dies leaves a broken pipe: that is an error
+  // value on the write, never a signal that kills the server.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto specs = all_setting_specs();
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {

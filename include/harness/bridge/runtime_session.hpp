@@ -1,0 +1,93 @@
+// The host side of the runtime protocol for one sandbox: waits for `ready`,
+// sends `init`, runs `exec` blocks, answers the `call` frames of each block
+// (concurrently, through a tool_gateway and a data_filter), and collects logs,
+// the result and changed files. Robust to a hostile runtime: a line that is not
+// a frame, an oversized frame, invalid UTF-8 or a runtime that dies mid-call
+// fails that exec with a clear error and marks the session broken; it never
+// throws, crashes or hangs past the deadline.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/bridge/frame_channel.hpp"
+#include "harness/bridge/tool_gateway.hpp"
+
+namespace harness::bridge {
+
+struct session_limits {
+  std::size_t log_bytes = 64 * 1024;     // console output kept per exec (the runtime caps it too)
+  std::size_t max_file_bytes = 1 << 20;  // passed to the runtime in init
+  std::size_t max_files = 200;           // passed to the runtime in init
+};
+
+struct init_file {
+  std::string root;  // "skills" or "workspace"
+  std::string path;  // relative to the root
+  std::string content;
+};
+
+struct log_entry {
+  std::string level;
+  std::string text;
+};
+
+struct tool_call_record {
+  std::string name;  // tool name, or the helper ("list_mcp_tools") for discovery calls
+  double ms = 0;
+  bool ok = false;
+};
+
+struct file_change {
+  std::string root;
+  std::string path;
+  std::string op;       // "write", "delete" or "symlink"
+  std::string content;  // decoded bytes, for writes
+  std::size_t size = 0;
+  bool too_large = false;
+  std::string target;  // for symlinks
+};
+
+struct exec_result {
+  bool ok = false;
+  nlohmann::json value;  // the block's return value (null when none)
+  // On failure: {name, message, stack?}. name "TimeoutError" / "ProtocolError"
+  // / "SandboxError" mark failures of the sandbox rather than of the code.
+  nlohmann::json error;
+  std::vector<log_entry> logs;
+  std::vector<tool_call_record> tool_calls;
+  std::vector<file_change> files;
+  double ms = 0;
+};
+
+class runtime_session {
+ public:
+  virtual ~runtime_session() = default;
+
+  // Waits for the runtime's `ready` frame.
+  virtual boost::asio::awaitable<status> wait_ready(std::chrono::milliseconds timeout) = 0;
+
+  // Sends `init` with the session id, limits and files.
+  virtual boost::asio::awaitable<status> init(std::string session_id, std::vector<init_file> files) = 0;
+
+  // Runs one block. Never fails as a call: failures are in the exec_result.
+  // After a timeout or a protocol failure the session is broken() and the
+  // caller must destroy the sandbox.
+  virtual boost::asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout) = 0;
+
+  virtual bool broken() const = 0;
+};
+
+// `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
+std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
+                                                        frame_channel& channel, tool_gateway& tools,
+                                                        data_filter& filter, session_limits limits = {});
+
+}  // namespace harness::bridge

@@ -1,0 +1,41 @@
+// What the sandbox's helpers reach on the host. The bridge turns `call`
+// frames into these calls; the MCP tool registry implements them for real.
+#pragma once
+
+#include <string>
+
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+
+namespace harness::bridge {
+
+class tool_gateway {
+ public:
+  virtual ~tool_gateway() = default;
+  // list_mcp_tools(query?): [{name, description}]
+  virtual boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) = 0;
+  // get_mcp_tool_details(name): {name, description, inputSchema, outputSchema?}
+  virtual boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) = 0;
+  // callMCPTool(name, args): the tool's result; a tool error is an error.
+  virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args) = 0;
+};
+
+// Where data crosses the sandbox boundary: tool results on their way in
+// (the PII censor tokenizes them) and tool arguments on their way out (it
+// restores the original values). The identity filter changes nothing.
+class data_filter {
+ public:
+  virtual ~data_filter() = default;
+  virtual nlohmann::json into_sandbox(nlohmann::json value) = 0;
+  virtual nlohmann::json out_of_sandbox(nlohmann::json value) = 0;
+};
+
+class identity_filter final : public data_filter {
+ public:
+  nlohmann::json into_sandbox(nlohmann::json value) override { return value; }
+  nlohmann::json out_of_sandbox(nlohmann::json value) override { return value; }
+};
+
+}  // namespace harness::bridge

@@ -1,0 +1,50 @@
+#include "frames.hpp"
+
+#include "harness/core/base64.hpp"
+
+namespace harness::bridge {
+
+result<nlohmann::json> parse_frame(const std::string& line) {
+  nlohmann::json frame = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (frame.is_discarded()) {
+    return make_error("protocol_error",
+                      "the sandbox wrote a line that is not a protocol frame (not JSON or not UTF-8): '" +
+                          line.substr(0, 120) + (line.size() > 120 ? "...'" : "'"),
+                      "write output with console.log, never to process.stdout directly");
+  }
+  if (!frame.is_object() || !frame.contains("type") || !frame["type"].is_string()) {
+    return make_error("protocol_error", "the sandbox wrote JSON that is not a protocol frame (no \"type\")",
+                      "write output with console.log, never to process.stdout directly");
+  }
+  return frame;
+}
+
+std::string dump_frame(const nlohmann::json& frame) {
+  return frame.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::optional<file_change> parse_file_change(const nlohmann::json& entry) {
+  if (!entry.is_object()) return std::nullopt;
+  file_change change;
+  change.root = entry.value("root", "");
+  change.path = entry.value("path", "");
+  change.op = entry.value("op", "");
+  if (change.root.empty() || change.path.empty()) return std::nullopt;
+  if (change.op == "write") {
+    change.too_large = entry.value("tooLarge", false);
+    change.size = entry.value("size", std::size_t{0});
+    if (!change.too_large) {
+      auto content = core::base64_decode(entry.value("content", ""));
+      if (!content) return std::nullopt;
+      change.content = std::move(*content);
+      change.size = change.content.size();
+    }
+  } else if (change.op == "symlink") {
+    change.target = entry.value("target", "");
+  } else if (change.op != "delete") {
+    return std::nullopt;
+  }
+  return change;
+}
+
+}  // namespace harness::bridge

@@ -1,0 +1,56 @@
+// State of one runtime session that outlives any single coroutine: the
+// channel, the serialised writer, and the `call` frames in flight. Call
+// handlers hold it by shared_ptr, so a call that finishes after its block
+// (or after the session) never touches freed memory.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/bridge/frame_channel.hpp"
+#include "harness/bridge/runtime_session.hpp"
+#include "harness/bridge/tool_gateway.hpp"
+
+namespace harness::bridge {
+
+struct session_shared {
+  session_shared(const boost::asio::any_io_executor& executor, frame_channel& c, tool_gateway& t, data_filter& f)
+      : channel(c), tools(t), filter(f), idle_timer(executor) {}
+
+  frame_channel& channel;
+  tool_gateway& tools;
+  data_filter& filter;
+  bool alive = true;    // false once the session object is gone
+  bool broken = false;  // a timeout or protocol failure: the sandbox must go
+  bool deadline_hit = false;
+  std::string current_exec;
+  std::vector<tool_call_record> calls;
+  std::size_t outstanding = 0;
+
+  // Queues one line and writes queued lines in order, one at a time.
+  boost::asio::awaitable<status> send(std::string line);
+
+  // Returns when no call is in flight or at `deadline`, whichever is first.
+  boost::asio::awaitable<void> wait_calls_idle(std::chrono::steady_clock::time_point deadline);
+  void call_finished();
+
+ private:
+  std::deque<std::string> queue_;
+  bool writing_ = false;
+  status last_write_;
+  boost::asio::steady_timer idle_timer;
+};
+
+// Serves one `call` frame: validates it, asks the tool gateway (arguments
+// through filter.out_of_sandbox, results through filter.into_sandbox), and
+// writes the `reply`.
+boost::asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, nlohmann::json frame);
+
+}  // namespace harness::bridge

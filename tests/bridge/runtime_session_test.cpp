@@ -1,0 +1,225 @@
+// The host side of the protocol against a scripted runtime: happy paths, and
+// every way a hostile or broken runtime can misbehave.
+#include <gtest/gtest.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include "bridge/fake_channel.hpp"
+#include "bridge/fake_tools.hpp"
+#include "harness/bridge/runtime_session.hpp"
+
+namespace harness::bridge {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+class RuntimeSessionTest : public ::testing::Test {
+ protected:
+  boost::asio::io_context io;
+  testing::fake_channel channel{io.get_executor()};
+  testing::fake_tools tools;
+  identity_filter identity;
+  std::unique_ptr<runtime_session> session = create_runtime_session(io.get_executor(), channel, tools, identity);
+  std::string exec_of_test_;
+  std::vector<json> replies_;
+
+  template <class T>
+  T run(boost::asio::awaitable<T> work) {
+    auto future = boost::asio::co_spawn(io, std::move(work), boost::asio::use_future);
+    io.restart();
+    io.run();
+    return future.get();
+  }
+
+  exec_result exec(std::string code, std::chrono::milliseconds timeout = 2s) {
+    return run(session->exec(std::move(code), timeout));
+  }
+
+  // The id of the exec frame the host just wrote.
+  static std::string exec_id_of(const std::string& line) { return json::parse(line)["id"]; }
+};
+
+TEST_F(RuntimeSessionTest, ReadyInitAndASimpleExec) {
+  channel.push(R"({"type":"ready","node":"v20"})");
+  EXPECT_TRUE(run(session->wait_ready(1s)));
+  EXPECT_TRUE(run(session->init("s1", {{"skills", "a/SKILL.md", "bytes\x01"}})));
+  auto init = json::parse(channel.written.back());
+  EXPECT_EQ(init["type"], "init");
+  EXPECT_EQ(init["session"], "s1");
+  EXPECT_EQ(init["files"][0]["content"], "Ynl0ZXMB");
+  EXPECT_EQ(init["files"][0]["encoding"], "base64");
+
+  channel.respond = [&](const std::string& line) {
+    auto id = exec_id_of(line);
+    channel.push(json{{"type", "log"}, {"exec", id}, {"level", "info"}, {"text", "hello"}}.dump());
+    channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}, {"value", {{"n", 2}}},
+                      {"files", {{{"root", "workspace"}, {"path", "o.txt"}, {"op", "write"}, {"content", "aGk="}}}}}
+                     .dump());
+  };
+  auto r = exec("return {n: 2}");
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.value, (json{{"n", 2}}));
+  ASSERT_EQ(r.logs.size(), 1u);
+  EXPECT_EQ(r.logs[0].text, "hello");
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_EQ(r.files[0].content, "hi");
+  EXPECT_FALSE(session->broken());
+}
+
+TEST_F(RuntimeSessionTest, ReadyTimesOutWhenTheRuntimeNeverStarts) {
+  auto st = run(session->wait_ready(50ms));
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, "sandbox_timeout");
+}
+
+TEST_F(RuntimeSessionTest, CallsGoThroughTheGatewayAndTheFilterBothWays) {
+  testing::marking_filter marks;
+  auto filtered = create_runtime_session(io.get_executor(), channel, tools, marks);
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      channel.push(json{{"type", "call"}, {"id", 1}, {"exec", frame["id"]}, {"op", "call_tool"}, {"name", "t__echo"},
+                        {"args", {{"email", "[EMAIL_1]"}}}}
+                       .dump());
+      exec_of_test_ = frame["id"];
+    } else if (frame["type"] == "reply") {
+      replies_.push_back(frame);
+      channel.push(json{{"type", "done"}, {"exec", exec_of_test_}, {"ok", true}}.dump());
+    }
+  };
+  auto r = run(filtered->exec("await callMCPTool('t__echo', {...})", 2s));
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(tools.received_args.size(), 1u);
+  EXPECT_EQ(tools.received_args[0]["filtered_out"], true);  // arguments passed out_of_sandbox
+  ASSERT_EQ(replies_.size(), 1u);
+  EXPECT_EQ(replies_[0]["ok"], true);
+  EXPECT_TRUE(replies_[0]["result"].contains("filtered_in"));  // results passed into_sandbox
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.tool_calls[0].name, "t__echo");
+  EXPECT_TRUE(r.tool_calls[0].ok);
+}
+
+TEST_F(RuntimeSessionTest, ConcurrentCallsAreServedConcurrently) {
+  int replies = 0;
+  std::string id;
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      id = frame["id"];
+      for (int i = 1; i <= 4; ++i) {
+        channel.push(json{{"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", "t__slow"},
+                          {"args", {{"i", i}}}}
+                         .dump());
+      }
+    } else if (frame["type"] == "reply" && ++replies == 4) {
+      channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
+    }
+  };
+  auto r = exec("await Promise.all(...)");
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(tools.max_in_flight, 4);
+  EXPECT_EQ(r.tool_calls.size(), 4u);
+}
+
+TEST_F(RuntimeSessionTest, ToolErrorsAndMalformedCallsBecomeErrorReplies) {
+  std::vector<json> replies;
+  std::string id;
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      id = frame["id"];
+      channel.push(json{{"type", "call"}, {"id", 1}, {"exec", id}, {"op", "call_tool"}, {"name", "t__fail"}}.dump());
+      channel.push(json{{"type", "call"}, {"id", 2}, {"exec", id}, {"op", "call_tool"}}.dump());
+      channel.push(json{{"type", "call"}, {"id", 3}, {"exec", id}, {"op", "rm_rf"}, {"name", "x"}}.dump());
+      channel.push(json{{"type", "call"}, {"id", 4}, {"exec", "x999"}, {"op", "call_tool"}, {"name", "t__echo"}}.dump());
+    } else if (frame["type"] == "reply") {
+      replies.push_back(frame);
+      if (replies.size() == 4) channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
+    }
+  };
+  auto r = exec("...");
+  ASSERT_EQ(replies.size(), 4u);
+  std::map<int, json> by_id;
+  for (auto& reply : replies) by_id[reply["id"].get<int>()] = reply;
+  EXPECT_EQ(by_id[1]["error"]["message"], "the tool failed");
+  EXPECT_EQ(by_id[2]["error"]["message"], "a tool name (string) is required");
+  EXPECT_EQ(by_id[3]["error"]["message"], "unknown helper operation 'rm_rf'");
+  EXPECT_EQ(by_id[4]["error"]["code"], "stale_call");
+  EXPECT_EQ(tools.received_args.size(), 1u);  // only the well-formed, current call reached a tool
+}
+
+TEST_F(RuntimeSessionTest, ALineThatIsNotAFrameFailsTheExecAndBreaksTheSession) {
+  channel.respond = [&](const std::string&) { channel.push("Hello from process.stdout.write"); };
+  auto r = exec("process.stdout.write('Hello...')");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_NE(r.error["message"].get<std::string>().find("not a protocol frame"), std::string::npos);
+  EXPECT_TRUE(session->broken());
+  auto after = exec("return 1");
+  EXPECT_EQ(after.error["name"], "SandboxError");
+}
+
+TEST_F(RuntimeSessionTest, InvalidUtf8AndNonObjectJsonAreProtocolErrors) {
+  channel.respond = [&](const std::string&) { channel.push("{\"type\":\"log\",\"text\":\"\xff\xfe\"}"); };
+  EXPECT_EQ(exec("x").error["name"], "ProtocolError");
+  testing::fake_channel second(io.get_executor());
+  auto s2 = create_runtime_session(io.get_executor(), second, tools, identity);
+  second.respond = [&](const std::string&) { second.push("[1,2,3]"); };
+  EXPECT_EQ(run(s2->exec("x", 1s)).error["name"], "ProtocolError");
+}
+
+TEST_F(RuntimeSessionTest, OversizedFrameIsAProtocolError) {
+  channel.respond = [&](const std::string&) { channel.push(std::string(5000, 'x')); };
+  auto r = exec("x");
+  EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_TRUE(session->broken());
+}
+
+TEST_F(RuntimeSessionTest, RuntimeDyingMidCallIsASandboxError) {
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      channel.push(json{{"type", "call"}, {"id", 1}, {"exec", frame["id"]}, {"op", "call_tool"}, {"name", "t__slow"}}
+                       .dump());
+      channel.close();
+    }
+  };
+  auto r = exec("await callMCPTool('t__slow')");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error["name"], "SandboxError");
+  EXPECT_TRUE(session->broken());
+}
+
+TEST_F(RuntimeSessionTest, ASilentRuntimeTimesOut) {
+  auto r = exec("while (true) {}", 100ms);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error["name"], "TimeoutError");
+  EXPECT_NE(r.error["message"].get<std::string>().find("within 100 ms"), std::string::npos);
+  EXPECT_TRUE(session->broken());
+}
+
+TEST_F(RuntimeSessionTest, StaleDoneAndForeignLogsAreIgnoredAndLogsAreCapped) {
+  session_limits limits;
+  limits.log_bytes = 10;
+  auto capped = create_runtime_session(io.get_executor(), channel, tools, identity, limits);
+  channel.respond = [&](const std::string& line) {
+    auto id = exec_id_of(line);
+    channel.push(json{{"type", "done"}, {"exec", "x0"}, {"ok", true}, {"value", "stale"}}.dump());
+    channel.push(json{{"type", "log"}, {"exec", "x0"}, {"text", "foreign"}}.dump());
+    channel.push(json{{"type", "log"}, {"exec", id}, {"text", "123456"}}.dump());
+    channel.push(json{{"type", "log"}, {"exec", id}, {"text", "789012"}}.dump());  // over the cap: dropped
+    channel.push(json{{"type", "done"}, {"exec", id}, {"ok", false}, {"error", {{"name", "TypeError"}, {"message", "m"}}}}
+                     .dump());
+  };
+  auto r = run(capped->exec("x", 1s));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error["name"], "TypeError");
+  ASSERT_EQ(r.logs.size(), 1u);
+  EXPECT_EQ(r.logs[0].text, "123456");
+}
+
+}  // namespace
+}  // namespace harness::bridge
