@@ -164,6 +164,15 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     co_return detail::parse_container_state(res->body());
   }
 
+  task<result<pids_usage>> container_pids(std::string id) override {
+    if (!is_safe_reference(id)) co_return bad_reference("container id", id);
+    auto res = co_await versioned(verb::get, "/containers/" + id + "/stats?stream=0&one-shot=1", {},
+                                  config_.request_timeout);
+    if (!res) co_return res.error();
+    if (res->result_int() != 200) co_return detail::engine_error(res->result_int(), res->body(), "container stats");
+    co_return detail::parse_pids(res->body());
+  }
+
   task<result<std::unique_ptr<attach_stream>>> attach_container(std::string id) override {
     if (!is_safe_reference(id)) co_return bad_reference("container id", id);
     auto prefix = co_await api_prefix();

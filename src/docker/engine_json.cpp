@@ -119,4 +119,15 @@ result<wait_result> parse_wait(const std::string& body) {
   return out;
 }
 
+result<pids_usage> parse_pids(const std::string& stats_body) {
+  auto j = parse_object(stats_body, "container stats");
+  if (!j) return j.error();
+  pids_usage out;
+  if (auto pids = j->find("pids_stats"); pids != j->end() && pids->is_object()) {
+    out.current = num(*pids, "current");
+    out.limit = num(*pids, "limit");
+  }
+  return out;
+}
+
 }  // namespace harness::docker::detail

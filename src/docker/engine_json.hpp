@@ -15,5 +15,6 @@ result<image_info> parse_image(const std::string& body);
 result<container_state> parse_container_state(const std::string& body);
 result<std::vector<container_summary>> parse_container_list(const std::string& body);
 result<wait_result> parse_wait(const std::string& body);
+result<pids_usage> parse_pids(const std::string& stats_body);
 
 }  // namespace harness::docker::detail

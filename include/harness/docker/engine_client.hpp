@@ -96,6 +96,10 @@ class engine_client {
 
   virtual task<result<container_state>> inspect_container(std::string id) = 0;
 
+  // One stats sample (one-shot, no streaming) reduced to the pids counters; only
+  // meaningful while the container runs.
+  virtual task<result<pids_usage>> container_pids(std::string id) = 0;
+
   // The endpoint this client talks to (for logs and health).
   virtual const engine_endpoint& endpoint() const = 0;
 };

@@ -45,6 +45,12 @@ struct container_state {
   std::map<std::string, std::string> labels;
 };
 
+// Process count of a running container's cgroup (from the stats endpoint).
+struct pids_usage {
+  std::int64_t current = 0;
+  std::int64_t limit = 0;  // 0 when the container has no pids limit
+};
+
 struct wait_result {
   std::int64_t status_code = 0;
   std::string error;  // the engine's Error.Message, may be empty
