@@ -1,7 +1,8 @@
 # Docker engine and the sandbox image (design.md sections 4 and 8).
 # Sourced by scripts/run.sh and scripts/test.sh: idempotent, and fast when the
 # engine already answers and the image is up to date.
-need_apt docker.io libssl-dev
+# socat: the tests put a tcp and a TLS endpoint in front of the engine's socket.
+need_apt docker.io libssl-dev socat
 
 # _docker_ping: true when the engine answers GET /_ping on the unix socket.
 _docker_ping() {

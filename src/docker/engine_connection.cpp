@@ -104,12 +104,30 @@ class connection_impl final : public connection {
   }
 
   status shutdown_send() override {
-    // Over TLS this half-closes the TCP connection under the TLS session, which
-    // the engine also reads as end of stdin.
     error_code ec;
-    lowest().socket().shutdown(asio::socket_base::shutdown_send, ec);
-    if (ec) return io_error("closing stdin", ec);
-    return {};
+    if constexpr (std::is_same_v<Stream, tls_stream>) {
+      // TLS half-close, as the Docker CLI does it: send close_notify and keep
+      // reading. Asio has no call for "send close_notify only", so the alert is
+      // written into a memory BIO and sent on the socket by hand (no write can
+      // be pending: one writer at a time, and close_stdin is that writer).
+      SSL* ssl = stream_.native_handle();
+      BIO* original = SSL_get_wbio(ssl);
+      BIO* memory = BIO_new(BIO_s_mem());
+      if (!memory || !BIO_up_ref(original)) return io_error("closing stdin", asio::error::no_memory);
+      SSL_set0_wbio(ssl, memory);
+      SSL_shutdown(ssl);
+      char* data = nullptr;
+      long size = BIO_get_mem_data(memory, &data);
+      std::string alert(data, size > 0 ? static_cast<std::size_t>(size) : 0);
+      SSL_set0_wbio(ssl, original);  // frees the memory BIO
+      asio::write(lowest().socket(), asio::buffer(alert), ec);
+      if (ec) return io_error("closing stdin", ec);
+      return {};
+    } else {
+      lowest().socket().shutdown(asio::socket_base::shutdown_send, ec);
+      if (ec) return io_error("closing stdin", ec);
+      return {};
+    }
   }
 
   void close() override { lowest().close(); }
