@@ -1,0 +1,37 @@
+// GET /health for the sandbox: is the engine reachable (and which version), is
+// the image present (and its id). check() returns the state cached by the last
+// refresh(); the app calls refresh() at start-up and then every few seconds.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "harness/core/health.hpp"
+#include "harness/docker/engine_client.hpp"
+
+namespace harness::sandbox {
+
+class sandbox_health final : public core::health_source {
+ public:
+  sandbox_health(std::shared_ptr<docker::engine_client> engine, std::string image);
+
+  std::string name() const override { return "sandbox"; }
+  // Down (required) until the first refresh() found the engine and the image.
+  core::component_health check() const override;
+
+  // Asks the engine (version, image inspect) and updates the cached state.
+  boost::asio::awaitable<void> refresh();
+  // refresh() every interval until the coroutine is cancelled or the engine client goes away.
+  boost::asio::awaitable<void> refresh_every(std::chrono::milliseconds interval);
+
+ private:
+  std::shared_ptr<docker::engine_client> engine_;
+  std::string image_;
+  mutable std::mutex mutex_;
+  core::component_health cached_;
+};
+
+}  // namespace harness::sandbox

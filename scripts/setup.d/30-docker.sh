@@ -1,0 +1,35 @@
+# Docker engine and the sandbox image (design.md sections 4 and 8).
+# Sourced by scripts/run.sh and scripts/test.sh: idempotent, and fast when the
+# engine already answers and the image is up to date.
+# socat: the tests put a tcp and a TLS endpoint in front of the engine's socket.
+need_apt docker.io libssl-dev socat
+
+# _docker_ping: true when the engine answers GET /_ping on the unix socket.
+_docker_ping() {
+  [ -S /var/run/docker.sock ] &&
+    curl -fsS --max-time 2 --unix-socket /var/run/docker.sock http://localhost/_ping >/dev/null 2>&1
+}
+
+# A DOCKER_HOST that points elsewhere (tcp://, another socket) is the user's
+# engine: we neither start nor manage it, only build the image there.
+if [ -z "${DOCKER_HOST:-}" ] || [ "${DOCKER_HOST}" = "unix:///var/run/docker.sock" ]; then
+  if ! _docker_ping; then
+    [ "$(id -u)" -eq 0 ] || die "the Docker engine does not answer on /var/run/docker.sock; start it (or run as root so set-up can)"
+    _dockerd_log=${DOCKERD_LOG:-/var/log/mcp-harness-dockerd.log}
+    log "starting dockerd (log: $_dockerd_log)"
+    # No bridge, no iptables: sandboxes run with NetworkMode none and this
+    # machine must not get a docker0 network or NAT rules.
+    setsid -f dockerd --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
+      >>"$_dockerd_log" 2>&1 </dev/null &
+    for _i in $(seq 1 120); do
+      _docker_ping && break
+      sleep 0.25
+    done
+    _docker_ping || die "dockerd did not answer /_ping within 30 s; see $_dockerd_log"
+    unset _i
+  fi
+fi
+
+# The sandbox image: rebuilt only when its inputs changed (sandbox/build-image.sh
+# compares a hash of Dockerfile.sandbox and sandbox/ with the image's label).
+[ -x "$HARNESS_ROOT/sandbox/build-image.sh" ] && "$HARNESS_ROOT/sandbox/build-image.sh"

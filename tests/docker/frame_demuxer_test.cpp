@@ -1,0 +1,86 @@
+#include "harness/docker/frame_demuxer.hpp"
+
+#include <gtest/gtest.h>
+
+namespace harness::docker {
+namespace {
+
+std::string frame(std::uint8_t stream, const std::string& payload) {
+  std::string out(8, '\0');
+  out[0] = static_cast<char>(stream);
+  auto n = static_cast<std::uint32_t>(payload.size());
+  out[4] = static_cast<char>(n >> 24);
+  out[5] = static_cast<char>(n >> 16);
+  out[6] = static_cast<char>(n >> 8);
+  out[7] = static_cast<char>(n);
+  return out + payload;
+}
+
+std::string drain(frame_demuxer& d, output_stream want) {
+  std::string out;
+  while (auto c = d.next()) {
+    if (c->stream == want) out += c->data;
+  }
+  return out;
+}
+
+TEST(frame_demuxer, splits_stdout_and_stderr) {
+  frame_demuxer d;
+  ASSERT_TRUE(d.feed(frame(1, "hello ") + frame(2, "oops") + frame(1, "world")));
+  auto a = d.next();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->stream, output_stream::stdout_stream);
+  EXPECT_EQ(a->data, "hello ");
+  auto b = d.next();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->stream, output_stream::stderr_stream);
+  EXPECT_EQ(b->data, "oops");
+  EXPECT_EQ(d.next()->data, "world");
+  EXPECT_FALSE(d.next());
+  EXPECT_TRUE(d.at_frame_boundary());
+}
+
+TEST(frame_demuxer, byte_by_byte_input_gives_the_same_text) {
+  std::string wire = frame(1, "abc") + frame(2, "err") + frame(1, "") + frame(1, "def");
+  frame_demuxer d;
+  std::string out, err;
+  for (char ch : wire) {
+    d.feed(std::string_view(&ch, 1));
+    while (auto c = d.next()) (c->stream == output_stream::stdout_stream ? out : err) += c->data;
+  }
+  EXPECT_EQ(out, "abcdef");
+  EXPECT_EQ(err, "err");
+  EXPECT_TRUE(d.at_frame_boundary());
+}
+
+TEST(frame_demuxer, a_large_frame_comes_out_in_bounded_chunks) {
+  frame_demuxer d(1000);
+  d.feed(frame(1, std::string(4500, 'x')));
+  std::size_t chunks = 0, total = 0;
+  while (auto c = d.next()) {
+    EXPECT_LE(c->data.size(), 1000u);
+    ++chunks;
+    total += c->data.size();
+  }
+  EXPECT_EQ(total, 4500u);
+  EXPECT_EQ(chunks, 5u);
+}
+
+TEST(frame_demuxer, a_partial_frame_is_not_a_boundary) {
+  frame_demuxer d;
+  std::string f = frame(1, "abcdef");
+  d.feed(f.substr(0, 10));
+  EXPECT_EQ(drain(d, output_stream::stdout_stream), "ab");
+  EXPECT_FALSE(d.at_frame_boundary());
+}
+
+TEST(frame_demuxer, rejects_a_stream_that_is_not_framed) {
+  frame_demuxer d;
+  d.feed("hello world, this is raw tty output");
+  EXPECT_FALSE(d.next());
+  EXPECT_TRUE(d.failed());
+  EXPECT_FALSE(d.feed("more"));
+}
+
+}  // namespace
+}  // namespace harness::docker

@@ -1,0 +1,73 @@
+// A docker sandbox backend on the real engine, with an owner label unique to
+// this test process (so parallel tests never sweep each other's containers),
+// and a teardown that checks no container with that label is left behind.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "docker/run_sync.hpp"
+#include "harness/docker/engine_client.hpp"
+#include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/sandbox.hpp"
+
+namespace harness::sandbox::testing {
+
+class sandbox_fixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* host = std::getenv("DOCKER_HOST");
+    auto endpoint = docker::parse_engine_endpoint(host ? host : "", "", "");
+    ASSERT_TRUE(endpoint);
+    docker::docker_config dc;
+    dc.endpoint = *endpoint;
+    engine = docker::create_engine_client(io.get_executor(), dc);
+    ASSERT_TRUE(run(engine->ping())) << "dockerd is not running; ./scripts/test.sh starts it";
+    if (const char* image = std::getenv("SANDBOX_IMAGE"); image && *image) config.image = image;
+    config.owner = "test-" + std::to_string(::getpid());
+    config.timeout = std::chrono::milliseconds(20'000);
+  }
+
+  void TearDown() override {
+    if (!engine) return;
+    auto leftovers = run(engine->list_containers(std::string(owner_label) + "=" + config.owner, true));
+    ASSERT_TRUE(leftovers);
+    EXPECT_TRUE(leftovers->empty()) << leftovers->size() << " container(s) left behind";
+    for (auto& c : *leftovers) (void)run(engine->remove_container(c.id, true));
+  }
+
+  std::shared_ptr<sandbox_backend> backend() { return create_docker_sandbox(io.get_executor(), engine, config); }
+
+  run_result run_code(const std::string& code) {
+    auto b = backend();
+    auto r = run(b->run_once("task-test", code));
+    EXPECT_TRUE(r) << r.error().describe();
+    EXPECT_EQ(b->live_count(), 0u);
+    return r ? *r : run_result{};
+  }
+
+  // The last line of stdout as JSON (the escape scripts report that way).
+  static nlohmann::json report(const run_result& r) {
+    auto text = r.stdout_text;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    auto pos = text.rfind('\n');
+    auto parsed = nlohmann::json::parse(pos == std::string::npos ? text : text.substr(pos + 1), nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << "stdout: " << r.stdout_text << "\nstderr: " << r.stderr_text;
+    return parsed;
+  }
+
+  template <class T>
+  T run(boost::asio::awaitable<T> work) {
+    return harness::testing::run_sync(io, std::move(work));
+  }
+
+  boost::asio::io_context io;
+  std::shared_ptr<docker::engine_client> engine;
+  sandbox_config config;
+};
+
+}  // namespace harness::sandbox::testing

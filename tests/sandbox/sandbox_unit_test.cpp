@@ -1,0 +1,152 @@
+// Pure parts of the sandbox: settings, the hardened create body, the output
+// cap and how an ending is classified.
+#include <gtest/gtest.h>
+
+#include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/output_collector.hpp"
+#include "harness/sandbox/sandbox.hpp"
+#include "harness/sandbox/sandbox_config.hpp"
+#include "run_classifier.hpp"
+
+namespace harness::sandbox {
+namespace {
+
+result<sandbox_config> load(std::map<std::string, std::string> env) {
+  auto specs = sandbox_setting_specs();
+  core::setting_sources sources;
+  sources.env = std::move(env);
+  auto s = core::settings::resolve(specs, sources);
+  if (!s) return s.error();
+  return load_sandbox_config(*s);
+}
+
+TEST(sandbox_config, defaults_are_the_safe_ones) {
+  auto c = load({});
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(c->image, "mcp-harness-sandbox:latest");
+  EXPECT_EQ(c->network, "none");
+  EXPECT_EQ(c->runtime, "");
+  EXPECT_EQ(c->timeout, std::chrono::milliseconds(30'000));
+}
+
+TEST(sandbox_config, reads_every_setting) {
+  auto c = load({{"SANDBOX_MEMORY_MB", "512"}, {"SANDBOX_CPU_QUOTA", "0.5"}, {"SANDBOX_TIMEOUT_MS", "1500"},
+                 {"SANDBOX_PIDS_LIMIT", "64"}, {"SANDBOX_TMP_MB", "8"}, {"SANDBOX_RUNTIME", "runsc"},
+                 {"SANDBOX_NETWORK", "tools-net"}, {"SANDBOX_OUTPUT_LIMIT_BYTES", "4096"}});
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(c->memory_mb, 512);
+  EXPECT_DOUBLE_EQ(c->cpus, 0.5);
+  EXPECT_EQ(c->timeout, std::chrono::milliseconds(1500));
+  EXPECT_EQ(c->pids_limit, 64);
+  EXPECT_EQ(c->tmp_mb, 8);
+  EXPECT_EQ(c->runtime, "runsc");
+  EXPECT_EQ(c->network, "tools-net");
+  EXPECT_EQ(c->output_limit_bytes, 4096);
+}
+
+TEST(sandbox_config, bad_values_name_the_setting) {
+  auto a = load({{"SANDBOX_CPU_QUOTA", "lots"}});
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message.find("SANDBOX_CPU_QUOTA"), std::string::npos);
+  auto b = load({{"SANDBOX_MEMORY_MB", "4"}});
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().message.find("SANDBOX_MEMORY_MB"), std::string::npos);
+  EXPECT_FALSE(load({{"SANDBOX_NETWORK", "host; rm -rf"}}));
+}
+
+TEST(container_body, has_every_hardening_setting) {
+  sandbox_config c;
+  c.memory_mb = 300;
+  c.cpus = 0.5;
+  c.pids_limit = 77;
+  c.tmp_mb = 9;
+  auto body = hardened_container_body(c, "task-1");
+  auto& h = body["HostConfig"];
+  EXPECT_EQ(body["User"], "1000:1000");
+  EXPECT_EQ(body["Tty"], false);
+  EXPECT_EQ(body["OpenStdin"], true);
+  EXPECT_EQ(body["NetworkDisabled"], true);
+  EXPECT_EQ(body["Labels"][owner_label], "mcp-harness");
+  EXPECT_EQ(body["Labels"][task_label], "task-1");
+  EXPECT_EQ(h["NetworkMode"], "none");
+  EXPECT_EQ(h["ReadonlyRootfs"], true);
+  EXPECT_EQ(h["CapDrop"], nlohmann::json::array({"ALL"}));
+  EXPECT_EQ(h["SecurityOpt"], nlohmann::json::array({"no-new-privileges"}));
+  EXPECT_EQ(h["Privileged"], false);
+  EXPECT_EQ(h["PidsLimit"], 77);
+  EXPECT_EQ(h["Memory"], 300LL * 1024 * 1024);
+  EXPECT_EQ(h["MemorySwap"], h["Memory"]);
+  EXPECT_EQ(h["NanoCpus"], 500'000'000);
+  EXPECT_EQ(h["Init"], true);
+  EXPECT_NE(h["Tmpfs"]["/tmp"].get<std::string>().find("size=9m"), std::string::npos);
+  for (auto& [path, opts] : h["Tmpfs"].items()) {
+    EXPECT_NE(opts.get<std::string>().find("noexec,nosuid,nodev"), std::string::npos) << path;
+  }
+  EXPECT_TRUE(h["Tmpfs"].contains("/workspace"));
+  EXPECT_TRUE(h["Tmpfs"].contains("/skills"));
+  EXPECT_EQ(h["LogConfig"]["Config"]["max-size"], "1m");
+  EXPECT_EQ(h["Ulimits"].size(), 2u);
+  EXPECT_TRUE(h["Binds"].is_null());
+  EXPECT_TRUE(h["Mounts"].empty());
+  EXPECT_FALSE(h.contains("Runtime"));
+}
+
+TEST(container_body, environment_carries_no_host_values) {
+  ::setenv("LLM_API_KEY", "sk-should-not-leak", 1);
+  auto body = hardened_container_body(sandbox_config{}, "t");
+  EXPECT_EQ(body.dump().find("sk-should-not-leak"), std::string::npos);
+  EXPECT_EQ(body["Env"], nlohmann::json::array({"NODE_ENV=production", "HOME=/workspace"}));
+}
+
+TEST(container_body, runtime_and_a_granted_network) {
+  sandbox_config c;
+  c.runtime = "runsc";
+  c.network = "tools-net";
+  auto body = hardened_container_body(c, "t");
+  EXPECT_EQ(body["HostConfig"]["Runtime"], "runsc");
+  EXPECT_EQ(body["HostConfig"]["NetworkMode"], "tools-net");
+  EXPECT_EQ(body["NetworkDisabled"], false);
+}
+
+TEST(output_collector, keeps_both_streams_up_to_a_shared_cap) {
+  output_collector out(10);
+  EXPECT_TRUE(out.add({docker::output_stream::stdout_stream, "hello"}));
+  EXPECT_TRUE(out.add({docker::output_stream::stderr_stream, "err"}));
+  EXPECT_FALSE(out.add({docker::output_stream::stdout_stream, "world!"}));
+  EXPECT_FALSE(out.add({docker::output_stream::stdout_stream, "more"}));
+  EXPECT_TRUE(out.truncated());
+  EXPECT_EQ(out.dropped_bytes(), 8);
+  EXPECT_EQ(out.take_stderr(), "err");
+  auto text = out.take_stdout();
+  EXPECT_EQ(text.rfind("hellowo", 0), 0u);
+  EXPECT_NE(text.find("[output cut: more than 10 bytes"), std::string::npos);
+}
+
+TEST(output_collector, no_note_when_nothing_was_cut) {
+  output_collector out(10);
+  out.add({docker::output_stream::stdout_stream, "0123456789"});
+  EXPECT_FALSE(out.truncated());
+  EXPECT_EQ(out.take_stdout(), "0123456789");
+}
+
+TEST(run_classifier, picks_the_cause) {
+  sandbox_config c;
+  auto classify = [&](detail::run_facts f, std::string err = {}) {
+    run_result r;
+    r.stderr_text = std::move(err);
+    detail::classify(r, f, c);
+    return r;
+  };
+  EXPECT_EQ(classify({}).outcome, run_outcome::ok);
+  EXPECT_FALSE(classify({}).failure);
+  EXPECT_EQ(classify({.exit_code = 1}).failure->code, "sandbox_code_error");
+  EXPECT_EQ(classify({.deadline_fired = true, .exit_code = 137}).outcome, run_outcome::timeout);
+  EXPECT_EQ(classify({.deadline_fired = true, .pids_at_limit = true, .exit_code = 137}).outcome, run_outcome::pids_limit);
+  EXPECT_EQ(classify({.deadline_fired = true, .oom_killed = true, .exit_code = 137}).outcome, run_outcome::out_of_memory);
+  EXPECT_EQ(classify({.output_over_limit = true, .exit_code = 137}).failure->code, "sandbox_output_limit");
+  EXPECT_EQ(classify({.exit_code = 134}, "FATAL ERROR: Reached heap limit ... JavaScript heap out of memory").outcome,
+            run_outcome::out_of_memory);
+}
+
+}  // namespace
+}  // namespace harness::sandbox
