@@ -21,24 +21,30 @@ json failure(std::string name, std::string message) {
   return {{"name", std::move(name)}, {"message", std::move(message)}};
 }
 
-// Cancels the channel (so the pending read ends) when the time is up.
+// Cancels the channel (so the pending read ends) when the time is up. The
+// `active` flag covers a completion already queued when the guard goes away:
+// it must not cancel a channel that has moved on to the next block.
 class deadline_guard {
  public:
   deadline_guard(const asio::any_io_executor& executor, std::shared_ptr<session_shared> shared,
                  std::chrono::milliseconds timeout)
       : timer_(executor, timeout) {
     shared->deadline_hit = false;
-    timer_.async_wait([shared](boost::system::error_code ec) {
-      if (ec || !shared->alive) return;
+    timer_.async_wait([shared, active = active_](boost::system::error_code ec) {
+      if (ec || !*active || !shared->alive) return;
       shared->deadline_hit = true;
       shared->broken = true;
       shared->channel.cancel();
     });
   }
-  ~deadline_guard() { timer_.cancel(); }
+  ~deadline_guard() {
+    *active_ = false;
+    timer_.cancel();
+  }
   clock_type::time_point expiry() const { return timer_.expiry(); }
 
  private:
+  std::shared_ptr<bool> active_ = std::make_shared<bool>(true);
   asio::steady_timer timer_;
 };
 
@@ -54,22 +60,9 @@ class runtime_session_impl final : public runtime_session {
   ~runtime_session_impl() override { shared_->alive = false; }
 
   asio::awaitable<status> wait_ready(std::chrono::milliseconds timeout) override {
-    auto& shared = *shared_;
-    deadline_guard deadline(executor_, shared_, timeout);
-    for (;;) {
-      auto line = co_await channel_.read_line();
-      if (!line) {
-        shared.broken = true;
-        if (shared.deadline_hit) {
-          co_return make_error("sandbox_timeout",
-                               fmt::format("the sandbox runtime did not start within {} ms", timeout.count()));
-        }
-        co_return make_error("sandbox_failed", "the sandbox runtime ended before it was ready: " + line.error().message);
-      }
-      auto frame = parse_frame(*line);
-      if (frame && frame->value("type", "") == "ready") co_return status{};
-      core::log_warn("sandbox runtime wrote '{}' before ready; ignored", line->substr(0, 200));
-    }
+    auto ready = co_await wait_for_ready(executor_, channel_, timeout);
+    if (!ready) shared_->broken = true;
+    co_return ready;
   }
 
   asio::awaitable<status> init(std::string session_id, std::vector<init_file> files) override {
@@ -174,6 +167,42 @@ class runtime_session_impl final : public runtime_session {
 };
 
 }  // namespace
+
+asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
+                                       std::chrono::milliseconds timeout) {
+  struct wait_state {
+    bool finished = false;
+    bool timed_out = false;
+  };
+  auto state = std::make_shared<wait_state>();
+  asio::steady_timer timer(executor, timeout);
+  timer.async_wait([state, &channel](boost::system::error_code ec) {
+    if (ec || state->finished) return;  // finished: `channel` may belong to someone else by now
+    state->timed_out = true;
+    channel.cancel();
+  });
+  struct finish_on_exit {
+    wait_state& s;
+    ~finish_on_exit() { s.finished = true; }
+  } finish{*state};
+  for (;;) {
+    auto line = co_await channel.read_line();
+    if (!line) {
+      timer.cancel();
+      if (state->timed_out) {
+        co_return make_error("sandbox_timeout", fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
+                             "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
+      }
+      co_return make_error("sandbox_failed", "the sandbox runtime ended before it was ready: " + line.error().message);
+    }
+    auto frame = parse_frame(*line);
+    if (frame && frame->value("type", "") == "ready") {
+      timer.cancel();
+      co_return status{};
+    }
+    core::log_warn("sandbox runtime wrote '{}' before ready; ignored", line->substr(0, 200));
+  }
+}
 
 std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor,
                                                         frame_channel& channel, tool_gateway& tools,

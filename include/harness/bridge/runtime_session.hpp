@@ -85,6 +85,12 @@ class runtime_session {
   virtual bool broken() const = 0;
 };
 
+// Reads frames until the runtime's `ready` (other lines before it are logged
+// and skipped). Errors: sandbox_timeout, sandbox_failed (the channel ended).
+// The warm pool calls it before a task claims the sandbox.
+boost::asio::awaitable<status> wait_for_ready(const boost::asio::any_io_executor& executor, frame_channel& channel,
+                                              std::chrono::milliseconds timeout);
+
 // `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
 std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
                                                         frame_channel& channel, tool_gateway& tools,
