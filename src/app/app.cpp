@@ -7,9 +7,13 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "app_settings.hpp"
+#include "components.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
 #include "harness/http/http_settings.hpp"
 #include "harness/http/server.hpp"
 
@@ -30,10 +34,10 @@ int serve(const core::settings& settings) {
   if (!http_config) return config_failure(http_config.error());
 
   boost::asio::io_context io;
-  http::services services;
-  services.limits = http_config->limits;
+  auto parts = build_components(io, settings);
+  if (!parts) return config_failure(parts.error());
   http::router routes = http::make_api_router();
-  auto server = http::create_http_server(io, http_config->server, routes, services);
+  auto server = http::create_http_server(io, http_config->server, routes, (*parts)->services());
   auto port = server->start();
   if (!port) return config_failure(port.error());
   core::log_info("mcp-harness {} listening on http://{}:{}", core::version(), http_config->server.host, *port);
@@ -43,8 +47,11 @@ int serve(const core::settings& settings) {
     if (ec) return;
     core::log_info("received signal {}: draining (grace {} ms)", signal, http_config->server.shutdown_grace.count());
     server->shutdown([&] {
-      core::log_info("shutdown complete");
-      io.stop();
+      // No request is in flight any more: end sessions and remove containers.
+      boost::asio::co_spawn(io, (*parts)->shutdown(), [&](std::exception_ptr) {
+        core::log_info("shutdown complete");
+        io.stop();
+      });
     });
   });
   io.run();

@@ -4,7 +4,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/docker/engine_endpoint.hpp"
+#include "harness/execution/execution_settings.hpp"
 #include "harness/http/http_settings.hpp"
+#include "harness/sandbox/sandbox_config.hpp"
 
 namespace harness::app {
 
@@ -14,7 +17,10 @@ std::vector<core::setting_spec> all_setting_specs() {
       {"LOG_FORMAT", "text", "text (readable lines) or json (one JSON object per line)"},
       {"LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
   };
-  for (auto&& group : {http::http_setting_specs()}) specs.insert(specs.end(), group.begin(), group.end());
+  for (auto&& group : {http::http_setting_specs(), docker::docker_setting_specs(), sandbox::sandbox_setting_specs(),
+                       execution::execution_setting_specs()}) {
+    specs.insert(specs.end(), group.begin(), group.end());
+  }
   return specs;
 }
 

@@ -155,7 +155,7 @@ class connection {
       co_return false;
     }
     http_request request = to_request(std::move(raw), *target);
-    http_response response = dispatch(routes_, svc_, request);
+    http_response response = co_await dispatch(routes_, svc_, request);
     keep_alive = keep_alive && !registry_.stopping();
     bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method,
                             request.path, request.request_id);

@@ -17,46 +17,48 @@ bool is_json_content_type(std::string_view value) {
   return iequals(type, "application/json");
 }
 
-http_response route_request(const router& routes, services& svc, const http_request& request) {
+boost::asio::awaitable<http_response> route_request(const router& routes, services& svc,
+                                                   const http_request& request) {
   auto match = routes.match(request.method, request.path);
   if (!match.found) {
     if (match.allowed.empty()) {
-      return error_response(404, "not_found",
+      co_return error_response(404, "not_found",
                             fmt::format("no route for {}; see the API reference in docs/API_EXAMPLES.md", request.path));
     }
     auto allow = fmt::format("{}", fmt::join(match.allowed, ", "));
     auto response = error_response(
         405, "method_not_allowed", fmt::format("{} does not accept {}; use {}", request.path, request.method, allow));
     response.set_header("Allow", allow);
-    return response;
+    co_return response;
   }
   const route& r = *match.found;
   nlohmann::json body;
   if (r.json_body) {
     auto content_type = request.header("Content-Type");
     if (!content_type || !is_json_content_type(*content_type)) {
-      return error_response(415, "unsupported_media_type",
+      co_return error_response(415, "unsupported_media_type",
                             "the body must be JSON: send Content-Type: application/json");
     }
     body = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded()) {
-      return error_response(400, "malformed_json", "the body is not valid JSON; check quoting and commas");
+      co_return error_response(400, "malformed_json", "the body is not valid JSON; check quoting and commas");
     }
     if (!body.is_object()) {
-      return error_response(400, "invalid_body", "the body must be a JSON object");
+      co_return error_response(400, "invalid_body", "the body must be a JSON object");
     }
   }
   request_context context{request, match.params, svc, body};
-  return r.handle(context);
+  if (r.handle_async) co_return co_await r.handle_async(context);
+  co_return r.handle(context);
 }
 
 }  // namespace
 
-http_response dispatch(const router& routes, services& svc, const http_request& request) {
+boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request) {
   http_response response;
   std::string failure;
   try {
-    response = route_request(routes, svc, request);
+    response = co_await route_request(routes, svc, request);
   } catch (const std::exception& e) {
     failure = e.what();
   } catch (...) {
@@ -69,7 +71,7 @@ http_response dispatch(const router& routes, services& svc, const http_request& 
                               "the server failed to handle this request; it has been logged under the request id");
   }
   response.set_header("X-Request-Id", request.request_id);
-  return response;
+  co_return response;
 }
 
 }  // namespace harness::http

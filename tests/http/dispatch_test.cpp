@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "harness/http/dispatch.hpp"
+#include "http/run_dispatch.hpp"
 
 namespace harness::http {
 namespace {
@@ -37,41 +37,41 @@ class DispatchTest : public ::testing::Test {
 };
 
 TEST_F(DispatchTest, PassesParsedJsonToTheHandlerAndTagsRequestId) {
-  auto r = dispatch(routes, svc, make("POST", "/echo", R"({"a":1})", "application/json; charset=utf-8"));
+  auto r = run_dispatch(routes, svc, make("POST", "/echo", R"({"a":1})", "application/json; charset=utf-8"));
   EXPECT_EQ(r.status, 200u);
   EXPECT_EQ(seen_body, (nlohmann::json{{"a", 1}}));
   EXPECT_EQ(r.header("X-Request-Id").value(), "req_test");
 }
 
 TEST_F(DispatchTest, UnknownRouteIs404) {
-  auto r = dispatch(routes, svc, make("GET", "/missing"));
+  auto r = run_dispatch(routes, svc, make("GET", "/missing"));
   EXPECT_EQ(r.status, 404u);
   EXPECT_EQ(error_of(r)["code"], "not_found");
 }
 
 TEST_F(DispatchTest, WrongMethodIs405WithAllow) {
-  auto r = dispatch(routes, svc, make("GET", "/echo"));
+  auto r = run_dispatch(routes, svc, make("GET", "/echo"));
   EXPECT_EQ(r.status, 405u);
   EXPECT_EQ(r.header("Allow").value(), "POST");
 }
 
 TEST_F(DispatchTest, WrongOrMissingContentTypeIs415) {
-  EXPECT_EQ(dispatch(routes, svc, make("POST", "/echo", "{}", "text/plain")).status, 415u);
-  auto r = dispatch(routes, svc, make("POST", "/echo", "{}", ""));
+  EXPECT_EQ(run_dispatch(routes, svc, make("POST", "/echo", "{}", "text/plain")).status, 415u);
+  auto r = run_dispatch(routes, svc, make("POST", "/echo", "{}", ""));
   EXPECT_EQ(r.status, 415u);
   EXPECT_EQ(error_of(r)["code"], "unsupported_media_type");
 }
 
 TEST_F(DispatchTest, MalformedJsonAndNonObjectAre400) {
-  auto r = dispatch(routes, svc, make("POST", "/echo", "{\"a\":"));
+  auto r = run_dispatch(routes, svc, make("POST", "/echo", "{\"a\":"));
   EXPECT_EQ(r.status, 400u);
   EXPECT_EQ(error_of(r)["code"], "malformed_json");
-  EXPECT_EQ(error_of(dispatch(routes, svc, make("POST", "/echo", "[1,2]")))["code"], "invalid_body");
-  EXPECT_EQ(dispatch(routes, svc, make("POST", "/echo", "")).status, 400u);
+  EXPECT_EQ(error_of(run_dispatch(routes, svc, make("POST", "/echo", "[1,2]")))["code"], "invalid_body");
+  EXPECT_EQ(run_dispatch(routes, svc, make("POST", "/echo", "")).status, 400u);
 }
 
 TEST_F(DispatchTest, HandlerExceptionIs500WithoutInternals) {
-  auto r = dispatch(routes, svc, make("GET", "/boom"));
+  auto r = run_dispatch(routes, svc, make("GET", "/boom"));
   EXPECT_EQ(r.status, 500u);
   EXPECT_EQ(r.body.find("secret detail"), std::string::npos);
   EXPECT_EQ(error_of(r)["code"], "internal_error");

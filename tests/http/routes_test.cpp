@@ -2,7 +2,7 @@
 
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
-#include "harness/http/dispatch.hpp"
+#include "http/run_dispatch.hpp"
 #include "harness/http/services.hpp"
 
 namespace harness::http {
@@ -43,7 +43,7 @@ TEST(HealthRoute, OkWhenEveryRequiredComponentIsUp) {
   services svc;
   svc.health.push_back(std::make_shared<fixed_health>("docker", true, true));
   svc.health.push_back(std::make_shared<fixed_health>("llm", false, false));  // optional and down: still ok
-  auto r = dispatch(make_api_router(), svc, get("/health"));
+  auto r = run_dispatch(make_api_router(), svc, get("/health"));
   EXPECT_EQ(r.status, 200u);
   auto body = nlohmann::json::parse(r.body);
   EXPECT_EQ(body["status"], "ok");
@@ -57,7 +57,7 @@ TEST(HealthRoute, OkWhenEveryRequiredComponentIsUp) {
 TEST(HealthRoute, DegradedAnd503WhenARequiredComponentIsDown) {
   services svc;
   svc.health.push_back(std::make_shared<fixed_health>("docker", false, true));
-  auto r = dispatch(make_api_router(), svc, get("/health"));
+  auto r = run_dispatch(make_api_router(), svc, get("/health"));
   EXPECT_EQ(r.status, 503u);
   auto body = nlohmann::json::parse(r.body);
   EXPECT_EQ(body["status"], "degraded");
@@ -74,7 +74,7 @@ class TaskValidation : public ::testing::TestWithParam<bad_task_case> {};
 TEST_P(TaskValidation, NamesTheFieldAndTheRule) {
   services svc;
   svc.limits.task_max_chars = 10;
-  auto r = dispatch(make_api_router(), svc, post_task(GetParam().body));
+  auto r = run_dispatch(make_api_router(), svc, post_task(GetParam().body));
   EXPECT_EQ(r.status, 400u) << r.body;
   auto message = nlohmann::json::parse(r.body)["error"]["message"].get<std::string>();
   EXPECT_NE(message.find(GetParam().expected_fragment), std::string::npos) << message;
@@ -97,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(TaskRoute, ValidTaskIs503UntilTheAgentExists) {
   services svc;
-  auto r = dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
+  auto r = run_dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
   EXPECT_EQ(r.status, 503u);
   EXPECT_EQ(nlohmann::json::parse(r.body)["error"]["code"], "agent_unavailable");
 }

@@ -2,6 +2,7 @@
 // the request context, testable without a socket.
 #pragma once
 
+#include "harness/core/error.hpp"
 #include "harness/http/router.hpp"
 
 namespace harness::http {
@@ -13,6 +14,16 @@ http_response handle_health(const request_context& context);
 // POST /task: validates {"userId","task","conversationId"?,"mode"?}; answers
 // 503 while no agent is wired in.
 http_response handle_post_task(const request_context& context);
+
+// POST /execute: {"userId","code","sessionId"?} runs code in a sandbox
+// without an LLM; a failed or timed-out block is a 200 with "error".
+boost::asio::awaitable<http_response> handle_execute(const request_context& context);
+
+// DELETE /sessions/{id}?userId=: ends an /execute session and its sandbox.
+boost::asio::awaitable<http_response> handle_delete_session(const request_context& context);
+
+// The HTTP status and JSON error for a service error, by its code.
+http_response service_error_response(const error& e);
 
 // Every route of the API, in one table.
 router make_api_router();

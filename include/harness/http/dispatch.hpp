@@ -2,6 +2,8 @@
 // content rules (415/400), the handler, and the last-resort 500. No I/O.
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
+
 #include "harness/http/message.hpp"
 #include "harness/http/router.hpp"
 #include "harness/http/services.hpp"
@@ -9,6 +11,6 @@
 namespace harness::http {
 
 // Never throws. Every response carries X-Request-Id = request.request_id.
-http_response dispatch(const router& routes, services& svc, const http_request& request);
+boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request);
 
 }  // namespace harness::http

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/http/message.hpp"
@@ -29,12 +30,17 @@ struct request_context {
 // Handlers are plain functions: everything they need comes in the context.
 // An exception that escapes becomes a 500 whose body carries no internals.
 using handler = std::function<http_response(const request_context&)>;
+// For handlers that wait on I/O (a sandbox, the agent): the context stays
+// valid until the returned awaitable completes.
+using async_handler = std::function<boost::asio::awaitable<http_response>(const request_context&)>;
 
+// Exactly one of handle / handle_async is set.
 struct route {
   std::string method;
   std::string pattern;
   handler handle;
   bool json_body = false;  // requires Content-Type application/json and a JSON body
+  async_handler handle_async = nullptr;
 };
 
 class router {

@@ -5,19 +5,27 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 
 #include "harness/core/health.hpp"
+
+namespace harness::execution {
+class execution_service;
+}
 
 namespace harness::http {
 
 struct request_limits {
-  std::size_t task_max_chars = 100000;  // POST /task "task" field
+  std::size_t task_max_chars = 100000;   // POST /task "task" field
+  std::size_t code_max_chars = 1 << 20;  // POST /execute "code" field
 };
 
 struct services {
   core::health_sources health;
   std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
   request_limits limits;
+  // Runs code for POST /execute; null when no sandbox backend is configured.
+  std::shared_ptr<execution::execution_service> execution;
 };
 
 }  // namespace harness::http

@@ -1,0 +1,68 @@
+// Runs code for POST /execute: without an LLM, for callers who bring their own.
+// A call without a sessionId runs in a fresh sandbox that is destroyed right
+// after; a call with a sessionId creates that session or reuses it (same
+// sandbox, same REPL state) until it idles out or is deleted.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/bridge/runtime_session.hpp"
+#include "harness/bridge/tool_gateway.hpp"
+#include "harness/execution/warm_pool.hpp"
+
+namespace harness::execution {
+
+struct execution_config {
+  std::chrono::milliseconds exec_timeout{30'000};     // one block (SANDBOX_TIMEOUT_MS)
+  std::chrono::milliseconds idle_timeout{300'000};    // a session unused this long is ended
+  std::size_t max_sessions = 16;                      // live sessions at once
+  bridge::session_limits limits;
+};
+
+struct execute_request {
+  std::string user_id;
+  std::string code;
+  std::optional<std::string> session_id;
+};
+
+// Makes the data filter of one session (the PII censor with the session's own
+// vault); null makes the identity filter.
+using filter_factory = std::function<std::unique_ptr<bridge::data_filter>()>;
+
+class execution_service {
+ public:
+  virtual ~execution_service() = default;
+
+  // The /execute response body: {"result", "logs", "error"?, "toolCalls",
+  // "files", "durationMs", "sessionId", "sandbox": {"warm"}}. A block that
+  // failed, timed out or broke its sandbox is still a result (with "error").
+  // Errors: session_busy (the session is running another block),
+  // session_forbidden (it belongs to another user), too_many_sessions, and the
+  // pool's errors when no sandbox could be started.
+  virtual boost::asio::awaitable<result<nlohmann::json>> execute(execute_request request) = 0;
+
+  // Ends a session and destroys its sandbox. Errors: session_not_found,
+  // session_forbidden, session_busy.
+  virtual boost::asio::awaitable<status> end_session(std::string user_id, std::string session_id) = 0;
+
+  // Ends every session (server shutdown).
+  virtual boost::asio::awaitable<void> shutdown() = 0;
+
+  virtual std::size_t session_count() const = 0;
+};
+
+std::shared_ptr<execution_service> create_execution_service(const boost::asio::any_io_executor& executor,
+                                                            std::shared_ptr<warm_pool> pool,
+                                                            std::shared_ptr<bridge::tool_gateway> tools,
+                                                            filter_factory filters, execution_config config);
+
+}  // namespace harness::execution

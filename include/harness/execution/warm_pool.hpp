@@ -1,0 +1,69 @@
+// The warm pool: sandbox containers created, attached and started ahead of
+// time, with the runtime booted and waiting (`ready` received), so running a
+// snippet costs milliseconds instead of a cold container start. A claimed
+// sandbox is never returned: it serves one task and is destroyed after it. The
+// pool refills in the background; an empty pool falls back to a cold start.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "harness/bridge/frame_channel.hpp"
+#include "harness/core/health.hpp"
+#include "harness/sandbox/sandbox.hpp"
+
+namespace harness::execution {
+
+struct pool_config {
+  std::size_t size = 2;  // containers kept ready (SANDBOX_POOL_SIZE)
+  std::chrono::milliseconds ready_timeout{20'000};  // container start to `ready`
+};
+
+// A started sandbox whose runtime said `ready`, owned by one task. Destroying
+// it drops the channel, then the container (which the backend removes).
+struct sandbox_lease {
+  std::unique_ptr<sandbox::sandbox_container> container;
+  std::unique_ptr<bridge::frame_channel> channel;
+  bool warm = false;  // came from the pool (false: cold start)
+};
+
+struct pool_stats {
+  std::size_t target = 0;
+  std::size_t ready = 0;
+  std::size_t starting = 0;
+  std::uint64_t warm_claims = 0;
+  std::uint64_t cold_claims = 0;
+  std::uint64_t failed_starts = 0;
+};
+
+class warm_pool {
+ public:
+  virtual ~warm_pool() = default;
+
+  // Starts filling in the background.
+  virtual void start() = 0;
+
+  // A ready sandbox: from the pool when one is waiting, else a cold start.
+  // Errors: the backend's (docker_*, sandbox_shutting_down), sandbox_timeout.
+  virtual boost::asio::awaitable<result<sandbox_lease>> claim() = 0;
+
+  // Stops refilling and removes the containers waiting in the pool.
+  virtual boost::asio::awaitable<void> shutdown() = 0;
+
+  virtual pool_stats stats() const = 0;
+};
+
+std::shared_ptr<warm_pool> create_warm_pool(const boost::asio::any_io_executor& executor,
+                                            std::shared_ptr<sandbox::sandbox_backend> backend, pool_config config);
+
+// GET /health's "pool" entry: target, ready, starting; not required (an empty
+// pool still serves, only slower).
+std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool);
+
+}  // namespace harness::execution

@@ -1,0 +1,28 @@
+// Builds the server's components from the resolved settings and tears them
+// down in order on shutdown. Keeps app.cpp to the program's outline.
+#pragma once
+
+#include <memory>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "harness/core/settings.hpp"
+#include "harness/http/services.hpp"
+
+namespace harness::app {
+
+class components {
+ public:
+  virtual ~components() = default;
+  // What route handlers use.
+  virtual http::services& services() = 0;
+  // Ends sessions, empties the warm pool, removes every container we own.
+  virtual boost::asio::awaitable<void> shutdown() = 0;
+};
+
+// Fails on an invalid setting. A Docker engine that does not answer is not a
+// failure: the server starts degraded and /health says why.
+result<std::unique_ptr<components>> build_components(boost::asio::io_context& io, const core::settings& settings);
+
+}  // namespace harness::app

@@ -1,0 +1,195 @@
+#include "harness/execution/execution_service.hpp"
+
+#include <map>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "exec_json.hpp"
+#include "harness/core/ids.hpp"
+#include "harness/core/logging.hpp"
+
+namespace harness::execution {
+namespace {
+
+namespace asio = boost::asio;
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+// One sandbox bound to one user, with its protocol session.
+struct live_session {
+  std::string id;
+  std::string user_id;
+  sandbox_lease lease;
+  std::unique_ptr<bridge::data_filter> filter;
+  std::unique_ptr<bridge::runtime_session> runtime;
+  clock_type::time_point last_used = clock_type::now();
+  bool busy = false;
+};
+
+class execution_service_impl final : public execution_service,
+                                     public std::enable_shared_from_this<execution_service_impl> {
+ public:
+  execution_service_impl(const asio::any_io_executor& executor, std::shared_ptr<warm_pool> pool,
+                         std::shared_ptr<bridge::tool_gateway> tools, filter_factory filters, execution_config config)
+      : executor_(executor),
+        pool_(std::move(pool)),
+        tools_(std::move(tools)),
+        filters_(std::move(filters)),
+        config_(config),
+        sweep_timer_(executor) {}
+
+  void start_sweeper() { asio::co_spawn(executor_, sweep_loop(shared_from_this()), asio::detached); }
+
+  asio::awaitable<result<json>> execute(execute_request request) override {
+    auto self = shared_from_this();  // keeps the service alive across the awaits
+    auto started = clock_type::now();
+    std::shared_ptr<live_session> session;
+    if (request.session_id) {
+      auto it = sessions_.find(*request.session_id);
+      if (it != sessions_.end()) {
+        session = it->second;
+        if (session->user_id != request.user_id) {
+          co_return make_error("session_forbidden", "session '" + *request.session_id + "' belongs to another user");
+        }
+        if (session->busy) {
+          co_return make_error("session_busy", "session '" + *request.session_id + "' is running another block",
+                               "wait for it to finish, or use another sessionId");
+        }
+      }
+    }
+    if (!session) {
+      if (request.session_id && sessions_.size() + opening_ >= config_.max_sessions) {
+        co_return make_error("too_many_sessions",
+                             "there are already " + std::to_string(config_.max_sessions) + " live sessions",
+                             "end one with DELETE /sessions/{id}, or run without a sessionId");
+      }
+      ++opening_;
+      auto opened = co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id);
+      --opening_;
+      if (!opened) co_return opened.error();
+      session = std::move(*opened);
+      if (request.session_id) sessions_[session->id] = session;
+    }
+    session->busy = true;
+    auto outcome = co_await session->runtime->exec(std::move(request.code), config_.exec_timeout);
+    session->busy = false;
+    session->last_used = clock_type::now();
+    bool ended = !request.session_id || session->runtime->broken();
+    json body = exec_result_json(outcome);
+    body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
+    body["sandbox"] = {{"warm", session->lease.warm}, {"ended", ended}};
+    body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    if (ended) {
+      if (request.session_id) sessions_.erase(session->id);
+      // Remove the container after answering: the caller need not wait for it.
+      asio::co_spawn(executor_, close_session(std::move(session)), asio::detached);
+    }
+    co_return body;
+  }
+
+  asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) {
+      co_return make_error("session_not_found", "no live session '" + session_id + "'",
+                           "it may have idled out or ended after a timeout");
+    }
+    if (it->second->user_id != user_id) {
+      co_return make_error("session_forbidden", "session '" + session_id + "' belongs to another user");
+    }
+    if (it->second->busy) co_return make_error("session_busy", "session '" + session_id + "' is running a block");
+    auto session = std::move(it->second);
+    sessions_.erase(it);
+    co_await close_session(std::move(session));
+    co_return status{};
+  }
+
+  asio::awaitable<void> shutdown() override {
+    stopping_ = true;
+    sweep_timer_.cancel();
+    auto all = std::move(sessions_);
+    sessions_.clear();
+    for (auto& [id, session] : all) co_await close_session(std::move(session));
+  }
+
+  std::size_t session_count() const override { return sessions_.size(); }
+
+ private:
+  asio::awaitable<result<std::shared_ptr<live_session>>> open_session(std::string id, std::string user_id) {
+    // A pooled container may have died while it waited: then try once more,
+    // which cold-starts when the pool has nothing else.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      auto lease = co_await pool_->claim();
+      if (!lease) co_return lease.error();
+      auto session = std::make_shared<live_session>();
+      session->id = id;
+      session->user_id = user_id;
+      session->lease = std::move(*lease);
+      session->filter = filters_ ? filters_() : std::make_unique<bridge::identity_filter>();
+      session->runtime = bridge::create_runtime_session(executor_, *session->lease.channel, *tools_, *session->filter,
+                                                        config_.limits);
+      auto init = co_await session->runtime->init(id, {});
+      if (init) co_return session;
+      core::log_warn("sandbox {} failed at init ({}); discarding it", session->lease.container->id().substr(0, 12),
+                     init.error().message);
+      co_await close_session(std::move(session));
+    }
+    co_return make_error("sandbox_failed", "no sandbox could be started for this request",
+                         "check GET /health (docker engine, sandbox image)");
+  }
+
+  static asio::awaitable<void> close_session(std::shared_ptr<live_session> session) {
+    session->runtime.reset();
+    session->lease.channel.reset();
+    auto stopped = co_await session->lease.container->stop();
+    if (!stopped) core::log_warn("could not remove sandbox container: {}", stopped.error().describe());
+  }
+
+  static asio::awaitable<void> sweep_loop(std::shared_ptr<execution_service_impl> self) {
+    auto interval = std::clamp<std::chrono::milliseconds>(self->config_.idle_timeout / 4, std::chrono::milliseconds(250),
+                                                           std::chrono::milliseconds(5000));
+    while (!self->stopping_) {
+      self->sweep_timer_.expires_after(interval);
+      auto [ec] = co_await self->sweep_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (ec || self->stopping_) break;
+      auto now = clock_type::now();
+      for (auto it = self->sessions_.begin(); it != self->sessions_.end();) {
+        auto& s = it->second;
+        if (!s->busy && now - s->last_used >= self->config_.idle_timeout) {
+          core::log_info("session {} idled out", s->id);
+          asio::co_spawn(self->executor_, close_session(std::move(s)), asio::detached);
+          it = self->sessions_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+
+  asio::any_io_executor executor_;
+  std::shared_ptr<warm_pool> pool_;
+  std::shared_ptr<bridge::tool_gateway> tools_;
+  filter_factory filters_;
+  execution_config config_;
+  asio::steady_timer sweep_timer_;
+  std::map<std::string, std::shared_ptr<live_session>> sessions_;
+  std::size_t opening_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<execution_service> create_execution_service(const asio::any_io_executor& executor,
+                                                            std::shared_ptr<warm_pool> pool,
+                                                            std::shared_ptr<bridge::tool_gateway> tools,
+                                                            filter_factory filters, execution_config config) {
+  auto service = std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools),
+                                                          std::move(filters), config);
+  service->start_sweeper();
+  return service;
+}
+
+}  // namespace harness::execution

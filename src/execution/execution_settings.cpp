@@ -1,0 +1,44 @@
+#include "harness/execution/execution_settings.hpp"
+
+namespace harness::execution {
+
+std::vector<core::setting_spec> execution_setting_specs() {
+  return {
+      {"SANDBOX_POOL_SIZE", "2", "sandboxes kept started and ready ahead of time (0 turns the warm pool off)"},
+      {"SANDBOX_READY_TIMEOUT_MS", "20000", "longest wait for a new sandbox's runtime to boot"},
+      {"SANDBOX_IDLE_TIMEOUT_MS", "300000", "an /execute session unused this long is ended and its sandbox removed"},
+      {"SANDBOX_MAX_SESSIONS", "16", "live /execute sessions at once (429 past it)"},
+      {"SANDBOX_LOG_BYTES", "65536", "console output kept per code block"},
+      {"SANDBOX_MAX_FILE_BYTES", "1048576", "largest file a block may write back from /skills or /workspace"},
+      {"SANDBOX_MAX_FILES", "200", "most files a sandbox may hold in /skills and /workspace"},
+  };
+}
+
+result<execution_settings> load_execution_settings(const core::settings& s, std::chrono::milliseconds exec_timeout) {
+  execution_settings out;
+  auto pool_size = s.get_int("SANDBOX_POOL_SIZE", 0, 64);
+  if (!pool_size) return pool_size.error();
+  auto ready = s.get_ms("SANDBOX_READY_TIMEOUT_MS", 1000, 600000);
+  if (!ready) return ready.error();
+  auto idle = s.get_ms("SANDBOX_IDLE_TIMEOUT_MS", 1000, 86400000);
+  if (!idle) return idle.error();
+  auto sessions = s.get_int("SANDBOX_MAX_SESSIONS", 1, 10000);
+  if (!sessions) return sessions.error();
+  auto log_bytes = s.get_int("SANDBOX_LOG_BYTES", 1024, 64 << 20);
+  if (!log_bytes) return log_bytes.error();
+  auto file_bytes = s.get_int("SANDBOX_MAX_FILE_BYTES", 1, 1 << 30);
+  if (!file_bytes) return file_bytes.error();
+  auto files = s.get_int("SANDBOX_MAX_FILES", 0, 100000);
+  if (!files) return files.error();
+  out.pool.size = static_cast<std::size_t>(*pool_size);
+  out.pool.ready_timeout = *ready;
+  out.service.exec_timeout = exec_timeout;
+  out.service.idle_timeout = *idle;
+  out.service.max_sessions = static_cast<std::size_t>(*sessions);
+  out.service.limits.log_bytes = static_cast<std::size_t>(*log_bytes);
+  out.service.limits.max_file_bytes = static_cast<std::size_t>(*file_bytes);
+  out.service.limits.max_files = static_cast<std::size_t>(*files);
+  return out;
+}
+
+}  // namespace harness::execution

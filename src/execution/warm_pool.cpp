@@ -1,0 +1,153 @@
+#include "harness/execution/warm_pool.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/bridge/runtime_session.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/execution/attach_frame_channel.hpp"
+
+namespace harness::execution {
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+// Pool containers carry this task label until a task claims them.
+constexpr const char* pool_task = "pool";
+
+class warm_pool_impl final : public warm_pool, public std::enable_shared_from_this<warm_pool_impl> {
+ public:
+  warm_pool_impl(const asio::any_io_executor& executor, std::shared_ptr<sandbox::sandbox_backend> backend,
+                 pool_config config)
+      : executor_(executor), backend_(std::move(backend)), config_(config), wake_(executor) {}
+
+  void start() override {
+    if (config_.size == 0) return;
+    asio::co_spawn(executor_, refill_loop(shared_from_this()), asio::detached);
+  }
+
+  asio::awaitable<result<sandbox_lease>> claim() override {
+    while (!ready_.empty()) {
+      sandbox_lease lease = std::move(ready_.front());
+      ready_.pop_front();
+      wake_.cancel();  // refill
+      ++warm_claims_;
+      lease.warm = true;
+      co_return lease;
+    }
+    ++cold_claims_;
+    co_return co_await start_one();
+  }
+
+  asio::awaitable<void> shutdown() override {
+    stopping_ = true;
+    wake_.cancel();
+    while (!ready_.empty()) {
+      auto lease = std::move(ready_.front());
+      ready_.pop_front();
+      lease.channel.reset();
+      co_await lease.container->stop();
+    }
+  }
+
+  pool_stats stats() const override {
+    return {config_.size, ready_.size(), starting_, warm_claims_, cold_claims_, failed_starts_};
+  }
+
+ private:
+  // Creates, attaches and starts a container and waits for its runtime.
+  asio::awaitable<result<sandbox_lease>> start_one() {
+    auto container = co_await backend_->start(pool_task);
+    if (!container) co_return container.error();
+    sandbox_lease lease;
+    lease.container = std::move(*container);
+    lease.channel = create_attach_frame_channel(lease.container->stream(), lease.container->id().substr(0, 12));
+    auto ready = co_await bridge::wait_for_ready(executor_, *lease.channel, config_.ready_timeout);
+    if (!ready) {
+      lease.channel.reset();
+      co_await lease.container->stop();
+      co_return ready.error();
+    }
+    co_return lease;
+  }
+
+  static asio::awaitable<void> refill_loop(std::shared_ptr<warm_pool_impl> self) {
+    auto backoff = 500ms;
+    while (!self->stopping_) {
+      if (self->ready_.size() + self->starting_ < self->config_.size) {
+        // One start at a time: on a small machine parallel starts only slow
+        // each other and the requests being served.
+        ++self->starting_;
+        auto lease = co_await self->start_one();
+        --self->starting_;
+        if (lease && !self->stopping_) {
+          self->ready_.push_back(std::move(*lease));
+          backoff = 500ms;
+          continue;
+        }
+        if (lease) {
+          lease->channel.reset();
+          co_await lease->container->stop();
+          break;
+        }
+        ++self->failed_starts_;
+        core::log_warn("warm pool: could not start a sandbox ({}); retrying in {} ms", lease.error().describe(),
+                       backoff.count());
+        self->wake_.expires_after(backoff);
+        co_await self->wake_.async_wait(use_tuple);
+        backoff = std::min<std::chrono::milliseconds>(backoff * 2, 30s);
+        continue;
+      }
+      self->wake_.expires_at(std::chrono::steady_clock::time_point::max());
+      co_await self->wake_.async_wait(use_tuple);
+    }
+  }
+
+  asio::any_io_executor executor_;
+  std::shared_ptr<sandbox::sandbox_backend> backend_;
+  pool_config config_;
+  asio::steady_timer wake_;
+  std::deque<sandbox_lease> ready_;
+  std::size_t starting_ = 0;
+  std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0;
+  bool stopping_ = false;
+};
+
+class pool_health_source final : public core::health_source {
+ public:
+  explicit pool_health_source(std::shared_ptr<warm_pool> pool) : pool_(std::move(pool)) {}
+  std::string name() const override { return "pool"; }
+  core::component_health check() const override {
+    auto s = pool_->stats();
+    return {true, false,
+            {{"target", s.target},
+             {"ready", s.ready},
+             {"starting", s.starting},
+             {"warmClaims", s.warm_claims},
+             {"coldClaims", s.cold_claims},
+             {"failedStarts", s.failed_starts}}};
+  }
+
+ private:
+  std::shared_ptr<warm_pool> pool_;
+};
+
+}  // namespace
+
+std::shared_ptr<warm_pool> create_warm_pool(const asio::any_io_executor& executor,
+                                            std::shared_ptr<sandbox::sandbox_backend> backend, pool_config config) {
+  return std::make_shared<warm_pool_impl>(executor, std::move(backend), config);
+}
+
+std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool) {
+  return std::make_shared<pool_health_source>(std::move(pool));
+}
+
+}  // namespace harness::execution

@@ -1,0 +1,47 @@
+#include "harness/execution/execution_service.hpp"
+#include "harness/http/api.hpp"
+#include "harness/http/services.hpp"
+#include "harness/http/validation.hpp"
+
+namespace harness::http {
+namespace {
+
+http_response sandbox_unavailable() {
+  return error_response(503, "sandbox_unavailable",
+                        "no sandbox backend is configured in this server; see GET /health for the docker engine");
+}
+
+}  // namespace
+
+boost::asio::awaitable<http_response> handle_execute(const request_context& context) {
+  const auto& body = context.body;
+  if (auto bad = check_known_fields(body, {"userId", "code", "sessionId"})) co_return *bad;
+  if (auto bad = check_user_id(body)) co_return *bad;
+  if (auto bad = check_text(body, "code", context.svc.limits.code_max_chars)) co_return *bad;
+  if (body.contains("sessionId")) {
+    if (auto bad = check_user_id(body, "sessionId")) co_return *bad;
+  }
+  if (!context.svc.execution) co_return sandbox_unavailable();
+  execution::execute_request request;
+  request.user_id = body["userId"].get<std::string>();
+  request.code = body["code"].get<std::string>();
+  if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
+  auto service = context.svc.execution;  // keeps it alive across the await
+  auto outcome = co_await service->execute(std::move(request));
+  if (!outcome) co_return service_error_response(outcome.error());
+  co_return json_response(200, *outcome);
+}
+
+boost::asio::awaitable<http_response> handle_delete_session(const request_context& context) {
+  auto user = context.request.query.find("userId");
+  if (user == context.request.query.end()) {
+    co_return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
+  }
+  if (!context.svc.execution) co_return sandbox_unavailable();
+  auto service = context.svc.execution;
+  auto ended = co_await service->end_session(user->second, context.params.at("id"));
+  if (!ended) co_return service_error_response(ended.error());
+  co_return json_response(200, {{"sessionId", context.params.at("id")}, {"ended", true}});
+}
+
+}  // namespace harness::http
