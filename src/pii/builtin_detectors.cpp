@@ -24,8 +24,14 @@ constexpr std::string_view card_pattern =
 
 constexpr std::string_view ipv4_pattern = R"(\b(?:\d{1,3}\.){3}\d{1,3}\b)";
 
+// Eight groups, six groups and an IPv4 tail, or a "::" compressed form (with
+// an optional IPv4 tail). Times such as 14:30:00 and MAC addresses never match.
+#define HEX "[0-9A-Fa-f]{1,4}"
+#define V4 R"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})"
 constexpr std::string_view ipv6_pattern =
-    R"([0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\.\d{1,3}\.\d{1,3}\.\d{1,3})?)";
+    "(?:" HEX ":){7}" HEX "|(?:" HEX ":){6}" V4 "|(?:" HEX "(?::" HEX "){0,6})?::(?:" HEX "(?::" HEX "){0,6})?(?::" V4 ")?";
+#undef HEX
+#undef V4
 
 constexpr std::array<builtin_detector, 6> detectors = {{
     {"email", email_pattern, valid_email},

@@ -21,9 +21,16 @@ std::vector<detection> pii_censor::detect(std::string_view text) const {
 
 std::string pii_censor::tokenize(std::string_view text, pii_vault& vault, token_policy policy,
                                  std::vector<detection>* detections) const {
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  tokenize_into(out, text, vault, policy, detections);
+  return out;
+}
+
+void pii_censor::tokenize_into(std::string& out, std::string_view text, pii_vault& vault, token_policy policy,
+                               std::vector<detection>* detections) const {
   const auto& engine = impl_->engine;
   const std::size_t issued_before = vault.size();
-  std::string out;
   std::size_t copied = 0;
   engine.scan(text, [&](std::size_t kind, std::size_t start, std::size_t end) {
     std::string_view value = text.substr(start, end - start);
@@ -31,16 +38,13 @@ std::string pii_censor::tokenize(std::string_view text, pii_vault& vault, token_
       // One of ours from an earlier call: it already stands for its value.
       if (vault.issue_index(value.substr(1, value.size() - 2)) < issued_before) return;
     }
-    if (out.empty()) out.reserve(text.size() + text.size() / 8);
     const std::string& token = vault.token_for(engine.kind(kind).token_kind, value);
     out.append(text.substr(copied, start - copied));
     out.append(token);
     copied = end;
     if (detections) detections->push_back(detection{engine.kind(kind).name, start, end, token});
   });
-  if (copied == 0) return std::string(text);
   out.append(text.substr(copied));
-  return out;
 }
 
 std::vector<std::string> pii_censor::detector_names() const {

@@ -1,6 +1,7 @@
 #include "pii_engine.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace harness::pii::detail {
 namespace {
@@ -61,29 +62,29 @@ status check_custom_pattern(std::string_view name, std::string_view pattern) {
 result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
   sources.insert(sources.begin(), kind_source{"token", std::string(token_shaped_pattern), nullptr});
   pii_engine engine;
+  engine.exact_ = std::make_unique<RE2::Set>(pii_re2_options(), RE2::ANCHOR_BOTH);
+  engine.at_start_ = std::make_unique<RE2::Set>(pii_re2_options(), RE2::ANCHOR_START);
   std::string alternation;
-  int group = 1;
   for (auto& src : sources) {
     kind_info info;
     info.name = src.name;
     info.token_kind = upper(src.name);
     info.validate = src.validate;
     info.alone = std::make_unique<RE2>(src.pattern, pii_re2_options());
-    if (!info.alone->ok()) {
-      return make_error("invalid_pii_pattern", "PII pattern '" + src.name + "' does not compile: " + info.alone->error());
+    std::string why;
+    if (!info.alone->ok() || engine.exact_->Add(src.pattern, &why) < 0 || engine.at_start_->Add(src.pattern, &why) < 0) {
+      return make_error("invalid_pii_pattern", "PII pattern '" + src.name + "' does not compile: " +
+                                                   (info.alone->ok() ? why : info.alone->error()));
     }
-    info.group = group;
-    group += 1 + info.alone->NumberOfCapturingGroups();
     if (!alternation.empty()) alternation += '|';
-    alternation += "(" + src.pattern + ")";
+    alternation += "(?:" + src.pattern + ")";
     engine.kinds_.push_back(std::move(info));
   }
   engine.combined_ = std::make_unique<RE2>(alternation, pii_re2_options());
-  if (!engine.combined_->ok()) {
+  if (!engine.combined_->ok() || !engine.exact_->Compile() || !engine.at_start_->Compile()) {
     return make_error("invalid_pii_pattern", "the combined PII program does not compile: " + engine.combined_->error(),
                       "simplify or remove custom patterns");
   }
-  engine.groups_ = engine.combined_->NumberOfCapturingGroups();
   return engine;
 }
 
@@ -98,43 +99,53 @@ bool pii_engine::accept(std::size_t kind, std::string_view text, std::size_t sta
   return k.validate == nullptr || k.validate(text, start, end);
 }
 
-bool pii_engine::next(std::string_view text, std::size_t& pos, std::vector<re2::StringPiece>& groups,
-                      std::size_t& kind, std::size_t& start, std::size_t& end) const {
+bool pii_engine::next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind,
+                      std::size_t& start, std::size_t& end) const {
   const re2::StringPiece input(text.data(), text.size());
+  re2::StringPiece m;
   while (pos <= text.size()) {
-    if (!combined_->Match(input, pos, text.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
-      return false;
-    }
-    start = static_cast<std::size_t>(groups[0].data() - text.data());
-    end = start + groups[0].size();
+    if (!combined_->Match(input, pos, text.size(), RE2::UNANCHORED, &m, 1)) return false;
+    start = static_cast<std::size_t>(m.data() - text.data());
+    end = start + m.size();
     if (end == start) {  // a custom pattern such as \b matched nothing
       pos = start + 1;
       continue;
     }
+    // Which kinds read the whole span? The Set gives them unordered; the
+    // lowest index has priority.
     std::size_t first = kinds_.size();
-    for (std::size_t i = 0; i < kinds_.size(); ++i) {
-      if (groups[static_cast<std::size_t>(kinds_[i].group)].data() != nullptr) {
-        first = i;
-        break;
+    std::uint64_t tried = 0;  // kinds whose longest reading here is this span (first 64 kinds)
+    if (exact_->Match(m, &scratch)) {
+      std::sort(scratch.begin(), scratch.end());
+      for (int i : scratch) {
+        if (i < 64) tried |= std::uint64_t{1} << i;
+        if (accept(static_cast<std::size_t>(i), text, start, end)) {
+          first = static_cast<std::size_t>(i);
+          break;
+        }
       }
     }
-    if (first < kinds_.size() && accept(first, text, start, end)) {
+    if (first < kinds_.size()) {
       kind = first;
       pos = end;
       return true;
     }
-    // The longest reading failed its validator: another kind may still hold a
-    // valid value at this start (a card-like run that is really a phone number).
-    for (std::size_t i = 0; i < kinds_.size(); ++i) {
-      if (i == first) continue;
-      re2::StringPiece m;
-      if (!kinds_[i].alone->Match(input, start, text.size(), RE2::ANCHOR_START, &m, 1) || m.empty()) continue;
-      std::size_t e = start + m.size();
-      if (accept(i, text, start, e)) {
-        kind = i;
-        end = e;
-        pos = e;
-        return true;
+    // No reading of the longest span validates: a shorter value of another
+    // kind may still start here (a card-shaped run that is really a phone).
+    if (at_start_->Match(re2::StringPiece(text.data() + start, text.size() - start), &scratch)) {
+      std::sort(scratch.begin(), scratch.end());
+      for (int i : scratch) {
+        if (i < 64 && (tried >> i & 1)) continue;  // the same span again: already refused
+        re2::StringPiece alone;
+        const auto& k = kinds_[static_cast<std::size_t>(i)];
+        if (!k.alone->Match(input, start, text.size(), RE2::ANCHOR_START, &alone, 1) || alone.empty()) continue;
+        std::size_t e = start + alone.size();
+        if (e != end && accept(static_cast<std::size_t>(i), text, start, e)) {
+          kind = static_cast<std::size_t>(i);
+          end = e;
+          pos = e;
+          return true;
+        }
       }
     }
     pos = start + 1;

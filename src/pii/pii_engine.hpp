@@ -1,7 +1,10 @@
-// The compiled detection program behind pii_censor: one leftmost-longest RE2
-// alternation of every enabled pattern (one DFA pass over the input), plus
-// each kind's own RE2 for the rare candidate whose first reading fails its
-// validator. Internal to the pii component.
+// The compiled detection program behind pii_censor. One leftmost-longest RE2
+// alternation of every enabled pattern finds candidate spans in one DFA pass
+// over the input; an RE2::Set anchored at both ends then says which kinds
+// match that span (cheaper than capture groups), and each kind's validator
+// decides. When no reading of the span validates, an RE2::Set anchored at the
+// start names the kinds worth retrying at that position with their own RE2.
+// Internal to the pii component.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include "builtin_detectors.hpp"
 #include "harness/core/error.hpp"
@@ -29,7 +33,6 @@ struct kind_info {
   std::string token_kind;  // "EMAIL", "CUSTOM_ID", "TOKEN"
   validator_fn validate = nullptr;
   std::unique_ptr<RE2> alone;  // this kind's pattern by itself
-  int group = 0;               // its capture group in the combined program
 };
 
 class pii_engine {
@@ -40,12 +43,12 @@ class pii_engine {
   static result<pii_engine> compile(std::vector<kind_source> kinds);
 
   // Calls on_match(kind, start, end) for each accepted value, left to right,
-  // non-overlapping. Allocates once per call, not per match.
+  // non-overlapping. Allocates at most once per call, not per match.
   template <class F>
   void scan(std::string_view text, F&& on_match) const {
-    std::vector<re2::StringPiece> groups(static_cast<std::size_t>(groups_) + 1);
+    std::vector<int> scratch;
     std::size_t pos = 0, kind = 0, start = 0, end = 0;
-    while (next(text, pos, groups, kind, start, end)) on_match(kind, start, end);
+    while (next(text, pos, scratch, kind, start, end)) on_match(kind, start, end);
   }
 
   const kind_info& kind(std::size_t i) const { return kinds_[i]; }
@@ -56,13 +59,14 @@ class pii_engine {
   std::vector<std::string> patterns() const;
 
  private:
-  bool next(std::string_view text, std::size_t& pos, std::vector<re2::StringPiece>& groups, std::size_t& kind,
+  bool next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind,
             std::size_t& start, std::size_t& end) const;
   bool accept(std::size_t kind, std::string_view text, std::size_t start, std::size_t end) const;
 
   std::vector<kind_info> kinds_;
   std::unique_ptr<RE2> combined_;
-  int groups_ = 0;
+  std::unique_ptr<RE2::Set> exact_;     // which kinds match a whole span
+  std::unique_ptr<RE2::Set> at_start_;  // which kinds match somewhere from a start
 };
 
 // Options every pii regex is compiled with.

@@ -58,15 +58,14 @@ std::string_view token_shaped_prefix(std::string_view text) {
 
 void pii_vault::add(std::string token, std::string value) {
   std::size_t index = entries_.size();
-  std::string_view body = std::string_view(token).substr(1, token.size() - 2);
-  by_body_.emplace(std::string(body), index);
-  by_value_.emplace(value, index);
-  entries_.push_back(entry{std::move(token), std::move(value)});
+  const entry& e = entries_.emplace_back(entry{std::move(token), std::move(value)});
+  by_body_.emplace(std::string_view(e.token).substr(1, e.token.size() - 2), index);
+  by_value_.emplace(e.value, index);
 }
 
 const std::string& pii_vault::token_for(std::string_view kind, std::string_view value) {
   if (auto it = by_value_.find(value); it != by_value_.end()) return entries_[it->second].token;
-  auto counter = last_number_.find(kind);
+  auto counter = last_number_.find(std::string(kind));
   if (counter == last_number_.end()) counter = last_number_.emplace(std::string(kind), 0).first;
   std::size_t number = ++counter->second;
   std::string token;

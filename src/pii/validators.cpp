@@ -124,9 +124,11 @@ bool valid_phone(std::string_view text, std::size_t start, std::size_t end) {
   bool international = main[0] == '+' || (main.size() > 1 && main[0] == '0' && main[1] == '0');
   if (international) {
     const char* p = d.data();
-    if (main[0] == '0') {  // "00" international prefix
+    if (main[0] == '0') {  // "00" international prefix: weaker evidence than "+", so ask for more
+      if (start > 1 && text[start - 1] == ' ' && is_digit(text[start - 2])) return false;  // "3633 008100 1713"
       p += 2;
       n -= 2;
+      if (n < 10) return false;
     }
     if (n < 8 || n > 15 || p[0] == '0') return false;
     if (p[0] == '1') return n == 11 && nanp_valid(p + 1);

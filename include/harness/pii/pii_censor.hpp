@@ -68,6 +68,12 @@ class pii_censor {
   std::string tokenize(std::string_view text, pii_vault& vault, token_policy policy = token_policy::escape_all,
                        std::vector<detection>* detections = nullptr) const;
 
+  // Same as tokenize(), appending to `out`: a caller that keeps one buffer
+  // per worker reuses its capacity instead of allocating per call.
+  void tokenize_into(std::string& out, std::string_view text, pii_vault& vault,
+                     token_policy policy = token_policy::escape_all,
+                     std::vector<detection>* detections = nullptr) const;
+
   // Censors a JSON document value by value: every string (object keys too) is
   // tokenized; an integer whose digits are exactly one detected value (a phone
   // or card number stored as a number) becomes its token string. The result is

@@ -55,18 +55,15 @@ class pii_vault {
     std::string token;  // with brackets: "[EMAIL_1]"
     std::string value;
   };
-  struct string_hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  using index_map = std::unordered_map<std::string, std::size_t, string_hash, std::equal_to<>>;
+  // Keys are views into entries_ (a deque, so they never move).
+  using index_map = std::unordered_map<std::string_view, std::size_t>;
 
   void add(std::string token, std::string value);
 
   std::deque<entry> entries_;  // deque: references handed out stay valid
   index_map by_value_;
-  index_map by_body_;                                  // "EMAIL_1" -> index
-  std::unordered_map<std::string, std::size_t, string_hash, std::equal_to<>> last_number_;  // per kind
+  index_map by_body_;                                   // "EMAIL_1" -> index
+  std::unordered_map<std::string, std::size_t> last_number_;  // per kind
 };
 
 // The token grammar, shared by the censor and the vault: "[" KIND "_" N "]"
