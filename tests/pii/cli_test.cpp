@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -66,6 +70,35 @@ TEST(PiiCli, UsageAndConfigErrors) {
   auto bad = run({"tokenize"}, "x", {{"PII_CUSTOM_PATTERNS", "broken=(("}});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("'broken'"), std::string::npos) << bad.err;
+}
+
+// The real process: stdin from a file, settings from the environment.
+TEST(PiiCli, EndToEndAsAProcess) {
+  std::string tool = PII_CLI_TOOL;  // set by tests/pii/CMakeLists.txt
+  ASSERT_TRUE(std::filesystem::exists(tool)) << tool;
+  auto input = std::filesystem::temp_directory_path() / ("pii_cli_in_" + std::to_string(::getpid()));
+  std::ofstream(input) << "ID-123456 wrote from 10.1.2.3";
+  std::string cmd = "PII_CUSTOM_PATTERNS='custom_id=\\bID-\\d{6}\\b' " + tool + " tokenize --json < " + input.string();
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int status = ::pclose(p);
+  std::filesystem::remove(input);
+  EXPECT_EQ(status, 0);
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  EXPECT_EQ(j["text"], "[CUSTOM_ID_1] wrote from [IPV4_1]");
+  EXPECT_EQ(j["detections"][1]["kind"], "ipv4");
+  EXPECT_EQ(j["detections"][1]["start"], 21);
+
+  FILE* bad = ::popen(("PII_DETECTORS=email,passport " + tool + " tokenize </dev/null 2>&1").c_str(), "r");
+  ASSERT_NE(bad, nullptr);
+  std::string err;
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, bad)) > 0;) err.append(buf, n);
+  EXPECT_EQ(WEXITSTATUS(::pclose(bad)), 1);
+  EXPECT_NE(err.find("passport"), std::string::npos) << err;
 }
 
 }  // namespace
