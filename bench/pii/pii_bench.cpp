@@ -98,13 +98,27 @@ void detect(benchmark::State& state, const std::string& text) {
   state.counters["detections_per_MiB"] = static_cast<double>(n) / (static_cast<double>(text.size()) / (1 << 20));
 }
 
-void BM_bare_set_match_mixed(benchmark::State& s) { bare_set_match(s, mixed()); }
-void BM_tokenize_mixed(benchmark::State& s) { tokenize(s, mixed()); }
-void BM_tokenize_into_mixed(benchmark::State& s) { tokenize_into(s, mixed()); }
-void BM_detect_mixed(benchmark::State& s) { detect(s, mixed()); }
-void BM_bare_set_match_clean(benchmark::State& s) { bare_set_match(s, clean()); }
-void BM_tokenize_clean(benchmark::State& s) { tokenize(s, clean()); }
-void BM_tokenize_into_clean(benchmark::State& s) { tokenize_into(s, clean()); }
+void BM_bare_set_match_mixed(benchmark::State& s) {
+  bare_set_match(s, mixed());
+}
+void BM_tokenize_mixed(benchmark::State& s) {
+  tokenize(s, mixed());
+}
+void BM_tokenize_into_mixed(benchmark::State& s) {
+  tokenize_into(s, mixed());
+}
+void BM_detect_mixed(benchmark::State& s) {
+  detect(s, mixed());
+}
+void BM_bare_set_match_clean(benchmark::State& s) {
+  bare_set_match(s, clean());
+}
+void BM_tokenize_clean(benchmark::State& s) {
+  tokenize(s, clean());
+}
+void BM_tokenize_into_clean(benchmark::State& s) {
+  tokenize_into(s, clean());
+}
 
 BENCHMARK(BM_bare_set_match_mixed)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_tokenize_mixed)->Unit(benchmark::kMillisecond)->MinTime(2.0);

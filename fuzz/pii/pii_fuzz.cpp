@@ -5,8 +5,8 @@
 //
 //   fuzz/pii/run.sh 60     # build with clang and fuzz for 60 seconds
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <nlohmann/json.hpp>

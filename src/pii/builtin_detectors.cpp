@@ -28,8 +28,8 @@ constexpr std::string_view ipv4_pattern = R"(\b(?:\d{1,3}\.){3}\d{1,3}\b)";
 // an optional IPv4 tail). Times such as 14:30:00 and MAC addresses never match.
 #define HEX "[0-9A-Fa-f]{1,4}"
 #define V4 R"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})"
-constexpr std::string_view ipv6_pattern =
-    "(?:" HEX ":){7}" HEX "|(?:" HEX ":){6}" V4 "|(?:" HEX "(?::" HEX "){0,6})?::(?:" HEX "(?::" HEX "){0,6})?(?::" V4 ")?";
+constexpr std::string_view ipv6_pattern = "(?:" HEX ":){7}" HEX "|(?:" HEX ":){6}" V4 "|(?:" HEX "(?::" HEX
+                                          "){0,6})?::(?:" HEX "(?::" HEX "){0,6})?(?::" V4 ")?";
 #undef HEX
 #undef V4
 
@@ -44,6 +44,8 @@ constexpr std::array<builtin_detector, 6> detectors = {{
 
 }  // namespace
 
-std::span<const builtin_detector> builtin_detectors() { return detectors; }
+std::span<const builtin_detector> builtin_detectors() {
+  return detectors;
+}
 
 }  // namespace harness::pii::detail

@@ -10,8 +10,8 @@
 namespace harness::pii::detail {
 
 struct builtin_detector {
-  std::string_view name;        // "email"; the token kind is its upper case
-  std::string_view pattern;     // RE2 syntax, no anchors
+  std::string_view name;     // "email"; the token kind is its upper case
+  std::string_view pattern;  // RE2 syntax, no anchors
   validator_fn validate;
 };
 

@@ -21,7 +21,7 @@ std::string trim(std::string_view s) {
 }
 
 result<std::vector<std::pair<std::string, std::string>>> patterns_from_json(const nlohmann::json& j,
-                                                                             const std::string& where) {
+                                                                            const std::string& where) {
   if (!j.is_object()) {
     return make_error("invalid_setting", where + ": expected a JSON object {\"name\": \"regex\"}");
   }
@@ -62,7 +62,8 @@ result<std::vector<std::pair<std::string, std::string>>> parse_custom_patterns(c
   std::size_t pos = 0;
   while (pos <= t.size()) {
     auto semi = t.find(';', pos);
-    std::string entry = trim(std::string_view(t).substr(pos, semi == std::string::npos ? std::string::npos : semi - pos));
+    std::string entry =
+        trim(std::string_view(t).substr(pos, semi == std::string::npos ? std::string::npos : semi - pos));
     pos = semi == std::string::npos ? t.size() + 1 : semi + 1;
     if (entry.empty()) continue;
     auto eq = entry.find('=');

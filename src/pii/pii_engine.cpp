@@ -17,8 +17,7 @@ bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 32) return false;
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   if (!alpha(name[0])) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '_'; });
+  return std::all_of(name.begin(), name.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 }  // namespace
@@ -33,7 +32,9 @@ RE2::Options pii_re2_options() {
   return options;
 }
 
-bool same_name(std::string_view a, std::string_view b) { return upper(a) == upper(b); }
+bool same_name(std::string_view a, std::string_view b) {
+  return upper(a) == upper(b);
+}
 
 status check_custom_pattern(std::string_view name, std::string_view pattern) {
   std::string quoted = "'" + std::string(name) + "'";
@@ -72,7 +73,8 @@ result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
     info.validate = src.validate;
     info.alone = std::make_unique<RE2>(src.pattern, pii_re2_options());
     std::string why;
-    if (!info.alone->ok() || engine.exact_->Add(src.pattern, &why) < 0 || engine.at_start_->Add(src.pattern, &why) < 0) {
+    if (!info.alone->ok() || engine.exact_->Add(src.pattern, &why) < 0 ||
+        engine.at_start_->Add(src.pattern, &why) < 0) {
       return make_error("invalid_pii_pattern", "PII pattern '" + src.name + "' does not compile: " +
                                                    (info.alone->ok() ? why : info.alone->error()));
     }

@@ -59,8 +59,8 @@ class pii_engine {
   std::vector<std::string> patterns() const;
 
  private:
-  bool next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind,
-            std::size_t& start, std::size_t& end) const;
+  bool next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind, std::size_t& start,
+            std::size_t& end) const;
   bool accept(std::size_t kind, std::string_view text, std::size_t start, std::size_t end) const;
 
   std::vector<kind_info> kinds_;

@@ -9,7 +9,9 @@
 namespace harness::pii {
 namespace {
 
-bool is_upper_or_digit_or_underscore(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+bool is_upper_or_digit_or_underscore(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 std::string to_hex(std::string_view s) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -129,7 +131,8 @@ result<pii_vault> pii_vault::from_json(const nlohmann::json& j) {
     auto us = body.rfind('_');
     std::size_t number = 0;
     auto [ptr, ec] = std::from_chars(body.data() + us + 1, body.data() + body.size(), number);
-    if (ec != std::errc() || ptr != body.data() + body.size()) return bad("token number out of range in '" + body + "'");
+    if (ec != std::errc() || ptr != body.data() + body.size())
+      return bad("token number out of range in '" + body + "'");
     auto& last = vault.last_number_[body.substr(0, us)];
     if (number > last) last = number;
     vault.add(std::move(token), std::move(value));

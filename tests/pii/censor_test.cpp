@@ -13,7 +13,8 @@ pii_censor make_censor() {
 
 std::vector<std::string> kinds_in(const pii_censor& c, std::string_view text) {
   std::vector<std::string> kinds;
-  for (const auto& d : c.detect(text)) kinds.push_back(d.kind + ":" + std::string(text.substr(d.start, d.end - d.start)));
+  for (const auto& d : c.detect(text))
+    kinds.push_back(d.kind + ":" + std::string(text.substr(d.start, d.end - d.start)));
   return kinds;
 }
 
@@ -36,12 +37,12 @@ TEST(PiiCensor, FindsEveryKindWithExactSpans) {
 
 TEST(PiiCensor, IgnoresLookAlikes) {
   auto c = make_censor();
-  for (const char* text : {"order ORD-2023-004512 shipped", "at 2023-10-12T14:30:00Z", "ts 1697040000123",
-                           "Chrome/118.0.5993.88", "version 10.0.19045.2364", "release 1.2.3.4",
-                           "nums 1.2.3.4.5", "id 123e4567-e89b-12d3-a456-426614174000", "price $1,234.56",
-                           "ISBN 978-3-16-148410-0", "card 4111 1111 1111 1112", "due 12/10/2023",
-                           "ptr 0x7fffdeadbeef", "ssn 666-12-3456", "ip 256.1.1.1", "mac 00:1A:2B:3C:4D:5E",
-                           "std::string x; a::b", "at 12:30:45", "user@localhost"}) {
+  for (const char* text :
+       {"order ORD-2023-004512 shipped", "at 2023-10-12T14:30:00Z", "ts 1697040000123", "Chrome/118.0.5993.88",
+        "version 10.0.19045.2364", "release 1.2.3.4", "nums 1.2.3.4.5", "id 123e4567-e89b-12d3-a456-426614174000",
+        "price $1,234.56", "ISBN 978-3-16-148410-0", "card 4111 1111 1111 1112", "due 12/10/2023", "ptr 0x7fffdeadbeef",
+        "ssn 666-12-3456", "ip 256.1.1.1", "mac 00:1A:2B:3C:4D:5E", "std::string x; a::b", "at 12:30:45",
+        "user@localhost"}) {
     EXPECT_EQ(kinds_in(c, text), strings{}) << text;
   }
 }
@@ -119,11 +120,11 @@ TEST(PiiCensor, BadPatternsFailWithNameAndRe2Message) {
   EXPECT_EQ(bad.error().code, "invalid_pii_pattern");
   EXPECT_NE(bad.error().message.find("'broken'"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("missing )"), std::string::npos) << bad.error().message;
-  EXPECT_FALSE(b.add_pattern("look", "(?<=a)b"));   // RE2 has no look-behind
-  EXPECT_FALSE(b.add_pattern("empty", "x*"));       // matches nothing
-  EXPECT_FALSE(b.add_pattern("Email", "x+"));       // taken by a built-in
-  EXPECT_FALSE(b.add_pattern("token", "x+"));       // reserved for escaped literals
-  EXPECT_FALSE(b.add_pattern("9lives", "x+"));      // malformed name
+  EXPECT_FALSE(b.add_pattern("look", "(?<=a)b"));  // RE2 has no look-behind
+  EXPECT_FALSE(b.add_pattern("empty", "x*"));      // matches nothing
+  EXPECT_FALSE(b.add_pattern("Email", "x+"));      // taken by a built-in
+  EXPECT_FALSE(b.add_pattern("token", "x+"));      // reserved for escaped literals
+  EXPECT_FALSE(b.add_pattern("9lives", "x+"));     // malformed name
   ASSERT_TRUE(b.add_pattern("dup", "x+"));
   EXPECT_FALSE(b.add_pattern("DUP", "y+"));
 }

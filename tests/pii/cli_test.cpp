@@ -48,8 +48,8 @@ TEST(PiiCli, JsonOutputHasByteOffsets) {
 }
 
 TEST(PiiCli, HonoursPatternSettings) {
-  auto r = run({"tokenize"}, "ID-123456 a@b.com", {{"PII_CUSTOM_PATTERNS", R"(custom_id=\bID-\d{6}\b)"},
-                                                  {"PII_DETECTORS", "none"}});
+  auto r = run({"tokenize"}, "ID-123456 a@b.com",
+               {{"PII_CUSTOM_PATTERNS", R"(custom_id=\bID-\d{6}\b)"}, {"PII_DETECTORS", "none"}});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "[CUSTOM_ID_1] a@b.com");
 }

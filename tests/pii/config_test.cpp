@@ -55,7 +55,8 @@ TEST(PiiConfig, CustomPatternSyntaxes) {
 TEST(PiiConfig, FileAndEnvPatternsReachTheCensor) {
   auto path = std::filesystem::temp_directory_path() / ("pii_patterns_" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << R"({"employee": "\\bEMP\\d{5}\\b"})";
-  auto cfg = load_pii_config(resolve({{"PII_PATTERNS_FILE", path.string()}, {"PII_CUSTOM_PATTERNS", "badge=B-\\d{4}"}}));
+  auto cfg =
+      load_pii_config(resolve({{"PII_PATTERNS_FILE", path.string()}, {"PII_CUSTOM_PATTERNS", "badge=B-\\d{4}"}}));
   std::filesystem::remove(path);
   ASSERT_TRUE(cfg) << cfg.error().message;
   auto builder = pii_censor_builder::from_config(*cfg);

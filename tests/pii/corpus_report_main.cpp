@@ -16,8 +16,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto samples = harness::pii::corpus::generate(count, seed);
-  auto scores =
-      harness::pii::corpus::evaluate(samples, [&](std::string_view t) { return censor->detect(t); });
-  std::cout << "corpus: " << count << " samples, seed " << seed << "\n\n" << harness::pii::corpus::markdown_table(scores);
+  auto scores = harness::pii::corpus::evaluate(samples, [&](std::string_view t) { return censor->detect(t); });
+  std::cout << "corpus: " << count << " samples, seed " << seed << "\n\n"
+            << harness::pii::corpus::markdown_table(scores);
   return 0;
 }

@@ -41,11 +41,11 @@ TEST(PiiValidators, Phone) {
   EXPECT_TRUE(check(valid_phone, "+44 20 7946 0958"));
   EXPECT_TRUE(check(valid_phone, "0044 20 7946 0958"));
   EXPECT_FALSE(check(valid_phone, "008100 1713", "3633 "));  // inside a digit-group run
-  EXPECT_FALSE(check(valid_phone, "0081 1713 22"));         // "00" form needs 10+ digits
-  EXPECT_FALSE(check(valid_phone, "123-555-2671"));  // area code starts with 1
-  EXPECT_FALSE(check(valid_phone, "415-155-2671"));  // exchange starts with 1
+  EXPECT_FALSE(check(valid_phone, "0081 1713 22"));          // "00" form needs 10+ digits
+  EXPECT_FALSE(check(valid_phone, "123-555-2671"));          // area code starts with 1
+  EXPECT_FALSE(check(valid_phone, "415-155-2671"));          // exchange starts with 1
   EXPECT_FALSE(check(valid_phone, "+1 123 555 2671"));
-  EXPECT_FALSE(check(valid_phone, "+44 20 79"));     // too short
+  EXPECT_FALSE(check(valid_phone, "+44 20 79"));            // too short
   EXPECT_FALSE(check(valid_phone, "415-555-2671", "12-"));  // part of a longer dashed number
   EXPECT_FALSE(check(valid_phone, "415-555-2671", "", "-9"));
 }

@@ -62,8 +62,9 @@ TEST(PiiVault, FromJsonRejectsMalformedInput) {
   EXPECT_FALSE(pii_vault::from_json(json::array()));
   EXPECT_FALSE(pii_vault::from_json(json{{"entries", json::array({json{{"token", "bad"}, {"value", "x"}}})}}));
   EXPECT_FALSE(pii_vault::from_json(json{{"entries", json::array({json{{"token", "EMAIL_1"}}})}}));
-  auto dup = json{{"entries", json::array({json{{"token", "EMAIL_1"}, {"value", "x"}},
-                                           json{{"token", "EMAIL_1"}, {"value", "y"}}})}};
+  auto dup =
+      json{{"entries",
+            json::array({json{{"token", "EMAIL_1"}, {"value", "x"}}, json{{"token", "EMAIL_1"}, {"value", "y"}}})}};
   auto r = pii_vault::from_json(dup);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, "invalid_vault");

@@ -62,7 +62,7 @@ class pii_vault {
 
   std::deque<entry> entries_;  // deque: references handed out stay valid
   index_map by_value_;
-  index_map by_body_;                                   // "EMAIL_1" -> index
+  index_map by_body_;                                         // "EMAIL_1" -> index
   std::unordered_map<std::string, std::size_t> last_number_;  // per kind
 };
 
