@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "harness/pii/pii_censor.hpp"
 
 namespace harness::pii {
@@ -163,6 +165,29 @@ TEST(PiiCensor, LongRunsStayLinear) {
   std::string out = c.tokenize(in, vault);  // a 1 MiB local part is not an address
   EXPECT_EQ(out.substr(0, 10), "aaaaaaaaaa");
   EXPECT_EQ(detokenize(out, vault), in);
+}
+
+// One compiled censor shared by several threads, each with its own vault,
+// gives every thread the same result as a lone caller.
+TEST(PiiCensor, SharedCensorAcrossThreadsWithOwnVaults) {
+  const auto c = make_censor();
+  std::string text;
+  for (int i = 0; i < 2000; ++i)
+    text += "user" + std::to_string(i % 97) + "@example.com called 415-555-2671 from 10.0.0." +
+            std::to_string(i % 250) + "\n";
+  pii_vault reference_vault;
+  const std::string expected = c.tokenize(text, reference_vault);
+  std::vector<std::string> results(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] {
+      pii_vault vault;
+      results[t] = c.tokenize(text, vault);
+      if (detokenize(results[t], vault) != text) results[t] = "round trip failed";
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& r : results) EXPECT_EQ(r, expected);
 }
 
 }  // namespace
