@@ -1,0 +1,170 @@
+// The registry against the real npm MCP servers over stdio, and the everything
+// server over Streamable HTTP.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "child_process.hpp"
+#include "harness/mcp/client.hpp"
+#include "harness/mcp/tool_registry.hpp"
+#include "mcp_test_support.hpp"
+
+namespace harness::mcp {
+namespace {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using testing::run;
+
+struct NpmServers : ::testing::Test {
+  asio::io_context ctx;
+  std::filesystem::path root;
+  std::shared_ptr<tool_registry> registry;
+
+  void SetUp() override {
+    root = std::filesystem::temp_directory_path() / ("mcp-test-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(root / "root");
+    std::ofstream(root / "root" / "hello.txt") << "hello from the workspace\n";
+    std::ofstream(root / "outside.txt") << "secret\n";
+    mcp_config config;
+    config.limits = testing::test_limits();
+    config.servers.push_back(testing::node_server("fs", {testing::npm_server("server-filesystem"), (root / "root").string()}));
+    auto memory = testing::node_server("memory", {testing::npm_server("server-memory")});
+    memory.env["MEMORY_FILE_PATH"] = (root / "memory.jsonl").string();
+    config.servers.push_back(memory);
+    config.servers.push_back(testing::node_server("everything", {testing::npm_server("server-everything"), "stdio"}));
+    registry = create_tool_registry(ctx.get_executor(), config);
+    run(ctx, registry->start());
+    for (const auto& h : registry->health_sources()) ASSERT_TRUE(h->check().up) << h->name() << h->check().detail.dump();
+  }
+  void TearDown() override {
+    if (registry) run(ctx, registry->stop());
+    std::filesystem::remove_all(root);
+  }
+};
+
+TEST_F(NpmServers, FilesystemListsReadsWritesInsideTheRootAndRefusesOutside) {
+  auto found = registry->list("read file");
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0]["name"].get<std::string>().rfind("fs__read", 0), 0u) << found.dump();
+  auto details = registry->details("fs__write_file");
+  ASSERT_TRUE(details) << details.error().describe();
+  EXPECT_TRUE((*details)["inputSchema"]["properties"].contains("path"));
+
+  const std::string inside = (root / "root").string();
+  auto listed = run(ctx, registry->call("fs__list_directory", {{"path", inside}}));
+  ASSERT_TRUE(listed) << listed.error().describe();
+  EXPECT_NE(listed->dump().find("hello.txt"), std::string::npos) << listed->dump();
+
+  auto written = run(ctx, registry->call("fs__write_file", {{"path", inside + "/new.txt"}, {"content", "written by test"}}));
+  ASSERT_TRUE(written) << written.error().describe();
+  auto read = run(ctx, registry->call("fs__read_text_file", {{"path", inside + "/new.txt"}}));
+  ASSERT_TRUE(read) << read.error().describe();
+  EXPECT_NE(read->dump().find("written by test"), std::string::npos) << read->dump();
+
+  auto outside = run(ctx, registry->call("fs__read_text_file", {{"path", (root / "outside.txt").string()}}));
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error().code, "mcp_tool_error");
+  EXPECT_NE(outside.error().message.find("denied"), std::string::npos) << outside.error().message;
+}
+
+TEST_F(NpmServers, MemoryCreatesEntitiesAndReadsTheGraphBack) {
+  json entities = json::array({{{"name", "Ada"}, {"entityType", "person"}, {"observations", {"wrote the first program"}}},
+                               {{"name", "Engine"}, {"entityType", "machine"}, {"observations", json::array()}}});
+  auto created = run(ctx, registry->call("memory__create_entities", {{"entities", entities}}));
+  ASSERT_TRUE(created) << created.error().describe();
+  auto related = run(ctx, registry->call("memory__create_relations",
+                                         {{"relations", {{{"from", "Ada"}, {"to", "Engine"}, {"relationType", "programmed"}}}}}));
+  ASSERT_TRUE(related) << related.error().describe();
+  auto graph = run(ctx, registry->call("memory__read_graph", json::object()));
+  ASSERT_TRUE(graph) << graph.error().describe();
+  ASSERT_TRUE(graph->contains("entities")) << graph->dump();
+  EXPECT_EQ((*graph)["entities"].size(), 2u);
+  EXPECT_EQ((*graph)["relations"][0]["relationType"], "programmed");
+}
+
+TEST_F(NpmServers, EverythingEchoAddImageLongRunningAndErrors) {
+  auto echoed = run(ctx, registry->call("everything__echo", {{"message", "hi there"}}));
+  ASSERT_TRUE(echoed) << echoed.error().describe();
+  EXPECT_NE(echoed->dump().find("hi there"), std::string::npos);
+
+  auto sum = run(ctx, registry->call_raw("everything__get-sum", {{"a", 2}, {"b", 40}}));
+  ASSERT_TRUE(sum) << sum.error().describe();
+  EXPECT_NE(sum->dump().find("42"), std::string::npos) << sum->dump();
+
+  auto image = run(ctx, registry->call("everything__get-tiny-image", json::object()));
+  ASSERT_TRUE(image) << image.error().describe();
+  EXPECT_NE(image->dump().find("\"image\""), std::string::npos);
+  EXPECT_NE(image->dump().find("image/png"), std::string::npos);
+
+  // 3 steps of 0.5 s with a 1 s timeout: only the progress notifications keep it alive.
+  auto slow = run(ctx, registry->call("everything__trigger-long-running-operation", {{"duration", 1.5}, {"steps", 3}},
+                                      std::chrono::milliseconds(1000)));
+  ASSERT_TRUE(slow) << slow.error().describe();
+
+  auto bad = run(ctx, registry->call("everything__get-sum", {{"a", "not a number"}}));
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().code == "mcp_tool_error" || bad.error().code == "mcp_jsonrpc_error") << bad.error().code;
+}
+
+// A free loopback port for the HTTP server.
+unsigned short free_port(asio::io_context& ctx) {
+  asio::ip::tcp::acceptor acceptor(ctx, {asio::ip::make_address("127.0.0.1"), 0});
+  return acceptor.local_endpoint().port();
+}
+
+TEST(StreamableHttp, EverythingServerOverHttp) {
+  asio::io_context ctx;
+  const unsigned short port = free_port(ctx);
+  detail::spawn_request request;
+  request.command = "node";
+  request.args = {testing::npm_server("server-everything"), "streamableHttp"};
+  request.env = detail::minimal_environment();
+  request.env["PORT"] = std::to_string(port);
+  auto child = detail::child_process::spawn(ctx.get_executor(), request);
+  ASSERT_TRUE(child) << child.error().describe();
+
+  server_config config;
+  config.name = "everything";
+  config.kind = transport_kind::http;
+  config.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+  config.headers["Authorization"] = "Bearer test-token";
+  auto limits = testing::test_limits();
+  std::shared_ptr<client> c;
+  // The server needs a moment to listen: retry the handshake for up to 20 s.
+  result<server_info> info = make_error("not_started", "");
+  for (int i = 0; i < 100 && !info; ++i) {
+    c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits), limits);
+    info = run(ctx, c->connect());
+    if (!info) {
+      run(ctx, c->close());
+      run(ctx, [&]() -> asio::awaitable<void> {
+        asio::steady_timer t(ctx, std::chrono::milliseconds(200));
+        co_await t.async_wait(asio::use_awaitable);
+      }());
+    }
+  }
+  ASSERT_TRUE(info) << info.error().describe();
+  EXPECT_EQ(info->protocol_version, "2025-06-18");
+  auto tools = run(ctx, c->list_tools());
+  ASSERT_TRUE(tools) << tools.error().describe();
+  EXPECT_GT(tools->size(), 5u);
+  auto echoed = run(ctx, c->call_tool("echo", {{"message", "over http"}}));
+  ASSERT_TRUE(echoed) << echoed.error().describe();
+  EXPECT_NE(echoed->dump().find("over http"), std::string::npos);
+  // Progress arrives on the POST's SSE stream and extends the deadline here too.
+  auto slow = run(ctx, c->call_tool("trigger-long-running-operation", {{"duration", 1.5}, {"steps", 3}},
+                                    std::chrono::milliseconds(1000)));
+  ASSERT_TRUE(slow) << slow.error().describe();
+  run(ctx, c->close());
+  (*child)->signal(SIGTERM);
+  run(ctx, (*child)->wait_exit(std::chrono::seconds(5)));
+}
+
+}  // namespace
+}  // namespace harness::mcp
