@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/as_tuple.hpp>
@@ -61,6 +62,10 @@ std::map<std::string, std::string> minimal_environment() {
 
 result<std::unique_ptr<child_process>> child_process::spawn(asio::any_io_executor executor,
                                                             const spawn_request& request) {
+  // Writing to the stdin pipe of a child that died raises SIGPIPE, which would kill
+  // the whole harness; with it ignored the write fails with EPIPE and we report it.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   pipe_pair in, out, err;
   auto fail = [&](const std::string& what) -> result<std::unique_ptr<child_process>> {
     const int saved = errno;

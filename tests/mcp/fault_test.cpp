@@ -5,6 +5,8 @@
 
 #include <signal.h>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -47,7 +49,8 @@ TEST_F(FaultServer, ConcurrentCallsAreMultiplexedByRequestId) {
       auto slot = std::make_shared<std::optional<result<json>>>();
       slots.push_back(slot);
       asio::co_spawn(ctx, [&, i, slot]() -> asio::awaitable<void> {
-        *slot = co_await c->call_tool("echo", {{"text", "n" + std::to_string(i)}});
+        json args = {{"text", "n" + std::to_string(i)}};
+        *slot = co_await c->call_tool("echo", std::move(args));
         if (--*remaining == 0) done.cancel();
       }, asio::detached);
     }
