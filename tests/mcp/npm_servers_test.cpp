@@ -4,11 +4,9 @@
 
 #include <fstream>
 
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "child_process.hpp"
 #include "harness/mcp/client.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
@@ -110,60 +108,6 @@ TEST_F(NpmServers, EverythingEchoAddImageLongRunningAndErrors) {
   auto bad = run(ctx, registry->call("everything__get-sum", {{"a", "not a number"}}));
   ASSERT_FALSE(bad);
   EXPECT_TRUE(bad.error().code == "mcp_tool_error" || bad.error().code == "mcp_jsonrpc_error") << bad.error().code;
-}
-
-// A free loopback port for the HTTP server.
-unsigned short free_port(asio::io_context& ctx) {
-  asio::ip::tcp::acceptor acceptor(ctx, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
-
-TEST(StreamableHttp, EverythingServerOverHttp) {
-  asio::io_context ctx;
-  const unsigned short port = free_port(ctx);
-  detail::spawn_request request;
-  request.command = "node";
-  request.args = {testing::npm_server("server-everything"), "streamableHttp"};
-  request.env = detail::minimal_environment();
-  request.env["PORT"] = std::to_string(port);
-  auto child = detail::child_process::spawn(ctx.get_executor(), request);
-  ASSERT_TRUE(child) << child.error().describe();
-
-  server_config config;
-  config.name = "everything";
-  config.kind = transport_kind::http;
-  config.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
-  config.headers["Authorization"] = "Bearer test-token";
-  auto limits = testing::test_limits();
-  std::shared_ptr<client> c;
-  // The server needs a moment to listen: retry the handshake for up to 20 s.
-  result<server_info> info = make_error("not_started", "");
-  for (int i = 0; i < 100 && !info; ++i) {
-    c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits), limits);
-    info = run(ctx, c->connect());
-    if (!info) {
-      run(ctx, c->close());
-      run(ctx, [&]() -> asio::awaitable<void> {
-        asio::steady_timer t(ctx, std::chrono::milliseconds(200));
-        co_await t.async_wait(asio::use_awaitable);
-      }());
-    }
-  }
-  ASSERT_TRUE(info) << info.error().describe();
-  EXPECT_EQ(info->protocol_version, "2025-06-18");
-  auto tools = run(ctx, c->list_tools());
-  ASSERT_TRUE(tools) << tools.error().describe();
-  EXPECT_GT(tools->size(), 5u);
-  auto echoed = run(ctx, c->call_tool("echo", {{"message", "over http"}}));
-  ASSERT_TRUE(echoed) << echoed.error().describe();
-  EXPECT_NE(echoed->dump().find("over http"), std::string::npos);
-  // Progress arrives on the POST's SSE stream and extends the deadline here too.
-  auto slow = run(ctx, c->call_tool("trigger-long-running-operation", {{"duration", 1.5}, {"steps", 3}},
-                                    std::chrono::milliseconds(1000)));
-  ASSERT_TRUE(slow) << slow.error().describe();
-  run(ctx, c->close());
-  (*child)->signal(SIGTERM);
-  run(ctx, (*child)->wait_exit(std::chrono::seconds(5)));
 }
 
 }  // namespace
