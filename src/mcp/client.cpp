@@ -38,7 +38,9 @@ struct pending_request {
   std::chrono::milliseconds timeout{0};
 };
 
-std::string id_key(const json& id) { return id.dump(); }
+std::string id_key(const json& id) {
+  return id.dump();
+}
 
 class client_impl final : public client, public std::enable_shared_from_this<client_impl> {
  public:
@@ -109,7 +111,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
 
   asio::awaitable<result<json>> call_tool(std::string name, json arguments,
                                           std::optional<std::chrono::milliseconds> timeout) override {
-    json params = {{"name", std::move(name)}, {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
+    json params = {{"name", std::move(name)},
+                   {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
     co_return co_await request("tools/call", std::move(params), timeout);
   }
 
@@ -136,7 +139,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     json params = {{"protocolVersion", supported_protocol_versions().front()},
                    {"capabilities", json::object()},
                    {"clientInfo", {{"name", info_.name}, {"version", info_.version}}}};
-    auto answer = co_await send_request("initialize", params, std::max(limits_.request_timeout, std::chrono::milliseconds(1)));
+    auto answer =
+        co_await send_request("initialize", params, std::max(limits_.request_timeout, std::chrono::milliseconds(1)));
     if (!answer) co_return answer.error();
     if (!answer->is_object() || !(*answer)["protocolVersion"].is_string()) {
       co_return make_error("mcp_bad_response", "initialize result has no protocolVersion");
@@ -237,7 +241,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       if (message.contains("error") && message["error"].is_object()) {
         const auto& e = message["error"];
         std::string text = std::to_string(e.value("code", 0)) + ": " + e.value("message", std::string("(no message)"));
-        if (e.contains("data")) text += " " + e["data"].dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 500);
+        if (e.contains("data"))
+          text += " " + e["data"].dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 500);
         resolve(key, make_error("mcp_jsonrpc_error", text));
       } else if (message.contains("result")) {
         resolve(key, message["result"]);
@@ -257,7 +262,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     } else if (method == "notifications/tools/list_changed") {
       if (on_tools_changed_) on_tools_changed_();
     } else if (method == "notifications/message") {
-      core::log_debug("mcp {} log: {}", transport_->describe(), params.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 1000));
+      core::log_debug("mcp {} log: {}", transport_->describe(),
+                      params.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 1000));
     }
   }
 

@@ -72,8 +72,8 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
   }
   if (entry.contains("type")) {
     const auto& type = entry["type"];
-    const bool ok = type.is_string() && (type == "stdio" || type == "http" || type == "streamable-http" ||
-                                         type == "streamableHttp");
+    const bool ok = type.is_string() &&
+                    (type == "stdio" || type == "http" || type == "streamable-http" || type == "streamableHttp");
     if (!ok) return make_error("invalid_mcp_config", where + ".type: expected \"stdio\" or \"http\"");
     if ((type == "stdio") != has_command) {
       return make_error("invalid_mcp_config", where + ".type: does not match command/url");
@@ -114,7 +114,8 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
     server.headers = std::move(*headers);
   }
   if (entry.contains("required")) {
-    if (!entry["required"].is_boolean()) return make_error("invalid_mcp_config", where + ".required: expected true/false");
+    if (!entry["required"].is_boolean())
+      return make_error("invalid_mcp_config", where + ".required: expected true/false");
     server.required = entry["required"].get<bool>();
   }
   if (entry.contains("timeoutMs")) {

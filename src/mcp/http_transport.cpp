@@ -129,8 +129,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
       sse_state state;
       bool answered = co_await read_sse(**stream, buffer, parser, state, want_id, limits_.max_request_time);
       // 2025-11-25: the server may end the stream early and expect us to resume it.
-      for (int attempt = 0; !answered && want_id && !state.last_id.empty() && attempt < max_resume_attempts && !closing_;
-           ++attempt) {
+      for (int attempt = 0;
+           !answered && want_id && !state.last_id.empty() && attempt < max_resume_attempts && !closing_; ++attempt) {
         co_await sleep(state.retry);
         answered = co_await resume_get(state, want_id);
       }
@@ -216,8 +216,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
   asio::awaitable<result<stream_ptr>> connect() {
     if (closing_) co_return make_error("mcp_connection_lost", "the transport is closed");
     tcp::resolver resolver(executor_);
-    auto [rec, endpoints] =
-        co_await resolver.async_resolve(url_.host, url_.port, asio::as_tuple(asio::use_awaitable));
+    auto [rec, endpoints] = co_await resolver.async_resolve(url_.host, url_.port, asio::as_tuple(asio::use_awaitable));
     if (rec) co_return io_error("resolve", rec);
     auto stream = std::make_shared<beast::tcp_stream>(executor_);
     stream->expires_after(connect_timeout);
@@ -233,8 +232,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
                       "check that the MCP server is running at that URL");
   }
 
-  asio::awaitable<std::string> read_body(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                         response_parser& parser, std::size_t limit) {
+  asio::awaitable<std::string> read_body(beast::tcp_stream& stream, beast::flat_buffer& buffer, response_parser& parser,
+                                         std::size_t limit) {
     std::string body;
     while (!parser.is_done()) {
       stream.expires_after(limits_.request_timeout);

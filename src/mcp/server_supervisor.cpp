@@ -14,11 +14,16 @@ using nlohmann::json;
 
 const char* to_string(server_state state) {
   switch (state) {
-    case server_state::starting: return "starting";
-    case server_state::ready: return "ready";
-    case server_state::restarting: return "restarting";
-    case server_state::failed: return "failed";
-    case server_state::stopped: return "stopped";
+    case server_state::starting:
+      return "starting";
+    case server_state::ready:
+      return "ready";
+    case server_state::restarting:
+      return "restarting";
+    case server_state::failed:
+      return "failed";
+    case server_state::stopped:
+      return "stopped";
   }
   return "unknown";
 }
@@ -72,6 +77,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   auto self = shared_from_this();
   client_info info;
   info.version = core::version();
+  if (client_) asio::co_spawn(executor_, client_->close(), asio::detached);  // the previous session, if any
   auto transport = create_transport(executor_, config_, limits_);
   auto fresh = create_client(executor_, transport, limits_, info);
   client_ = fresh;
@@ -188,13 +194,20 @@ asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arg
                                                       std::optional<std::chrono::milliseconds> timeout) {
   auto self = shared_from_this();
   if (state_ != server_state::ready || !client_) {
-    co_return make_error("mcp_server_unavailable",
-                         "MCP server " + config_.name + " is " + to_string(state_) +
-                             (reason_.empty() ? std::string() : ": " + reason_),
-                         "see GET /health; the harness restarts crashed servers with backoff");
+    co_return make_error(
+        "mcp_server_unavailable",
+        "MCP server " + config_.name + " is " + to_string(state_) + (reason_.empty() ? std::string() : ": " + reason_),
+        "see GET /health; the harness restarts crashed servers with backoff");
   }
   auto current = client_;
-  co_return co_await current->call_tool(std::move(tool), std::move(arguments), timeout);
+  auto outcome = co_await current->call_tool(std::move(tool), std::move(arguments), timeout);
+  // An HTTP server has no process to watch: a failed connection is how we learn it is
+  // gone, so mark it down (health) and reconnect with backoff, as for a crash.
+  if (!outcome && outcome.error().code == "mcp_connection_lost" && config_.kind == transport_kind::http &&
+      client_ == current && state_ == server_state::ready) {
+    on_lost(outcome.error());
+  }
+  co_return outcome;
 }
 
 const json* server_supervisor::find_tool(const std::string& tool) const {

@@ -170,8 +170,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;
     json message = json::parse(line.begin(), line.end(), nullptr, false);
     if (message.is_discarded() || !(message.is_object() || message.is_array())) {
-      core::log_warn("mcp {}: ignored a stdout line that is not a JSON-RPC message: {}", config_.name,
-                     printable(line));
+      core::log_warn("mcp {}: ignored a stdout line that is not a JSON-RPC message: {}", config_.name, printable(line));
       return;
     }
     if (message.is_array()) {  // a JSON-RPC batch (2025-03-26)

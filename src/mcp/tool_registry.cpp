@@ -31,19 +31,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::awaitable<void> start() override {
     auto self = shared_from_this();
-    // Start every server at once; wait for the last one (each is bounded by startup_timeout).
-    auto remaining = std::make_shared<std::size_t>(servers_.size());
-    auto all_done = std::make_shared<asio::steady_timer>(executor_, asio::steady_timer::time_point::max());
-    for (auto& [name, server] : servers_) {
-      asio::co_spawn(
-          executor_,
-          [server, remaining, all_done]() -> asio::awaitable<void> {
-            co_await server->start();
-            if (--*remaining == 0) all_done->cancel();
-          },
-          asio::detached);
-    }
-    if (*remaining > 0) co_await all_done->async_wait(asio::as_tuple(asio::use_awaitable));
+    // Every server at once; each start is bounded by startup_timeout.
+    co_await for_each_server([](std::shared_ptr<detail::server_supervisor> server) { return server->start(); });
     std::size_t ready = 0;
     for (auto& [name, server] : servers_) ready += server->state() == detail::server_state::ready;
     core::log_info("mcp: {} of {} servers ready", ready, servers_.size());
@@ -51,18 +40,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::awaitable<void> stop() override {
     auto self = shared_from_this();
-    auto remaining = std::make_shared<std::size_t>(servers_.size());
-    auto all_done = std::make_shared<asio::steady_timer>(executor_, asio::steady_timer::time_point::max());
-    for (auto& [name, server] : servers_) {
-      asio::co_spawn(
-          executor_,
-          [server, remaining, all_done]() -> asio::awaitable<void> {
-            co_await server->stop();
-            if (--*remaining == 0) all_done->cancel();
-          },
-          asio::detached);
-    }
-    if (*remaining > 0) co_await all_done->async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await for_each_server([](std::shared_ptr<detail::server_supervisor> server) { return server->stop(); });
   }
 
   json list(const std::string& query) const override {
@@ -130,6 +108,23 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   }
 
  private:
+  // Runs step(server) for all servers concurrently and waits for the last one.
+  template <class Step>
+  asio::awaitable<void> for_each_server(Step step) {
+    auto remaining = std::make_shared<std::size_t>(servers_.size());
+    auto all_done = std::make_shared<asio::steady_timer>(executor_, asio::steady_timer::time_point::max());
+    for (auto& [name, server] : servers_) {
+      asio::co_spawn(
+          executor_,
+          [task = step(server), remaining, all_done]() mutable -> asio::awaitable<void> {
+            co_await std::move(task);
+            if (--*remaining == 0) all_done->cancel();
+          },
+          asio::detached);
+    }
+    if (*remaining > 0) co_await all_done->async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+
   using found_tool = std::pair<std::shared_ptr<detail::server_supervisor>, const json*>;
 
   result<found_tool> find(const std::string& name) const {
@@ -148,7 +143,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
       return make_error("mcp_server_unavailable",
                         "MCP server " + it->first + " is " + detail::to_string(server->state()) +
                             (server->status().contains("reason") ? ": " + server->status()["reason"].get<std::string>()
-                                                                  : std::string()),
+                                                                 : std::string()),
                         "see GET /health; crashed servers are restarted with backoff");
     }
     const json* tool = server->find_tool(name.substr(split + separator.size()));

@@ -95,7 +95,8 @@ std::vector<ranked_tool> rank_tools(const std::vector<ranked_tool>& tools, const
     if (!query_words.empty()) {
       const auto name_words = words_of(tool.name);
       const auto description_words = words_of(tool.description);
-      for (const auto& q : query_words) ranked.score += 3 * best_match(q, name_words) + best_match(q, description_words);
+      for (const auto& q : query_words)
+        ranked.score += 3 * best_match(q, name_words) + best_match(q, description_words);
       if (ranked.score == 0) continue;
     }
     out.push_back(std::move(ranked));

@@ -31,7 +31,8 @@ class fake_transport final : public transport {
     const std::string method = message.value("method", "");
     if (method == "initialize") {
       ++initializes;
-      reply(message["id"], {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
+      reply(message["id"], {{"protocolVersion", "2025-06-18"},
+                            {"capabilities", json::object()},
                             {"serverInfo", {{"name", "fake"}, {"version", "1"}}}});
     } else if (expire_next && message.contains("id")) {
       expire_next = false;
@@ -77,11 +78,14 @@ struct FakeClient : ::testing::Test {
   }
   // Starts a request in the background; its outcome lands in the returned slot.
   std::shared_ptr<std::optional<result<json>>> start(std::string method,
-                                                      std::optional<std::chrono::milliseconds> timeout = {}) {
+                                                     std::optional<std::chrono::milliseconds> timeout = {}) {
     auto slot = std::make_shared<std::optional<result<json>>>();
-    asio::co_spawn(ctx, [this, slot, method, timeout]() -> asio::awaitable<void> {
-      *slot = co_await c->request(method, json::object(), timeout);
-    }, asio::detached);
+    asio::co_spawn(
+        ctx,
+        [this, slot, method, timeout]() -> asio::awaitable<void> {
+          *slot = co_await c->request(method, json::object(), timeout);
+        },
+        asio::detached);
     settle();
     return slot;
   }

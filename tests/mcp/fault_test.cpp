@@ -36,7 +36,9 @@ struct FaultServer : ::testing::Test {
   std::vector<std::shared_ptr<client>> clients;
 };
 
-bool process_alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+bool process_alive(int pid) {
+  return pid > 0 && ::kill(pid, 0) == 0;
+}
 
 TEST_F(FaultServer, ConcurrentCallsAreMultiplexedByRequestId) {
   auto c = connect("normal");
@@ -48,11 +50,14 @@ TEST_F(FaultServer, ConcurrentCallsAreMultiplexedByRequestId) {
     for (int i = 0; i < 20; ++i) {
       auto slot = std::make_shared<std::optional<result<json>>>();
       slots.push_back(slot);
-      asio::co_spawn(ctx, [&, i, slot]() -> asio::awaitable<void> {
-        json args = {{"text", "n" + std::to_string(i)}};
-        *slot = co_await c->call_tool("echo", std::move(args));
-        if (--*remaining == 0) done.cancel();
-      }, asio::detached);
+      asio::co_spawn(
+          ctx,
+          [&, i, slot]() -> asio::awaitable<void> {
+            json args = {{"text", "n" + std::to_string(i)}};
+            *slot = co_await c->call_tool("echo", std::move(args));
+            if (--*remaining == 0) done.cancel();
+          },
+          asio::detached);
     }
     co_await done.async_wait(asio::as_tuple(asio::use_awaitable));
     std::vector<std::string> texts;
@@ -215,8 +220,8 @@ TEST_F(FaultServer, RegistryReportsAFailedServerWithoutHoldingUpTheOthers) {
   broken.name = "broken";
   auto missing = testing::node_server("missing", {});
   missing.command = "/nonexistent/mcp-server";
-  auto registry = create_tool_registry(ctx.get_executor(),
-                                       registry_config({testing::fault_server("normal"), broken, missing}));
+  auto registry =
+      create_tool_registry(ctx.get_executor(), registry_config({testing::fault_server("normal"), broken, missing}));
   run(ctx, registry->start());
   auto status = registry->status();
   EXPECT_EQ(status["servers"]["fault"]["state"], "ready");

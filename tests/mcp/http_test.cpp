@@ -11,6 +11,7 @@
 
 #include "child_process.hpp"
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
 
 namespace harness::mcp {
@@ -83,8 +84,8 @@ TEST(StreamableHttp, HeadersSessionExpiryAndBatches) {
   const unsigned short port = free_port(ctx);
   auto config = http_config(port);
   config.headers["Authorization"] = "Bearer test-token";
-  http_server_fixture server(ctx, {testing::source_dir() + "/tests/mcp/http_fault_server.js", std::to_string(port)},
-                             {}, config);
+  http_server_fixture server(ctx, {testing::source_dir() + "/tests/mcp/http_fault_server.js", std::to_string(port)}, {},
+                             config);
   ASSERT_TRUE(server.info) << server.info.error().describe();
   auto& c = server.c;
   auto headers = run(ctx, c->call_tool("headers", json::object()));
@@ -125,6 +126,60 @@ TEST(StreamableHttp, EverythingServerOverHttp) {
   auto slow = run(ctx, c->call_tool("trigger-long-running-operation", {{"duration", 1.5}, {"steps", 3}},
                                     std::chrono::milliseconds(1000)));
   ASSERT_TRUE(slow) << slow.error().describe();
+}
+
+// Spawns node with args (the server for the test); the caller waits for it to listen.
+std::unique_ptr<detail::child_process> spawn_node(asio::io_context& ctx, std::vector<std::string> args) {
+  detail::spawn_request request;
+  request.command = "node";
+  request.args = std::move(args);
+  request.env = detail::minimal_environment();
+  auto child = detail::child_process::spawn(ctx.get_executor(), request);
+  return child ? std::move(*child) : nullptr;
+}
+
+// Polls (bounded: 30 s) until the health source says `up`.
+bool wait_health(asio::io_context& ctx, const core::health_source& health, bool up) {
+  return run(ctx, [&]() -> asio::awaitable<bool> {
+    asio::steady_timer t(ctx);
+    for (int i = 0; i < 300 && health.check().up != up; ++i) {
+      t.expires_after(std::chrono::milliseconds(100));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    co_return health.check().up == up;
+  }());
+}
+
+TEST(StreamableHttp, RegistryMarksAVanishedServerDownAndReconnects) {
+  asio::io_context ctx;
+  const unsigned short port = free_port(ctx);
+  const std::vector<std::string> args = {testing::source_dir() + "/tests/mcp/http_fault_server.js", std::to_string(port)};
+  auto server = spawn_node(ctx, args);
+  ASSERT_TRUE(server);
+  mcp_config config;
+  config.limits = testing::test_limits();
+  config.servers.push_back(http_config(port));
+  auto registry = create_tool_registry(ctx.get_executor(), config);
+  run(ctx, registry->start());  // may fail while node starts; the registry retries
+  auto health = registry->health_sources().at(0);
+  ASSERT_TRUE(wait_health(ctx, *health, true)) << health->check().detail.dump();
+
+  server->signal(SIGKILL);
+  run(ctx, server->wait_exit(std::chrono::seconds(5)));
+  auto failed = run(ctx, registry->call("remote__stats", json::object()));
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code, "mcp_connection_lost");
+  EXPECT_FALSE(health->check().up);
+  EXPECT_TRUE(health->check().detail.contains("reason"));
+
+  server = spawn_node(ctx, args);
+  ASSERT_TRUE(server);
+  ASSERT_TRUE(wait_health(ctx, *health, true)) << health->check().detail.dump();
+  auto stats = run(ctx, registry->call("remote__stats", json::object()));
+  ASSERT_TRUE(stats) << stats.error().describe();
+  run(ctx, registry->stop());
+  server->signal(SIGTERM);
+  run(ctx, server->wait_exit(std::chrono::seconds(5)));
 }
 
 }  // namespace

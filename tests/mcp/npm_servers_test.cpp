@@ -31,14 +31,16 @@ struct NpmServers : ::testing::Test {
     std::ofstream(root / "outside.txt") << "secret\n";
     mcp_config config;
     config.limits = testing::test_limits();
-    config.servers.push_back(testing::node_server("fs", {testing::npm_server("server-filesystem"), (root / "root").string()}));
+    config.servers.push_back(
+        testing::node_server("fs", {testing::npm_server("server-filesystem"), (root / "root").string()}));
     auto memory = testing::node_server("memory", {testing::npm_server("server-memory")});
     memory.env["MEMORY_FILE_PATH"] = (root / "memory.jsonl").string();
     config.servers.push_back(memory);
     config.servers.push_back(testing::node_server("everything", {testing::npm_server("server-everything"), "stdio"}));
     registry = create_tool_registry(ctx.get_executor(), config);
     run(ctx, registry->start());
-    for (const auto& h : registry->health_sources()) ASSERT_TRUE(h->check().up) << h->name() << h->check().detail.dump();
+    for (const auto& h : registry->health_sources())
+      ASSERT_TRUE(h->check().up) << h->name() << h->check().detail.dump();
   }
   void TearDown() override {
     if (registry) run(ctx, registry->stop());
@@ -59,7 +61,8 @@ TEST_F(NpmServers, FilesystemListsReadsWritesInsideTheRootAndRefusesOutside) {
   ASSERT_TRUE(listed) << listed.error().describe();
   EXPECT_NE(listed->dump().find("hello.txt"), std::string::npos) << listed->dump();
 
-  auto written = run(ctx, registry->call("fs__write_file", {{"path", inside + "/new.txt"}, {"content", "written by test"}}));
+  auto written =
+      run(ctx, registry->call("fs__write_file", {{"path", inside + "/new.txt"}, {"content", "written by test"}}));
   ASSERT_TRUE(written) << written.error().describe();
   auto read = run(ctx, registry->call("fs__read_text_file", {{"path", inside + "/new.txt"}}));
   ASSERT_TRUE(read) << read.error().describe();
@@ -72,12 +75,14 @@ TEST_F(NpmServers, FilesystemListsReadsWritesInsideTheRootAndRefusesOutside) {
 }
 
 TEST_F(NpmServers, MemoryCreatesEntitiesAndReadsTheGraphBack) {
-  json entities = json::array({{{"name", "Ada"}, {"entityType", "person"}, {"observations", {"wrote the first program"}}},
-                               {{"name", "Engine"}, {"entityType", "machine"}, {"observations", json::array()}}});
+  json entities =
+      json::array({{{"name", "Ada"}, {"entityType", "person"}, {"observations", {"wrote the first program"}}},
+                   {{"name", "Engine"}, {"entityType", "machine"}, {"observations", json::array()}}});
   auto created = run(ctx, registry->call("memory__create_entities", {{"entities", entities}}));
   ASSERT_TRUE(created) << created.error().describe();
-  auto related = run(ctx, registry->call("memory__create_relations",
-                                         {{"relations", {{{"from", "Ada"}, {"to", "Engine"}, {"relationType", "programmed"}}}}}));
+  auto related =
+      run(ctx, registry->call("memory__create_relations",
+                              {{"relations", {{{"from", "Ada"}, {"to", "Engine"}, {"relationType", "programmed"}}}}}));
   ASSERT_TRUE(related) << related.error().describe();
   auto graph = run(ctx, registry->call("memory__read_graph", json::object()));
   ASSERT_TRUE(graph) << graph.error().describe();

@@ -27,7 +27,8 @@ TEST(LineSplitter, SplitsPartialLinesAndDropsOversizedOnes) {
 
 TEST(SseParser, ParsesEventsIdsRetryAndCommentsAcrossChunks) {
   std::vector<sse_event> events;
-  sse_parser parser(1024, [&](const sse_event& e) { events.push_back(e); }, nullptr);
+  sse_parser parser(
+      1024, [&](const sse_event& e) { events.push_back(e); }, nullptr);
   parser.feed(": keep-alive\n\nid: 1\nretry: 500\ndata: \n\n");  // priming event
   parser.feed("event: message\nid: 2\ndata: {\"a\":");
   parser.feed("1}\r\n\r\ndata: line1\rdata: line2\r\r");
@@ -44,7 +45,8 @@ TEST(SseParser, ParsesEventsIdsRetryAndCommentsAcrossChunks) {
 TEST(SseParser, DropsAnOversizedEventAndRecovers) {
   std::vector<sse_event> events;
   int errors = 0;
-  sse_parser parser(16, [&](const sse_event& e) { events.push_back(e); }, [&](const std::string&) { ++errors; });
+  sse_parser parser(
+      16, [&](const sse_event& e) { events.push_back(e); }, [&](const std::string&) { ++errors; });
   parser.feed("data: 0123456789\ndata: 0123456789\n\ndata: ok\n\n");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].data, "ok");

@@ -35,7 +35,7 @@ struct client_info {
 
 struct server_info {
   std::string protocol_version;
-  nlohmann::json info = nlohmann::json::object();          // serverInfo
+  nlohmann::json info = nlohmann::json::object();  // serverInfo
   nlohmann::json capabilities = nlohmann::json::object();
   std::string instructions;
 };

@@ -43,12 +43,12 @@ struct server_config {
 };
 
 struct client_limits {
-  std::chrono::milliseconds request_timeout{30000};   // without progress
-  std::chrono::milliseconds max_request_time{300000}; // hard cap, progress notifications included
-  std::chrono::milliseconds startup_timeout{60000};   // spawn + initialize + first tools/list
-  std::chrono::milliseconds shutdown_grace{2000};     // stdin closed -> SIGTERM -> SIGKILL steps
-  std::size_t max_message_bytes = 16 * 1024 * 1024;   // one stdio line / one HTTP body or SSE event
-  std::size_t max_pages = 100;                        // tools/list pages before we call it endless
+  std::chrono::milliseconds request_timeout{30000};    // without progress
+  std::chrono::milliseconds max_request_time{300000};  // hard cap, progress notifications included
+  std::chrono::milliseconds startup_timeout{60000};    // spawn + initialize + first tools/list
+  std::chrono::milliseconds shutdown_grace{2000};      // stdin closed -> SIGTERM -> SIGKILL steps
+  std::size_t max_message_bytes = 16 * 1024 * 1024;    // one stdio line / one HTTP body or SSE event
+  std::size_t max_pages = 100;                         // tools/list pages before we call it endless
   std::chrono::milliseconds restart_backoff_min{500};
   std::chrono::milliseconds restart_backoff_max{30000};
 };
