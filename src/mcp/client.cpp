@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <utility>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -64,12 +65,11 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   asio::awaitable<result<json>> request(std::string method, json params,
                                         std::optional<std::chrono::milliseconds> timeout) override {
     auto self = shared_from_this();
+    const std::uint64_t session = session_generation_;
     auto outcome = co_await send_request(method, params, timeout);
     if (!outcome && outcome.error().code == "session_expired" && method != "initialize") {
       // The HTTP server forgot our session: start a fresh one and try once more.
-      core::log_info("mcp: session expired on {}; re-initializing", transport_->describe());
-      transport_->reset_session();
-      auto again = co_await handshake();
+      auto again = co_await reinitialize(session);
       if (!again) co_return again.error();
       outcome = co_await send_request(method, params, timeout);
     }
@@ -134,6 +134,28 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   int pid() const override { return transport_->pid(); }
 
  private:
+  // One fresh handshake for all the requests that found the session `seen` expired:
+  // the first runs it, the others wait for it and then retry on the new session.
+  asio::awaitable<result<server_info>> reinitialize(std::uint64_t seen) {
+    while (handshaking_) {
+      asio::steady_timer wait(executor_, asio::steady_timer::time_point::max());
+      handshake_waiters_.push_back(&wait);
+      co_await wait.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    if (session_generation_ != seen) {
+      if (!initialized_) co_return make_error("mcp_not_connected", "re-initializing the MCP session failed");
+      co_return server_;
+    }
+    core::log_info("mcp: session expired on {}; re-initializing", transport_->describe());
+    handshaking_ = true;
+    transport_->reset_session();
+    auto outcome = co_await handshake();
+    handshaking_ = false;
+    ++session_generation_;
+    for (auto* waiter : std::exchange(handshake_waiters_, {})) waiter->cancel();
+    co_return outcome;
+  }
+
   asio::awaitable<result<server_info>> handshake() {
     initialized_ = false;
     json params = {{"protocolVersion", supported_protocol_versions().front()},
@@ -324,6 +346,9 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   server_info server_;
   std::unordered_map<std::string, std::shared_ptr<pending_request>> pending_;
   std::int64_t next_id_ = 1;
+  std::uint64_t session_generation_ = 0;  // bumped by each re-initialize
+  bool handshaking_ = false;
+  std::vector<asio::steady_timer*> handshake_waiters_;  // timers on waiting coroutines' frames
   bool open_ = false;
   bool initialized_ = false;
   bool closed_ = false;

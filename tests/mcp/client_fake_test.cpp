@@ -34,8 +34,8 @@ class fake_transport final : public transport {
       reply(message["id"], {{"protocolVersion", "2025-06-18"},
                             {"capabilities", json::object()},
                             {"serverInfo", {{"name", "fake"}, {"version", "1"}}}});
-    } else if (expire_next && message.contains("id")) {
-      expire_next = false;
+    } else if (expire_next > 0 && message.contains("id")) {
+      --expire_next;
       co_return make_error("session_expired", "404");
     } else if (message.contains("id") && !method.empty()) {
       held.push_back(message);
@@ -58,7 +58,7 @@ class fake_transport final : public transport {
   std::vector<json> held;
   int initializes = 0;
   int resets = 0;
-  bool expire_next = false;
+  int expire_next = 0;  // how many requests get a session_expired
   std::string version;
 
  private:
@@ -78,7 +78,8 @@ struct FakeClient : ::testing::Test {
   }
   // Starts a request in the background; its outcome lands in the returned slot.
   std::shared_ptr<std::optional<result<json>>> start(std::string method,
-                                                     std::optional<std::chrono::milliseconds> timeout = {}) {
+                                                     std::optional<std::chrono::milliseconds> timeout = {},
+                                                     bool run_now = true) {
     auto slot = std::make_shared<std::optional<result<json>>>();
     asio::co_spawn(
         ctx,
@@ -86,7 +87,7 @@ struct FakeClient : ::testing::Test {
           *slot = co_await c->request(method, json::object(), timeout);
         },
         asio::detached);
-    settle();
+    if (run_now) settle();
     return slot;
   }
   // Runs what is ready; restart() first because an io_context that ran out of work stays stopped.
@@ -130,7 +131,7 @@ TEST_F(FakeClient, TimeoutSendsCancelledAndALateReplyIsDropped) {
 }
 
 TEST_F(FakeClient, ExpiredSessionInitializesAgainAndRetriesOnce) {
-  fake->expire_next = true;
+  fake->expire_next = 1;
   auto outcome = start("tools/list");
   settle();
   EXPECT_EQ(fake->resets, 1);
@@ -139,6 +140,19 @@ TEST_F(FakeClient, ExpiredSessionInitializesAgainAndRetriesOnce) {
   fake->reply(fake->held[0]["id"], {{"tools", json::array()}});
   settle();
   ASSERT_TRUE(*outcome && **outcome);
+}
+
+TEST_F(FakeClient, RequestsThatFindTheSessionExpiredShareOneNewSession) {
+  fake->expire_next = 2;
+  auto a = start("a", {}, false);  // both are sent before either learns the session is gone
+  auto b = start("b", {}, false);
+  settle();
+  EXPECT_EQ(fake->initializes, 2);  // connect + one re-initialize, not one per request
+  ASSERT_EQ(fake->held.size(), 2u);
+  for (const auto& held : fake->held) fake->reply(held["id"], {{"ok", true}});
+  settle();
+  ASSERT_TRUE(*a && **a);
+  ASSERT_TRUE(*b && **b);
 }
 
 TEST_F(FakeClient, ConnectionLossFailsRequestsInFlight) {
