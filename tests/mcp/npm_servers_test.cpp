@@ -115,5 +115,36 @@ TEST_F(NpmServers, EverythingEchoAddImageLongRunningAndErrors) {
   EXPECT_TRUE(bad.error().code == "mcp_tool_error" || bad.error().code == "mcp_jsonrpc_error") << bad.error().code;
 }
 
+// The shipped servers/mcp.json, as the app loads it, starts both servers from
+// servers/node_modules (workspace and memory file redirected to a temp folder).
+TEST(DefaultConfig, StartsFilesystemAndMemoryServers) {
+  const auto dir = std::filesystem::temp_directory_path() / ("mcp-default-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "workspace");
+  auto specs = mcp_setting_specs();
+  core::setting_sources sources;
+  sources.env["MCP_CONFIG"] = testing::source_dir() + "/servers/mcp.json";
+  auto settings = core::settings::resolve(specs, sources);
+  ASSERT_TRUE(settings);
+  auto env = [&](const std::string& name) -> std::optional<std::string> {
+    if (name == "WORKSPACE_DIR") return (dir / "workspace").string();
+    if (name == "MEMORY_FILE_PATH") return (dir / "memory.jsonl").string();
+    return std::nullopt;
+  };
+  auto config = load_mcp_config(*settings, env);
+  ASSERT_TRUE(config) << config.error().describe();
+  asio::io_context ctx;
+  auto registry = create_tool_registry(ctx.get_executor(), *config);
+  run(ctx, registry->start());
+  auto status = registry->status();
+  EXPECT_EQ(status["servers"]["fs"]["state"], "ready") << status.dump();
+  EXPECT_EQ(status["servers"]["memory"]["state"], "ready") << status.dump();
+  auto allowed = run(ctx, registry->call("fs__list_allowed_directories", json::object()));
+  ASSERT_TRUE(allowed) << allowed.error().describe();
+  EXPECT_NE(allowed->dump().find("workspace"), std::string::npos) << allowed->dump();
+  EXPECT_FALSE(registry->list("knowledge graph entities").empty());
+  run(ctx, registry->stop());
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace harness::mcp
