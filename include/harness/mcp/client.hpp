@@ -1,0 +1,88 @@
+// The MCP client for one server: JSON-RPC 2.0 over a transport, the
+// initialize / notifications/initialized handshake, request deadlines with
+// notifications/cancelled, progress (extends a deadline up to a hard cap),
+// ping and other server-to-client requests, tools/list pagination.
+//
+// Thread-safety: every member must be called on the client's executor (one
+// I/O thread). Concurrent requests from many coroutines are fine: they are
+// multiplexed over the one transport by request id.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/mcp/config.hpp"
+#include "harness/mcp/transport.hpp"
+
+namespace harness::mcp {
+
+// Protocol revisions we speak; the first is the one we ask for.
+const std::vector<std::string>& supported_protocol_versions();
+
+struct client_info {
+  std::string name = "mcp-harness";
+  std::string version = "0.1.0";
+};
+
+struct server_info {
+  std::string protocol_version;
+  nlohmann::json info = nlohmann::json::object();  // serverInfo
+  nlohmann::json capabilities = nlohmann::json::object();
+  std::string instructions;
+};
+
+// Error codes a request can fail with (error::code):
+//   mcp_timeout           no answer within the deadline (we sent notifications/cancelled)
+//   mcp_connection_lost   the server went away while the request was in flight
+//   mcp_jsonrpc_error     the server answered with a JSON-RPC error ("code: message" in message)
+//   mcp_unsupported_protocol, mcp_bad_response, mcp_endless_pagination, mcp_not_connected
+class client {
+ public:
+  virtual ~client() = default;
+
+  // Opens the transport and runs the handshake. Fails with mcp_unsupported_protocol
+  // when the server answers with a revision we do not speak.
+  virtual boost::asio::awaitable<result<server_info>> connect() = 0;
+
+  // Sends a request and waits for its result. timeout: nullopt = the default
+  // request_timeout. Progress notifications for this request push the deadline
+  // out again, up to max_request_time after the start.
+  virtual boost::asio::awaitable<result<nlohmann::json>> request(
+      std::string method, nlohmann::json params, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+
+  virtual boost::asio::awaitable<status> notify(std::string method, nlohmann::json params) = 0;
+
+  // tools/list, following nextCursor for at most limits.max_pages pages.
+  virtual boost::asio::awaitable<result<std::vector<nlohmann::json>>> list_tools() = 0;
+
+  // tools/call; the raw CallToolResult (isError results come back as values, not errors).
+  virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(
+      std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+
+  // Called on notifications/tools/list_changed.
+  virtual void on_tools_changed(std::function<void()> callback) = 0;
+  // Called once when the transport is lost (not after close()).
+  virtual void on_closed(std::function<void(error)> callback) = 0;
+
+  // Fails every request in flight with mcp_connection_lost and closes the transport.
+  virtual boost::asio::awaitable<void> close() = 0;
+
+  virtual bool connected() const = 0;
+  virtual const server_info& server() const = 0;
+  virtual std::size_t in_flight() const = 0;
+  virtual int pid() const = 0;
+};
+
+std::shared_ptr<client> create_client(boost::asio::any_io_executor executor, std::shared_ptr<transport> transport,
+                                      client_limits limits, client_info info = {});
+
+}  // namespace harness::mcp

@@ -1,0 +1,82 @@
+// MCP configuration: the ecosystem's `mcpServers` JSON file (the format Claude
+// Desktop, Cursor and VS Code use) plus the client's timeouts and limits.
+//
+//   {"mcpServers": {
+//      "fs":     {"command": "node", "args": ["..."], "env": {"K": "${VAR}"}, "cwd": "..."},
+//      "remote": {"url": "http://127.0.0.1:8080/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
+//
+// `${VAR}` and `${VAR:-default}` are expanded in command, args, env, cwd, url
+// and headers from the process environment; `${MCP_CONFIG_DIR}` is the folder
+// holding the file. An unset variable without a default is an error.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/error.hpp"
+#include "harness/core/settings.hpp"
+
+namespace harness::mcp {
+
+enum class transport_kind { stdio, http };
+
+struct server_config {
+  std::string name;  // the key under mcpServers; [A-Za-z0-9_-], no "__" (it separates server__tool)
+  transport_kind kind = transport_kind::stdio;
+  // stdio
+  std::string command;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;  // added to a minimal inherited environment
+  std::string cwd;                         // empty: the harness's working directory
+  // http
+  std::string url;
+  std::map<std::string, std::string> headers;
+  // A required server that is down makes /health "degraded" (503); default true.
+  bool required = true;
+  // Per-server override of the request timeout; nullopt: the client default.
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+struct client_limits {
+  std::chrono::milliseconds request_timeout{30000};    // without progress
+  std::chrono::milliseconds max_request_time{300000};  // hard cap, progress notifications included
+  std::chrono::milliseconds startup_timeout{60000};    // spawn + initialize + first tools/list
+  std::chrono::milliseconds shutdown_grace{2000};      // stdin closed -> SIGTERM -> SIGKILL steps
+  std::size_t max_message_bytes = 16 * 1024 * 1024;    // one stdio line / one HTTP body or SSE event
+  std::size_t max_pages = 100;                         // tools/list pages before we call it endless
+  std::chrono::milliseconds restart_backoff_min{500};
+  std::chrono::milliseconds restart_backoff_max{30000};
+};
+
+struct mcp_config {
+  std::string config_path;  // where the servers came from, for messages
+  std::vector<server_config> servers;
+  client_limits limits;
+};
+
+// Looks up an environment variable; nullopt when unset. Injected so tests need no setenv.
+using env_lookup = std::function<std::optional<std::string>(const std::string&)>;
+
+// The process environment (getenv).
+env_lookup process_env();
+
+// Expands ${VAR} / ${VAR:-default} (defaults may nest); fails naming the variable.
+result<std::string> expand_variables(const std::string& text, const env_lookup& env);
+
+// Parses the text of an mcpServers file. config_dir fills ${MCP_CONFIG_DIR}.
+// Errors name the server and field ("mcpServers.fs.args[1]: ...").
+result<std::vector<server_config>> parse_mcp_servers(const std::string& json_text, const std::string& config_dir,
+                                                     const env_lookup& env);
+
+// Settings this component reads: MCP_CONFIG, MCP_REQUEST_TIMEOUT_MS, ...
+std::vector<core::setting_spec> mcp_setting_specs();
+
+// Reads the settings, then the MCP_CONFIG file. A missing or malformed file is an error.
+result<mcp_config> load_mcp_config(const core::settings& settings, const env_lookup& env = process_env());
+
+}  // namespace harness::mcp

@@ -1,0 +1,67 @@
+// The tool registry (the seed's DynamicToolManager): every configured MCP
+// server's tools under one namespace, `server__tool`, with search, details and
+// calls. It starts all servers concurrently, restarts a crashed one with
+// backoff, re-lists on notifications/tools/list_changed, and reports each
+// server as a health source ("mcp.<server>").
+//
+// Thread-safety: call everything on the registry's executor (the I/O thread).
+// Many concurrent call()s are fine, also to one server.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/core/health.hpp"
+#include "harness/mcp/config.hpp"
+
+namespace harness::mcp {
+
+class tool_registry {
+ public:
+  virtual ~tool_registry() = default;
+
+  // Starts every server concurrently and waits until each is ready or has failed
+  // (at most limits.startup_timeout). A failed server does not fail start(): it is
+  // reported by health and retried in the background with backoff.
+  virtual boost::asio::awaitable<void> start() = 0;
+
+  // Stops every server (graceful stdio shutdown, HTTP session DELETE). Idempotent.
+  virtual boost::asio::awaitable<void> stop() = 0;
+
+  // [{name, description}] of ready servers' tools, best match first. An empty
+  // query lists all tools by name; otherwise tools matching no query word are left out.
+  // (GET /tools?query=, list_mcp_tools)
+  virtual nlohmann::json list(const std::string& query) const = 0;
+
+  // {name, description, inputSchema, outputSchema?} (GET /tools/{name}, get_mcp_tool_details).
+  // Error mcp_unknown_tool when no ready server has it.
+  virtual result<nlohmann::json> details(const std::string& name) const = 0;
+
+  // Calls server__tool. On success: the tool's structuredContent if it has one, else
+  // its content with text items parsed as JSON where they are JSON (callMCPTool).
+  // A tool result with isError becomes error mcp_tool_error; see tool_result.hpp.
+  virtual boost::asio::awaitable<result<nlohmann::json>> call(
+      std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+
+  // The raw CallToolResult (content, structuredContent, isError) for callers that want it.
+  virtual boost::asio::awaitable<result<nlohmann::json>> call_raw(
+      std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+
+  // One health source per server ("mcp.fs": up, state, reason, tools, restarts).
+  virtual core::health_sources health_sources() const = 0;
+
+  // {"servers": {name: {state, transport, tools, restarts, reason?}}} for diagnostics.
+  virtual nlohmann::json status() const = 0;
+};
+
+std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, mcp_config config);
+
+}  // namespace harness::mcp

@@ -1,0 +1,40 @@
+// Turning MCP tool results into what sandbox code and HTTP callers see, and
+// ranking tools for a search query. Pure functions, no I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+
+namespace harness::mcp {
+
+// A CallToolResult -> the value callMCPTool returns: structuredContent if present,
+// else the content array with each text item whose text is JSON replaced by the
+// parsed value (other items as they are). A single content item is returned alone,
+// not wrapped in an array. An isError result becomes error mcp_tool_error whose
+// message is the tool's text.
+result<nlohmann::json> tool_result_value(const nlohmann::json& call_tool_result);
+
+// The JSON an HTTP route or the sandbox bridge sends for an error:
+// {"code", "message", "hint"?}.
+nlohmann::json error_json(const error& e);
+
+struct ranked_tool {
+  std::string name;
+  std::string description;
+  double score = 0;
+};
+
+// Ranks tools by the query's words found in names (weighted higher) and
+// descriptions. Words are split on anything but letters and digits, compared
+// case-insensitively, and also match as prefixes ("dir" finds "directory").
+// An empty query keeps all, sorted by name; otherwise score-0 tools are dropped.
+std::vector<ranked_tool> rank_tools(const std::vector<ranked_tool>& tools, const std::string& query);
+
+// The first sentence or line of a description, at most max_chars (for list()).
+std::string short_description(const std::string& description, std::size_t max_chars = 200);
+
+}  // namespace harness::mcp

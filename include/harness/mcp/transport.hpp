@@ -1,0 +1,72 @@
+// A transport moves JSON-RPC messages between the client and one MCP server:
+// stdio (a child process speaking newline-delimited JSON) or Streamable HTTP.
+// It knows nothing of request ids or the MCP lifecycle; the client does.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/mcp/config.hpp"
+
+namespace harness::mcp {
+
+struct transport_handlers {
+  // Every message the server sends (responses, notifications, requests), in order.
+  std::function<void(nlohmann::json)> on_message;
+  // The connection is gone for good (process exited, fatal I/O error); called at most once,
+  // never after close() was called.
+  std::function<void(error)> on_closed;
+};
+
+class transport {
+ public:
+  virtual ~transport() = default;
+
+  // Starts the transport (spawns the process; nothing for HTTP). Call once, on the executor.
+  virtual boost::asio::awaitable<status> open(transport_handlers handlers) = 0;
+
+  // Sends one message. stdio: queues the line and returns (fails once the process is gone).
+  // HTTP: POSTs it and delivers whatever comes back (JSON or an SSE stream) through
+  // on_message before returning. Error code "session_expired" means the server
+  // answered 404 to our Mcp-Session-Id: re-initialize.
+  virtual boost::asio::awaitable<status> send(nlohmann::json message) = 0;
+
+  // The negotiated protocol version (HTTP sends it as MCP-Protocol-Version on every request).
+  virtual void set_protocol_version(const std::string& version) = 0;
+
+  // The handshake is done: HTTP opens the GET stream for server-initiated messages.
+  virtual void on_initialized() = 0;
+
+  // Forget the session (HTTP: drop Mcp-Session-Id) before a fresh initialize.
+  virtual void reset_session() = 0;
+
+  // Graceful shutdown. stdio: close stdin, wait, SIGTERM, wait, SIGKILL (each step
+  // shutdown_grace). HTTP: DELETE the session, close streams. Idempotent.
+  virtual boost::asio::awaitable<void> close() = 0;
+
+  // "stdio:node server.js" or "http:http://host/mcp", for messages. No secrets.
+  virtual std::string describe() const = 0;
+  // The child's pid (stdio) or 0.
+  virtual int pid() const = 0;
+};
+
+// A stdio transport that spawns config.command (no shell) with config.args,
+// a minimal inherited environment (PATH, HOME, USER, LANG, TMPDIR...) plus config.env.
+std::shared_ptr<transport> create_stdio_transport(boost::asio::any_io_executor executor, server_config config,
+                                                  client_limits limits);
+
+// A Streamable HTTP transport for config.url (http:// only) with config.headers.
+std::shared_ptr<transport> create_http_transport(boost::asio::any_io_executor executor, server_config config,
+                                                 client_limits limits);
+
+// The transport config.kind asks for.
+std::shared_ptr<transport> create_transport(boost::asio::any_io_executor executor, server_config config,
+                                            client_limits limits);
+
+}  // namespace harness::mcp

@@ -1,0 +1,366 @@
+// JSON-RPC 2.0 session over a transport. Requests wait on a per-request timer
+// that the response (or a progress notification) wakes; no other state is
+// shared between coroutines, and everything runs on one executor.
+#include "harness/mcp/client.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/logging.hpp"
+
+namespace harness::mcp {
+namespace asio = boost::asio;
+using nlohmann::json;
+using clock = std::chrono::steady_clock;
+
+const std::vector<std::string>& supported_protocol_versions() {
+  static const std::vector<std::string> versions = {"2025-06-18", "2025-11-25", "2025-03-26"};
+  return versions;
+}
+
+namespace {
+
+constexpr int method_not_found = -32601;
+constexpr int invalid_request = -32600;
+
+struct pending_request {
+  explicit pending_request(asio::any_io_executor ex) : wake(std::move(ex)) {}
+  asio::steady_timer wake;
+  std::optional<result<json>> outcome;
+  clock::time_point deadline;
+  clock::time_point hard_deadline;
+  std::chrono::milliseconds timeout{0};
+};
+
+std::string id_key(const json& id) {
+  return id.dump();
+}
+
+class client_impl final : public client, public std::enable_shared_from_this<client_impl> {
+ public:
+  client_impl(asio::any_io_executor executor, std::shared_ptr<transport> t, client_limits limits, client_info info)
+      : executor_(std::move(executor)), transport_(std::move(t)), limits_(limits), info_(std::move(info)) {}
+
+  asio::awaitable<result<server_info>> connect() override {
+    std::weak_ptr<client_impl> weak = shared_from_this();
+    transport_handlers handlers;
+    handlers.on_message = [weak](json message) {
+      if (auto self = weak.lock()) self->on_message(std::move(message));
+    };
+    handlers.on_closed = [weak](error e) {
+      if (auto self = weak.lock()) self->on_transport_closed(std::move(e));
+    };
+    if (auto opened = co_await transport_->open(std::move(handlers)); !opened) co_return opened.error();
+    open_ = true;
+    co_return co_await handshake();
+  }
+
+  asio::awaitable<result<json>> request(std::string method, json params,
+                                        std::optional<std::chrono::milliseconds> timeout) override {
+    auto self = shared_from_this();
+    const std::uint64_t session = session_generation_;
+    auto outcome = co_await send_request(method, params, timeout);
+    if (!outcome && outcome.error().code == "session_expired" && method != "initialize") {
+      // The HTTP server forgot our session: start a fresh one and try once more.
+      auto again = co_await reinitialize(session);
+      if (!again) co_return again.error();
+      outcome = co_await send_request(method, params, timeout);
+    }
+    co_return outcome;
+  }
+
+  asio::awaitable<status> notify(std::string method, json params) override {
+    if (!open_) co_return make_error("mcp_not_connected", "the MCP client is not connected");
+    json message = {{"jsonrpc", "2.0"}, {"method", std::move(method)}};
+    if (!params.is_null()) message["params"] = std::move(params);
+    co_return co_await transport_->send(std::move(message));
+  }
+
+  asio::awaitable<result<std::vector<json>>> list_tools() override {
+    std::vector<json> tools;
+    std::optional<std::string> cursor;
+    for (std::size_t page = 0; page < limits_.max_pages; ++page) {
+      json params = json::object();
+      if (cursor) params["cursor"] = *cursor;
+      auto answer = co_await request("tools/list", params, {});
+      if (!answer) co_return answer.error();
+      if (!answer->is_object() || !answer->contains("tools") || !(*answer)["tools"].is_array()) {
+        co_return make_error("mcp_bad_response", "tools/list result has no tools array");
+      }
+      for (auto& tool : (*answer)["tools"]) {
+        if (tool.is_object() && tool.contains("name") && tool["name"].is_string()) tools.push_back(std::move(tool));
+      }
+      if (!answer->contains("nextCursor") || !(*answer)["nextCursor"].is_string()) co_return tools;
+      std::string next = (*answer)["nextCursor"].get<std::string>();
+      if (cursor && next == *cursor) {
+        co_return make_error("mcp_endless_pagination", "tools/list returned the same nextCursor twice");
+      }
+      cursor = std::move(next);
+    }
+    co_return make_error("mcp_endless_pagination",
+                         "tools/list still had a nextCursor after " + std::to_string(limits_.max_pages) + " pages",
+                         "the server paginates without end");
+  }
+
+  asio::awaitable<result<json>> call_tool(std::string name, json arguments,
+                                          std::optional<std::chrono::milliseconds> timeout) override {
+    json params = {{"name", std::move(name)},
+                   {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
+    co_return co_await request("tools/call", std::move(params), timeout);
+  }
+
+  void on_tools_changed(std::function<void()> callback) override { on_tools_changed_ = std::move(callback); }
+  void on_closed(std::function<void(error)> callback) override { on_closed_ = std::move(callback); }
+
+  asio::awaitable<void> close() override {
+    auto self = shared_from_this();
+    if (closed_) co_return;
+    closed_ = true;
+    open_ = false;
+    fail_all(make_error("mcp_connection_lost", "the MCP client was closed"));
+    co_await transport_->close();
+  }
+
+  bool connected() const override { return open_ && initialized_; }
+  const server_info& server() const override { return server_; }
+  std::size_t in_flight() const override { return pending_.size(); }
+  int pid() const override { return transport_->pid(); }
+
+ private:
+  // One fresh handshake for all the requests that found the session `seen` expired:
+  // the first runs it, the others wait for it and then retry on the new session.
+  asio::awaitable<result<server_info>> reinitialize(std::uint64_t seen) {
+    while (handshaking_) {
+      asio::steady_timer wait(executor_, asio::steady_timer::time_point::max());
+      handshake_waiters_.push_back(&wait);
+      co_await wait.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    if (session_generation_ != seen) {
+      if (!initialized_) co_return make_error("mcp_not_connected", "re-initializing the MCP session failed");
+      co_return server_;
+    }
+    core::log_info("mcp: session expired on {}; re-initializing", transport_->describe());
+    handshaking_ = true;
+    transport_->reset_session();
+    auto outcome = co_await handshake();
+    handshaking_ = false;
+    ++session_generation_;
+    for (auto* waiter : std::exchange(handshake_waiters_, {})) waiter->cancel();
+    co_return outcome;
+  }
+
+  asio::awaitable<result<server_info>> handshake() {
+    initialized_ = false;
+    json params = {{"protocolVersion", supported_protocol_versions().front()},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", info_.name}, {"version", info_.version}}}};
+    auto answer =
+        co_await send_request("initialize", params, std::max(limits_.request_timeout, std::chrono::milliseconds(1)));
+    if (!answer) co_return answer.error();
+    if (!answer->is_object() || !(*answer)["protocolVersion"].is_string()) {
+      co_return make_error("mcp_bad_response", "initialize result has no protocolVersion");
+    }
+    server_info info;
+    info.protocol_version = (*answer)["protocolVersion"].get<std::string>();
+    const auto& supported = supported_protocol_versions();
+    if (std::find(supported.begin(), supported.end(), info.protocol_version) == supported.end()) {
+      std::string list;
+      for (const auto& v : supported) list += (list.empty() ? "" : ", ") + v;
+      co_return make_error("mcp_unsupported_protocol",
+                           "server " + transport_->describe() + " answered with MCP protocol version " +
+                               info.protocol_version + ", which this client does not support",
+                           "supported versions: " + list + "; upgrade the server or the harness");
+    }
+    if (answer->contains("serverInfo") && (*answer)["serverInfo"].is_object()) info.info = (*answer)["serverInfo"];
+    if (answer->contains("capabilities") && (*answer)["capabilities"].is_object()) {
+      info.capabilities = (*answer)["capabilities"];
+    }
+    if (answer->contains("instructions") && (*answer)["instructions"].is_string()) {
+      info.instructions = (*answer)["instructions"].get<std::string>();
+    }
+    transport_->set_protocol_version(info.protocol_version);
+    if (auto sent = co_await notify("notifications/initialized", json()); !sent) co_return sent.error();
+    server_ = info;
+    initialized_ = true;
+    transport_->on_initialized();
+    co_return info;
+  }
+
+  asio::awaitable<result<json>> send_request(const std::string& method, json params,
+                                             std::optional<std::chrono::milliseconds> timeout) {
+    if (!open_) co_return make_error("mcp_not_connected", "the MCP client is not connected");
+    auto self = shared_from_this();
+    const std::int64_t id = next_id_++;
+    const json id_json = id;
+    auto entry = std::make_shared<pending_request>(executor_);
+    entry->timeout = timeout.value_or(limits_.request_timeout);
+    const auto start = clock::now();
+    entry->deadline = start + entry->timeout;
+    entry->hard_deadline = start + std::max(limits_.max_request_time, entry->timeout);
+    const std::string key = id_key(id_json);
+    pending_[key] = entry;
+
+    if (!params.is_object()) params = json::object();
+    if (method != "initialize") params["_meta"]["progressToken"] = id;
+    json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+
+    // HTTP send() reads the whole response stream, so it runs beside the wait
+    // rather than before it: the deadline applies to the stream too.
+    auto transport = transport_;
+    asio::co_spawn(
+        executor_,
+        [self, transport, key, message = std::move(message)]() mutable -> asio::awaitable<void> {
+          auto sent = co_await transport->send(std::move(message));
+          if (!sent) self->resolve(key, sent.error());
+        },
+        asio::detached);
+
+    while (!entry->outcome) {
+      entry->wake.expires_at(entry->deadline);
+      auto [ec] = co_await entry->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (entry->outcome) break;
+      if (!ec && clock::now() >= entry->deadline) {
+        pending_.erase(key);
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start).count();
+        if (open_) {
+          // Tell the server we gave up; a late answer is dropped (no pending entry).
+          json cancel = json::object();
+          cancel["requestId"] = id;
+          cancel["reason"] = "timed out after " + std::to_string(ms) + " ms";
+          co_await notify("notifications/cancelled", std::move(cancel));
+        }
+        co_return make_error("mcp_timeout",
+                             method + " on " + transport_->describe() + " got no answer within " + std::to_string(ms) +
+                                 " ms; the request was cancelled",
+                             "raise the timeout (MCP_REQUEST_TIMEOUT_MS or timeoutMs) if the tool is slow");
+      }
+    }
+    pending_.erase(key);
+    co_return std::move(*entry->outcome);
+  }
+
+  void resolve(const std::string& key, result<json> outcome) {
+    auto it = pending_.find(key);
+    if (it == pending_.end()) return;
+    if (!it->second->outcome) it->second->outcome = std::move(outcome);
+    it->second->wake.cancel();
+  }
+
+  void on_message(json message) {
+    if (!message.is_object()) return;
+    const bool has_method = message.contains("method") && message["method"].is_string();
+    const bool has_id = message.contains("id") && (message["id"].is_number_integer() || message["id"].is_string());
+    if (!has_method) {
+      if (!has_id) return;  // a response without id (e.g. a parse error report): nothing waits for it
+      const std::string key = id_key(message["id"]);
+      if (message.contains("error") && message["error"].is_object()) {
+        const auto& e = message["error"];
+        std::string text = std::to_string(e.value("code", 0)) + ": " + e.value("message", std::string("(no message)"));
+        if (e.contains("data"))
+          text += " " + e["data"].dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 500);
+        resolve(key, make_error("mcp_jsonrpc_error", text));
+      } else if (message.contains("result")) {
+        resolve(key, message["result"]);
+      } else {
+        resolve(key, make_error("mcp_bad_response", "response has neither result nor error"));
+      }
+      return;
+    }
+    const std::string method = message["method"].get<std::string>();
+    if (has_id) {
+      on_server_request(method, message["id"], message.value("params", json::object()));
+      return;
+    }
+    const json params = message.value("params", json::object());
+    if (method == "notifications/progress") {
+      on_progress(params);
+    } else if (method == "notifications/tools/list_changed") {
+      if (on_tools_changed_) on_tools_changed_();
+    } else if (method == "notifications/message") {
+      core::log_debug("mcp {} log: {}", transport_->describe(),
+                      params.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 1000));
+    }
+  }
+
+  void on_progress(const json& params) {
+    if (!params.is_object() || !params.contains("progressToken")) return;
+    auto it = pending_.find(id_key(params["progressToken"]));
+    if (it == pending_.end()) return;
+    auto& entry = *it->second;
+    entry.deadline = std::min(clock::now() + entry.timeout, entry.hard_deadline);
+    entry.wake.cancel();  // the waiter re-arms with the new deadline
+  }
+
+  // Requests the server sends us get an answer, never silence.
+  void on_server_request(const std::string& method, const json& id, const json& /*params*/) {
+    json reply = {{"jsonrpc", "2.0"}, {"id", id}};
+    if (method == "ping") {
+      reply["result"] = json::object();
+    } else if (method == "roots/list") {
+      reply["result"] = {{"roots", json::array()}};
+    } else if (method == "sampling/createMessage" || method == "elicitation/create") {
+      reply["error"] = {{"code", method_not_found},
+                        {"message", method + " is not supported by this client (capability not declared)"}};
+    } else if (method.empty()) {
+      reply["error"] = {{"code", invalid_request}, {"message", "empty method"}};
+    } else {
+      reply["error"] = {{"code", method_not_found}, {"message", "method not found: " + method}};
+    }
+    auto self = shared_from_this();
+    asio::co_spawn(
+        executor_,
+        [self, reply = std::move(reply)]() mutable -> asio::awaitable<void> {
+          co_await self->transport_->send(std::move(reply));
+        },
+        asio::detached);
+  }
+
+  void fail_all(const error& e) {
+    auto pending = std::move(pending_);
+    pending_.clear();
+    for (auto& [key, entry] : pending) {
+      if (!entry->outcome) entry->outcome = e;
+      entry->wake.cancel();
+    }
+  }
+
+  void on_transport_closed(error e) {
+    if (closed_) return;
+    open_ = false;
+    initialized_ = false;
+    fail_all(e);
+    if (on_closed_) on_closed_(std::move(e));
+  }
+
+  asio::any_io_executor executor_;
+  std::shared_ptr<transport> transport_;
+  client_limits limits_;
+  client_info info_;
+  server_info server_;
+  std::unordered_map<std::string, std::shared_ptr<pending_request>> pending_;
+  std::int64_t next_id_ = 1;
+  std::uint64_t session_generation_ = 0;  // bumped by each re-initialize
+  bool handshaking_ = false;
+  std::vector<asio::steady_timer*> handshake_waiters_;  // timers on waiting coroutines' frames
+  bool open_ = false;
+  bool initialized_ = false;
+  bool closed_ = false;
+  std::function<void()> on_tools_changed_;
+  std::function<void(error)> on_closed_;
+};
+
+}  // namespace
+
+std::shared_ptr<client> create_client(asio::any_io_executor executor, std::shared_ptr<transport> transport,
+                                      client_limits limits, client_info info) {
+  return std::make_shared<client_impl>(std::move(executor), std::move(transport), limits, std::move(info));
+}
+
+}  // namespace harness::mcp

@@ -1,0 +1,238 @@
+#include "server_supervisor.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/logging.hpp"
+#include "harness/core/version.hpp"
+
+namespace harness::mcp::detail {
+namespace asio = boost::asio;
+using nlohmann::json;
+
+const char* to_string(server_state state) {
+  switch (state) {
+    case server_state::starting:
+      return "starting";
+    case server_state::ready:
+      return "ready";
+    case server_state::restarting:
+      return "restarting";
+    case server_state::failed:
+      return "failed";
+    case server_state::stopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// A server that stayed up this long has its backoff reset after the next crash.
+constexpr auto stable_uptime = std::chrono::seconds(30);
+
+class server_health final : public core::health_source {
+ public:
+  explicit server_health(std::weak_ptr<const server_supervisor> server, std::string name, bool required)
+      : server_(std::move(server)), name_("mcp." + std::move(name)), required_(required) {}
+  std::string name() const override { return name_; }
+  core::component_health check() const override {
+    core::component_health health;
+    health.required = required_;
+    auto server = server_.lock();
+    if (!server) {
+      health.up = false;
+      health.detail = {{"state", "stopped"}};
+      return health;
+    }
+    health.up = server->state() == server_state::ready;
+    health.detail = server->status();
+    return health;
+  }
+
+ private:
+  std::weak_ptr<const server_supervisor> server_;
+  std::string name_;
+  bool required_;
+};
+
+}  // namespace
+
+server_supervisor::server_supervisor(asio::any_io_executor executor, server_config config, client_limits limits)
+    : executor_(executor), config_(std::move(config)), limits_(limits), backoff_(executor) {
+  if (config_.timeout) limits_.request_timeout = *config_.timeout;
+}
+
+asio::awaitable<void> server_supervisor::start() {
+  auto self = shared_from_this();
+  state_ = server_state::starting;
+  if (auto ok = co_await attempt(); !ok) {
+    on_lost(ok.error());
+  }
+}
+
+asio::awaitable<harness::status> server_supervisor::attempt() {
+  auto self = shared_from_this();
+  client_info info;
+  info.version = core::version();
+  if (client_) asio::co_spawn(executor_, client_->close(), asio::detached);  // the previous session, if any
+  auto transport = create_transport(executor_, config_, limits_);
+  auto fresh = create_client(executor_, transport, limits_, info);
+  client_ = fresh;
+  // The whole start (spawn, initialize, tools/list) has one deadline: close the
+  // client when it passes, which fails whatever step is waiting.
+  asio::steady_timer deadline(executor_);
+  auto timed_out_flag = std::make_shared<bool>(false);
+  const bool& timed_out = *timed_out_flag;
+  deadline.expires_after(limits_.startup_timeout);
+  deadline.async_wait([fresh, timed_out_flag, executor = executor_](boost::system::error_code ec) {
+    if (ec) return;
+    *timed_out_flag = true;
+    asio::co_spawn(executor, fresh->close(), asio::detached);
+  });
+  auto finish = [&](error e) -> harness::status {
+    deadline.cancel();
+    if (timed_out) {
+      e = make_error("mcp_startup_timeout",
+                     "server " + config_.name + " did not start within " +
+                         std::to_string(limits_.startup_timeout.count()) + " ms (" + e.message + ")",
+                     "raise MCP_STARTUP_TIMEOUT_MS or check the server command");
+    }
+    asio::co_spawn(executor_, fresh->close(), asio::detached);
+    return e;
+  };
+  auto connected = co_await fresh->connect();
+  if (!connected) co_return finish(connected.error());
+  auto tools = co_await fresh->list_tools();
+  if (!tools) co_return finish(tools.error());
+  deadline.cancel();
+  if (timed_out || client_ != fresh) co_return finish(make_error("mcp_connection_lost", "superseded"));
+
+  std::weak_ptr<server_supervisor> weak = self;
+  fresh->on_closed([weak](error e) {
+    if (auto s = weak.lock()) s->on_lost(e);
+  });
+  fresh->on_tools_changed([weak] {
+    if (auto s = weak.lock()) asio::co_spawn(s->executor_, s->refresh_tools(), asio::detached);
+  });
+  tools_ = std::move(*tools);
+  state_ = server_state::ready;
+  reason_.clear();
+  ready_since_ = std::chrono::steady_clock::now();
+  core::log_info("mcp {}: ready ({} {}, protocol {}, {} tools)", config_.name,
+                 fresh->server().info.value("name", std::string("?")),
+                 fresh->server().info.value("version", std::string("?")), fresh->server().protocol_version,
+                 tools_.size());
+  co_return harness::status{};
+}
+
+void server_supervisor::on_lost(const error& e) {
+  if (state_ == server_state::stopped) return;
+  if (state_ == server_state::ready && std::chrono::steady_clock::now() - ready_since_ >= stable_uptime) {
+    failures_in_row_ = 0;
+  }
+  reason_ = e.describe();
+  state_ = state_ == server_state::ready ? server_state::restarting : server_state::failed;
+  tools_.clear();
+  core::log_warn("mcp {}: {} ({})", config_.name, state_ == server_state::restarting ? "crashed" : "failed to start",
+                 reason_);
+  if (!retry_scheduled_) {
+    retry_scheduled_ = true;
+    asio::co_spawn(executor_, retry_loop(), asio::detached);
+  }
+}
+
+asio::awaitable<void> server_supervisor::retry_loop() {
+  auto self = shared_from_this();
+  while (state_ != server_state::stopped && state_ != server_state::ready) {
+    auto delay = limits_.restart_backoff_min * (1 << std::min(failures_in_row_, 16));
+    delay = std::min(delay, limits_.restart_backoff_max);
+    ++failures_in_row_;
+    backoff_.expires_after(delay);
+    co_await backoff_.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (state_ == server_state::stopped) break;
+    ++restarts_;
+    core::log_info("mcp {}: restart attempt {} after {} ms", config_.name, restarts_, delay.count());
+    auto ok = co_await attempt();
+    if (!ok && state_ != server_state::stopped) {
+      reason_ = ok.error().describe();
+      core::log_warn("mcp {}: restart failed ({})", config_.name, reason_);
+    }
+  }
+  retry_scheduled_ = false;
+}
+
+asio::awaitable<void> server_supervisor::refresh_tools() {
+  auto self = shared_from_this();
+  auto current = client_;
+  if (!current || state_ != server_state::ready) co_return;
+  auto tools = co_await current->list_tools();
+  if (!tools) {
+    core::log_warn("mcp {}: re-listing tools after list_changed failed: {}", config_.name, tools.error().describe());
+    co_return;
+  }
+  if (client_ == current) {
+    tools_ = std::move(*tools);
+    core::log_info("mcp {}: tool list changed ({} tools)", config_.name, tools_.size());
+  }
+}
+
+asio::awaitable<void> server_supervisor::stop() {
+  auto self = shared_from_this();
+  state_ = server_state::stopped;
+  backoff_.cancel();
+  tools_.clear();
+  if (client_) {
+    auto current = std::move(client_);
+    co_await current->close();
+  }
+}
+
+asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arguments,
+                                                      std::optional<std::chrono::milliseconds> timeout) {
+  auto self = shared_from_this();
+  if (state_ != server_state::ready || !client_) {
+    co_return make_error(
+        "mcp_server_unavailable",
+        "MCP server " + config_.name + " is " + to_string(state_) + (reason_.empty() ? std::string() : ": " + reason_),
+        "see GET /health; the harness restarts crashed servers with backoff");
+  }
+  auto current = client_;
+  auto outcome = co_await current->call_tool(std::move(tool), std::move(arguments), timeout);
+  // An HTTP server has no process to watch: a failed connection is how we learn it is
+  // gone, so mark it down (health) and reconnect with backoff, as for a crash.
+  if (!outcome && outcome.error().code == "mcp_connection_lost" && config_.kind == transport_kind::http &&
+      client_ == current && state_ == server_state::ready) {
+    on_lost(outcome.error());
+  }
+  co_return outcome;
+}
+
+const json* server_supervisor::find_tool(const std::string& tool) const {
+  for (const auto& t : tools_) {
+    if (t["name"] == tool) return &t;
+  }
+  return nullptr;
+}
+
+json server_supervisor::status() const {
+  json out = {{"state", to_string(state_)},
+              {"transport", config_.kind == transport_kind::stdio ? "stdio" : "http"},
+              {"tools", tools_.size()},
+              {"restarts", restarts_}};
+  if (!reason_.empty()) out["reason"] = reason_;
+  if (client_ && state_ == server_state::ready) {
+    out["protocolVersion"] = client_->server().protocol_version;
+    out["server"] = client_->server().info;
+    if (client_->pid() > 0) out["pid"] = client_->pid();
+  }
+  return out;
+}
+
+std::shared_ptr<const core::health_source> server_supervisor::health() const {
+  return std::make_shared<server_health>(weak_from_this(), config_.name, config_.required);
+}
+
+}  // namespace harness::mcp::detail

@@ -1,0 +1,67 @@
+// Keeps one configured MCP server running: connect (spawn or HTTP handshake),
+// list its tools, restart with exponential backoff after a crash, re-list on
+// tools/list_changed, and keep a cached state for /health.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/core/health.hpp"
+#include "harness/mcp/client.hpp"
+#include "harness/mcp/config.hpp"
+
+namespace harness::mcp::detail {
+
+enum class server_state { starting, ready, restarting, failed, stopped };
+const char* to_string(server_state state);
+
+class server_supervisor : public std::enable_shared_from_this<server_supervisor> {
+ public:
+  server_supervisor(boost::asio::any_io_executor executor, server_config config, client_limits limits);
+
+  // First connection attempt (bounded by limits.startup_timeout). On failure the
+  // supervisor keeps retrying in the background with backoff.
+  boost::asio::awaitable<void> start();
+  boost::asio::awaitable<void> stop();
+
+  // Calls a tool (its MCP name, without the server prefix); the raw CallToolResult.
+  boost::asio::awaitable<result<nlohmann::json>> call(std::string tool, nlohmann::json arguments,
+                                                      std::optional<std::chrono::milliseconds> timeout);
+
+  const server_config& config() const { return config_; }
+  server_state state() const { return state_; }
+  const std::vector<nlohmann::json>& tools() const { return tools_; }
+  const nlohmann::json* find_tool(const std::string& tool) const;
+  nlohmann::json status() const;
+  std::shared_ptr<const core::health_source> health() const;
+
+ private:
+  boost::asio::awaitable<harness::status> attempt();
+  boost::asio::awaitable<void> retry_loop();
+  boost::asio::awaitable<void> refresh_tools();
+  void on_lost(const error& e);
+
+  boost::asio::any_io_executor executor_;
+  server_config config_;
+  client_limits limits_;
+  std::shared_ptr<client> client_;
+  std::vector<nlohmann::json> tools_;
+  server_state state_ = server_state::starting;
+  std::string reason_;
+  int restarts_ = 0;
+  int failures_in_row_ = 0;
+  bool retry_scheduled_ = false;
+  std::chrono::steady_clock::time_point ready_since_{};
+  boost::asio::steady_timer backoff_;
+};
+
+}  // namespace harness::mcp::detail

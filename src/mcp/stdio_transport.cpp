@@ -1,0 +1,236 @@
+// stdio transport: newline-delimited JSON on the child's stdin/stdout, stderr
+// drained into our log (so a chatty child never blocks on a full pipe).
+#include <signal.h>
+
+#include <deque>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "child_process.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/mcp/line_splitter.hpp"
+#include "harness/mcp/transport.hpp"
+
+namespace harness::mcp {
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t stderr_tail_lines = 20;
+constexpr std::size_t stderr_line_cap = 4096;
+constexpr std::chrono::seconds write_timeout{30};
+
+std::string printable(std::string_view text, std::size_t max = 200) {
+  std::string out;
+  for (char c : text.substr(0, max)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+  if (text.size() > max) out += "...";
+  return out;
+}
+
+class stdio_transport final : public transport, public std::enable_shared_from_this<stdio_transport> {
+ public:
+  stdio_transport(asio::any_io_executor executor, server_config config, client_limits limits)
+      : executor_(std::move(executor)),
+        config_(std::move(config)),
+        limits_(limits),
+        wake_writer_(executor_),
+        stdout_lines_(
+            limits.max_message_bytes, [this](std::string_view line) { on_stdout_line(line); },
+            [this](std::size_t n) {
+              core::log_warn("mcp {}: dropped a {}-byte stdout line over the {}-byte limit", config_.name, n,
+                             limits_.max_message_bytes);
+            }),
+        stderr_lines_(
+            stderr_line_cap, [this](std::string_view line) { on_stderr_line(line); },
+            [this](std::size_t n) { on_stderr_line("[" + std::to_string(n) + " bytes of stderr without newline]"); }) {}
+
+  ~stdio_transport() override = default;
+
+  asio::awaitable<status> open(transport_handlers handlers) override {
+    handlers_ = std::move(handlers);
+    detail::spawn_request request;
+    request.command = config_.command;
+    request.args = config_.args;
+    request.env = detail::minimal_environment();
+    for (const auto& [k, v] : config_.env) request.env[k] = v;
+    request.cwd = config_.cwd;
+    auto child = detail::child_process::spawn(executor_, request);
+    if (!child) co_return child.error();
+    child_ = std::move(*child);
+    core::log_info("mcp {}: started `{}` (pid {})", config_.name, config_.command, child_->pid());
+    auto self = shared_from_this();
+    asio::co_spawn(executor_, read_stdout(self), asio::detached);
+    asio::co_spawn(executor_, read_stderr(self), asio::detached);
+    asio::co_spawn(executor_, write_loop(self), asio::detached);
+    co_return status{};
+  }
+
+  asio::awaitable<status> send(json message) override {
+    if (!child_ || closing_ || lost_) {
+      co_return make_error("mcp_connection_lost", "server " + config_.name + " is not running");
+    }
+    std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    line.push_back('\n');
+    outbox_.push_back(std::move(line));
+    wake_writer_.cancel();
+    co_return status{};
+  }
+
+  void set_protocol_version(const std::string&) override {}
+  void on_initialized() override {}
+  void reset_session() override {}
+
+  asio::awaitable<void> close() override {
+    if (closing_ || !child_) co_return;
+    closing_ = true;
+    wake_writer_.cancel();
+    auto self = shared_from_this();  // keep alive across the waits
+    boost::system::error_code ec;
+    child_->stdin_pipe().close(ec);  // step 1: close stdin, the server should exit
+    if (!co_await child_->wait_exit(limits_.shutdown_grace)) {
+      child_->signal(SIGTERM);  // step 2
+      if (!co_await child_->wait_exit(limits_.shutdown_grace)) {
+        core::log_warn("mcp {}: server ignored SIGTERM, killing it", config_.name);
+        child_->signal(SIGKILL);  // step 3
+        co_await child_->wait_exit(std::chrono::seconds(5));
+      }
+    }
+    child_->stdout_pipe().close(ec);
+    child_->stderr_pipe().close(ec);
+    core::log_info("mcp {}: stopped ({})", config_.name, child_->exit_description());
+  }
+
+  std::string describe() const override { return "stdio:" + config_.command; }
+  int pid() const override { return child_ ? child_->pid() : 0; }
+
+ private:
+  static asio::awaitable<void> read_stdout(std::shared_ptr<stdio_transport> self) {
+    std::vector<char> buffer(64 * 1024);
+    for (;;) {
+      auto [ec, n] = co_await self->child_->stdout_pipe().async_read_some(asio::buffer(buffer),
+                                                                          asio::as_tuple(asio::use_awaitable));
+      if (ec) break;
+      self->stdout_lines_.feed(std::string_view(buffer.data(), n));
+    }
+    co_await self->connection_lost("closed its stdout");
+  }
+
+  static asio::awaitable<void> read_stderr(std::shared_ptr<stdio_transport> self) {
+    std::vector<char> buffer(16 * 1024);
+    for (;;) {
+      auto [ec, n] = co_await self->child_->stderr_pipe().async_read_some(asio::buffer(buffer),
+                                                                          asio::as_tuple(asio::use_awaitable));
+      if (ec) break;
+      self->stderr_lines_.feed(std::string_view(buffer.data(), n));
+    }
+  }
+
+  static asio::awaitable<void> write_loop(std::shared_ptr<stdio_transport> self) {
+    asio::steady_timer deadline(self->executor_);
+    while (!self->closing_ && !self->lost_) {
+      if (self->outbox_.empty()) {
+        self->wake_writer_.expires_at(asio::steady_timer::time_point::max());
+        co_await self->wake_writer_.async_wait(asio::as_tuple(asio::use_awaitable));
+        continue;
+      }
+      std::string line = std::move(self->outbox_.front());
+      self->outbox_.pop_front();
+      // A child that stops reading stdin would block us forever: a write has a deadline.
+      bool timed_out = false;
+      deadline.expires_after(write_timeout);
+      deadline.async_wait([&timed_out, self](boost::system::error_code ec) {
+        if (!ec) {
+          timed_out = true;
+          boost::system::error_code ignored;
+          self->child_->stdin_pipe().cancel(ignored);
+        }
+      });
+      auto [ec, n] = co_await asio::async_write(self->child_->stdin_pipe(), asio::buffer(line),
+                                                asio::as_tuple(asio::use_awaitable));
+      deadline.cancel();
+      if (ec) {
+        if (!self->closing_) {
+          core::log_warn("mcp {}: writing to stdin failed: {}", self->config_.name,
+                         timed_out ? "the server stopped reading for 30 s" : ec.message());
+          self->child_->signal(SIGKILL);  // stdout EOF follows and reports the loss
+        }
+        co_return;
+      }
+    }
+  }
+
+  void on_stdout_line(std::string_view line) {
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+    json message = json::parse(line.begin(), line.end(), nullptr, false);
+    if (message.is_discarded() || !(message.is_object() || message.is_array())) {
+      core::log_warn("mcp {}: ignored a stdout line that is not a JSON-RPC message: {}", config_.name, printable(line));
+      return;
+    }
+    if (message.is_array()) {  // a JSON-RPC batch (2025-03-26)
+      for (auto& item : message) {
+        if (item.is_object()) handlers_.on_message(std::move(item));
+      }
+      return;
+    }
+    handlers_.on_message(std::move(message));
+  }
+
+  void on_stderr_line(std::string_view line) {
+    core::log_debug("mcp {} stderr: {}", config_.name, printable(line, 1000));
+    stderr_tail_.emplace_back(printable(line, 300));
+    if (stderr_tail_.size() > stderr_tail_lines) stderr_tail_.pop_front();
+  }
+
+  asio::awaitable<void> connection_lost(const std::string& what) {
+    if (lost_) co_return;
+    lost_ = true;
+    wake_writer_.cancel();
+    if (closing_) co_return;
+    // Give the child a moment to finish exiting so we can say how it died.
+    co_await child_->wait_exit(std::chrono::milliseconds(500));
+    std::string reason = "server " + config_.name + " " + what;
+    if (child_->exited()) reason += " (" + child_->exit_description() + ")";
+    if (!stderr_tail_.empty()) reason += "; last stderr: " + stderr_tail_.back();
+    core::log_warn("mcp {}: {}", config_.name, reason);
+    if (!child_->exited()) {
+      child_->signal(SIGKILL);
+      co_await child_->wait_exit(std::chrono::seconds(5));
+    }
+    if (handlers_.on_closed) handlers_.on_closed(make_error("mcp_connection_lost", reason));
+  }
+
+  asio::any_io_executor executor_;
+  server_config config_;
+  client_limits limits_;
+  transport_handlers handlers_;
+  std::unique_ptr<detail::child_process> child_;
+  std::deque<std::string> outbox_;
+  asio::steady_timer wake_writer_;
+  line_splitter stdout_lines_;
+  line_splitter stderr_lines_;
+  std::deque<std::string> stderr_tail_;
+  bool closing_ = false;
+  bool lost_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<transport> create_stdio_transport(asio::any_io_executor executor, server_config config,
+                                                  client_limits limits) {
+  return std::make_shared<stdio_transport>(std::move(executor), std::move(config), limits);
+}
+
+std::shared_ptr<transport> create_transport(asio::any_io_executor executor, server_config config,
+                                            client_limits limits) {
+  if (config.kind == transport_kind::http) return create_http_transport(std::move(executor), std::move(config), limits);
+  return create_stdio_transport(std::move(executor), std::move(config), limits);
+}
+
+}  // namespace harness::mcp

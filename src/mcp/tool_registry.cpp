@@ -1,0 +1,168 @@
+#include "harness/mcp/tool_registry.hpp"
+
+#include <map>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/logging.hpp"
+#include "harness/mcp/tool_result.hpp"
+#include "server_supervisor.hpp"
+
+namespace harness::mcp {
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view separator = "__";
+
+class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
+ public:
+  tool_registry_impl(asio::any_io_executor executor, mcp_config config)
+      : executor_(std::move(executor)), config_(std::move(config)) {
+    for (const auto& server : config_.servers) {
+      servers_[server.name] = std::make_shared<detail::server_supervisor>(executor_, server, config_.limits);
+    }
+  }
+
+  asio::awaitable<void> start() override {
+    auto self = shared_from_this();
+    // Every server at once; each start is bounded by startup_timeout.
+    co_await for_each_server([](std::shared_ptr<detail::server_supervisor> server) { return server->start(); });
+    std::size_t ready = 0;
+    for (auto& [name, server] : servers_) ready += server->state() == detail::server_state::ready;
+    core::log_info("mcp: {} of {} servers ready", ready, servers_.size());
+  }
+
+  asio::awaitable<void> stop() override {
+    auto self = shared_from_this();
+    co_await for_each_server([](std::shared_ptr<detail::server_supervisor> server) { return server->stop(); });
+  }
+
+  json list(const std::string& query) const override {
+    std::vector<ranked_tool> tools;
+    for (const auto& [name, server] : servers_) {
+      for (const auto& tool : server->tools()) {
+        tools.push_back({name + std::string(separator) + tool["name"].get<std::string>(),
+                         tool.value("description", std::string()), 0});
+      }
+    }
+    json out = json::array();
+    for (const auto& tool : rank_tools(tools, query)) {
+      out.push_back({{"name", tool.name}, {"description", short_description(tool.description)}});
+    }
+    return out;
+  }
+
+  result<json> details(const std::string& name) const override {
+    auto found = find(name);
+    if (!found) return found.error();
+    const json& tool = *found->second;
+    json out = {{"name", name},
+                {"description", tool.value("description", std::string())},
+                {"inputSchema", tool.value("inputSchema", json{{"type", "object"}})}};
+    if (tool.contains("outputSchema")) out["outputSchema"] = tool["outputSchema"];
+    if (tool.contains("title")) out["title"] = tool["title"];
+    if (tool.contains("annotations")) out["annotations"] = tool["annotations"];
+    return out;
+  }
+
+  asio::awaitable<result<json>> call_raw(std::string name, json arguments,
+                                         std::optional<std::chrono::milliseconds> timeout) override {
+    auto self = shared_from_this();
+    auto found = find(name);
+    if (!found) co_return found.error();
+    if (!arguments.is_null() && !arguments.is_object()) {
+      co_return make_error("invalid_arguments", "arguments for " + name + " must be a JSON object");
+    }
+    auto server = found->first;
+    co_return co_await server->call(name.substr(name.find(separator) + separator.size()), std::move(arguments),
+                                    timeout);
+  }
+
+  asio::awaitable<result<json>> call(std::string name, json arguments,
+                                     std::optional<std::chrono::milliseconds> timeout) override {
+    auto raw = co_await call_raw(name, std::move(arguments), timeout);
+    if (!raw) co_return raw.error();
+    auto value = tool_result_value(*raw);
+    if (!value && value.error().code == "mcp_tool_error") {
+      co_return make_error("mcp_tool_error", name + " failed: " + value.error().message);
+    }
+    co_return value;
+  }
+
+  core::health_sources health_sources() const override {
+    core::health_sources out;
+    for (const auto& [name, server] : servers_) out.push_back(server->health());
+    return out;
+  }
+
+  json status() const override {
+    json out = {{"servers", json::object()}};
+    for (const auto& [name, server] : servers_) out["servers"][name] = server->status();
+    return out;
+  }
+
+ private:
+  // Runs step(server) for all servers concurrently and waits for the last one.
+  template <class Step>
+  asio::awaitable<void> for_each_server(Step step) {
+    auto remaining = std::make_shared<std::size_t>(servers_.size());
+    auto all_done = std::make_shared<asio::steady_timer>(executor_, asio::steady_timer::time_point::max());
+    for (auto& [name, server] : servers_) {
+      asio::co_spawn(
+          executor_,
+          [task = step(server), remaining, all_done]() mutable -> asio::awaitable<void> {
+            co_await std::move(task);
+            if (--*remaining == 0) all_done->cancel();
+          },
+          asio::detached);
+    }
+    if (*remaining > 0) co_await all_done->async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+
+  using found_tool = std::pair<std::shared_ptr<detail::server_supervisor>, const json*>;
+
+  result<found_tool> find(const std::string& name) const {
+    const std::size_t split = name.find(separator);
+    if (split == std::string::npos || split == 0) {
+      return make_error("mcp_unknown_tool", "no tool named " + name,
+                        "tool names are server__tool; list them with list_mcp_tools()");
+    }
+    auto it = servers_.find(name.substr(0, split));
+    if (it == servers_.end()) {
+      return make_error("mcp_unknown_tool", "no MCP server named " + name.substr(0, split),
+                        "tool names are server__tool; list them with list_mcp_tools()");
+    }
+    const auto& server = it->second;
+    if (server->state() != detail::server_state::ready) {
+      return make_error("mcp_server_unavailable",
+                        "MCP server " + it->first + " is " + detail::to_string(server->state()) +
+                            (server->status().contains("reason") ? ": " + server->status()["reason"].get<std::string>()
+                                                                 : std::string()),
+                        "see GET /health; crashed servers are restarted with backoff");
+    }
+    const json* tool = server->find_tool(name.substr(split + separator.size()));
+    if (!tool) {
+      return make_error("mcp_unknown_tool", "server " + it->first + " has no tool " + name.substr(split + 2),
+                        "list the tools with list_mcp_tools()");
+    }
+    return found_tool{server, tool};
+  }
+
+  asio::any_io_executor executor_;
+  mcp_config config_;
+  std::map<std::string, std::shared_ptr<detail::server_supervisor>> servers_;
+};
+
+}  // namespace
+
+std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, mcp_config config) {
+  return std::make_shared<tool_registry_impl>(std::move(executor), std::move(config));
+}
+
+}  // namespace harness::mcp

@@ -1,0 +1,87 @@
+// The compiled detection program behind pii_censor. One leftmost-longest RE2
+// alternation of every enabled pattern finds candidate spans in one DFA pass
+// over the input; an RE2::Set anchored at both ends then says which kinds
+// match that span (cheaper than capture groups), and each kind's validator
+// decides. When no reading of the span validates, an RE2::Set anchored at the
+// start names the kinds worth retrying at that position with their own RE2.
+// Internal to the pii component.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include "builtin_detectors.hpp"
+#include "harness/core/error.hpp"
+#include "harness/pii/pii_censor.hpp"
+
+namespace harness::pii::detail {
+
+struct kind_source {
+  std::string name;
+  std::string pattern;
+  validator_fn validate;  // nullptr: every match counts (custom patterns)
+};
+
+struct kind_info {
+  std::string name;        // "email", "custom_id", "token"
+  std::string token_kind;  // "EMAIL", "CUSTOM_ID", "TOKEN"
+  validator_fn validate = nullptr;
+  std::unique_ptr<RE2> alone;  // this kind's pattern by itself
+};
+
+class pii_engine {
+ public:
+  // Kind 0 is always the token-shaped literal; the others follow in priority order.
+  static constexpr std::size_t token_kind = 0;
+
+  static result<pii_engine> compile(std::vector<kind_source> kinds);
+
+  // Calls on_match(kind, start, end) for each accepted value, left to right,
+  // non-overlapping. Allocates at most once per call, not per match.
+  template <class F>
+  void scan(std::string_view text, F&& on_match) const {
+    std::vector<int> scratch;
+    std::size_t pos = 0, kind = 0, start = 0, end = 0;
+    while (next(text, pos, scratch, kind, start, end)) on_match(kind, start, end);
+  }
+
+  const kind_info& kind(std::size_t i) const { return kinds_[i]; }
+  std::size_t kind_count() const { return kinds_.size(); }
+
+  // The alternation, for benchmarks that compare against a bare scan.
+  const RE2& combined() const { return *combined_; }
+  std::vector<std::string> patterns() const;
+
+ private:
+  bool next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind, std::size_t& start,
+            std::size_t& end) const;
+  bool accept(std::size_t kind, std::string_view text, std::size_t start, std::size_t end) const;
+
+  std::vector<kind_info> kinds_;
+  std::unique_ptr<RE2> combined_;
+  std::unique_ptr<RE2::Set> exact_;     // which kinds match a whole span
+  std::unique_ptr<RE2::Set> at_start_;  // which kinds match somewhere from a start
+};
+
+// Options every pii regex is compiled with.
+RE2::Options pii_re2_options();
+
+// Checks a custom pattern's name and regex; the error names both and quotes RE2.
+status check_custom_pattern(std::string_view name, std::string_view pattern);
+
+// Names compare case-insensitively, since both become the same token kind.
+bool same_name(std::string_view a, std::string_view b);
+
+}  // namespace harness::pii::detail
+
+namespace harness::pii {
+struct pii_censor::impl {
+  detail::pii_engine engine;
+};
+}  // namespace harness::pii

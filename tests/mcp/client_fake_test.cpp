@@ -1,0 +1,175 @@
+// The JSON-RPC client against an in-memory fake transport: reply routing by id,
+// late replies, cancellation, session expiry and connection loss, with no process.
+#include <gtest/gtest.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/mcp/client.hpp"
+#include "mcp_test_support.hpp"
+
+namespace harness::mcp {
+namespace {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using testing::run;
+
+// Answers initialize itself; everything else waits in `held` until the test replies.
+class fake_transport final : public transport {
+ public:
+  explicit fake_transport(asio::io_context& ctx) : ctx_(ctx) {}
+  asio::awaitable<status> open(transport_handlers handlers) override {
+    handlers_ = std::move(handlers);
+    co_return status{};
+  }
+  asio::awaitable<status> send(json message) override {
+    sent.push_back(message);
+    const std::string method = message.value("method", "");
+    if (method == "initialize") {
+      ++initializes;
+      reply(message["id"], {{"protocolVersion", "2025-06-18"},
+                            {"capabilities", json::object()},
+                            {"serverInfo", {{"name", "fake"}, {"version", "1"}}}});
+    } else if (expire_next > 0 && message.contains("id")) {
+      --expire_next;
+      co_return make_error("session_expired", "404");
+    } else if (message.contains("id") && !method.empty()) {
+      held.push_back(message);
+    }
+    co_return status{};
+  }
+  void reply(const json& id, json result) {
+    json message = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+    asio::post(ctx_, [this, message] { handlers_.on_message(message); });
+  }
+  void lose(error e) { handlers_.on_closed(std::move(e)); }
+  void set_protocol_version(const std::string& v) override { version = v; }
+  void on_initialized() override {}
+  void reset_session() override { ++resets; }
+  asio::awaitable<void> close() override { co_return; }
+  std::string describe() const override { return "fake"; }
+  int pid() const override { return 0; }
+
+  std::vector<json> sent;
+  std::vector<json> held;
+  int initializes = 0;
+  int resets = 0;
+  int expire_next = 0;  // how many requests get a session_expired
+  std::string version;
+
+ private:
+  asio::io_context& ctx_;
+  transport_handlers handlers_;
+};
+
+struct FakeClient : ::testing::Test {
+  asio::io_context ctx;
+  std::shared_ptr<fake_transport> fake = std::make_shared<fake_transport>(ctx);
+  std::shared_ptr<client> c = create_client(ctx.get_executor(), fake, testing::test_limits());
+  void SetUp() override {
+    auto info = run(ctx, c->connect());
+    ASSERT_TRUE(info) << info.error().describe();
+    ASSERT_EQ(fake->version, "2025-06-18");
+    ASSERT_EQ(fake->sent.at(1)["method"], "notifications/initialized");
+  }
+  // Starts a request in the background; its outcome lands in the returned slot.
+  std::shared_ptr<std::optional<result<json>>> start(std::string method,
+                                                     std::optional<std::chrono::milliseconds> timeout = {},
+                                                     bool run_now = true) {
+    auto slot = std::make_shared<std::optional<result<json>>>();
+    asio::co_spawn(
+        ctx,
+        [this, slot, method, timeout]() -> asio::awaitable<void> {
+          *slot = co_await c->request(method, json::object(), timeout);
+        },
+        asio::detached);
+    if (run_now) settle();
+    return slot;
+  }
+  // Runs what is ready; restart() first because an io_context that ran out of work stays stopped.
+  void settle() {
+    ctx.restart();
+    ctx.poll();
+  }
+};
+
+TEST_F(FakeClient, RepliesInAnyOrderReachTheirOwnCallers) {
+  auto first = start("a");
+  auto second = start("b");
+  ASSERT_EQ(fake->held.size(), 2u);
+  EXPECT_NE(fake->held[0]["id"], fake->held[1]["id"]);
+  EXPECT_EQ(fake->held[0]["params"]["_meta"]["progressToken"], fake->held[0]["id"]);
+  fake->reply(fake->held[1]["id"], {{"who", "b"}});
+  fake->reply(fake->held[0]["id"], {{"who", "a"}});
+  settle();
+  ASSERT_TRUE(*first && **first);
+  ASSERT_TRUE(*second && **second);
+  EXPECT_EQ((***first)["who"], "a");
+  EXPECT_EQ((***second)["who"], "b");
+  EXPECT_EQ(c->in_flight(), 0u);
+}
+
+TEST_F(FakeClient, TimeoutSendsCancelledAndALateReplyIsDropped) {
+  auto outcome = run(ctx, c->request("slow", json::object(), std::chrono::milliseconds(20)));
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, "mcp_timeout");
+  const json id = fake->held.at(0)["id"];
+  EXPECT_EQ(fake->sent.back()["method"], "notifications/cancelled");
+  EXPECT_EQ(fake->sent.back()["params"]["requestId"], id);
+  fake->reply(id, {{"late", true}});
+  settle();
+  EXPECT_EQ(c->in_flight(), 0u);
+  auto next = start("next");
+  fake->reply(fake->held.back()["id"], {{"ok", true}});
+  settle();
+  ASSERT_TRUE(*next && **next);
+  EXPECT_EQ((***next)["ok"], true);
+}
+
+TEST_F(FakeClient, ExpiredSessionInitializesAgainAndRetriesOnce) {
+  fake->expire_next = 1;
+  auto outcome = start("tools/list");
+  settle();
+  EXPECT_EQ(fake->resets, 1);
+  EXPECT_EQ(fake->initializes, 2);
+  ASSERT_EQ(fake->held.size(), 1u);
+  fake->reply(fake->held[0]["id"], {{"tools", json::array()}});
+  settle();
+  ASSERT_TRUE(*outcome && **outcome);
+}
+
+TEST_F(FakeClient, RequestsThatFindTheSessionExpiredShareOneNewSession) {
+  fake->expire_next = 2;
+  auto a = start("a", {}, false);  // both are sent before either learns the session is gone
+  auto b = start("b", {}, false);
+  settle();
+  EXPECT_EQ(fake->initializes, 2);  // connect + one re-initialize, not one per request
+  ASSERT_EQ(fake->held.size(), 2u);
+  for (const auto& held : fake->held) fake->reply(held["id"], {{"ok", true}});
+  settle();
+  ASSERT_TRUE(*a && **a);
+  ASSERT_TRUE(*b && **b);
+}
+
+TEST_F(FakeClient, ConnectionLossFailsRequestsInFlight) {
+  std::optional<error> lost;
+  c->on_closed([&](error e) { lost = e; });
+  auto outcome = start("work");
+  fake->lose(make_error("mcp_connection_lost", "server went away"));
+  settle();
+  ASSERT_TRUE(*outcome);
+  ASSERT_FALSE(**outcome);
+  EXPECT_EQ((**outcome).error().message, "server went away");
+  ASSERT_TRUE(lost);
+  EXPECT_FALSE(c->connected());
+  auto after = run(ctx, c->request("again", json::object()));
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().code, "mcp_not_connected");
+}
+
+}  // namespace
+}  // namespace harness::mcp

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// A misbehaving MCP server for the client's fault tests (Node, no dependencies).
+// Usage: node fault_server.js <mode>
+//   normal        a well-behaved server with the tools below
+//   garbage       also writes non-JSON lines, invalid UTF-8, a partial line and one huge line to stdout
+//   stderr_flood  writes ~32 MB to stderr at start and more on every call
+//   bad_version   answers initialize with protocol version 1999-01-01
+//   endless_pages tools/list always has a nextCursor
+//   crash_on_start exits with status 7 before answering anything
+// Tools: echo {text}, crash (exits mid-call), hang (never answers; remembers cancellations),
+// cancelled (lists the request ids we were told to cancel), progress {steps, interval_ms},
+// ask_client (sends ping, roots/list, sampling/createMessage, elicitation/create to the client
+// and returns the answers), add_tool (adds tool "added" and sends tools/list_changed), fail (isError).
+'use strict';
+const mode = process.argv[2] || 'normal';
+const cancelled = [];
+const waiting = new Map();  // our requests to the client, by id
+let nextId = 1000;
+let extraTool = false;
+
+function send(obj) { process.stdout.write(JSON.stringify(obj) + '\n'); }
+function reply(id, result) { send({ jsonrpc: '2.0', id, result }); }
+function fail(id, code, message) { send({ jsonrpc: '2.0', id, error: { code, message } }); }
+function text(t) { return { content: [{ type: 'text', text: typeof t === 'string' ? t : JSON.stringify(t) }] }; }
+function garbage() {
+  if (mode !== 'garbage') return;
+  process.stdout.write('this is not json\n');
+  process.stdout.write(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));  // {"a":"\xff\xfe"}
+  process.stdout.write('{"jsonrpc":"2.0", "truncated\n');
+  process.stdout.write('x'.repeat(2 * 1024 * 1024) + '\n');  // over the test's 1 MiB cap
+  process.stdout.write('\n   \n');
+}
+function flood(bytes) {
+  if (mode !== 'stderr_flood') return;
+  const line = 'e'.repeat(1023) + '\n';
+  for (let i = 0; i < bytes / 1024; i++) process.stderr.write(line);
+}
+function askClient(method, params) {
+  const id = nextId++;
+  send({ jsonrpc: '2.0', id, method, params });
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+function tools() {
+  const t = [
+    { name: 'echo', description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    { name: 'crash', description: 'Exits the process in the middle of the call', inputSchema: { type: 'object' } },
+    { name: 'hang', description: 'Never answers', inputSchema: { type: 'object' } },
+    { name: 'cancelled', description: 'Request ids the client cancelled', inputSchema: { type: 'object' } },
+    { name: 'progress', description: 'Sends progress notifications, then answers', inputSchema: { type: 'object' } },
+    { name: 'ask_client', description: 'Sends requests to the client', inputSchema: { type: 'object' } },
+    { name: 'add_tool', description: 'Adds a tool and sends list_changed', inputSchema: { type: 'object' } },
+    { name: 'fail', description: 'Returns an error result', inputSchema: { type: 'object' } },
+  ];
+  if (extraTool) t.push({ name: 'added', description: 'Added at run time', inputSchema: { type: 'object' } });
+  return t;
+}
+
+async function call(id, name, args, meta) {
+  flood(1024 * 1024);
+  garbage();
+  switch (name) {
+    case 'echo': return reply(id, text(args.text ?? ''));
+    case 'crash': process.stderr.write('fault_server: crashing on purpose\n'); process.exit(3);
+    case 'hang': return;  // never answer
+    case 'cancelled': return reply(id, text(cancelled));
+    case 'progress': {
+      const steps = args.steps ?? 5, interval = args.interval_ms ?? 100;
+      for (let i = 1; i <= steps; i++) {
+        await new Promise((r) => setTimeout(r, interval));
+        if (meta && meta.progressToken !== undefined) {
+          send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: meta.progressToken, progress: i, total: steps } });
+        }
+      }
+      return reply(id, text({ steps }));
+    }
+    case 'ask_client': {
+      const answers = {};
+      for (const m of ['ping', 'roots/list', 'sampling/createMessage', 'elicitation/create', 'no/such/method']) {
+        answers[m] = await askClient(m, m === 'ping' ? undefined : {});
+      }
+      return reply(id, { content: [{ type: 'text', text: 'asked' }], structuredContent: answers });
+    }
+    case 'add_tool':
+      extraTool = true;
+      send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      return reply(id, text('added'));
+    case 'fail': return reply(id, { content: [{ type: 'text', text: 'it went wrong' }], isError: true });
+    default: return fail(id, -32602, 'unknown tool ' + name);
+  }
+}
+
+function handle(msg) {
+  if (msg.id !== undefined && msg.method === undefined) {  // an answer to our request
+    const resolve = waiting.get(msg.id);
+    if (resolve) { waiting.delete(msg.id); resolve(msg.error ? { error: msg.error } : { result: msg.result }); }
+    return;
+  }
+  const p = msg.params || {};
+  switch (msg.method) {
+    case 'initialize':
+      garbage();
+      return reply(msg.id, {
+        protocolVersion: mode === 'bad_version' ? '1999-01-01' : p.protocolVersion,
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'fault-server', version: '1.0.0' },
+      });
+    case 'notifications/initialized': return;
+    case 'notifications/cancelled': cancelled.push(p.requestId); return;
+    case 'ping': return reply(msg.id, {});
+    case 'tools/list':
+      if (mode === 'endless_pages') {
+        const n = Number(p.cursor || 0) + 1;
+        return reply(msg.id, { tools: [{ name: 'page' + n, inputSchema: { type: 'object' } }], nextCursor: String(n) });
+      }
+      return reply(msg.id, { tools: tools() });
+    case 'tools/call': return call(msg.id, p.name, p.arguments || {}, p._meta);
+    default:
+      if (msg.id !== undefined) fail(msg.id, -32601, 'method not found');
+  }
+}
+
+if (mode === 'crash_on_start') { process.stderr.write('fault_server: cannot start\n'); process.exit(7); }
+flood(32 * 1024 * 1024);
+let buffered = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    if (line.trim()) handle(JSON.parse(line));
+  }
+});
+process.stdin.on('end', () => process.exit(0));
