@@ -47,5 +47,10 @@ function(harness_test name)
     DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-               ENVIRONMENT "HARNESS_SOURCE_DIR=${PROJECT_SOURCE_DIR};HARNESS_BINARY_DIR=${PROJECT_BINARY_DIR}")
+               ENVIRONMENT "HARNESS_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  # ctest's ENVIRONMENT property cannot carry two variables through
+  # gtest_discover_tests (its list separator splits them), so the build
+  # directory comes in as a compile definition.
+  target_compile_definitions(${name} PRIVATE HARNESS_TEST_BINARY_DIR="${PROJECT_BINARY_DIR}"
+                                             HARNESS_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endfunction()

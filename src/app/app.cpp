@@ -16,12 +16,16 @@
 
 #include "harness/http/http_settings.hpp"
 #include "harness/http/server.hpp"
+#include "harness/pii/pii_cli.hpp"
+
+#include <iostream>
 
 namespace harness::app {
 namespace {
 
 constexpr const char* usage =
     "usage: mcp-harness [--name value ...]   run the server\n"
+    "       mcp-harness pii tokenize [--json]   censor stdin with the configured PII detectors\n"
     "       mcp-harness --help | --version";
 
 int config_failure(const error& e) {
@@ -73,6 +77,13 @@ int run(int argc, char** argv) {
   if (!args.empty() && args[0] == "--version") {
     std::printf("mcp-harness %s\n", core::version());
     return 0;
+  }
+  if (!args.empty() && args[0] == "pii") {
+    // The subcommand's own arguments are not settings: the PII settings come
+    // from the environment and .env, exactly as the server reads them.
+    auto settings = load_settings(specs, {});
+    if (!settings) return config_failure(settings.error());
+    return pii::run_pii_cli({args.begin() + 1, args.end()}, *settings, std::cin, std::cout, std::cerr);
   }
   auto settings = load_settings(specs, args);
   if (!settings) return config_failure(settings.error());

@@ -6,11 +6,13 @@
 #include "harness/core/logging.hpp"
 #include "harness/docker/engine_client.hpp"
 #include "harness/execution/execution_service.hpp"
+#include "harness/execution/data_path.hpp"
 #include "harness/execution/execution_settings.hpp"
+#include "harness/mcp/tool_registry.hpp"
+#include "harness/pii/pii_censor.hpp"
 #include "harness/http/http_settings.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
-#include "no_tools.hpp"
 
 namespace harness::app {
 namespace {
@@ -26,6 +28,7 @@ class components_impl final : public components {
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
+    if (registry_) co_await registry_->stop();
   }
 
   http::services services_;
@@ -34,7 +37,19 @@ class components_impl final : public components {
   std::shared_ptr<sandbox::sandbox_health> sandbox_health_;
   std::shared_ptr<execution::warm_pool> pool_;
   std::shared_ptr<execution::execution_service> execution_;
+  std::shared_ptr<mcp::tool_registry> registry_;
+  std::shared_ptr<const pii::pii_censor> censor_;
 };
+
+result<std::shared_ptr<const pii::pii_censor>> build_censor(const core::settings& settings) {
+  auto config = pii::load_pii_config(settings);
+  if (!config) return config.error();
+  auto builder = pii::pii_censor_builder::from_config(*config);
+  if (!builder) return builder.error();
+  auto censor = builder->build();
+  if (!censor) return censor.error();
+  return std::make_shared<const pii::pii_censor>(std::move(*censor));
+}
 
 // Removes containers a crashed earlier run left behind, then starts filling the pool.
 asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> backend,
@@ -61,17 +76,32 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!exec_settings) return exec_settings.error();
   out->services_.limits.code_max_chars = static_cast<std::size_t>(sandbox_config->max_code_bytes);
 
+  auto mcp_config = mcp::load_mcp_config(settings);
+  if (!mcp_config) return mcp_config.error();
+  auto censor = build_censor(settings);
+  if (!censor) return censor.error();
+  out->censor_ = *censor;
+
   auto executor = io.get_executor();
+  out->registry_ = mcp::create_tool_registry(executor, *mcp_config);
+  out->services_.tools = out->registry_;
+  for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
   out->engine_ = docker::create_engine_client(executor, *docker_config);
   out->backend_ = sandbox::create_docker_sandbox(executor, out->engine_, *sandbox_config);
   out->sandbox_health_ = std::make_shared<sandbox::sandbox_health>(out->engine_, sandbox_config->image);
   out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
-  out->execution_ = execution::create_execution_service(executor, out->pool_, std::make_shared<no_tools>(), nullptr,
-                                                        exec_settings->service);
+  // Each /execute session gets its own vault: tokens never leak between sessions.
+  execution::filter_factory filters = [censor = out->censor_] {
+    return std::make_unique<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>());
+  };
+  out->execution_ = execution::create_execution_service(executor, out->pool_, execution::registry_tools(out->registry_),
+                                                        std::move(filters), exec_settings->service);
   out->services_.execution = out->execution_;
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
 
+  // MCP servers start in the background: the listener does not wait for them.
+  asio::co_spawn(io, out->registry_->start(), asio::detached);
   asio::co_spawn(io, out->sandbox_health_->refresh_every(10s), asio::detached);
   asio::co_spawn(io, start_sandboxes(out->backend_, out->pool_), asio::detached);
   return std::unique_ptr<components>(std::move(out));

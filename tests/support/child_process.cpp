@@ -116,12 +116,12 @@ const std::string& child_process::output() {
 
 std::string binary_path(const std::string& relative) {
   const char* dir = std::getenv("HARNESS_BINARY_DIR");
-  return std::string(dir ? dir : "build") + "/" + relative;
+  return std::string(dir ? dir : HARNESS_SUPPORT_BINARY_DIR) + "/" + relative;
 }
 
 std::string source_path(const std::string& relative) {
   const char* dir = std::getenv("HARNESS_SOURCE_DIR");
-  return std::string(dir ? dir : ".") + "/" + relative;
+  return std::string(dir ? dir : HARNESS_SUPPORT_SOURCE_DIR) + "/" + relative;
 }
 
 }  // namespace harness::testing

@@ -22,6 +22,12 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
 // DELETE /sessions/{id}?userId=: ends an /execute session and its sandbox.
 boost::asio::awaitable<http_response> handle_delete_session(const request_context& context);
 
+// GET /tools?query=: [{name, description}] of connected servers' tools, best match first.
+http_response handle_list_tools(const request_context& context);
+
+// GET /tools/{name}: {name, description, inputSchema, outputSchema?}.
+http_response handle_tool_details(const request_context& context);
+
 // The HTTP status and JSON error for a service error, by its code.
 http_response service_error_response(const error& e);
 

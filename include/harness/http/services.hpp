@@ -12,6 +12,9 @@
 namespace harness::execution {
 class execution_service;
 }
+namespace harness::mcp {
+class tool_registry;
+}
 
 namespace harness::http {
 
@@ -26,6 +29,8 @@ struct services {
   request_limits limits;
   // Runs code for POST /execute; null when no sandbox backend is configured.
   std::shared_ptr<execution::execution_service> execution;
+  // The MCP tool registry for GET /tools; null when none is configured.
+  std::shared_ptr<mcp::tool_registry> tools;
 };
 
 }  // namespace harness::http

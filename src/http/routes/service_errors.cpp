@@ -8,7 +8,7 @@ http_response service_error_response(const error& e) {
   // Codes a service returns for expected failures, and what they mean in HTTP.
   static const std::map<std::string, unsigned> status_of = {
       {"session_not_found", 404}, {"session_forbidden", 403}, {"session_busy", 409},
-      {"too_many_sessions", 429}, {"invalid_request", 400},
+      {"too_many_sessions", 429}, {"invalid_request", 400}, {"mcp_unknown_tool", 404},
   };
   unsigned status = 503;  // sandbox and engine failures: the service cannot serve now
   if (auto it = status_of.find(e.code); it != status_of.end()) status = it->second;

@@ -6,6 +6,8 @@ router make_api_router() {
   return router({
       {"GET", "/health", handle_health},
       {"POST", "/task", handle_post_task, /*json_body=*/true},
+      {"GET", "/tools", handle_list_tools},
+      {"GET", "/tools/{name}", handle_tool_details},
       {.method = "POST", .pattern = "/execute", .handle = nullptr, .json_body = true, .handle_async = handle_execute},
       {.method = "DELETE", .pattern = "/sessions/{id}", .handle = nullptr, .json_body = false, .handle_async = handle_delete_session},
   });

@@ -1,0 +1,35 @@
+// Adapters that put the real components on the sandbox's data path: the MCP
+// tool registry behind the helpers, and the PII censor (with one vault per
+// session) on everything that crosses the sandbox boundary.
+#pragma once
+
+#include <memory>
+
+#include "harness/bridge/tool_gateway.hpp"
+#include "harness/mcp/tool_registry.hpp"
+#include "harness/pii/pii_censor.hpp"
+#include "harness/pii/pii_vault.hpp"
+
+namespace harness::execution {
+
+// list_mcp_tools / get_mcp_tool_details / callMCPTool served by the registry.
+std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_registry> registry);
+
+// Tool results are tokenized on their way into the sandbox; arguments coming
+// out are restored to the real values before they reach a tool. `vault` is
+// the task's (or session's) own; `censor` is shared and read-only.
+class pii_filter final : public bridge::data_filter {
+ public:
+  pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault)
+      : censor_(std::move(censor)), vault_(std::move(vault)) {}
+
+  nlohmann::json into_sandbox(nlohmann::json value) override;
+  nlohmann::json out_of_sandbox(nlohmann::json value) override;
+  pii::pii_vault& vault() { return *vault_; }
+
+ private:
+  std::shared_ptr<const pii::pii_censor> censor_;
+  std::shared_ptr<pii::pii_vault> vault_;
+};
+
+}  // namespace harness::execution
