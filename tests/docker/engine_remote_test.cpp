@@ -32,6 +32,12 @@ class remote_engine : public ::testing::Test {
     port = static_cast<int>(20000 + std::random_device{}() % 20000);
   }
   void TearDown() override {
+    // Containers a failed assertion left behind, found by label on the local engine.
+    docker_config local;
+    auto left = run_sync(io, create_engine_client(io.get_executor(), local)->list_containers("org.mcp-harness.test=remote", true));
+    if (left) {
+      for (auto& c : *left) (void)run_sync(io, create_engine_client(io.get_executor(), local)->remove_container(c.id, true));
+    }
     if (proxy > 0) {
       ::kill(proxy, SIGTERM);
       ::waitpid(proxy, nullptr, 0);
