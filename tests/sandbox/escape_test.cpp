@@ -216,3 +216,31 @@ TEST_F(escape, tmpfs_fills_up_at_its_cap_and_cannot_execute) {
 
 }  // namespace
 }  // namespace harness::sandbox
+
+namespace harness::sandbox {
+namespace {
+
+// The sandbox image has no setuid files, so this runs the hardened settings on
+// the base image, where mount is setuid root as on Debian: no-new-privileges
+// must keep it from running as root (without it, mount does become root).
+using escape_base = testing::sandbox_fixture;
+
+TEST_F(escape_base, setuid_root_binary_gains_nothing) {
+  const char* env_base = std::getenv("SANDBOX_BASE_IMAGE");
+  config.image = env_base && *env_base ? env_base : "mcp-harness-node-base:20-local";
+  if (!run(engine->inspect_image(config.image))) GTEST_SKIP() << "base image " << config.image << " not present";
+  // The base has no runner: node reads the script from stdin (CommonJS, no top-level await).
+  auto r = run_code(R"(
+    const fs = require('fs'), { spawnSync } = require('child_process');
+    let mode = 0; try { mode = fs.statSync('/usr/bin/mount').mode; } catch {}
+    const x = spawnSync('/usr/bin/mount', ['-t', 'tmpfs', 'none', '/tmp'], { encoding: 'utf8' });
+    console.log(JSON.stringify({ setuid: (mode & 0o4000) !== 0, status: x.status, err: x.stderr || '' }));)");
+  auto j = report(r);
+  if (!j["setuid"].get<bool>()) GTEST_SKIP() << "mount is not setuid in " << config.image;
+  EXPECT_NE(j["status"], 0);
+  // "must be superuser": mount ran as uid 1000, the setuid bit gave it nothing.
+  EXPECT_NE(j["err"].get<std::string>().find("must be superuser"), std::string::npos) << j.dump();
+}
+
+}  // namespace
+}  // namespace harness::sandbox
