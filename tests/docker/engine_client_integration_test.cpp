@@ -1,4 +1,6 @@
 // engine_client against the real dockerd and the real sandbox image.
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -28,7 +30,7 @@ class engine_integration : public ::testing::Test {
     ASSERT_TRUE(run(client->ping())) << "dockerd is not running; ./scripts/test.sh starts it";
   }
   void TearDown() override {
-    auto listed = run(client->list_containers("org.mcp-harness.test=engine", true));
+    auto listed = run(client->list_containers("org.mcp-harness.test=" + label_value(), true));
     if (listed) {
       for (auto& c : *listed) (void)run(client->remove_container(c.id, true));
     }
@@ -37,6 +39,9 @@ class engine_integration : public ::testing::Test {
   T run(boost::asio::awaitable<T> work) {
     return run_sync(io, std::move(work));
   }
+  // Unique to this process: tests run in parallel and each teardown removes only its own.
+  static std::string label_value() { return "engine-" + std::to_string(::getpid()); }
+
   boost::asio::io_context io;
   std::shared_ptr<engine_client> client;
 };
@@ -60,7 +65,7 @@ TEST_F(engine_integration, image_inspect_and_missing_image) {
 TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
   nlohmann::json body = {{"Image", image()},           {"OpenStdin", true}, {"StdinOnce", true},
                          {"AttachStdin", true},        {"AttachStdout", true}, {"AttachStderr", true},
-                         {"Tty", false},               {"Labels", {{"org.mcp-harness.test", "engine"}}},
+                         {"Tty", false},               {"Labels", {{"org.mcp-harness.test", label_value()}}},
                          {"HostConfig", {{"NetworkMode", "none"}}}};
   auto id = run(client->create_container(body, ""));
   ASSERT_TRUE(id) << id.error().describe();

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <thread>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <gtest/gtest.h>
 
 #include "docker/run_sync.hpp"
@@ -29,12 +29,14 @@ class remote_engine : public ::testing::Test {
     }
     dir = fs::temp_directory_path() / ("harness-remote-engine-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    port = static_cast<int>(20000 + std::random_device{}() % 20000);
+    // A port the kernel says is free right now (socat cannot bind port 0 and tell us).
+    boost::asio::ip::tcp::acceptor probe(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    port = probe.local_endpoint().port();
   }
   void TearDown() override {
     // Containers a failed assertion left behind, found by label on the local engine.
     docker_config local;
-    auto left = run_sync(io, create_engine_client(io.get_executor(), local)->list_containers("org.mcp-harness.test=remote", true));
+    auto left = run_sync(io, create_engine_client(io.get_executor(), local)->list_containers(label(), true));
     if (left) {
       for (auto& c : *left) (void)run_sync(io, create_engine_client(io.get_executor(), local)->remove_container(c.id, true));
     }
@@ -92,7 +94,7 @@ class remote_engine : public ::testing::Test {
     std::string image = env_image && *env_image ? env_image : "mcp-harness-sandbox:latest";
     nlohmann::json body = {{"Image", image},       {"OpenStdin", true},    {"StdinOnce", true},
                            {"AttachStdin", true},  {"AttachStdout", true}, {"AttachStderr", true},
-                           {"Tty", false},         {"Labels", {{"org.mcp-harness.test", "remote"}}},
+                           {"Tty", false},         {"Labels", {{"org.mcp-harness.test", label().substr(label().find('=') + 1)}}},
                            {"HostConfig", {{"NetworkMode", "none"}}}};
     auto id = run_sync(io, client.create_container(body, ""));
     ASSERT_TRUE(id) << id.error().describe();
@@ -111,6 +113,10 @@ class remote_engine : public ::testing::Test {
     EXPECT_EQ(out, "via proxy\n");
     EXPECT_TRUE(run_sync(io, client.remove_container(*id, true)));
   }
+
+  // Unique to this process: ctest runs tests in parallel, and a teardown must
+  // only remove its own test's containers.
+  static std::string label() { return "org.mcp-harness.test=remote-" + std::to_string(::getpid()); }
 
   boost::asio::io_context io;
   fs::path dir;
