@@ -63,9 +63,14 @@ TEST_F(engine_integration, image_inspect_and_missing_image) {
 }
 
 TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
-  nlohmann::json body = {{"Image", image()},           {"OpenStdin", true}, {"StdinOnce", true},
-                         {"AttachStdin", true},        {"AttachStdout", true}, {"AttachStderr", true},
-                         {"Tty", false},               {"Labels", {{"org.mcp-harness.test", label_value()}}},
+  nlohmann::json body = {{"Image", image()},
+                         {"OpenStdin", true},
+                         {"StdinOnce", true},
+                         {"AttachStdin", true},
+                         {"AttachStdout", true},
+                         {"AttachStderr", true},
+                         {"Tty", false},
+                         {"Labels", {{"org.mcp-harness.test", label_value()}}},
                          {"HostConfig", {{"NetworkMode", "none"}}}};
   auto id = run(client->create_container(body, ""));
   ASSERT_TRUE(id) << id.error().describe();

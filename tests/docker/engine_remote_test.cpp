@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <thread>
 
-#include <boost/asio/ip/tcp.hpp>
 #include <gtest/gtest.h>
+#include <boost/asio/ip/tcp.hpp>
 
 #include "docker/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
@@ -38,7 +38,8 @@ class remote_engine : public ::testing::Test {
     docker_config local;
     auto left = run_sync(io, create_engine_client(io.get_executor(), local)->list_containers(label(), true));
     if (left) {
-      for (auto& c : *left) (void)run_sync(io, create_engine_client(io.get_executor(), local)->remove_container(c.id, true));
+      for (auto& c : *left)
+        (void)run_sync(io, create_engine_client(io.get_executor(), local)->remove_container(c.id, true));
     }
     if (proxy > 0) {
       ::kill(proxy, SIGTERM);
@@ -50,11 +51,13 @@ class remote_engine : public ::testing::Test {
   void make_certs() {
     std::string d = dir.string();
     std::string script =
-        "cd " + d + " && exec >openssl.log 2>&1 && "
+        "cd " + d +
+        " && exec >openssl.log 2>&1 && "
         "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca-key.pem -out ca.pem && "
         "openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server-key.pem -out server.csr && "
         "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > san.ext && "
-        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile san.ext -out server.pem && "
+        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile san.ext -out "
+        "server.pem && "
         "openssl req -newkey rsa:2048 -nodes -subj /CN=client -keyout key.pem -out client.csr && "
         "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -out cert.pem";
     ASSERT_EQ(std::system(script.c_str()), 0) << "openssl failed, see " << d << "/openssl.log";
@@ -92,9 +95,14 @@ class remote_engine : public ::testing::Test {
     ASSERT_TRUE(v) << v.error().describe();
     const char* env_image = std::getenv("SANDBOX_IMAGE");
     std::string image = env_image && *env_image ? env_image : "mcp-harness-sandbox:latest";
-    nlohmann::json body = {{"Image", image},       {"OpenStdin", true},    {"StdinOnce", true},
-                           {"AttachStdin", true},  {"AttachStdout", true}, {"AttachStderr", true},
-                           {"Tty", false},         {"Labels", {{"org.mcp-harness.test", label().substr(label().find('=') + 1)}}},
+    nlohmann::json body = {{"Image", image},
+                           {"OpenStdin", true},
+                           {"StdinOnce", true},
+                           {"AttachStdin", true},
+                           {"AttachStdout", true},
+                           {"AttachStderr", true},
+                           {"Tty", false},
+                           {"Labels", {{"org.mcp-harness.test", label().substr(label().find('=') + 1)}}},
                            {"HostConfig", {{"NetworkMode", "none"}}}};
     auto id = run_sync(io, client.create_container(body, ""));
     ASSERT_TRUE(id) << id.error().describe();
