@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "docker/attachable_container.hpp"
 #include "docker/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 
@@ -12,11 +13,6 @@ namespace harness::docker {
 namespace {
 
 using harness::testing::run_sync;
-
-std::string image() {
-  const char* env = std::getenv("SANDBOX_IMAGE");
-  return env && *env ? env : "mcp-harness-sandbox:latest";
-}
 
 class engine_integration : public ::testing::Test {
  protected:
@@ -54,7 +50,7 @@ TEST_F(engine_integration, version_is_negotiated_with_the_real_engine) {
 }
 
 TEST_F(engine_integration, image_inspect_and_missing_image) {
-  auto found = run(client->inspect_image(image()));
+  auto found = run(client->inspect_image(testing::sandbox_image()));
   ASSERT_TRUE(found) << found.error().describe();
   EXPECT_EQ(found->id.rfind("sha256:", 0), 0u);
   auto missing = run(client->inspect_image("mcp-harness-no-such-image:0"));
@@ -63,16 +59,7 @@ TEST_F(engine_integration, image_inspect_and_missing_image) {
 }
 
 TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
-  nlohmann::json body = {{"Image", image()},
-                         {"OpenStdin", true},
-                         {"StdinOnce", true},
-                         {"AttachStdin", true},
-                         {"AttachStdout", true},
-                         {"AttachStderr", true},
-                         {"Tty", false},
-                         {"Labels", {{"org.mcp-harness.test", label_value()}}},
-                         {"HostConfig", {{"NetworkMode", "none"}}}};
-  auto id = run(client->create_container(body, ""));
+  auto id = run(client->create_container(testing::attachable_container(label_value()), ""));
   ASSERT_TRUE(id) << id.error().describe();
   auto stream = run(client->attach_container(*id));
   ASSERT_TRUE(stream) << stream.error().describe();
@@ -102,7 +89,8 @@ TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
 }
 
 TEST_F(engine_integration, bad_settings_come_back_as_bad_request) {
-  nlohmann::json body = {{"Image", image()}, {"HostConfig", {{"Memory", 1024}}}};  // below the engine's minimum
+  nlohmann::json body = {{"Image", testing::sandbox_image()},
+                         {"HostConfig", {{"Memory", 1024}}}};  // below the engine's minimum
   auto id = run(client->create_container(body, ""));
   ASSERT_FALSE(id);
   EXPECT_EQ(id.error().code, "docker_bad_request");

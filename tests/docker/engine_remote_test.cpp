@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <boost/asio/ip/tcp.hpp>
 
+#include "docker/attachable_container.hpp"
 #include "docker/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 
@@ -93,17 +94,7 @@ class remote_engine : public ::testing::Test {
   void exercise(engine_client& client) {
     auto v = run_sync(io, client.version());
     ASSERT_TRUE(v) << v.error().describe();
-    const char* env_image = std::getenv("SANDBOX_IMAGE");
-    std::string image = env_image && *env_image ? env_image : "mcp-harness-sandbox:latest";
-    nlohmann::json body = {{"Image", image},
-                           {"OpenStdin", true},
-                           {"StdinOnce", true},
-                           {"AttachStdin", true},
-                           {"AttachStdout", true},
-                           {"AttachStderr", true},
-                           {"Tty", false},
-                           {"Labels", {{"org.mcp-harness.test", label().substr(label().find('=') + 1)}}},
-                           {"HostConfig", {{"NetworkMode", "none"}}}};
+    auto body = testing::attachable_container(label().substr(label().find('=') + 1));
     auto id = run_sync(io, client.create_container(body, ""));
     ASSERT_TRUE(id) << id.error().describe();
     auto stream = run_sync(io, client.attach_container(*id));
