@@ -1,0 +1,52 @@
+// Helpers shared by the llm tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "harness/llm/config.hpp"
+#include "harness/llm/types.hpp"
+
+namespace harness::llm::test {
+
+// Runs one awaitable to completion on a fresh io_context and returns its value.
+template <class T>
+T run_sync(boost::asio::awaitable<T> op) {
+  boost::asio::io_context ioc;
+  std::optional<T> out;
+  boost::asio::co_spawn(
+      ioc, [&]() -> boost::asio::awaitable<void> { out.emplace(co_await std::move(op)); }, boost::asio::detached);
+  ioc.run();
+  return std::move(*out);
+}
+
+// A config with fast retries, for tests.
+inline llm_config test_config(const std::string& provider, const std::string& base_url) {
+  llm_config c;
+  c.provider = provider;
+  c.model = provider == "anthropic" ? "claude-test" : "gpt-test";
+  c.api_key = "sk-test-SECRET-0123456789";
+  c.base_url = base_url;
+  c.timeout = std::chrono::milliseconds(10000);
+  c.deadline = std::chrono::milliseconds(30000);
+  c.retry.max_retries = 2;
+  c.retry.base_delay = std::chrono::milliseconds(1);
+  c.retry.max_delay = std::chrono::milliseconds(5);
+  return c;
+}
+
+// system + user, offering execute_code.
+inline llm_request simple_request(const std::string& task = "count the files") {
+  llm_request r;
+  r.messages.push_back({message_role::system, "You write JavaScript.", {}, "", false, false});
+  r.messages.push_back({message_role::user, task, {}, "", false, false});
+  r.tools.push_back(execute_code_tool());
+  return r;
+}
+
+}  // namespace harness::llm::test
