@@ -53,7 +53,7 @@ struct fake_process {
   }
 };
 
-TEST(FakeLlmServerProcess, AnswersFromAScriptFileAndLogsRequests) {
+TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
   auto script = (std::filesystem::temp_directory_path() / ("fake-llm-script-" + std::to_string(getpid()) + ".json")).string();
   {
     std::ofstream out(script);
@@ -73,6 +73,42 @@ TEST(FakeLlmServerProcess, AnswersFromAScriptFileAndLogsRequests) {
   ASSERT_FALSE(exhausted);
   EXPECT_NE(exhausted.error().message.find("no scripted reply left"), std::string::npos);
   std::filesystem::remove(script);
+}
+
+TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
+  fake_process fake({});
+  ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
+  auto transport = create_curl_transport({});
+  auto post = [&](const std::string& path, const std::string& body) {
+    http_request r;
+    r.url = fake.base + path;
+    r.headers = {{"Content-Type", "application/json"}};
+    r.body = body;
+    return test::run_sync(transport->send(r));
+  };
+  auto scripted = post("/_fake/script", R"([{"reply":{"toolCalls":[{"name":"execute_code","arguments":{"code":"return 5"}}]}},
+                                           {"error":{"status":403,"message":"not for you"}}])");
+  ASSERT_TRUE(scripted) << scripted.error().describe();
+  EXPECT_EQ(nlohmann::json::parse(scripted->body)["stepsLeft"], 2);
+
+  auto c = test::test_config("anthropic", fake.base);
+  auto p = create_anthropic_provider(c, transport);
+  auto turn = test::run_sync(p->complete(test::simple_request("from the control endpoint")));
+  ASSERT_TRUE(turn) << turn.error().describe();
+  EXPECT_EQ(turn->tool_calls.at(0).arguments["code"], "return 5");
+  auto denied = test::run_sync(p->complete(test::simple_request()));
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().code, "llm_forbidden");
+
+  auto log = post("/_fake/requests", "");
+  ASSERT_TRUE(log);
+  auto requests = nlohmann::json::parse(log->body);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0]["path"], "/v1/messages");
+  EXPECT_EQ(requests[0]["headers"]["x-api-key"], c.api_key);
+  EXPECT_EQ(requests[0]["body"]["messages"][0]["content"][0]["text"], "from the control endpoint");
+  ASSERT_TRUE(post("/_fake/reset", ""));
+  EXPECT_EQ(nlohmann::json::parse(post("/_fake/requests", "")->body).size(), 0u);
 }
 
 }  // namespace

@@ -246,7 +246,7 @@ TEST_P(LlmHttp, RecordedSessionReplaysTheSameTurns) {
   std::filesystem::remove(file);
 }
 
-INSTANTIATE_TEST_SUITE_P(Providers, LlmHttp, ::testing::Values("openai", "anthropic"));
+INSTANTIATE_TEST_SUITE_P(LlmProviders, LlmHttp, ::testing::Values("openai", "anthropic"));
 
 TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   unsigned short port = 0;

@@ -27,7 +27,7 @@ struct retry_log {
   }
 };
 
-TEST(HttpProvider, RetriesConnectionErrorsAndServerErrorsThenSucceeds) {
+TEST(LlmHttpProvider, RetriesConnectionErrorsAndServerErrorsThenSucceeds) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push(make_error("llm_connection_failed", "refused"));
   t->push_json(503, R"({"error":{"message":"busy"}})");
@@ -43,7 +43,7 @@ TEST(HttpProvider, RetriesConnectionErrorsAndServerErrorsThenSucceeds) {
   EXPECT_LE(log.waits[1].second, milliseconds(5));  // test config caps backoff at 5 ms
 }
 
-TEST(HttpProvider, HonoursRetryAfter) {
+TEST(LlmHttpProvider, HonoursRetryAfter) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(429, R"({"error":{"message":"slow down"}})", {{"retry-after-ms", "20"}});
   t->push_json(200, ok_body);
@@ -54,7 +54,7 @@ TEST(HttpProvider, HonoursRetryAfter) {
   EXPECT_EQ(log.waits[0].second, milliseconds(20));
 }
 
-TEST(HttpProvider, NoRetryOnClientErrors) {
+TEST(LlmHttpProvider, NoRetryOnClientErrors) {
   for (long status : {400L, 401L, 403L, 404L}) {
     auto t = std::make_shared<test::scripted_transport>();
     t->push_json(status, R"({"error":{"message":"no"}})");
@@ -67,7 +67,7 @@ TEST(HttpProvider, NoRetryOnClientErrors) {
   }
 }
 
-TEST(HttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
+TEST(LlmHttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
   auto t = std::make_shared<test::scripted_transport>();
   for (int i = 0; i < 5; ++i) t->push_json(529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
   auto p = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
@@ -78,7 +78,7 @@ TEST(HttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
   EXPECT_EQ(t->sent().size(), 3u);  // max_retries = 2
 }
 
-TEST(HttpProvider, RetryAfterPastTheDeadlineFailsAtOnce) {
+TEST(LlmHttpProvider, RetryAfterPastTheDeadlineFailsAtOnce) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(429, "{}", {{"retry-after", "3600"}});
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
@@ -89,7 +89,7 @@ TEST(HttpProvider, RetryAfterPastTheDeadlineFailsAtOnce) {
   EXPECT_EQ(t->sent().size(), 1u);
 }
 
-TEST(HttpProvider, RequestDeadlineInThePastFailsWithoutSending) {
+TEST(LlmHttpProvider, RequestDeadlineInThePastFailsWithoutSending) {
   auto t = std::make_shared<test::scripted_transport>();
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
   auto request = test::simple_request();
@@ -100,7 +100,7 @@ TEST(HttpProvider, RequestDeadlineInThePastFailsWithoutSending) {
   EXPECT_TRUE(t->sent().empty());
 }
 
-TEST(HttpProvider, AttemptTimeoutIsBoundedByTheDeadline) {
+TEST(LlmHttpProvider, AttemptTimeoutIsBoundedByTheDeadline) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(200, ok_body);
   auto config = test::test_config("openai", "http://h/v1");
@@ -111,7 +111,7 @@ TEST(HttpProvider, AttemptTimeoutIsBoundedByTheDeadline) {
   EXPECT_LE(t->sent().at(0).timeout, milliseconds(5000));
 }
 
-TEST(HttpProvider, MalformedAnswerIsAnErrorNotARetry) {
+TEST(LlmHttpProvider, MalformedAnswerIsAnErrorNotARetry) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(200, "{\"choices\": [");
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
@@ -121,7 +121,7 @@ TEST(HttpProvider, MalformedAnswerIsAnErrorNotARetry) {
   EXPECT_EQ(t->sent().size(), 1u);
 }
 
-TEST(HttpProvider, TextFallbackAndKeyScrubbing) {
+TEST(LlmHttpProvider, TextFallbackAndKeyScrubbing) {
   auto config = test::test_config("openai", "http://h/v1");
   const std::string text = "Here:\n```javascript\nconst k = '" + config.api_key + "';\nreturn k;\n```";
   auto t = std::make_shared<test::scripted_transport>();
@@ -138,7 +138,7 @@ TEST(HttpProvider, TextFallbackAndKeyScrubbing) {
   EXPECT_EQ(turn->text.find(config.api_key), std::string::npos);
 }
 
-TEST(HttpProvider, NativeModeIgnoresCodeInText) {
+TEST(LlmHttpProvider, NativeModeIgnoresCodeInText) {
   auto config = test::test_config("openai", "http://h/v1");
   config.tools = tool_mode::native;
   auto t = std::make_shared<test::scripted_transport>();
@@ -149,7 +149,7 @@ TEST(HttpProvider, NativeModeIgnoresCodeInText) {
   EXPECT_TRUE(turn->tool_calls.empty());
 }
 
-TEST(HttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
+TEST(LlmHttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push(test::hang{});
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
@@ -168,7 +168,7 @@ TEST(HttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
   EXPECT_EQ(t->sent().size(), 1u);
 }
 
-TEST(HttpProvider, CancellingDuringBackoffStopsRetrying) {
+TEST(LlmHttpProvider, CancellingDuringBackoffStopsRetrying) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(429, "{}", {{"retry-after", "20"}});
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);

@@ -25,7 +25,7 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-TEST(RecordReplay, RecordsEachExchangeAndReplaysItInOrder) {
+TEST(LlmRecordReplay, RecordsEachExchangeAndReplaysItInOrder) {
   auto config = test::test_config("openai", "http://h/v1");
   auto path = temp_path("llm-record");
   fs::remove(path);
@@ -60,7 +60,7 @@ TEST(RecordReplay, RecordsEachExchangeAndReplaysItInOrder) {
   fs::remove(path);
 }
 
-TEST(RecordReplay, FactoryBuildsReplayAndRecorderFromConfig) {
+TEST(LlmRecordReplay, FactoryBuildsReplayAndRecorderFromConfig) {
   auto path = temp_path("llm-factory");
   {
     std::ofstream out(path);
@@ -78,7 +78,7 @@ TEST(RecordReplay, FactoryBuildsReplayAndRecorderFromConfig) {
   fs::remove(path);
 }
 
-TEST(RecordReplay, BadFilesAreClearErrors) {
+TEST(LlmRecordReplay, BadFilesAreClearErrors) {
   auto missing = create_replay_provider("/nonexistent/llm.jsonl");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("/nonexistent/llm.jsonl"), std::string::npos);

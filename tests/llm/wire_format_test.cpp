@@ -28,7 +28,7 @@ llm_request conversation() {
   return r;
 }
 
-TEST(OpenAiWire, BuildsChatCompletionsRequest) {
+TEST(LlmOpenAiWire, BuildsChatCompletionsRequest) {
   auto config = test::test_config("openai", "http://h/v1");
   config.temperature = 0.5;
   auto wire = make_openai_dialect(config)->build(conversation(), true);
@@ -53,7 +53,7 @@ TEST(OpenAiWire, BuildsChatCompletionsRequest) {
   EXPECT_EQ(body.dump().find("SECRET"), std::string::npos);  // the key is a header, never in the body
 }
 
-TEST(OpenAiWire, NoKeyNoAuthorizationAndZeroMaxTokensIsOmitted) {
+TEST(LlmOpenAiWire, NoKeyNoAuthorizationAndZeroMaxTokensIsOmitted) {
   auto config = test::test_config("openai", "http://h/v1");
   config.api_key.clear();
   config.max_tokens = 0;
@@ -62,7 +62,7 @@ TEST(OpenAiWire, NoKeyNoAuthorizationAndZeroMaxTokensIsOmitted) {
   EXPECT_FALSE(json::parse(wire.body).contains("max_tokens"));
 }
 
-TEST(OpenAiWire, ParsesToolCallsUsageAndOddArguments) {
+TEST(LlmOpenAiWire, ParsesToolCallsUsageAndOddArguments) {
   auto d = make_openai_dialect(test::test_config("openai", "http://h/v1"));
   auto turn = d->parse(R"({"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[
       {"id":"call_1","type":"function","function":{"name":"execute_code","arguments":"{\"code\":\"return 1\"}"}},
@@ -80,14 +80,14 @@ TEST(OpenAiWire, ParsesToolCallsUsageAndOddArguments) {
   EXPECT_EQ(turn->usage.output_tokens, 30);
 }
 
-TEST(OpenAiWire, BadBodiesAreClearErrors) {
+TEST(LlmOpenAiWire, BadBodiesAreClearErrors) {
   auto d = make_openai_dialect(test::test_config("openai", "http://h/v1"));
   EXPECT_EQ(d->parse("{\"choices\": [").error().code, "llm_bad_response");
   EXPECT_EQ(d->parse(R"({"choices":[]})").error().code, "llm_bad_response");
   EXPECT_EQ(d->parse(R"({"choices":[{"message":{"content":5}}]})").error().code, "llm_bad_response");
 }
 
-TEST(AnthropicWire, BuildsMessagesRequest) {
+TEST(LlmAnthropicWire, BuildsMessagesRequest) {
   auto config = test::test_config("anthropic", "http://h");
   auto wire = make_anthropic_dialect(config)->build(conversation(), true);
   EXPECT_EQ(wire.url, "http://h/v1/messages");
@@ -112,7 +112,7 @@ TEST(AnthropicWire, BuildsMessagesRequest) {
   EXPECT_EQ(m[2]["content"][2]["text"], "and now?");
 }
 
-TEST(AnthropicWire, ParsesContentBlocks) {
+TEST(LlmAnthropicWire, ParsesContentBlocks) {
   auto d = make_anthropic_dialect(test::test_config("anthropic", "http://h"));
   auto turn = d->parse(R"({"id":"msg_1","type":"message","role":"assistant","content":[
       {"type":"text","text":"Let me check."},
@@ -129,7 +129,7 @@ TEST(AnthropicWire, ParsesContentBlocks) {
   EXPECT_EQ(d->parse(R"({"type":"message"})").error().code, "llm_bad_response");
 }
 
-TEST(TextModeWire, CallsStayInTheTextAndResultsBecomeUserMessages) {
+TEST(LlmTextModeWire, CallsStayInTheTextAndResultsBecomeUserMessages) {
   auto r = test::simple_request();
   message a{message_role::assistant, "```javascript\nreturn 1\n```", {}, "", false, false};
   a.tool_calls.push_back({"text_call_1", "execute_code", {{"code", "return 1"}}, true});
