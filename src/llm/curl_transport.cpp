@@ -7,6 +7,7 @@
 // descriptors that curl opens and closes with epoll; one thread is simpler
 // and plenty for a handful of concurrent LLM calls.)
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <deque>
 #include <functional>
@@ -34,6 +35,8 @@ namespace asio = boost::asio;
 
 struct transfer {
   http_request request;
+  // The timeout counts from here: time spent waiting for a slot is part of it.
+  std::chrono::steady_clock::time_point enqueued = std::chrono::steady_clock::now();
   // Called exactly once, from whichever thread finishes the transfer.
   std::function<void(result<http_response>)> done;
   std::atomic<bool> cancelled{false};
@@ -133,7 +136,7 @@ class curl_engine {
         std::lock_guard lock(mutex_);
         if (stopping_) break;
         for (auto it = queue_.begin(); it != queue_.end();) {
-          if ((*it)->cancelled) {
+          if ((*it)->cancelled || time_left(**it) <= std::chrono::milliseconds(0)) {
             dropped.push_back(std::move(*it));
             it = queue_.erase(it);
           } else {
@@ -145,7 +148,7 @@ class curl_engine {
           queue_.pop_front();
         }
       }
-      for (auto& t : dropped) t->done(cancelled_error());
+      for (auto& t : dropped) t->done(t->cancelled ? cancelled_error() : queue_timeout(*t));
       for (auto& t : starting) {
         if (auto st = begin(*t); !st) {
           t->done(st.error());
@@ -196,7 +199,21 @@ class curl_engine {
     for (auto& t : rest) t->done(make_error("cancelled", "the LLM transport shut down"));
   }
 
+  static std::chrono::milliseconds time_left(const transfer& t) {
+    auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t.enqueued);
+    return t.request.timeout - waited;
+  }
+
+  error queue_timeout(const transfer& t) const {
+    return make_error("llm_timeout",
+                      fmt::format("the call to {} waited {} ms for one of the {} LLM connection slots and timed out",
+                                  t.request.url, t.request.timeout.count(), options_.max_concurrent),
+                      "raise LLM_MAX_CONCURRENT or run fewer tasks at once");
+  }
+
   status begin(transfer& t) {
+    auto left = time_left(t);
+    if (left <= std::chrono::milliseconds(0)) return queue_timeout(t);
     for (const auto& [name, value] : t.request.headers) {
       if ((name + value).find_first_of("\r\n") != std::string::npos) {
         // The value is not echoed: it may be the key.
@@ -220,7 +237,7 @@ class curl_engine {
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, t.request.body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t.request.body.size()));
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.headers);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(t.request.timeout.count()));
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent.c_str());

@@ -22,7 +22,8 @@ struct http_request {
   std::string url;  // absolute http(s) URL
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // sent with POST
-  std::chrono::milliseconds timeout{120000};  // the whole transfer, connect included
+  // The whole call: waiting for a free slot, connecting, sending, receiving.
+  std::chrono::milliseconds timeout{120000};
 };
 
 struct http_response {
