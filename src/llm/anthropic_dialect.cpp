@@ -105,16 +105,7 @@ class anthropic_dialect final : public wire_dialect {
       }
       // thinking and other block types carry nothing the agent uses.
     }
-    if (body.contains("stop_reason") && body["stop_reason"].is_string()) {
-      turn.stop_reason = body["stop_reason"].get<std::string>();
-    }
-    if (body.contains("usage") && body["usage"].is_object()) {
-      const json& u = body["usage"];
-      if (u.contains("input_tokens") && u["input_tokens"].is_number_integer()) turn.usage.input_tokens = u["input_tokens"];
-      if (u.contains("output_tokens") && u["output_tokens"].is_number_integer()) {
-        turn.usage.output_tokens = u["output_tokens"];
-      }
-    }
+    read_usage_and_stop(body, "input_tokens", "output_tokens", "stop_reason", turn);
     return turn;
   }
 

@@ -116,16 +116,8 @@ class openai_dialect final : public wire_dialect {
         turn.tool_calls.push_back(std::move(call));
       }
     }
-    if (choice.contains("finish_reason") && choice["finish_reason"].is_string()) {
-      turn.stop_reason = choice["finish_reason"].get<std::string>();
-    }
-    if (body.contains("usage") && body["usage"].is_object()) {
-      const json& u = body["usage"];
-      if (u.contains("prompt_tokens") && u["prompt_tokens"].is_number_integer()) turn.usage.input_tokens = u["prompt_tokens"];
-      if (u.contains("completion_tokens") && u["completion_tokens"].is_number_integer()) {
-        turn.usage.output_tokens = u["completion_tokens"];
-      }
-    }
+    read_usage_and_stop(body, "prompt_tokens", "completion_tokens", "", turn);
+    read_usage_and_stop(choice, "", "", "finish_reason", turn);
     return turn;
   }
 
@@ -160,6 +152,15 @@ std::string provider_error_message(const std::string& body) {
   }
   if (message.size() > 300) message = message.substr(0, 300) + "...";
   return message;
+}
+
+void read_usage_and_stop(const json& body, const char* input_name, const char* output_name, const char* stop_name,
+                         llm_turn& turn) {
+  if (*stop_name && body.contains(stop_name) && body[stop_name].is_string()) turn.stop_reason = body[stop_name];
+  if (!*input_name || !body.contains("usage") || !body["usage"].is_object()) return;
+  const json& u = body["usage"];
+  if (u.contains(input_name) && u[input_name].is_number_integer()) turn.usage.input_tokens = u[input_name];
+  if (u.contains(output_name) && u[output_name].is_number_integer()) turn.usage.output_tokens = u[output_name];
 }
 
 error bad_response(const std::string& api, const std::string& what) {

@@ -37,6 +37,20 @@ result<std::vector<tool_call>> calls_from_json(const json& j, std::string_view w
   return calls;
 }
 
+// The optional "text" and "toolCalls" fields that messages and turns share.
+status read_text_and_calls(const json& j, std::string_view what, std::string& text, std::vector<tool_call>& calls) {
+  if (j.contains("text")) {
+    if (!j["text"].is_string()) return bad_field(what, "text");
+    text = j["text"].get<std::string>();
+  }
+  if (j.contains("toolCalls")) {
+    auto parsed = calls_from_json(j["toolCalls"], what);
+    if (!parsed) return parsed.error();
+    calls = std::move(*parsed);
+  }
+  return {};
+}
+
 }  // namespace
 
 tool_spec execute_code_tool() {
@@ -107,15 +121,7 @@ result<message> message_from_json(const json& j) {
   if (!r) return r.error();
   message m;
   m.role = *r;
-  if (j.contains("text")) {
-    if (!j["text"].is_string()) return bad_field("message", "text");
-    m.text = j["text"].get<std::string>();
-  }
-  if (j.contains("toolCalls")) {
-    auto calls = calls_from_json(j["toolCalls"], "message");
-    if (!calls) return calls.error();
-    m.tool_calls = std::move(*calls);
-  }
+  if (auto st = read_text_and_calls(j, "message", m.text, m.tool_calls); !st) return st.error();
   m.tool_call_id = j.value("toolCallId", "");
   m.is_error = j.value("isError", false);
   m.from_text = j.value("fromText", false);
@@ -144,15 +150,7 @@ result<llm_request> request_from_json(const json& j) {
 result<llm_turn> turn_from_json(const json& j) {
   if (!j.is_object()) return bad_field("turn", "(object)");
   llm_turn t;
-  if (j.contains("text")) {
-    if (!j["text"].is_string()) return bad_field("turn", "text");
-    t.text = j["text"].get<std::string>();
-  }
-  if (j.contains("toolCalls")) {
-    auto calls = calls_from_json(j["toolCalls"], "turn");
-    if (!calls) return calls.error();
-    t.tool_calls = std::move(*calls);
-  }
+  if (auto st = read_text_and_calls(j, "turn", t.text, t.tool_calls); !st) return st.error();
   if (j.contains("usage") && j["usage"].is_object()) {
     t.usage.input_tokens = j["usage"].value("inputTokens", std::int64_t{0});
     t.usage.output_tokens = j["usage"].value("outputTokens", std::int64_t{0});

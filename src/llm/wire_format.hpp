@@ -37,4 +37,8 @@ std::string provider_error_message(const std::string& body);
 
 error bad_response(const std::string& api, const std::string& what);
 
+// body.usage.<input_name> / <output_name> (0 when absent) and body.<stop_name> ("" when absent).
+void read_usage_and_stop(const nlohmann::json& body, const char* input_name, const char* output_name,
+                         const char* stop_name, llm_turn& turn);
+
 }  // namespace harness::llm::detail

@@ -2,11 +2,7 @@
 // to the fake LLM server (in-process, port chosen by the OS).
 #include <gtest/gtest.h>
 
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include "harness/llm/provider.hpp"
 #include "harness/llm/record_replay.hpp"
@@ -175,25 +171,8 @@ TEST_P(LlmHttp, SlowAnswerTimesOut) {
 TEST_P(LlmHttp, CancellationAbortsAnInFlightTransfer) {
   fake.push({{"delayMs", 20000}, {"reply", {{"text", "too late"}}}});
   auto p = provider();
-  asio::io_context ioc;
-  asio::cancellation_signal signal;
-  std::optional<result<llm_turn>> out;
-  asio::co_spawn(
-      ioc, [&]() -> asio::awaitable<void> { out.emplace(co_await p->complete(test::simple_request())); },
-      asio::bind_cancellation_slot(signal.slot(), asio::detached));
   // Cancel once the fake holds the request, as the agent would when its task is cancelled.
-  asio::co_spawn(
-      ioc,
-      [&]() -> asio::awaitable<void> {
-        asio::steady_timer poll(ioc);
-        while (fake.requests().empty()) {
-          poll.expires_after(milliseconds(5));
-          co_await poll.async_wait(asio::use_awaitable);
-        }
-        signal.emit(asio::cancellation_type::terminal);
-      },
-      asio::detached);
-  ioc.run();
+  auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !fake.requests().empty(); });
   ASSERT_TRUE(out);
   ASSERT_FALSE(*out);
   EXPECT_EQ(out->error().code, "cancelled");

@@ -2,10 +2,6 @@
 // providers, against the scripted (fault-injecting) transport.
 #include <gtest/gtest.h>
 
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/post.hpp>
-
 #include "harness/llm/provider.hpp"
 #include "llm/scripted_transport.hpp"
 #include "llm/test_support.hpp"
@@ -14,7 +10,6 @@ namespace harness::llm {
 namespace {
 
 using std::chrono::milliseconds;
-namespace asio = boost::asio;
 
 const std::string ok_body = R"({"choices":[{"message":{"role":"assistant","content":"hi","tool_calls":[
   {"id":"c1","type":"function","function":{"name":"execute_code","arguments":"{\"code\":\"return 1\"}"}}]},
@@ -153,15 +148,7 @@ TEST(LlmHttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push(test::hang{});
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
-  asio::io_context ioc;
-  asio::cancellation_signal signal;
-  std::optional<result<llm_turn>> out;
-  asio::co_spawn(
-      ioc, [&]() -> asio::awaitable<void> { out.emplace(co_await p->complete(test::simple_request())); },
-      asio::bind_cancellation_slot(signal.slot(), asio::detached));
-  // Runs once the call is parked in the transport.
-  asio::post(ioc, [&] { asio::post(ioc, [&] { signal.emit(asio::cancellation_type::terminal); }); });
-  ioc.run();
+  auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !t->sent().empty(); });
   ASSERT_TRUE(out);
   ASSERT_FALSE(*out);
   EXPECT_EQ(out->error().code, "cancelled");
@@ -171,15 +158,9 @@ TEST(LlmHttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
 TEST(LlmHttpProvider, CancellingDuringBackoffStopsRetrying) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(429, "{}", {{"retry-after", "20"}});
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
-  asio::io_context ioc;
-  asio::cancellation_signal signal;
-  std::optional<result<llm_turn>> out;
-  asio::co_spawn(
-      ioc, [&]() -> asio::awaitable<void> { out.emplace(co_await p->complete(test::simple_request())); },
-      asio::bind_cancellation_slot(signal.slot(), asio::detached));
-  asio::post(ioc, [&] { asio::post(ioc, [&] { signal.emit(asio::cancellation_type::terminal); }); });
-  ioc.run();
+  retry_log log;
+  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t, log.observer());
+  auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !log.waits.empty(); });
   ASSERT_TRUE(out && !*out);
   EXPECT_EQ(out->error().code, "cancelled");
   EXPECT_EQ(t->sent().size(), 1u);

@@ -5,11 +5,19 @@
 #include <string>
 #include <utility>
 
+#include <chrono>
+#include <functional>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "harness/llm/config.hpp"
+#include "harness/llm/provider.hpp"
 #include "harness/llm/types.hpp"
 
 namespace harness::llm::test {
@@ -23,6 +31,34 @@ T run_sync(boost::asio::awaitable<T> op) {
       ioc, [&]() -> boost::asio::awaitable<void> { out.emplace(co_await std::move(op)); }, boost::asio::detached);
   ioc.run();
   return std::move(*out);
+}
+
+// Runs provider.complete(request) in a coroutine spawned with a cancellation
+// slot, as the agent runs a task, and emits terminal cancellation once
+// ready() says the call is in flight (polled every few ms on the same
+// io_context). Returns what complete() returned.
+inline std::optional<result<llm_turn>> complete_then_cancel(llm_provider& provider, const llm_request& request,
+                                                            std::function<bool()> ready) {
+  namespace asio = boost::asio;
+  asio::io_context ioc;
+  asio::cancellation_signal signal;
+  std::optional<result<llm_turn>> out;
+  asio::co_spawn(
+      ioc, [&]() -> asio::awaitable<void> { out.emplace(co_await provider.complete(request)); },
+      asio::bind_cancellation_slot(signal.slot(), asio::detached));
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        asio::steady_timer poll(ioc);
+        do {
+          poll.expires_after(std::chrono::milliseconds(2));
+          co_await poll.async_wait(asio::use_awaitable);
+        } while (!ready());
+        signal.emit(asio::cancellation_type::terminal);
+      },
+      asio::detached);
+  ioc.run();
+  return out;
 }
 
 // A config with fast retries, for tests.
