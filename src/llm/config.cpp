@@ -46,7 +46,8 @@ result<std::string> check_base_url(const std::string& url) {
 
 std::vector<setting_spec> llm_setting_specs() {
   return {
-      {"LLM_PROVIDER", "openai", "LLM API: openai (also Ollama, vLLM, llama.cpp, LM Studio, OpenRouter), anthropic, replay"},
+      {"LLM_PROVIDER", "openai",
+       "LLM API: openai (also Ollama, vLLM, llama.cpp, LM Studio, OpenRouter), anthropic, replay"},
       {"LLM_MODEL", "", "model name; empty: gpt-4o-mini (openai) or claude-sonnet-4-5 (anthropic)"},
       {"LLM_API_KEY", "", "API key (sent as Bearer token or x-api-key; never logged)", true},
       {"LLM_BASE_URL", "",

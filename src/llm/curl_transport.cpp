@@ -7,14 +7,16 @@
 // descriptors that curl opens and closes with epoll; one thread is simpler
 // and plenty for a handful of concurrent LLM calls.)
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include <curl/curl.h>
+#include <fmt/format.h>
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
@@ -22,8 +24,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <curl/curl.h>
-#include <fmt/format.h>
 
 #include "harness/core/version.hpp"
 #include "harness/llm/http_transport.hpp"
@@ -78,12 +78,15 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto value = line.substr(colon + 1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+    value.remove_suffix(1);
   t->response.headers[std::move(name)] = std::string(value);
   return n;
 }
 
-error cancelled_error() { return make_error("cancelled", "the LLM call was cancelled"); }
+error cancelled_error() {
+  return make_error("cancelled", "the LLM call was cancelled");
+}
 
 class curl_engine {
  public:
@@ -279,8 +282,8 @@ class curl_engine {
   curl_transport_options options_;
   CURLM* multi_ = nullptr;
   std::mutex mutex_;
-  std::deque<std::shared_ptr<transfer>> queue_;  // guarded by mutex_
-  bool stopping_ = false;                        // guarded by mutex_
+  std::deque<std::shared_ptr<transfer>> queue_;    // guarded by mutex_
+  bool stopping_ = false;                          // guarded by mutex_
   std::vector<std::shared_ptr<transfer>> active_;  // transfer thread only
   std::thread thread_;
 };
@@ -308,13 +311,14 @@ void start_transfer(const std::shared_ptr<curl_engine>& engine, Handler handler,
     });
   };
   if (slot.is_connected()) {
-    slot.assign([weak_t = std::weak_ptr<transfer>(t), weak_e = std::weak_ptr<curl_engine>(engine)](asio::cancellation_type) {
-      auto target = weak_t.lock();
-      auto e = weak_e.lock();
-      if (!target || !e) return;
-      target->cancelled = true;
-      e->wake();
-    });
+    slot.assign(
+        [weak_t = std::weak_ptr<transfer>(t), weak_e = std::weak_ptr<curl_engine>(engine)](asio::cancellation_type) {
+          auto target = weak_t.lock();
+          auto e = weak_e.lock();
+          if (!target || !e) return;
+          target->cancelled = true;
+          e->wake();
+        });
   }
   engine->submit(std::move(t));
 }

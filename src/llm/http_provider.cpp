@@ -4,12 +4,12 @@
 #include <mutex>
 #include <random>
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
-#include <fmt/format.h>
 
 #include "harness/core/logging.hpp"
 #include "harness/llm/provider.hpp"
@@ -24,7 +24,9 @@ namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-error cancelled() { return make_error("cancelled", "the LLM call was cancelled"); }
+error cancelled() {
+  return make_error("cancelled", "the LLM call was cancelled");
+}
 
 long long ms_between(clock::time_point a, clock::time_point b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();
@@ -98,9 +100,9 @@ class http_provider_impl final : public llm_provider {
       } else {
         last = detail::http_status_error(response->status, response->body, config_);
         retryable = detail::is_retryable_status(response->status);
-        server_wait = detail::retry_after(
-            response->headers,
-            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+        server_wait = detail::retry_after(response->headers, std::chrono::duration_cast<std::chrono::seconds>(
+                                                                 std::chrono::system_clock::now().time_since_epoch())
+                                                                 .count());
       }
 
       if (!retryable) co_return with_attempts(std::move(last), attempt);
@@ -173,7 +175,8 @@ class http_provider_impl final : public llm_provider {
 
 }  // namespace
 
-std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config, std::shared_ptr<http_transport> transport,
+std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config,
+                                                     std::shared_ptr<http_transport> transport,
                                                      retry_observer observer) {
   return std::make_shared<http_provider_impl>(config, detail::make_openai_dialect(config), std::move(transport),
                                               std::move(observer));

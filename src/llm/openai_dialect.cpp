@@ -23,11 +23,12 @@ json to_wire(const message& m, bool send_tools) {
       json calls = json::array();
       for (const auto& c : m.tool_calls) {
         if (c.from_text || !send_tools) continue;  // the text already holds the code block
-        calls.push_back({{"id", c.id},
-                         {"type", "function"},
-                         {"function", {{"name", c.name}, {"arguments", c.arguments.is_string()
-                                                                            ? c.arguments.get<std::string>()
-                                                                            : c.arguments.dump()}}}});
+        calls.push_back(
+            {{"id", c.id},
+             {"type", "function"},
+             {"function",
+              {{"name", c.name},
+               {"arguments", c.arguments.is_string() ? c.arguments.get<std::string>() : c.arguments.dump()}}}});
       }
       if (!calls.empty()) {
         out["tool_calls"] = std::move(calls);
@@ -52,8 +53,9 @@ class openai_dialect final : public wire_dialect {
     if (send_tools && !request.tools.empty()) {
       json tools = json::array();
       for (const auto& t : request.tools) {
-        tools.push_back({{"type", "function"},
-                         {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
+        tools.push_back(
+            {{"type", "function"},
+             {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
       }
       body["tools"] = std::move(tools);
     }

@@ -38,7 +38,8 @@ class recording_provider final : public llm_provider {
   std::string name() const override { return inner_->name(); }
 
   asio::awaitable<result<llm_turn>> complete(llm_request request) override {
-    json line{{"v", 1}, {"ts", utc_now()}, {"provider", inner_->name()}, {"model", model_}, {"request", to_json(request)}};
+    json line{
+        {"v", 1}, {"ts", utc_now()}, {"provider", inner_->name()}, {"model", model_}, {"request", to_json(request)}};
     auto turn = co_await inner_->complete(std::move(request));
     if (turn) {
       line["turn"] = to_json(*turn);

@@ -85,12 +85,12 @@ harness::error http_status_error(long status, const std::string& body, const llm
       return make_error("llm_forbidden", msg("the key may not use this model or endpoint"),
                         "check the key's permissions, the account's region and billing, and LLM_MODEL");
     case 404:
-      return make_error(
-          "llm_not_found", msg(fmt::format("unknown model '{}' or wrong endpoint {}", config.model, endpoint_url(config))),
-          config.provider == "anthropic"
-              ? "check LLM_MODEL; LLM_BASE_URL must not include /v1 (e.g. https://api.anthropic.com)"
-              : "check LLM_MODEL; LLM_BASE_URL must include the version (e.g. https://api.openai.com/v1, "
-                "http://localhost:11434/v1)");
+      return make_error("llm_not_found",
+                        msg(fmt::format("unknown model '{}' or wrong endpoint {}", config.model, endpoint_url(config))),
+                        config.provider == "anthropic"
+                            ? "check LLM_MODEL; LLM_BASE_URL must not include /v1 (e.g. https://api.anthropic.com)"
+                            : "check LLM_MODEL; LLM_BASE_URL must include the version (e.g. https://api.openai.com/v1, "
+                              "http://localhost:11434/v1)");
     case 408:
       return make_error("llm_timeout", msg("the server timed out reading the request"), "try again later");
     case 413:

@@ -66,10 +66,14 @@ tool_spec execute_code_tool() {
 
 std::string_view to_string(message_role r) {
   switch (r) {
-    case message_role::system: return "system";
-    case message_role::user: return "user";
-    case message_role::assistant: return "assistant";
-    case message_role::tool: return "tool";
+    case message_role::system:
+      return "system";
+    case message_role::user:
+      return "user";
+    case message_role::assistant:
+      return "assistant";
+    case message_role::tool:
+      return "tool";
   }
   return "user";
 }
@@ -113,7 +117,9 @@ json to_json(const llm_turn& t) {
               {"stopReason", t.stop_reason}};
 }
 
-json to_json(const harness::error& e) { return json{{"code", e.code}, {"message", e.message}, {"hint", e.hint}}; }
+json to_json(const harness::error& e) {
+  return json{{"code", e.code}, {"message", e.message}, {"hint", e.hint}};
+}
 
 result<message> message_from_json(const json& j) {
   if (!j.is_object() || !j.contains("role") || !j["role"].is_string()) return bad_field("message", "role");
@@ -139,7 +145,8 @@ result<llm_request> request_from_json(const json& j) {
   if (j.contains("tools") && j["tools"].is_array()) {
     for (const auto& t : j["tools"]) {
       if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) return bad_field("request", "tools[].name");
-      r.tools.push_back({t["name"].get<std::string>(), t.value("description", ""), t.value("inputSchema", json::object())});
+      r.tools.push_back(
+          {t["name"].get<std::string>(), t.value("description", ""), t.value("inputSchema", json::object())});
     }
   }
   if (j.contains("maxTokens") && j["maxTokens"].is_number_integer()) r.max_tokens = j["maxTokens"].get<int>();

@@ -25,7 +25,9 @@ using nlohmann::json;
 enum class api { openai, anthropic, control, unknown };
 
 api api_of(const std::string& path) {
-  auto ends_with = [&](std::string_view s) { return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0; };
+  auto ends_with = [&](std::string_view s) {
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
   if (path.rfind("/_fake/", 0) == 0) return api::control;
   if (ends_with("/chat/completions")) return api::openai;
   if (ends_with("/v1/messages")) return api::anthropic;
@@ -39,14 +41,22 @@ json error_body(api which, const std::string& type, const std::string& message) 
 
 std::string default_error_type(int status) {
   switch (status) {
-    case 400: return "invalid_request_error";
-    case 401: return "authentication_error";
-    case 403: return "permission_error";
-    case 404: return "not_found_error";
-    case 413: return "request_too_large";
-    case 429: return "rate_limit_error";
-    case 529: return "overloaded_error";
-    default: return "api_error";
+    case 400:
+      return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 529:
+      return "overloaded_error";
+    default:
+      return "api_error";
   }
 }
 
@@ -84,20 +94,22 @@ json render_reply(api which, const json& reply, const json& request, int serial)
       const json& args = c.value("arguments", json::object());
       wire.push_back({{"id", c.value("id", "call_fake_" + std::to_string(serial) + "_" + std::to_string(++n))},
                       {"type", "function"},
-                      {"function", {{"name", c.value("name", "execute_code")},
-                                    {"arguments", args.is_string() ? args.get<std::string>() : args.dump()}}}});
+                      {"function",
+                       {{"name", c.value("name", "execute_code")},
+                        {"arguments", args.is_string() ? args.get<std::string>() : args.dump()}}}});
     }
     message["tool_calls"] = std::move(wire);
   }
-  return {{"id", "chatcmpl-fake-" + std::to_string(serial)},
-          {"object", "chat.completion"},
-          {"created", 1700000000},
-          {"model", model},
-          {"choices", json::array({{{"index", 0},
-                                    {"message", std::move(message)},
-                                    {"logprobs", nullptr},
-                                    {"finish_reason", reply.value("stopReason", calls.empty() ? "stop" : "tool_calls")}}})},
-          {"usage", {{"prompt_tokens", in}, {"completion_tokens", out}, {"total_tokens", in + out}}}};
+  return {
+      {"id", "chatcmpl-fake-" + std::to_string(serial)},
+      {"object", "chat.completion"},
+      {"created", 1700000000},
+      {"model", model},
+      {"choices", json::array({{{"index", 0},
+                                {"message", std::move(message)},
+                                {"logprobs", nullptr},
+                                {"finish_reason", reply.value("stopReason", calls.empty() ? "stop" : "tool_calls")}}})},
+      {"usage", {{"prompt_tokens", in}, {"completion_tokens", out}, {"total_tokens", in + out}}}};
 }
 
 // What the real APIs check before anything else; nullopt when the request passes.
@@ -110,16 +122,18 @@ std::optional<std::pair<int, json>> validate(api which, const fake_request& req,
     std::string sent = which == api::anthropic ? header("x-api-key") : header("authorization");
     std::string expected = which == api::anthropic ? key : "Bearer " + key;
     if (sent != expected) {
-      std::string message = which == api::anthropic ? "invalid x-api-key: " + sent
-                                                     : "Incorrect API key provided: " + sent + ".";
-      return std::pair{401, error_body(which, which == api::anthropic ? "authentication_error" : "invalid_request_error", message)};
+      std::string message =
+          which == api::anthropic ? "invalid x-api-key: " + sent : "Incorrect API key provided: " + sent + ".";
+      return std::pair{
+          401, error_body(which, which == api::anthropic ? "authentication_error" : "invalid_request_error", message)};
     }
   }
   if (which == api::anthropic && header("anthropic-version").empty()) {
     return std::pair{400, error_body(which, "invalid_request_error", "anthropic-version: header is required")};
   }
   if (!req.json.is_object()) {
-    return std::pair{400, error_body(which, "invalid_request_error", "We could not parse the JSON body of your request.")};
+    return std::pair{400,
+                     error_body(which, "invalid_request_error", "We could not parse the JSON body of your request.")};
   }
   if (!req.json.contains("model") || !req.json["model"].is_string()) {
     return std::pair{400, error_body(which, "invalid_request_error", "model: Field required")};
@@ -151,7 +165,8 @@ struct fake_llm_server::state {
     response res{static_cast<http::status>(status), 11};
     res.set(http::field::content_type, "application/json");
     res.set("request-id", "req_fake");
-    for (const auto& [name, value] : headers.items()) res.set(name, value.is_string() ? value.get<std::string>() : value.dump());
+    for (const auto& [name, value] : headers.items())
+      res.set(name, value.is_string() ? value.get<std::string>() : value.dump());
     res.body() = body.is_string() ? body.get<std::string>() : body.dump();
     res.keep_alive(false);
     res.prepare_payload();
@@ -175,7 +190,10 @@ struct fake_llm_server::state {
     if (req.path == "/_fake/requests") {
       json out = json::array();
       for (const auto& r : requests) {
-        out.push_back({{"method", r.method}, {"path", r.path}, {"headers", r.headers}, {"body", r.json.is_null() ? json(r.body) : r.json}});
+        out.push_back({{"method", r.method},
+                       {"path", r.path},
+                       {"headers", r.headers},
+                       {"body", r.json.is_null() ? json(r.body) : r.json}});
       }
       return out;
     }
@@ -225,7 +243,9 @@ struct fake_llm_server::state {
       }
     }
     if (which == api::unknown) {
-      co_await write(socket, make(404, error_body(api::openai, "invalid_request_error", "Unknown request URL: POST " + req.path), json::object()));
+      co_await write(
+          socket, make(404, error_body(api::openai, "invalid_request_error", "Unknown request URL: POST " + req.path),
+                       json::object()));
       co_return;
     }
     if (auto invalid = validate(which, req, api_key_copy())) {
@@ -238,7 +258,8 @@ struct fake_llm_server::state {
       co_return;
     }
     if (step.is_null()) {
-      co_await write(socket, make(400, error_body(which, "invalid_request_error", "fake LLM: no scripted reply left"), json::object()));
+      co_await write(socket, make(400, error_body(which, "invalid_request_error", "fake LLM: no scripted reply left"),
+                                  json::object()));
       co_return;
     }
     if (int delay = step.value("delayMs", 0); delay > 0) {
@@ -258,7 +279,9 @@ struct fake_llm_server::state {
       co_return;
     }
     if (step.value("truncate", false)) {
-      std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n{\"id\":\"cut";
+      std::string head =
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 5000\r\nConnection: "
+          "close\r\n\r\n{\"id\":\"cut";
       co_await asio::async_write(socket, asio::buffer(head), asio::as_tuple(asio::use_awaitable));
       beast::error_code ignored;
       socket.shutdown(tcp::socket::shutdown_both, ignored);
@@ -269,7 +292,10 @@ struct fake_llm_server::state {
     } else if (step.contains("error")) {
       const json& e = step["error"];
       int status = e.value("status", 500);
-      co_await write(socket, make(status, error_body(which, e.value("type", default_error_type(status)), e.value("message", "fake error")), headers));
+      co_await write(
+          socket,
+          make(status, error_body(which, e.value("type", default_error_type(status)), e.value("message", "fake error")),
+               headers));
     } else {
       co_await write(socket, make(step.value("status", 200), step.value("body", json::object()), headers));
     }
@@ -314,9 +340,15 @@ fake_llm_server::~fake_llm_server() {
   state_->thread.join();
 }
 
-unsigned short fake_llm_server::port() const { return state_->acceptor.local_endpoint().port(); }
-std::string fake_llm_server::openai_base_url() const { return "http://127.0.0.1:" + std::to_string(port()) + "/v1"; }
-std::string fake_llm_server::anthropic_base_url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+unsigned short fake_llm_server::port() const {
+  return state_->acceptor.local_endpoint().port();
+}
+std::string fake_llm_server::openai_base_url() const {
+  return "http://127.0.0.1:" + std::to_string(port()) + "/v1";
+}
+std::string fake_llm_server::anthropic_base_url() const {
+  return "http://127.0.0.1:" + std::to_string(port());
+}
 
 void fake_llm_server::push(const json& steps) {
   std::lock_guard lock(state_->mutex);

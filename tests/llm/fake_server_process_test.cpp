@@ -40,7 +40,8 @@ struct fake_process {
     char line[256] = {};
     if (out && std::fgets(line, sizeof line, out)) {
       std::string text(line);
-      if (auto at = text.find("http://"); at != std::string::npos) base = text.substr(at, text.find_first_of("\r\n") - at);
+      if (auto at = text.find("http://"); at != std::string::npos)
+        base = text.substr(at, text.find_first_of("\r\n") - at);
     }
     if (out) std::fclose(out);
   }
@@ -54,7 +55,8 @@ struct fake_process {
 };
 
 TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
-  auto script = (std::filesystem::temp_directory_path() / ("fake-llm-script-" + std::to_string(getpid()) + ".json")).string();
+  auto script =
+      (std::filesystem::temp_directory_path() / ("fake-llm-script-" + std::to_string(getpid()) + ".json")).string();
   {
     std::ofstream out(script);
     out << R"([{"reply":{"text":"from the file","usage":{"inputTokens":3,"outputTokens":4}}}])";
@@ -86,7 +88,8 @@ TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
     r.body = body;
     return test::run_sync(transport->send(r));
   };
-  auto scripted = post("/_fake/script", R"([{"reply":{"toolCalls":[{"name":"execute_code","arguments":{"code":"return 5"}}]}},
+  auto scripted =
+      post("/_fake/script", R"([{"reply":{"toolCalls":[{"name":"execute_code","arguments":{"code":"return 5"}}]}},
                                            {"error":{"status":403,"message":"not for you"}}])");
   ASSERT_TRUE(scripted) << scripted.error().describe();
   EXPECT_EQ(nlohmann::json::parse(scripted->body)["stepsLeft"], 2);

@@ -16,16 +16,19 @@ namespace asio = boost::asio;
 using nlohmann::json;
 using std::chrono::milliseconds;
 
-const json code_reply = {{"reply",
-                          {{"text", "Listing the tools."},
-                           {"toolCalls", {{{"name", "execute_code"}, {"arguments", {{"code", "return await list_mcp_tools();"}}}}}},
-                           {"usage", {{"inputTokens", 321}, {"outputTokens", 45}}}}}};
-const json final_reply = {{"reply", {{"text", "There are 3 files."}, {"usage", {{"inputTokens", 400}, {"outputTokens", 9}}}}}};
+const json code_reply = {
+    {"reply",
+     {{"text", "Listing the tools."},
+      {"toolCalls", {{{"name", "execute_code"}, {"arguments", {{"code", "return await list_mcp_tools();"}}}}}},
+      {"usage", {{"inputTokens", 321}, {"outputTokens", 45}}}}}};
+const json final_reply = {
+    {"reply", {{"text", "There are 3 files."}, {"usage", {{"inputTokens", 400}, {"outputTokens", 9}}}}}};
 
 class LlmHttp : public ::testing::TestWithParam<std::string> {
  protected:
   llm_config config() const {
-    auto c = test::test_config(GetParam(), GetParam() == "anthropic" ? fake.anthropic_base_url() : fake.openai_base_url());
+    auto c =
+        test::test_config(GetParam(), GetParam() == "anthropic" ? fake.anthropic_base_url() : fake.openai_base_url());
     return c;
   }
   std::shared_ptr<llm_provider> provider(const llm_config& c, retry_observer observer = {}) {
@@ -161,7 +164,8 @@ TEST_P(LlmHttp, SlowAnswerTimesOut) {
   auto c = config();
   c.timeout = milliseconds(200);
   c.retry.max_retries = 1;
-  fake.push(json::array({{{"delayMs", 3000}, {"reply", {{"text", "late"}}}}, {{"delayMs", 3000}, {"reply", {{"text", "late"}}}}}));
+  fake.push(json::array(
+      {{{"delayMs", 3000}, {"reply", {{"text", "late"}}}}, {{"delayMs", 3000}, {"reply", {{"text", "late"}}}}}));
   auto turn = test::run_sync(provider(c)->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, "llm_timeout");
@@ -262,8 +266,10 @@ TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy)
   ASSERT_EQ(results.size(), 6u);
   int ok = 0, busy = 0;
   for (const auto& r : results) {
-    if (r) ++ok;
-    else if (r.error().code == "llm_busy") ++busy;
+    if (r)
+      ++ok;
+    else if (r.error().code == "llm_busy")
+      ++busy;
   }
   // All six are submitted before the transfer thread can finish one: at most
   // 2 running + 2 queued are accepted, the rest are refused at once.

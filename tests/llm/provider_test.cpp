@@ -64,7 +64,8 @@ TEST(LlmHttpProvider, NoRetryOnClientErrors) {
 
 TEST(LlmHttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
   auto t = std::make_shared<test::scripted_transport>();
-  for (int i = 0; i < 5; ++i) t->push_json(529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+  for (int i = 0; i < 5; ++i)
+    t->push_json(529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
   auto p = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);

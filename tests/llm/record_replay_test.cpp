@@ -30,8 +30,10 @@ TEST(LlmRecordReplay, RecordsEachExchangeAndReplaysItInOrder) {
   auto path = temp_path("llm-record");
   fs::remove(path);
   auto t = std::make_shared<test::scripted_transport>();
-  t->push_json(200, R"({"choices":[{"message":{"content":"first )" + config.api_key +
-                        R"(","tool_calls":[{"id":"c1","type":"function","function":{"name":"execute_code","arguments":"{\"code\":\"return 1\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":11,"completion_tokens":3}})");
+  t->push_json(
+      200,
+      R"({"choices":[{"message":{"content":"first )" + config.api_key +
+          R"(","tool_calls":[{"id":"c1","type":"function","function":{"name":"execute_code","arguments":"{\"code\":\"return 1\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":11,"completion_tokens":3}})");
   t->push_json(401, R"({"error":{"message":"bad key )" + config.api_key + R"("}})");
   {
     auto recorder = create_recording_provider(create_openai_provider(config, t), path, config.model, config.api_key);
@@ -85,15 +87,17 @@ TEST(LlmRecordReplay, BadFilesAreClearErrors) {
   auto path = temp_path("llm-bad");
   {
     std::ofstream out(path);
-    out << R"({"turn":{"text":"ok"}})" << "\n" << "not json\n";
+    out << R"({"turn":{"text":"ok"}})"
+        << "\n"
+        << "not json\n";
   }
   auto bad = create_replay_provider(path);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("line 2"), std::string::npos);
   fs::remove(path);
-  auto unwritable = create_recording_provider(create_openai_provider(test::test_config("openai", "http://h/v1"),
-                                                                     std::make_shared<test::scripted_transport>()),
-                                              "/nonexistent/dir/rec.jsonl", "m", "");
+  auto unwritable = create_recording_provider(
+      create_openai_provider(test::test_config("openai", "http://h/v1"), std::make_shared<test::scripted_transport>()),
+      "/nonexistent/dir/rec.jsonl", "m", "");
   EXPECT_FALSE(unwritable);
 }
 

@@ -47,7 +47,8 @@ TEST(LlmRetry, StatusErrorsNameTheCauseAndNeverTheKey) {
   c.base_url = "http://127.0.0.1:1/v1";
   c.api_key = "sk-live-abcdef123456";
   auto unauthorized = http_status_error(
-      401, R"({"error":{"message":"Incorrect API key provided: sk-live-abcdef123456.","type":"invalid_request_error"}})", c);
+      401,
+      R"({"error":{"message":"Incorrect API key provided: sk-live-abcdef123456.","type":"invalid_request_error"}})", c);
   EXPECT_EQ(unauthorized.code, "llm_unauthorized");
   EXPECT_EQ(unauthorized.describe().find("sk-live-abcdef123456"), std::string::npos);
   EXPECT_NE(unauthorized.message.find("[REDACTED]"), std::string::npos);
@@ -60,10 +61,12 @@ TEST(LlmRetry, StatusErrorsNameTheCauseAndNeverTheKey) {
 
   EXPECT_EQ(http_status_error(403, "{}", c).code, "llm_forbidden");
   EXPECT_EQ(http_status_error(413, "too big", c).code, "llm_request_too_large");
-  EXPECT_EQ(http_status_error(400, R"({"error":{"message":"This model's maximum context length is 8192 tokens"}})", c).code,
-            "llm_request_too_large");
+  EXPECT_EQ(
+      http_status_error(400, R"({"error":{"message":"This model's maximum context length is 8192 tokens"}})", c).code,
+      "llm_request_too_large");
   EXPECT_EQ(http_status_error(400, R"({"error":"bad temperature"})", c).code, "llm_bad_request");
-  EXPECT_NE(http_status_error(400, R"({"error":"bad temperature"})", c).message.find("bad temperature"), std::string::npos);
+  EXPECT_NE(http_status_error(400, R"({"error":"bad temperature"})", c).message.find("bad temperature"),
+            std::string::npos);
   EXPECT_EQ(http_status_error(429, "{}", c).code, "llm_rate_limited");
   EXPECT_EQ(http_status_error(529, "{}", c).code, "llm_overloaded");
   EXPECT_EQ(http_status_error(502, "<html>", c).code, "llm_server_error");

@@ -6,7 +6,9 @@ namespace harness::llm {
 namespace {
 
 TEST(LlmTextToolCalls, FindsTheFirstJavascriptBlock) {
-  auto code = extract_javascript_block("I'll list tools.\n```python\nprint(1)\n```\n```javascript\nconst t = await list_mcp_tools();\nreturn t;\n```\nmore ```js\nx\n```");
+  auto code = extract_javascript_block(
+      "I'll list tools.\n```python\nprint(1)\n```\n```javascript\nconst t = await list_mcp_tools();\nreturn "
+      "t;\n```\nmore ```js\nx\n```");
   ASSERT_TRUE(code);
   EXPECT_EQ(*code, "const t = await list_mcp_tools();\nreturn t;");
 }

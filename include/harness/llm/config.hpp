@@ -19,16 +19,16 @@ namespace harness::llm {
 enum class tool_mode { native, text, automatic };
 
 struct retry_policy {
-  int max_retries = 4;                        // attempts = max_retries + 1
-  std::chrono::milliseconds base_delay{500};  // first backoff, doubled each retry
-  std::chrono::milliseconds max_delay{30000}; // cap of one computed backoff (not of Retry-After)
+  int max_retries = 4;                         // attempts = max_retries + 1
+  std::chrono::milliseconds base_delay{500};   // first backoff, doubled each retry
+  std::chrono::milliseconds max_delay{30000};  // cap of one computed backoff (not of Retry-After)
 };
 
 struct llm_config {
-  std::string provider = "openai";  // openai | anthropic | replay
-  std::string model;                // never empty after load (provider default)
-  std::string api_key;              // secret: never logged, never in an error
-  std::string base_url;             // without trailing '/'; provider default when unset
+  std::string provider = "openai";             // openai | anthropic | replay
+  std::string model;                           // never empty after load (provider default)
+  std::string api_key;                         // secret: never logged, never in an error
+  std::string base_url;                        // without trailing '/'; provider default when unset
   std::chrono::milliseconds timeout{120000};   // one HTTP attempt
   std::chrono::milliseconds deadline{300000};  // the whole call, retries included
   int max_tokens = 4096;                       // 0: not sent (OpenAI only; Anthropic needs it)

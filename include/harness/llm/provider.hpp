@@ -53,7 +53,8 @@ result<std::shared_ptr<llm_provider>> create_llm_provider(const llm_config& conf
 using retry_observer = std::function<void(int attempt, std::chrono::milliseconds wait, const harness::error& why)>;
 
 // The HTTP providers, for callers that build them directly (tests).
-std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config, std::shared_ptr<http_transport> transport,
+std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config,
+                                                     std::shared_ptr<http_transport> transport,
                                                      retry_observer observer = {});
 std::shared_ptr<llm_provider> create_anthropic_provider(const llm_config& config,
                                                         std::shared_ptr<http_transport> transport,
