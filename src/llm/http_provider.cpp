@@ -62,6 +62,8 @@ class http_provider_impl final : public llm_provider {
     } catch (const boost::system::system_error& e) {
       if (e.code() == asio::error::operation_aborted) co_return cancelled();
       co_return make_error("llm_internal", fmt::format("LLM call failed: {}", e.what()));
+    } catch (const std::exception& e) {
+      co_return make_error("llm_internal", fmt::format("LLM call failed: {}", e.what()));
     }
   }
 
@@ -90,7 +92,7 @@ class http_provider_impl final : public llm_provider {
         last = response.error();
         retryable = last.code == "llm_connection_failed" || last.code == "llm_timeout";
       } else if (response->status >= 200 && response->status < 300) {
-        auto turn = dialect_->parse(response->body);
+        auto turn = parse(response->body);
         if (!turn) co_return turn.error();
         finish(*turn, request, attempt);
         core::log_debug("llm call {} {} model={} attempts={} in={} out={} tool_calls={} {}ms", call, name(),
@@ -144,6 +146,16 @@ class http_provider_impl final : public llm_provider {
     if (!config_.api_key.empty()) {
       turn.text = detail::redact(std::move(turn.text), config_.api_key);
       for (auto& c : turn.tool_calls) scrub(c.arguments, config_.api_key);
+    }
+  }
+
+  // A server that sends a field with an unexpected type (an id that is a
+  // number...) makes nlohmann throw; that is a bad answer, not a crash.
+  result<llm_turn> parse(const std::string& body) const {
+    try {
+      return dialect_->parse(body);
+    } catch (const nlohmann::json::exception& e) {
+      return detail::bad_response(dialect_->name(), e.what());
     }
   }
 

@@ -121,7 +121,9 @@ json to_json(const harness::error& e) {
   return json{{"code", e.code}, {"message", e.message}, {"hint", e.hint}};
 }
 
-result<message> message_from_json(const json& j) {
+namespace {
+
+result<message> message_from_json_unchecked(const json& j) {
   if (!j.is_object() || !j.contains("role") || !j["role"].is_string()) return bad_field("message", "role");
   auto r = role_from_string(j["role"].get<std::string>());
   if (!r) return r.error();
@@ -134,7 +136,7 @@ result<message> message_from_json(const json& j) {
   return m;
 }
 
-result<llm_request> request_from_json(const json& j) {
+result<llm_request> request_from_json_unchecked(const json& j) {
   if (!j.is_object() || !j.contains("messages") || !j["messages"].is_array()) return bad_field("request", "messages");
   llm_request r;
   for (const auto& m : j["messages"]) {
@@ -154,7 +156,7 @@ result<llm_request> request_from_json(const json& j) {
   return r;
 }
 
-result<llm_turn> turn_from_json(const json& j) {
+result<llm_turn> turn_from_json_unchecked(const json& j) {
   if (!j.is_object()) return bad_field("turn", "(object)");
   llm_turn t;
   if (auto st = read_text_and_calls(j, "turn", t.text, t.tool_calls); !st) return st.error();
@@ -166,9 +168,40 @@ result<llm_turn> turn_from_json(const json& j) {
   return t;
 }
 
-harness::error error_from_json(const json& j) {
+harness::error error_from_json_unchecked(const json& j) {
   if (!j.is_object()) return make_error("llm_error", "recorded error without details");
   return make_error(j.value("code", "llm_error"), j.value("message", ""), j.value("hint", ""));
+}
+
+// The public parsers: nlohmann throws on a field of the wrong type (an id
+// that is a number...); that is bad input, reported as a value.
+template <class F>
+auto guarded(F f, std::string_view what) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const json::exception& e) {
+    return make_error("invalid_json", fmt::format("{}: {}", what, e.what()),
+                      "the file or body does not follow the llm exchange format (docs/architecture/llm.md)");
+  }
+}
+
+}  // namespace
+
+result<message> message_from_json(const json& j) {
+  return guarded([&] { return message_from_json_unchecked(j); }, "message");
+}
+result<llm_request> request_from_json(const json& j) {
+  return guarded([&] { return request_from_json_unchecked(j); }, "request");
+}
+result<llm_turn> turn_from_json(const json& j) {
+  return guarded([&] { return turn_from_json_unchecked(j); }, "turn");
+}
+harness::error error_from_json(const json& j) {
+  try {
+    return error_from_json_unchecked(j);
+  } catch (const json::exception&) {
+    return make_error("llm_error", "recorded error with malformed details");
+  }
 }
 
 }  // namespace harness::llm

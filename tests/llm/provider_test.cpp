@@ -117,6 +117,21 @@ TEST(LlmHttpProvider, MalformedAnswerIsAnErrorNotARetry) {
   EXPECT_EQ(t->sent().size(), 1u);
 }
 
+TEST(LlmHttpProvider, FieldsOfTheWrongTypeAreABadResponse) {
+  auto t = std::make_shared<test::scripted_transport>();
+  t->push_json(
+      200, R"({"choices":[{"message":{"content":"x","tool_calls":[{"id":5,"function":{"name":"execute_code"}}]}}]})");
+  t->push_json(200, R"({"type":"message","content":[{"type":"tool_use","id":1,"name":"execute_code"}]})");
+  auto openai = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
+  auto anthropic = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
+  auto first = test::run_sync(openai->complete(test::simple_request()));
+  ASSERT_FALSE(first);
+  EXPECT_EQ(first.error().code, "llm_bad_response");
+  auto second = test::run_sync(anthropic->complete(test::simple_request()));
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, "llm_bad_response");
+}
+
 TEST(LlmHttpProvider, TextFallbackAndKeyScrubbing) {
   auto config = test::test_config("openai", "http://h/v1");
   const std::string text = "Here:\n```javascript\nconst k = '" + config.api_key + "';\nreturn k;\n```";

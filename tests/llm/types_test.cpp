@@ -44,6 +44,10 @@ TEST(LlmTypes, BadJsonNamesTheField) {
   ASSERT_FALSE(t);
   EXPECT_NE(t.error().message.find("text"), std::string::npos);
   EXPECT_FALSE(request_from_json(nlohmann::json::array()));
+  // Fields of the wrong type are errors, not exceptions.
+  EXPECT_FALSE(turn_from_json({{"toolCalls", {{{"name", "x"}, {"id", 5}}}}}));
+  EXPECT_FALSE(message_from_json({{"role", "tool"}, {"toolCallId", 7}}));
+  EXPECT_EQ(error_from_json({{"code", 1}}).code, "llm_error");
 }
 
 }  // namespace
