@@ -248,7 +248,7 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
 
 TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy) {
   testing::fake_llm_server fake;
-  for (int i = 0; i < 6; ++i) fake.push({{"delayMs", 50}, {"reply", {{"text", "ok"}}}});
+  for (int i = 0; i < 6; ++i) fake.push({{"delayMs", 1000}, {"reply", {{"text", "ok"}}}});
   curl_transport_options options;
   options.max_concurrent = 2;
   options.max_queued = 2;
@@ -271,8 +271,8 @@ TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy)
     else if (r.error().code == "llm_busy")
       ++busy;
   }
-  // All six are submitted before the transfer thread can finish one: at most
-  // 2 running + 2 queued are accepted, the rest are refused at once.
+  // All six are submitted long before a transfer can finish (each answer takes
+  // a second): at most 2 running + 2 queued are accepted, the rest are refused at once.
   EXPECT_EQ(ok + busy, 6);
   EXPECT_GE(busy, 2);
   EXPECT_GE(ok, 2);
