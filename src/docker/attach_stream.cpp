@@ -11,7 +11,9 @@ attach_stream_impl::attach_stream_impl(std::unique_ptr<connection> conn, std::st
   if (!leftover.empty()) demuxer_.feed(leftover);
 }
 
-attach_stream_impl::~attach_stream_impl() { close(); }
+attach_stream_impl::~attach_stream_impl() {
+  close();
+}
 
 task<status> attach_stream_impl::write_stdin(std::string_view data, std::chrono::milliseconds timeout) {
   if (closed_) co_return make_error("docker_unreachable", "the attach stream is closed");
@@ -28,7 +30,8 @@ task<result<std::optional<output_chunk>>> attach_stream_impl::read(std::chrono::
   for (;;) {
     if (auto chunk = demuxer_.next()) co_return std::optional<output_chunk>(std::move(*chunk));
     if (demuxer_.failed()) {
-      co_return protocol_error("attach", "the output is not in Docker's frame format (was the container created with Tty?)");
+      co_return protocol_error("attach",
+                               "the output is not in Docker's frame format (was the container created with Tty?)");
     }
     if (ended_ || closed_) {
       if (!demuxer_.at_frame_boundary()) co_return protocol_error("attach", "the stream ended inside a frame");

@@ -83,11 +83,11 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     if (!engine_max || !engine_min) co_return detail::protocol_error("GET /version", "no ApiVersion");
     auto chosen = std::min(*engine_max, max_api);
     if (chosen < min_api || chosen < *engine_min) {
-      co_return make_error("docker_api_version",
-                           fmt::format("the Docker engine speaks API {} to {}; this client needs {}.{} to {}.{}",
-                                       info->min_api_version, info->api_version, min_api.first, min_api.second,
-                                       max_api.first, max_api.second),
-                           "use Docker Engine 20.10 or newer");
+      co_return make_error(
+          "docker_api_version",
+          fmt::format("the Docker engine speaks API {} to {}; this client needs {}.{} to {}.{}", info->min_api_version,
+                      info->api_version, min_api.first, min_api.second, max_api.first, max_api.second),
+          "use Docker Engine 20.10 or newer");
     }
     info->negotiated_api_version = fmt::format("{}.{}", chosen.first, chosen.second);
     {
@@ -130,7 +130,8 @@ class engine_client_impl final : public engine_client, public std::enable_shared
   }
 
   task<status> kill_container(std::string id, std::string signal) override {
-    co_return co_await simple(verb::post, "/containers/{}/kill?signal=" + url_encode(signal), id, "kill container", 204);
+    co_return co_await simple(verb::post, "/containers/{}/kill?signal=" + url_encode(signal), id, "kill container",
+                              204);
   }
 
   task<status> remove_container(std::string id, bool force) override {
@@ -166,8 +167,8 @@ class engine_client_impl final : public engine_client, public std::enable_shared
 
   task<result<pids_usage>> container_pids(std::string id) override {
     if (!is_safe_reference(id)) co_return bad_reference("container id", id);
-    auto res = co_await versioned(verb::get, "/containers/" + id + "/stats?stream=0&one-shot=1", {},
-                                  config_.request_timeout);
+    auto res =
+        co_await versioned(verb::get, "/containers/" + id + "/stats?stream=0&one-shot=1", {}, config_.request_timeout);
     if (!res) co_return res.error();
     if (res->result_int() != 200) co_return detail::engine_error(res->result_int(), res->body(), "container stats");
     co_return detail::parse_pids(res->body());
@@ -179,7 +180,8 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     if (!prefix) co_return prefix.error();
     auto conn = co_await detail::connect(executor_, config_.endpoint, config_.request_timeout);
     if (!conn) co_return conn.error();
-    auto req = make_request(verb::post, *prefix + "/containers/" + id + "/attach?stream=1&stdin=1&stdout=1&stderr=1", {});
+    auto req =
+        make_request(verb::post, *prefix + "/containers/" + id + "/attach?stream=1&stdin=1&stdout=1&stderr=1", {});
     req.set(detail::http::field::connection, "Upgrade");
     req.set(detail::http::field::upgrade, "tcp");
     auto res = co_await (*conn)->upgrade(req, config_.request_timeout);
@@ -195,8 +197,8 @@ class engine_client_impl final : public engine_client, public std::enable_shared
  private:
   detail::request make_request(verb method, const std::string& target, std::string body) const {
     detail::request req{method, target, 11};
-    req.set(detail::http::field::host, config_.endpoint.kind == engine_endpoint::transport::tcp ? config_.endpoint.host
-                                                                                                 : "docker");
+    req.set(detail::http::field::host,
+            config_.endpoint.kind == engine_endpoint::transport::tcp ? config_.endpoint.host : "docker");
     req.set(detail::http::field::user_agent, "mcp-harness");
     if (!body.empty() || method == verb::post) {
       req.set(detail::http::field::content_type, "application/json");
@@ -234,8 +236,8 @@ class engine_client_impl final : public engine_client, public std::enable_shared
   }
 
   // A call that answers with no body: path has one "{}" for the container id.
-  task<status> simple(verb method, std::string path, std::string id, std::string what,
-                      unsigned ok_status, unsigned also_ok = 0) {
+  task<status> simple(verb method, std::string path, std::string id, std::string what, unsigned ok_status,
+                      unsigned also_ok = 0) {
     if (!is_safe_reference(id)) co_return bad_reference("container id", id);
     std::string target = fmt::format(fmt::runtime(path), id);
     auto res = co_await versioned(method, target, {}, config_.request_timeout);

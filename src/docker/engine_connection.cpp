@@ -1,5 +1,6 @@
 #include "engine_connection.hpp"
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
@@ -10,7 +11,6 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
-#include <fmt/format.h>
 
 namespace harness::docker::detail {
 namespace {
@@ -28,8 +28,8 @@ error io_error(const char* what, const error_code& ec) {
     return make_error("docker_timeout", fmt::format("the Docker engine did not answer in time ({})", what),
                       "the engine may be overloaded; check `docker info`");
   }
-  return make_error("docker_unreachable", fmt::format("connection to the Docker engine failed while {}: {}", what,
-                                                      ec.message()));
+  return make_error("docker_unreachable",
+                    fmt::format("connection to the Docker engine failed while {}: {}", what, ec.message()));
 }
 
 bool is_end_of_stream(const error_code& ec) {
@@ -142,8 +142,8 @@ error unreachable(const engine_endpoint& endpoint, const std::string& why) {
   std::string hint = endpoint.kind == engine_endpoint::transport::unix_socket
                          ? "start the engine (./scripts/run.sh does it) or point DOCKER_HOST at a running one"
                          : "check that the engine listens there and that DOCKER_HOST is right";
-  return make_error("docker_unreachable", fmt::format("cannot reach the Docker engine at {}: {}", endpoint.describe(), why),
-                    hint);
+  return make_error("docker_unreachable",
+                    fmt::format("cannot reach the Docker engine at {}: {}", endpoint.describe(), why), hint);
 }
 
 result<std::shared_ptr<asio::ssl::context>> make_tls_context(const engine_endpoint& endpoint) {
@@ -162,13 +162,13 @@ result<std::shared_ptr<asio::ssl::context>> make_tls_context(const engine_endpoi
 }  // namespace
 
 asio::awaitable<result<std::unique_ptr<connection>>> connect(asio::any_io_executor executor,
-                                                            const engine_endpoint& endpoint,
-                                                            std::chrono::milliseconds timeout) {
+                                                             const engine_endpoint& endpoint,
+                                                             std::chrono::milliseconds timeout) {
   if (endpoint.kind == engine_endpoint::transport::unix_socket) {
     auto conn = std::make_unique<connection_impl<unix_stream>>(nullptr, executor);
     conn->stream().expires_after(timeout);
-    auto [ec] = co_await conn->stream().async_connect(asio::local::stream_protocol::endpoint(endpoint.socket_path),
-                                                      use_tuple);
+    auto [ec] =
+        co_await conn->stream().async_connect(asio::local::stream_protocol::endpoint(endpoint.socket_path), use_tuple);
     if (ec) co_return unreachable(endpoint, ec.message());
     co_return std::unique_ptr<connection>(std::move(conn));
   }

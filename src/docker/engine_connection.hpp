@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include <boost/asio/awaitable.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -38,7 +38,7 @@ class connection {
 
   // Raw stream operations after upgrade(). read_some returns 0 bytes at end of stream.
   virtual boost::asio::awaitable<result<std::size_t>> read_some(char* data, std::size_t size,
-                                                                 std::chrono::milliseconds timeout) = 0;
+                                                                std::chrono::milliseconds timeout) = 0;
   virtual boost::asio::awaitable<status> write_all(const char* data, std::size_t size,
                                                    std::chrono::milliseconds timeout) = 0;
   virtual status shutdown_send() = 0;

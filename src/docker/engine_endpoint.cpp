@@ -27,7 +27,8 @@ result<engine_endpoint> parse_engine_endpoint(const std::string& docker_host, co
   if (docker_host.empty()) return out;
   if (docker_host.rfind("unix://", 0) == 0) {
     out.socket_path = docker_host.substr(7);
-    if (out.socket_path.empty() || out.socket_path.front() != '/') return bad_host(docker_host, "the socket path must be absolute");
+    if (out.socket_path.empty() || out.socket_path.front() != '/')
+      return bad_host(docker_host, "the socket path must be absolute");
     return out;
   }
   if (docker_host.rfind("tcp://", 0) != 0) {
@@ -59,7 +60,8 @@ result<engine_endpoint> parse_engine_endpoint(const std::string& docker_host, co
   namespace fs = std::filesystem;
   out.tls = out.verify_peer || (!dir.empty() && fs::exists(fs::path(dir) / "cert.pem"));
   if (out.tls) {
-    for (auto [file, name] : {std::pair{&out.ca_file, "ca.pem"}, {&out.cert_file, "cert.pem"}, {&out.key_file, "key.pem"}}) {
+    for (auto [file, name] :
+         {std::pair{&out.ca_file, "ca.pem"}, {&out.cert_file, "cert.pem"}, {&out.key_file, "key.pem"}}) {
       fs::path p = fs::path(dir) / name;
       if (fs::exists(p)) *file = p.string();
     }
@@ -88,7 +90,8 @@ result<engine_endpoint> parse_engine_endpoint(const std::string& docker_host, co
 
 std::vector<core::setting_spec> docker_setting_specs() {
   return {
-      {"DOCKER_HOST", "", "Docker engine: unix:///path/to/docker.sock or tcp://host:port (empty: /var/run/docker.sock)"},
+      {"DOCKER_HOST", "",
+       "Docker engine: unix:///path/to/docker.sock or tcp://host:port (empty: /var/run/docker.sock)"},
       {"DOCKER_TLS_VERIFY", "", "non-empty: talk TLS to a tcp:// engine and verify its certificate against ca.pem"},
       {"DOCKER_CERT_PATH", "", "folder with ca.pem, cert.pem, key.pem for a TLS engine (default ~/.docker)"},
       {"DOCKER_REQUEST_TIMEOUT_MS", "30000", "deadline for one Docker Engine API call"},

@@ -30,7 +30,8 @@ error engine_error(unsigned http_status, const std::string& body, const std::str
       return make_error("docker_bad_request", text, "the engine rejected a setting; check the sandbox configuration");
     case 401:
     case 403:
-      return make_error("docker_engine_error", text, "the engine refused access; check DOCKER_HOST and its certificates");
+      return make_error("docker_engine_error", text,
+                        "the engine refused access; check DOCKER_HOST and its certificates");
     default:
       return make_error("docker_engine_error", fmt::format("{} (HTTP {})", text, http_status),
                         "see the engine's log for details");
@@ -38,7 +39,8 @@ error engine_error(unsigned http_status, const std::string& body, const std::str
 }
 
 error protocol_error(const std::string& what, const std::string& detail) {
-  return make_error("docker_protocol_error", fmt::format("unexpected answer from the Docker engine to {}: {}", what, detail));
+  return make_error("docker_protocol_error",
+                    fmt::format("unexpected answer from the Docker engine to {}: {}", what, detail));
 }
 
 }  // namespace harness::docker::detail

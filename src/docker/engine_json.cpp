@@ -75,7 +75,8 @@ result<container_state> parse_container_state(const std::string& body) {
   container_state out;
   out.id = str(*j, "Id");
   auto state = j->find("State");
-  if (out.id.empty() || state == j->end() || !state->is_object()) return protocol_error("container inspect", "no State");
+  if (out.id.empty() || state == j->end() || !state->is_object())
+    return protocol_error("container inspect", "no State");
   out.status = str(*state, "Status");
   out.running = state->value("Running", false);
   out.oom_killed = state->value("OOMKilled", false);

@@ -1,13 +1,14 @@
 #include <mutex>
 #include <set>
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/format.h>
 
+#include "cgroup_pids.hpp"
 #include "container_session.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
@@ -23,17 +24,20 @@ namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-milliseconds since(clock::time_point t) { return std::chrono::duration_cast<milliseconds>(clock::now() - t); }
+milliseconds since(clock::time_point t) {
+  return std::chrono::duration_cast<milliseconds>(clock::now() - t);
+}
 
 // Shared between a run and its deadline watchdog (which may outlive the run's frame).
 struct watchdog_state {
   explicit watchdog_state(asio::any_io_executor ex) : timer(std::move(ex)) {}
   asio::steady_timer timer;
-  bool fired = false;        // the deadline passed and the container was killed
+  bool fired = false;  // the deadline passed and the container was killed
   bool pids_at_limit = false;
 };
 
-class docker_sandbox final : public sandbox_backend, public detail::container_owner,
+class docker_sandbox final : public sandbox_backend,
+                             public detail::container_owner,
                              public std::enable_shared_from_this<docker_sandbox> {
  public:
   docker_sandbox(asio::any_io_executor executor, std::shared_ptr<docker::engine_client> engine, sandbox_config config)
@@ -53,7 +57,8 @@ class docker_sandbox final : public sandbox_backend, public detail::container_ow
   task<result<run_result>> run_once(std::string task_id, std::string code) override {
     auto t0 = clock::now();
     if (static_cast<std::int64_t>(code.size()) > config_.max_code_bytes) {
-      co_return make_error("sandbox_bad_request", fmt::format("the code block is larger than {} bytes", config_.max_code_bytes),
+      co_return make_error("sandbox_bad_request",
+                           fmt::format("the code block is larger than {} bytes", config_.max_code_bytes),
                            "send smaller code; move data into files or tools");
     }
     auto prepared = co_await prepare(std::move(task_id));
@@ -234,9 +239,15 @@ class docker_sandbox final : public sandbox_backend, public detail::container_ow
                           std::string id, std::int64_t pids_limit) {
     auto [ec] = co_await state->timer.async_wait(asio::as_tuple(asio::use_awaitable));
     if (ec) co_return;  // the run finished first
-    auto pids = co_await engine->container_pids(id);
-    // Within a few of the limit counts: the bomb's last forks and node's own threads come and go.
-    if (pids && pids->current >= pids_limit - std::max<std::int64_t>(4, pids_limit / 16)) state->pids_at_limit = true;
+    // The kernel's counter of refused forks is exact but only readable when the
+    // engine runs on this host; otherwise sample the count, within a margin:
+    // a fork bomb's processes come and go.
+    if (auto hits = detail::pids_limit_hits(id); hits && *hits > 0) {
+      state->pids_at_limit = true;
+    } else if (auto pids = co_await engine->container_pids(id);
+               pids && pids->current >= pids_limit - std::max<std::int64_t>(4, pids_limit / 16)) {
+      state->pids_at_limit = true;
+    }
     auto killed = co_await engine->kill_container(id, "SIGKILL");
     state->fired = killed.has_value();
   }
@@ -253,12 +264,18 @@ class docker_sandbox final : public sandbox_backend, public detail::container_ow
 
 const char* to_string(run_outcome outcome) {
   switch (outcome) {
-    case run_outcome::ok: return "ok";
-    case run_outcome::code_error: return "code_error";
-    case run_outcome::timeout: return "timeout";
-    case run_outcome::out_of_memory: return "out_of_memory";
-    case run_outcome::pids_limit: return "pids_limit";
-    case run_outcome::output_limit: return "output_limit";
+    case run_outcome::ok:
+      return "ok";
+    case run_outcome::code_error:
+      return "code_error";
+    case run_outcome::timeout:
+      return "timeout";
+    case run_outcome::out_of_memory:
+      return "out_of_memory";
+    case run_outcome::pids_limit:
+      return "pids_limit";
+    case run_outcome::output_limit:
+      return "output_limit";
   }
   return "unknown";
 }

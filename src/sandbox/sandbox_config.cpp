@@ -8,7 +8,8 @@ namespace harness::sandbox {
 
 std::vector<core::setting_spec> sandbox_setting_specs() {
   return {
-      {"SANDBOX_IMAGE", "mcp-harness-sandbox:latest", "Docker image the sandboxes run (built by sandbox/build-image.sh)"},
+      {"SANDBOX_IMAGE", "mcp-harness-sandbox:latest",
+       "Docker image the sandboxes run (built by sandbox/build-image.sh)"},
       {"SANDBOX_TIMEOUT_MS", "30000", "a code block is killed after this many milliseconds"},
       {"SANDBOX_MEMORY_MB", "256", "memory limit of a sandbox container (no swap)"},
       {"SANDBOX_CPU_QUOTA", "1", "CPUs a sandbox container may use (e.g. 0.5)"},
@@ -19,7 +20,8 @@ std::vector<core::setting_spec> sandbox_setting_specs() {
       {"SANDBOX_OUTPUT_LIMIT_BYTES", "1048576", "stdout+stderr kept per code block; past it the block is stopped"},
       {"SANDBOX_NOFILE_LIMIT", "1024", "open files per sandbox process (ulimit -n)"},
       {"SANDBOX_RUNTIME", "", "OCI runtime for sandboxes, e.g. runsc (gVisor); empty: the engine's default"},
-      {"SANDBOX_NETWORK", "none", "Docker network of sandboxes; anything but none grants network access (see docs/SECURITY.md)"},
+      {"SANDBOX_NETWORK", "none",
+       "Docker network of sandboxes; anything but none grants network access (see docs/SECURITY.md)"},
   };
 }
 
@@ -27,7 +29,8 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
   sandbox_config c;
   c.image = settings.get("SANDBOX_IMAGE");
   if (c.image.empty()) {
-    return make_error("invalid_setting", "SANDBOX_IMAGE is empty", "name the sandbox image, e.g. mcp-harness-sandbox:latest");
+    return make_error("invalid_setting", "SANDBOX_IMAGE is empty",
+                      "name the sandbox image, e.g. mcp-harness-sandbox:latest");
   }
   auto timeout = settings.get_ms("SANDBOX_TIMEOUT_MS", 100, 3'600'000);
   if (!timeout) return timeout.error();
@@ -37,13 +40,14 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
     std::int64_t* field;
     std::int64_t min, max;
   };
-  for (auto [name, field, min, max] : {int_setting{"SANDBOX_MEMORY_MB", &c.memory_mb, 32, 1 << 20},
-                                       int_setting{"SANDBOX_PIDS_LIMIT", &c.pids_limit, 16, 1 << 20},
-                                       int_setting{"SANDBOX_TMP_MB", &c.tmp_mb, 1, 1 << 20},
-                                       int_setting{"SANDBOX_WORKSPACE_MB", &c.workspace_mb, 1, 1 << 20},
-                                       int_setting{"SANDBOX_SKILLS_MB", &c.skills_mb, 1, 1 << 20},
-                                       int_setting{"SANDBOX_OUTPUT_LIMIT_BYTES", &c.output_limit_bytes, 1024, 1LL << 30},
-                                       int_setting{"SANDBOX_NOFILE_LIMIT", &c.nofile_limit, 64, 1 << 20}}) {
+  for (auto [name, field, min, max] :
+       {int_setting{"SANDBOX_MEMORY_MB", &c.memory_mb, 32, 1 << 20},
+        int_setting{"SANDBOX_PIDS_LIMIT", &c.pids_limit, 16, 1 << 20},
+        int_setting{"SANDBOX_TMP_MB", &c.tmp_mb, 1, 1 << 20},
+        int_setting{"SANDBOX_WORKSPACE_MB", &c.workspace_mb, 1, 1 << 20},
+        int_setting{"SANDBOX_SKILLS_MB", &c.skills_mb, 1, 1 << 20},
+        int_setting{"SANDBOX_OUTPUT_LIMIT_BYTES", &c.output_limit_bytes, 1024, 1LL << 30},
+        int_setting{"SANDBOX_NOFILE_LIMIT", &c.nofile_limit, 64, 1 << 20}}) {
     auto value = settings.get_int(name, min, max);
     if (!value) return value.error();
     *field = *value;
@@ -51,7 +55,8 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
   const std::string& cpu = settings.get("SANDBOX_CPU_QUOTA");
   auto [ptr, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), c.cpus);
   if (cpu.empty() || ec != std::errc{} || ptr != cpu.data() + cpu.size() || c.cpus < 0.01 || c.cpus > 1024) {
-    return make_error("invalid_setting", fmt::format("invalid SANDBOX_CPU_QUOTA: '{}' is not a CPU count from 0.01 to 1024", cpu),
+    return make_error("invalid_setting",
+                      fmt::format("invalid SANDBOX_CPU_QUOTA: '{}' is not a CPU count from 0.01 to 1024", cpu),
                       "set SANDBOX_CPU_QUOTA to the CPUs a sandbox may use, e.g. 0.5");
   }
   c.runtime = settings.get("SANDBOX_RUNTIME");

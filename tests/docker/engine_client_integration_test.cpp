@@ -1,8 +1,11 @@
 // engine_client against the real dockerd and the real sandbox image.
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 
+#include "docker/attachable_container.hpp"
 #include "docker/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 
@@ -10,11 +13,6 @@ namespace harness::docker {
 namespace {
 
 using harness::testing::run_sync;
-
-std::string image() {
-  const char* env = std::getenv("SANDBOX_IMAGE");
-  return env && *env ? env : "mcp-harness-sandbox:latest";
-}
 
 class engine_integration : public ::testing::Test {
  protected:
@@ -28,7 +26,7 @@ class engine_integration : public ::testing::Test {
     ASSERT_TRUE(run(client->ping())) << "dockerd is not running; ./scripts/test.sh starts it";
   }
   void TearDown() override {
-    auto listed = run(client->list_containers("org.mcp-harness.test=engine", true));
+    auto listed = run(client->list_containers("org.mcp-harness.test=" + label_value(), true));
     if (listed) {
       for (auto& c : *listed) (void)run(client->remove_container(c.id, true));
     }
@@ -37,6 +35,9 @@ class engine_integration : public ::testing::Test {
   T run(boost::asio::awaitable<T> work) {
     return run_sync(io, std::move(work));
   }
+  // Unique to this process: tests run in parallel and each teardown removes only its own.
+  static std::string label_value() { return "engine-" + std::to_string(::getpid()); }
+
   boost::asio::io_context io;
   std::shared_ptr<engine_client> client;
 };
@@ -49,7 +50,7 @@ TEST_F(engine_integration, version_is_negotiated_with_the_real_engine) {
 }
 
 TEST_F(engine_integration, image_inspect_and_missing_image) {
-  auto found = run(client->inspect_image(image()));
+  auto found = run(client->inspect_image(testing::sandbox_image()));
   ASSERT_TRUE(found) << found.error().describe();
   EXPECT_EQ(found->id.rfind("sha256:", 0), 0u);
   auto missing = run(client->inspect_image("mcp-harness-no-such-image:0"));
@@ -58,11 +59,7 @@ TEST_F(engine_integration, image_inspect_and_missing_image) {
 }
 
 TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
-  nlohmann::json body = {{"Image", image()},           {"OpenStdin", true}, {"StdinOnce", true},
-                         {"AttachStdin", true},        {"AttachStdout", true}, {"AttachStderr", true},
-                         {"Tty", false},               {"Labels", {{"org.mcp-harness.test", "engine"}}},
-                         {"HostConfig", {{"NetworkMode", "none"}}}};
-  auto id = run(client->create_container(body, ""));
+  auto id = run(client->create_container(testing::attachable_container(label_value()), ""));
   ASSERT_TRUE(id) << id.error().describe();
   auto stream = run(client->attach_container(*id));
   ASSERT_TRUE(stream) << stream.error().describe();
@@ -92,7 +89,8 @@ TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
 }
 
 TEST_F(engine_integration, bad_settings_come_back_as_bad_request) {
-  nlohmann::json body = {{"Image", image()}, {"HostConfig", {{"Memory", 1024}}}};  // below the engine's minimum
+  nlohmann::json body = {{"Image", testing::sandbox_image()},
+                         {"HostConfig", {{"Memory", 1024}}}};  // below the engine's minimum
   auto id = run(client->create_container(body, ""));
   ASSERT_FALSE(id);
   EXPECT_EQ(id.error().code, "docker_bad_request");

@@ -7,11 +7,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <boost/asio/ip/tcp.hpp>
 
+#include "docker/attachable_container.hpp"
 #include "docker/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 
@@ -29,9 +30,18 @@ class remote_engine : public ::testing::Test {
     }
     dir = fs::temp_directory_path() / ("harness-remote-engine-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    port = static_cast<int>(20000 + std::random_device{}() % 20000);
+    // A port the kernel says is free right now (socat cannot bind port 0 and tell us).
+    boost::asio::ip::tcp::acceptor probe(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    port = probe.local_endpoint().port();
   }
   void TearDown() override {
+    // Containers a failed assertion left behind, found by label on the local engine.
+    docker_config local;
+    auto left = run_sync(io, create_engine_client(io.get_executor(), local)->list_containers(label(), true));
+    if (left) {
+      for (auto& c : *left)
+        (void)run_sync(io, create_engine_client(io.get_executor(), local)->remove_container(c.id, true));
+    }
     if (proxy > 0) {
       ::kill(proxy, SIGTERM);
       ::waitpid(proxy, nullptr, 0);
@@ -42,11 +52,13 @@ class remote_engine : public ::testing::Test {
   void make_certs() {
     std::string d = dir.string();
     std::string script =
-        "cd " + d + " && exec >openssl.log 2>&1 && "
+        "cd " + d +
+        " && exec >openssl.log 2>&1 && "
         "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca-key.pem -out ca.pem && "
         "openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server-key.pem -out server.csr && "
         "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > san.ext && "
-        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile san.ext -out server.pem && "
+        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -extfile san.ext -out "
+        "server.pem && "
         "openssl req -newkey rsa:2048 -nodes -subj /CN=client -keyout key.pem -out client.csr && "
         "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -out cert.pem";
     ASSERT_EQ(std::system(script.c_str()), 0) << "openssl failed, see " << d << "/openssl.log";
@@ -82,12 +94,7 @@ class remote_engine : public ::testing::Test {
   void exercise(engine_client& client) {
     auto v = run_sync(io, client.version());
     ASSERT_TRUE(v) << v.error().describe();
-    const char* env_image = std::getenv("SANDBOX_IMAGE");
-    std::string image = env_image && *env_image ? env_image : "mcp-harness-sandbox:latest";
-    nlohmann::json body = {{"Image", image},       {"OpenStdin", true},    {"StdinOnce", true},
-                           {"AttachStdin", true},  {"AttachStdout", true}, {"AttachStderr", true},
-                           {"Tty", false},         {"Labels", {{"org.mcp-harness.test", "remote"}}},
-                           {"HostConfig", {{"NetworkMode", "none"}}}};
+    auto body = testing::attachable_container(label().substr(label().find('=') + 1));
     auto id = run_sync(io, client.create_container(body, ""));
     ASSERT_TRUE(id) << id.error().describe();
     auto stream = run_sync(io, client.attach_container(*id));
@@ -105,6 +112,10 @@ class remote_engine : public ::testing::Test {
     EXPECT_EQ(out, "via proxy\n");
     EXPECT_TRUE(run_sync(io, client.remove_container(*id, true)));
   }
+
+  // Unique to this process: ctest runs tests in parallel, and a teardown must
+  // only remove its own test's containers.
+  static std::string label() { return "org.mcp-harness.test=remote-" + std::to_string(::getpid()); }
 
   boost::asio::io_context io;
   fs::path dir;

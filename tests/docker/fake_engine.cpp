@@ -3,11 +3,11 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace harness::docker::testing {
@@ -117,8 +117,12 @@ void fake_engine::handle(local::socket socket) {
   }
   if (target == "/_ping") return reply(200, "OK");
   if (target == "/version") {
-    return reply(200, json{{"Version", "99.0-fake"}, {"ApiVersion", api_version}, {"MinAPIVersion", min_api_version},
-                           {"Os", "linux"}, {"Arch", "amd64"}, {"KernelVersion", "6.0"}}
+    return reply(200, json{{"Version", "99.0-fake"},
+                           {"ApiVersion", api_version},
+                           {"MinAPIVersion", min_api_version},
+                           {"Os", "linux"},
+                           {"Arch", "amd64"},
+                           {"KernelVersion", "6.0"}}
                           .dump());
   }
   const std::string kind = path_part(target, 1);
@@ -146,8 +150,12 @@ void fake_engine::handle(local::socket socket) {
   if (name == "json") {
     json list = json::array();
     for (auto& [id, c] : containers_) {
-      list.push_back({{"Id", id}, {"Names", {"/fake"}}, {"Image", "img"}, {"State", c.running ? "running" : "exited"},
-                      {"Created", 1}, {"Labels", json::parse(c.labels_json)}});
+      list.push_back({{"Id", id},
+                      {"Names", {"/fake"}},
+                      {"Image", "img"},
+                      {"State", c.running ? "running" : "exited"},
+                      {"Created", 1},
+                      {"Labels", json::parse(c.labels_json)}});
     }
     return reply(200, list.dump());
   }
@@ -173,8 +181,13 @@ void fake_engine::handle(local::socket socket) {
   }
   if (action == "json") {
     return reply(200, json{{"Id", c.id},
-                           {"State", {{"Status", c.running ? "running" : "exited"}, {"Running", c.running},
-                                      {"OOMKilled", false}, {"ExitCode", c.exit_code}, {"Pid", 0}, {"Error", ""}}},
+                           {"State",
+                            {{"Status", c.running ? "running" : "exited"},
+                             {"Running", c.running},
+                             {"OOMKilled", false},
+                             {"ExitCode", c.exit_code},
+                             {"Pid", 0},
+                             {"Error", ""}}},
                            {"Config", {{"Labels", json::parse(c.labels_json)}}}}
                           .dump());
   }
@@ -187,8 +200,9 @@ void fake_engine::handle(local::socket socket) {
   }
   if (action == "attach") {
     lock.unlock();
-    std::string head = "HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\n"
-                       "Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n";
+    std::string head =
+        "HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\n"
+        "Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n";
     asio::write(socket, asio::buffer(head), ec);
     std::string input(static_cast<const char*>(buffer.data().data()), buffer.size());
     char chunk[4096];

@@ -1,4 +1,6 @@
 // The cold path on the real engine: results, errors, and cleanup on every path.
+#include <cstdio>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
@@ -20,6 +22,9 @@ TEST_F(sandbox_run, returns_output_status_and_timing) {
   EXPECT_EQ(r.container_id.size(), 64u);
   EXPECT_GT(r.timings.total.count(), 0);
   EXPECT_GE(r.timings.total, r.timings.run);
+  std::printf("cold run: create+attach %lld ms, start+write %lld ms, run %lld ms, total %lld ms\n",
+              static_cast<long long>(r.timings.create.count()), static_cast<long long>(r.timings.start.count()),
+              static_cast<long long>(r.timings.run.count()), static_cast<long long>(r.timings.total.count()));
 }
 
 TEST_F(sandbox_run, await_works_at_top_level) {

@@ -30,9 +30,14 @@ TEST(sandbox_config, defaults_are_the_safe_ones) {
 }
 
 TEST(sandbox_config, reads_every_setting) {
-  auto c = load({{"SANDBOX_MEMORY_MB", "512"}, {"SANDBOX_CPU_QUOTA", "0.5"}, {"SANDBOX_TIMEOUT_MS", "1500"},
-                 {"SANDBOX_PIDS_LIMIT", "64"}, {"SANDBOX_TMP_MB", "8"}, {"SANDBOX_RUNTIME", "runsc"},
-                 {"SANDBOX_NETWORK", "tools-net"}, {"SANDBOX_OUTPUT_LIMIT_BYTES", "4096"}});
+  auto c = load({{"SANDBOX_MEMORY_MB", "512"},
+                 {"SANDBOX_CPU_QUOTA", "0.5"},
+                 {"SANDBOX_TIMEOUT_MS", "1500"},
+                 {"SANDBOX_PIDS_LIMIT", "64"},
+                 {"SANDBOX_TMP_MB", "8"},
+                 {"SANDBOX_RUNTIME", "runsc"},
+                 {"SANDBOX_NETWORK", "tools-net"},
+                 {"SANDBOX_OUTPUT_LIMIT_BYTES", "4096"}});
   ASSERT_TRUE(c) << c.error().describe();
   EXPECT_EQ(c->memory_mb, 512);
   EXPECT_DOUBLE_EQ(c->cpus, 0.5);
@@ -141,8 +146,10 @@ TEST(run_classifier, picks_the_cause) {
   EXPECT_FALSE(classify({}).failure);
   EXPECT_EQ(classify({.exit_code = 1}).failure->code, "sandbox_code_error");
   EXPECT_EQ(classify({.deadline_fired = true, .exit_code = 137}).outcome, run_outcome::timeout);
-  EXPECT_EQ(classify({.deadline_fired = true, .pids_at_limit = true, .exit_code = 137}).outcome, run_outcome::pids_limit);
-  EXPECT_EQ(classify({.deadline_fired = true, .oom_killed = true, .exit_code = 137}).outcome, run_outcome::out_of_memory);
+  EXPECT_EQ(classify({.deadline_fired = true, .pids_at_limit = true, .exit_code = 137}).outcome,
+            run_outcome::pids_limit);
+  EXPECT_EQ(classify({.deadline_fired = true, .oom_killed = true, .exit_code = 137}).outcome,
+            run_outcome::out_of_memory);
   EXPECT_EQ(classify({.output_over_limit = true, .exit_code = 137}).failure->code, "sandbox_output_limit");
   EXPECT_EQ(classify({.exit_code = 134}, "FATAL ERROR: Reached heap limit ... JavaScript heap out of memory").outcome,
             run_outcome::out_of_memory);

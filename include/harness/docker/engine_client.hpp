@@ -42,15 +42,18 @@ class attach_stream {
  public:
   virtual ~attach_stream() = default;
 
-  // Writes all of data to the container's stdin within timeout.
+  // Writes all of data to the container's stdin within timeout. data must stay
+  // valid until the returned awaitable completes.
   virtual task<status> write_stdin(std::string_view data, std::chrono::milliseconds timeout) = 0;
 
-  // Half-closes the connection: the container sees end of file on stdin.
+  // Half-closes the connection (over TLS: sends close_notify): the container
+  // sees end of file on stdin, and its output can still be read.
   virtual status close_stdin() = 0;
 
   // The next chunk of output (at most the demuxer's chunk size). nullopt means
   // the stream ended (the container exited or was killed). docker_timeout when
-  // nothing arrived within timeout; the stream stays usable after a timeout.
+  // nothing arrived within timeout; that also closes the stream, so a long-lived
+  // session passes a timeout as long as it is willing to wait.
   virtual task<result<std::optional<output_chunk>>> read(std::chrono::milliseconds timeout) = 0;
 
   // Closes the connection now; a pending read or write ends with an error.

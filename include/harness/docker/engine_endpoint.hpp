@@ -17,8 +17,8 @@ struct engine_endpoint {
   enum class transport { unix_socket, tcp };
   transport kind = transport::unix_socket;
   std::string socket_path = "/var/run/docker.sock";  // transport::unix_socket
-  std::string host;                                    // transport::tcp
-  std::uint16_t port = 2375;                           // transport::tcp
+  std::string host;                                  // transport::tcp
+  std::uint16_t port = 2375;                         // transport::tcp
   // TLS for tcp: on when DOCKER_TLS_VERIFY is set or DOCKER_CERT_PATH holds a
   // client certificate. verify_peer checks the engine's certificate against ca.pem.
   bool tls = false;

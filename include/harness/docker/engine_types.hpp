@@ -29,7 +29,7 @@ struct container_summary {
   std::string id;
   std::vector<std::string> names;
   std::string image;
-  std::string state;  // "created", "running", "exited", ...
+  std::string state;         // "created", "running", "exited", ...
   std::int64_t created = 0;  // seconds since the epoch
   std::map<std::string, std::string> labels;
 };

@@ -24,12 +24,12 @@ using task = boost::asio::awaitable<T>;
 
 // How a block ended. Anything but ok carries run_result::failure.
 enum class run_outcome {
-  ok,            // exit 0
-  code_error,    // the block threw or exited non-zero: sandbox_code_error
-  timeout,       // killed at SANDBOX_TIMEOUT_MS: sandbox_timeout
-  out_of_memory, // the kernel OOM-killed it: sandbox_oom
-  pids_limit,    // it hit SANDBOX_PIDS_LIMIT (fork bomb): sandbox_pids_limit
-  output_limit,  // it printed more than SANDBOX_OUTPUT_LIMIT_BYTES and was stopped: sandbox_output_limit
+  ok,             // exit 0
+  code_error,     // the block threw or exited non-zero: sandbox_code_error
+  timeout,        // killed at SANDBOX_TIMEOUT_MS: sandbox_timeout
+  out_of_memory,  // the kernel OOM-killed it: sandbox_oom
+  pids_limit,     // it hit SANDBOX_PIDS_LIMIT (fork bomb): sandbox_pids_limit
+  output_limit,   // it printed more than SANDBOX_OUTPUT_LIMIT_BYTES and was stopped: sandbox_output_limit
 };
 const char* to_string(run_outcome outcome);
 
@@ -42,7 +42,7 @@ struct run_timings {
 
 struct run_result {
   run_outcome outcome = run_outcome::ok;
-  std::optional<error> failure;  // what went wrong and what to do, for the agent
+  std::optional<error> failure;          // what went wrong and what to do, for the agent
   std::string stdout_text, stderr_text;  // together at most output_limit_bytes
   bool output_truncated = false;
   std::int64_t exit_code = 0;

@@ -19,10 +19,10 @@ struct sandbox_config {
   double cpus = 1.0;                          // NanoCpus = cpus * 1e9
   std::int64_t pids_limit = 128;
   std::int64_t tmp_mb = 64, workspace_mb = 64, skills_mb = 16;  // tmpfs caps
-  std::int64_t output_limit_bytes = 1 << 20;  // stdout + stderr kept per block
-  std::int64_t nofile_limit = 1024;           // ulimit -n
-  std::string runtime;                        // "" = engine default (runc); "runsc" for gVisor
-  std::string network = "none";               // NetworkMode; anything else is a deliberate grant
+  std::int64_t output_limit_bytes = 1 << 20;                    // stdout + stderr kept per block
+  std::int64_t nofile_limit = 1024;                             // ulimit -n
+  std::string runtime;                                          // "" = engine default (runc); "runsc" for gVisor
+  std::string network = "none";                                 // NetworkMode; anything else is a deliberate grant
   // Value of the ownership label; sweeps only touch containers with this value.
   std::string owner = "mcp-harness";
   std::int64_t max_code_bytes = 1 << 20;

@@ -1,0 +1,49 @@
+// A fault-injecting fake transport for unit tests: answers each send with
+// the next scripted outcome (a response, a transport error, or "hang" until
+// cancelled) and records what it was asked to send.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <variant>
+#include <vector>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/llm/http_transport.hpp"
+
+namespace harness::llm::test {
+
+struct hang {};
+
+class scripted_transport final : public http_transport {
+ public:
+  using outcome = std::variant<http_response, harness::error, hang>;
+
+  void push(outcome o) { script_.push_back(std::move(o)); }
+  void push_json(long status, const std::string& body, std::map<std::string, std::string> headers = {}) {
+    push(http_response{status, std::move(headers), body});
+  }
+  const std::vector<http_request>& sent() const { return sent_; }
+
+  boost::asio::awaitable<result<http_response>> send(http_request request) override {
+    sent_.push_back(request);
+    if (script_.empty()) co_return make_error("llm_connection_failed", "scripted transport: nothing scripted");
+    outcome next = std::move(script_.front());
+    script_.pop_front();
+    if (auto* r = std::get_if<http_response>(&next)) co_return *r;
+    if (auto* e = std::get_if<harness::error>(&next)) co_return *e;
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, std::chrono::hours(1));
+    auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    co_return make_error("cancelled", ec ? "cancelled while hanging" : "hang ended");
+  }
+
+ private:
+  std::deque<outcome> script_;
+  std::vector<http_request> sent_;
+};
+
+}  // namespace harness::llm::test
