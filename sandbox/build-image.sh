@@ -25,10 +25,11 @@ else
 fi
 base_id=$(docker image inspect -f '{{.Id}}' "$base")
 
-# The image's inputs: the Dockerfile, everything under sandbox/image/, and the base.
+# The image's inputs: the Dockerfile, sandbox/image/, the runtime's sources, and the base.
 inputs=$(
   cd "$root"
-  { echo "$base_id"; sha256sum Dockerfile.sandbox; find sandbox/image -type f | LC_ALL=C sort | xargs sha256sum; } |
+  { echo "$base_id"; sha256sum Dockerfile.sandbox; find sandbox/image -type f | LC_ALL=C sort | xargs sha256sum
+    sha256sum sandbox/runtime/*.js; } |
     sha256sum | cut -c1-32
 )
 current=$(docker image inspect -f '{{index .Config.Labels "org.mcp-harness.inputs"}}' "$image" 2>/dev/null || true)
@@ -42,7 +43,7 @@ echo "building sandbox image $image (base $base)" >&2
 # shown only when the build fails.
 build_log=$(mktemp)
 trap 'rm -f "$build_log"' EXIT
-if ! (cd "$root" && tar -c Dockerfile.sandbox sandbox/image) |
+if ! (cd "$root" && tar -c Dockerfile.sandbox sandbox/image sandbox/runtime/*.js) |
   DOCKER_BUILDKIT=0 docker build -f Dockerfile.sandbox \
     --build-arg "BASE_IMAGE=$base" \
     --label "org.mcp-harness.inputs=$inputs" \

@@ -7,6 +7,7 @@
 #include "harness/docker/engine_endpoint.hpp"
 #include "harness/execution/execution_settings.hpp"
 #include "harness/http/http_settings.hpp"
+#include "harness/llm/config.hpp"
 #include "harness/mcp/config.hpp"
 #include "harness/pii/pii_config.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
@@ -20,7 +21,8 @@ std::vector<core::setting_spec> all_setting_specs() {
       {"LOG_LEVEL", "info", "trace, debug, info, warn, error or off"},
   };
   for (auto&& group : {http::http_setting_specs(), docker::docker_setting_specs(), sandbox::sandbox_setting_specs(),
-                       execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs()}) {
+                       execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs(),
+                       llm::llm_setting_specs()}) {
     specs.insert(specs.end(), group.begin(), group.end());
   }
   return specs;

@@ -8,6 +8,8 @@
 #include "harness/execution/execution_service.hpp"
 #include "harness/execution/data_path.hpp"
 #include "harness/execution/execution_settings.hpp"
+#include "harness/llm/config.hpp"
+#include "harness/llm/health.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/http/http_settings.hpp"
@@ -75,6 +77,12 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto exec_settings = execution::load_execution_settings(settings, sandbox_config->timeout);
   if (!exec_settings) return exec_settings.error();
   out->services_.limits.code_max_chars = static_cast<std::size_t>(sandbox_config->max_code_bytes);
+
+  // The agent that uses the LLM is not wired yet; its settings are validated
+  // now so a mistake shows at start-up, and /health reports them.
+  auto llm_config = llm::load_llm_config(settings);
+  if (!llm_config) return llm_config.error();
+  out->services_.health.push_back(llm::create_llm_health_source(*llm_config));
 
   auto mcp_config = mcp::load_mcp_config(settings);
   if (!mcp_config) return mcp_config.error();

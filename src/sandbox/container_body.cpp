@@ -4,7 +4,8 @@
 
 namespace harness::sandbox {
 
-nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id) {
+nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id,
+                                       const std::vector<std::string>& entrypoint) {
   using nlohmann::json;
   const std::int64_t memory = config.memory_mb * 1024 * 1024;
   // noexec: nothing written at run time can be executed; nosuid/nodev as usual.
@@ -41,7 +42,7 @@ nlohmann::json hardened_container_body(const sandbox_config& config, const std::
   };
   if (!config.runtime.empty()) host["Runtime"] = config.runtime;
 
-  return json{
+  json body{
       {"Image", config.image},
       {"User", "1000:1000"},
       {"Hostname", "sandbox"},
@@ -58,6 +59,8 @@ nlohmann::json hardened_container_body(const sandbox_config& config, const std::
       {"Labels", {{owner_label, config.owner}, {task_label, task_id}}},
       {"HostConfig", host},
   };
+  if (!entrypoint.empty()) body["Entrypoint"] = entrypoint;
+  return body;
 }
 
 }  // namespace harness::sandbox

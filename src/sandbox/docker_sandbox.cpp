@@ -44,7 +44,7 @@ class docker_sandbox final : public sandbox_backend,
       : executor_(std::move(executor)), engine_(std::move(engine)), config_(std::move(config)) {}
 
   task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id) override {
-    auto prepared = co_await prepare(std::move(task_id));
+    auto prepared = co_await prepare(std::move(task_id), std::vector<std::string>{});
     if (!prepared) co_return prepared.error();
     auto started = co_await engine_->start_container((*prepared)->id());
     if (!started) {
@@ -61,7 +61,9 @@ class docker_sandbox final : public sandbox_backend,
                            fmt::format("the code block is larger than {} bytes", config_.max_code_bytes),
                            "send smaller code; move data into files or tools");
     }
-    auto prepared = co_await prepare(std::move(task_id));
+    // One-shot blocks run under the simple runner, not the REPL runtime.
+    std::vector<std::string> runner{"node", "/opt/sandbox/runner.js"};
+    auto prepared = co_await prepare(std::move(task_id), std::move(runner));
     if (!prepared) co_return prepared.error();
     auto container = std::move(*prepared);
     auto created = since(t0);
@@ -147,7 +149,8 @@ class docker_sandbox final : public sandbox_backend,
   }
 
   // Create + attach, not started: attaching first means no output is missed.
-  task<result<std::unique_ptr<detail::container_session>>> prepare(std::string task_id) {
+  task<result<std::unique_ptr<detail::container_session>>> prepare(std::string task_id,
+                                                                   std::vector<std::string> entrypoint) {
     if (!core::is_safe_id(task_id)) {
       co_return make_error("sandbox_bad_request", fmt::format("invalid task id '{}'", task_id.substr(0, 64)),
                            "task ids are 1-128 characters of letters, digits, . _ -");
@@ -156,7 +159,7 @@ class docker_sandbox final : public sandbox_backend,
       std::lock_guard lock(mutex_);
       if (shutting_down_) co_return make_error("sandbox_shutting_down", "the server is shutting down");
     }
-    auto id = co_await engine_->create_container(hardened_container_body(config_, task_id), "");
+    auto id = co_await engine_->create_container(hardened_container_body(config_, task_id, entrypoint), "");
     if (!id) {
       auto e = id.error();
       if (e.code == "docker_image_not_found") {

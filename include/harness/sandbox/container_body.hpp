@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@ inline constexpr const char* task_label = "org.mcp-harness.task";      // value:
 // no-new-privileges, the configured network (none by default), pids, memory
 // (= memory + swap), CPU, tmpfs mounts with caps, init, labels, capped logs,
 // ulimits; stdin open for one attach; an environment with no secrets.
-nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id);
+// `entrypoint` overrides the image's (the REPL runtime) when not empty.
+nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id,
+                                       const std::vector<std::string>& entrypoint = {});
 
 }  // namespace harness::sandbox
