@@ -44,7 +44,9 @@ class docker_sandbox final : public sandbox_backend,
       : executor_(std::move(executor)), engine_(std::move(engine)), config_(std::move(config)) {}
 
   task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id) override {
-    auto prepared = co_await prepare(std::move(task_id), std::vector<std::string>{});
+    // Long-lived sandboxes run the REPL runtime (docs/architecture/runtime-protocol.md).
+    std::vector<std::string> runtime{"node", "/opt/sandbox/runtime/runtime.js"};
+    auto prepared = co_await prepare(std::move(task_id), std::move(runtime));
     if (!prepared) co_return prepared.error();
     auto started = co_await engine_->start_container((*prepared)->id());
     if (!started) {
@@ -61,9 +63,8 @@ class docker_sandbox final : public sandbox_backend,
                            fmt::format("the code block is larger than {} bytes", config_.max_code_bytes),
                            "send smaller code; move data into files or tools");
     }
-    // One-shot blocks run under the simple runner, not the REPL runtime.
-    std::vector<std::string> runner{"node", "/opt/sandbox/runner.js"};
-    auto prepared = co_await prepare(std::move(task_id), std::move(runner));
+    // One-shot blocks run under the image's entrypoint: the simple runner.
+    auto prepared = co_await prepare(std::move(task_id), std::vector<std::string>{});
     if (!prepared) co_return prepared.error();
     auto container = std::move(*prepared);
     auto created = since(t0);

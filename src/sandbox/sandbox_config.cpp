@@ -1,5 +1,7 @@
 #include "harness/sandbox/sandbox_config.hpp"
 
+#include "harness/core/ids.hpp"
+
 #include <charconv>
 
 #include <fmt/format.h>
@@ -20,6 +22,9 @@ std::vector<core::setting_spec> sandbox_setting_specs() {
       {"SANDBOX_OUTPUT_LIMIT_BYTES", "1048576", "stdout+stderr kept per code block; past it the block is stopped"},
       {"SANDBOX_NOFILE_LIMIT", "1024", "open files per sandbox process (ulimit -n)"},
       {"SANDBOX_RUNTIME", "", "OCI runtime for sandboxes, e.g. runsc (gVisor); empty: the engine's default"},
+      {"SANDBOX_OWNER", "mcp-harness",
+       "value of the label that marks our containers; servers sharing one engine need different values, since "
+       "each removes unowned containers with its own value at start-up"},
       {"SANDBOX_NETWORK", "none",
        "Docker network of sandboxes; anything but none grants network access (see docs/SECURITY.md)"},
   };
@@ -70,6 +75,11 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
     }
   }
   if (c.network.empty()) c.network = "none";
+  c.owner = settings.get("SANDBOX_OWNER");
+  if (!core::is_safe_id(c.owner, 64)) {
+    return make_error("invalid_setting", fmt::format("invalid SANDBOX_OWNER: '{}'", c.owner),
+                      "use 1-64 letters, digits, '.', '_' or '-'");
+  }
   return c;
 }
 

@@ -20,6 +20,11 @@ class ServerProcess {
   explicit ServerProcess(std::map<std::string, std::string> env = {}, std::vector<std::string> extra_args = {}) {
     env.emplace("PORT", "0");
     env.emplace("ENV_FILE", "/dev/null");
+    // The front door is under test here: no MCP servers, no warm pool, and an
+    // owner label of our own so start-up sweeps never touch other tests' containers.
+    env.emplace("MCP_CONFIG", source_path("tests/http/no_mcp_servers.json"));
+    env.emplace("SANDBOX_POOL_SIZE", "0");
+    env.emplace("SANDBOX_OWNER", "http-it-" + std::to_string(getpid()));
     std::vector<std::string> argv{binary_path("src/mcp-harness")};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     process_ = std::make_unique<child_process>(argv, env);
@@ -38,22 +43,40 @@ class ServerProcess {
 
 std::string error_code(const raw_response& r) { return r.json()["error"]["code"].get<std::string>(); }
 
-TEST(ServerIntegration, HealthAnswersJsonWithRequestId) {
+TEST(ServerIntegration, HealthReportsComponentsAndTurnsOkOnceTheEngineAnswers) {
   ServerProcess server;
-  auto r = http_call(server.port(), "GET", "/health");
+  std::optional<raw_response> r;
+  for (int i = 0; i < 200; ++i) {  // the engine's state is known after the first refresh
+    r = http_call(server.port(), "GET", "/health");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->json()["status"], r->status == 200 ? "ok" : "degraded");
+    if (r->status == 200) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->header("content-type"), "application/json");
+  auto components = r->json()["components"];
+  EXPECT_EQ(components["sandbox"]["status"], "up");
+  EXPECT_EQ(components["sandbox"]["required"], true);
+  EXPECT_EQ(components["pool"]["target"], 0);
+  EXPECT_EQ(components["llm"]["keySet"], false);
+}
+
+TEST(ServerIntegration, RequestIdIsEchoedOrGeneratedAndLogged) {
+  ServerProcess server;
+  auto r = http_call(server.port(), "GET", "/tools");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
-  EXPECT_EQ(r->header("content-type"), "application/json");
-  EXPECT_EQ(r->json()["status"], "ok");
+  EXPECT_EQ(r->json()["tools"], nlohmann::json::array());
   EXPECT_EQ(r->header("x-request-id").rfind("req_", 0), 0u);
 
-  auto echoed = http_call(server.port(), "GET", "/health", "", "", "X-Request-Id: trace-42\r\n");
+  auto echoed = http_call(server.port(), "GET", "/tools", "", "", "X-Request-Id: trace-42\r\n");
   ASSERT_TRUE(echoed);
   EXPECT_EQ(echoed->header("x-request-id"), "trace-42");
   // The access-log line of that request carries the id.
-  EXPECT_TRUE(server.process().wait_for_output("[trace-42] GET /health 200", 5s));
+  EXPECT_TRUE(server.process().wait_for_output("[trace-42] GET /tools 200", 5s));
 
-  auto unsafe = http_call(server.port(), "GET", "/health", "", "", "X-Request-Id: a b\"c\r\n");
+  auto unsafe = http_call(server.port(), "GET", "/tools", "", "", "X-Request-Id: a b\"c\r\n");
   ASSERT_TRUE(unsafe);
   EXPECT_NE(unsafe->header("x-request-id"), "a b\"c");
 }
@@ -61,7 +84,7 @@ TEST(ServerIntegration, HealthAnswersJsonWithRequestId) {
 TEST(ServerIntegration, HeadHasHeadersButNoBody) {
   ServerProcess server;
   raw_connection c(server.port());
-  ASSERT_TRUE(c.send("HEAD /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(c.send("HEAD /tools HTTP/1.1\r\nHost: x\r\n\r\nGET /tools HTTP/1.1\r\nHost: x\r\n\r\n"));
   // read_response trusts Content-Length, so read the HEAD answer by hand: the
   // next bytes must be the GET's status line, not a body.
   auto head = c.read_response(5s);
@@ -149,14 +172,14 @@ TEST(ServerIntegration, OversizedHeadersAre431) {
 TEST(ServerIntegration, SlowLorisGets408AndIsDisconnected) {
   ServerProcess server(env_map{{"HTTP_REQUEST_TIMEOUT_MS", "400"}});
   raw_connection c(server.port());
-  ASSERT_TRUE(c.send("GET /health HTTP/1.1\r\nHost: x\r\n"));  // headers never finish
+  ASSERT_TRUE(c.send("GET /tools HTTP/1.1\r\nHost: x\r\n"));  // headers never finish
   auto r = c.read_response(5s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 408);
   EXPECT_EQ(error_code(*r), "request_timeout");
   EXPECT_TRUE(c.wait_closed(5s));
   // The server is still fine for everyone else.
-  auto health = http_call(server.port(), "GET", "/health");
+  auto health = http_call(server.port(), "GET", "/tools");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
 }
@@ -170,14 +193,14 @@ TEST(ServerIntegration, IdleKeepAliveConnectionsAreClosedQuietly) {
 TEST(ServerIntegration, KeepAliveAndPipeliningServeRequestsInOrder) {
   ServerProcess server;
   raw_connection c(server.port());
-  ASSERT_TRUE(c.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(c.send("GET /tools HTTP/1.1\r\nHost: x\r\n\r\n"));
   auto first = c.read_response(5s);
   ASSERT_TRUE(first);
   EXPECT_EQ(first->status, 200);
   // Same connection, three pipelined requests in one write.
   ASSERT_TRUE(c.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
                      "POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-                     "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"));
+                     "GET /tools HTTP/1.1\r\nHost: x\r\n\r\n"));
   auto a = c.read_response(5s);
   auto b = c.read_response(5s);
   auto d = c.read_response(5s);
@@ -223,7 +246,7 @@ TEST(ServerIntegration, SigtermFinishesTheRequestInFlightThenExitsZero) {
 TEST(ServerIntegration, SigtermAfterGraceClosesStragglersAndExitsZero) {
   ServerProcess server(env_map{{"SHUTDOWN_GRACE_MS", "300"}, {"HTTP_REQUEST_TIMEOUT_MS", "60000"}});
   raw_connection straggler(server.port());
-  ASSERT_TRUE(straggler.send("GET /health HTTP/1.1\r\nHost: x\r\n"));  // never completes
+  ASSERT_TRUE(straggler.send("GET /tools HTTP/1.1\r\nHost: x\r\n"));  // never completes
   std::this_thread::sleep_for(200ms);
   server.process().send_signal(SIGINT);
   EXPECT_EQ(server.process().wait_exit(10s), 0);
@@ -254,12 +277,12 @@ TEST(ServerIntegration, HelpListsEverySetting) {
 
 TEST(ServerIntegration, JsonLogFormatWritesOneObjectPerLine) {
   ServerProcess server(env_map{{"LOG_FORMAT", "json"}});
-  ASSERT_TRUE(http_call(server.port(), "GET", "/health", "", "", "X-Request-Id: json-1\r\n"));
+  ASSERT_TRUE(http_call(server.port(), "GET", "/tools", "", "", "X-Request-Id: json-1\r\n"));
   auto line = server.process().wait_for_output("\"requestId\":\"json-1\"", 5s);
   ASSERT_TRUE(line);
   auto parsed = nlohmann::json::parse(*line);
   EXPECT_EQ(parsed["level"], "info");
-  EXPECT_NE(parsed["msg"].get<std::string>().find("GET /health 200"), std::string::npos);
+  EXPECT_NE(parsed["msg"].get<std::string>().find("GET /tools 200"), std::string::npos);
 }
 
 TEST(ServerIntegration, DotenvFileIsReadAndFlagsWin) {

@@ -67,7 +67,8 @@ class sandbox_backend {
  public:
   virtual ~sandbox_backend() = default;
 
-  // Creates, attaches and starts a hardened container for task_id. Errors:
+  // Creates, attaches and starts a hardened container for task_id, running the
+  // REPL runtime (sandbox/runtime/runtime.js) that speaks the NDJSON protocol. Errors:
   // docker_* from the engine (docker_image_not_found with the build command as
   // hint), sandbox_shutting_down after shutdown().
   virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id) = 0;

@@ -1,0 +1,187 @@
+// POST /execute against the real binary with the real Docker engine, the
+// sandbox image, the npm MCP servers (servers/mcp.json) and the PII censor.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "support/child_process.hpp"
+#include "support/raw_http.hpp"
+
+namespace harness::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// Containers carrying our label, running or not (through the docker CLI).
+int labelled_containers(const std::string& owner) {
+  std::string cmd = "docker ps -aq --filter label=org.mcp-harness.sandbox=" + owner + " | wc -l";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+class ExecuteIntegration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    owner = "harness-it-" + std::to_string(getpid());
+    workspace = fs::temp_directory_path() / (owner + "-ws");
+    fs::create_directories(workspace);
+    std::map<std::string, std::string> env{
+        {"PORT", "0"},           {"ENV_FILE", "/dev/null"},         {"SANDBOX_TIMEOUT_MS", "4000"},
+        {"SANDBOX_POOL_SIZE", "1"}, {"WORKSPACE_DIR", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
+        {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner}};
+    server = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
+    auto line = server->wait_for_output("listening on http://", 30s);
+    ASSERT_TRUE(line) << server->output();
+    auto url = line->find("http://");
+    port = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
+    // Wait until the pool has a ready sandbox and the filesystem server is up.
+    for (int i = 0; i < 300; ++i) {
+      auto health = http_call(port, "GET", "/health");
+      if (health) {
+        auto c = health->json()["components"];
+        if (c["pool"]["ready"].get<int>() >= 1 && c["mcp.fs"]["status"] == "up") return;
+      }
+      std::this_thread::sleep_for(200ms);
+    }
+    FAIL() << "pool or MCP server not ready: " << http_call(port, "GET", "/health")->body;
+  }
+
+  void TearDown() override {
+    server->send_signal(SIGTERM);
+    EXPECT_EQ(server->wait_exit(30s), 0) << server->output();
+    fs::remove_all(workspace);
+  }
+
+  json execute(json body, int expected_status = 200) {
+    auto r = http_call(port, "POST", "/execute", body.dump(), "application/json");
+    EXPECT_TRUE(r);
+    if (!r) return {};
+    EXPECT_EQ(r->status, expected_status) << r->body;
+    return r->json();
+  }
+
+  std::string owner;
+  fs::path workspace;
+  std::unique_ptr<child_process> server;
+  unsigned short port = 0;
+};
+
+TEST_F(ExecuteIntegration, RunsCodeInAWarmSandboxAndCleansUp) {
+  auto r = execute({{"userId", "alice"}, {"code", "console.log('hi', 6 * 7);\nreturn {answer: 42}"}});
+  EXPECT_EQ(r["result"], (json{{"answer", 42}}));
+  EXPECT_EQ(r["logs"][0]["text"], "hi 42");
+  EXPECT_EQ(r["sandbox"]["warm"], true);
+  EXPECT_TRUE(r["sessionId"].is_null());
+  EXPECT_FALSE(r.contains("error"));
+  EXPECT_TRUE(r["durationMs"].is_number());
+}
+
+TEST_F(ExecuteIntegration, ASessionKeepsItsStateAndBelongsToItsUser) {
+  json first = execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "const rows = [1, 2, 3];\nreturn rows.length"}});
+  EXPECT_EQ(first["result"], 3);
+  EXPECT_EQ(first["sessionId"], "nb-1");
+  json second = execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "return rows.map((x) => x * 10)"}});
+  EXPECT_EQ(second["result"], json::array({10, 20, 30}));
+
+  json other = execute({{"userId", "bob"}, {"sessionId", "nb-1"}, {"code", "return rows"}}, 403);
+  EXPECT_EQ(other["error"]["code"], "session_forbidden");
+
+  auto wrong_user = http_call(port, "DELETE", "/sessions/nb-1?userId=bob");
+  ASSERT_TRUE(wrong_user);
+  EXPECT_EQ(wrong_user->status, 403);
+  auto ended = http_call(port, "DELETE", "/sessions/nb-1?userId=alice");
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, 200);
+  auto again = http_call(port, "DELETE", "/sessions/nb-1?userId=alice");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 404);
+
+  // The id can be used again, for a fresh sandbox: the old state is gone.
+  json fresh = execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "return typeof rows"}});
+  EXPECT_EQ(fresh["result"], "undefined");
+}
+
+TEST_F(ExecuteIntegration, ATimeoutIsAResultAndTheSessionStartsOver) {
+  execute({{"userId", "alice"}, {"sessionId", "loop"}, {"code", "globalThis.kept = 1; return 1"}});
+  json r = execute({{"userId", "alice"}, {"sessionId", "loop"}, {"code", "while (true) {}"}});
+  EXPECT_EQ(r["error"]["name"], "TimeoutError");
+  EXPECT_EQ(r["sandbox"]["ended"], true);
+  json after = execute({{"userId", "alice"}, {"sessionId", "loop"}, {"code", "return typeof kept"}});
+  EXPECT_EQ(after["result"], "undefined");
+}
+
+TEST_F(ExecuteIntegration, CodeErrorsComeBackWithTheAgentsStack) {
+  json r = execute({{"userId", "alice"}, {"code", "function f() {\n  return null.x;\n}\nreturn f()"}});
+  EXPECT_EQ(r["error"]["name"], "TypeError");
+  EXPECT_NE(r["error"]["stack"].get<std::string>().find("agent-code.js:2"), std::string::npos) << r.dump();
+}
+
+TEST_F(ExecuteIntegration, ToolsAreDiscoveredAndCalledThroughTheRealServers) {
+  json r = execute({{"userId", "alice"},
+                    {"code",
+                     "const tools = await list_mcp_tools('write file');\n"
+                     "const details = await get_mcp_tool_details('fs__write_file');\n"
+                     "await callMCPTool('fs__write_file', {path: '" + (workspace / "hello.txt").string() + "', content: 'hello'});\n"
+                     "const text = await callMCPTool('fs__read_text_file', {path: '" + (workspace / "hello.txt").string() + "'});\n"
+                     "let refused = null;\n"
+                     "try { await callMCPTool('fs__read_text_file', {path: '/etc/passwd'}) } catch (e) { refused = e.name }\n"
+                     "return {first: tools[0].name, required: details.inputSchema.required, text, refused}"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["result"]["first"], "fs__write_file");
+  EXPECT_EQ(r["result"]["required"], json::array({"path", "content"}));
+  EXPECT_NE(r["result"]["text"].dump().find("hello"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["result"]["refused"], "MCPToolError");
+  EXPECT_EQ(r["toolCalls"].size(), 5u);
+}
+
+TEST_F(ExecuteIntegration, PiiIsTokenizedIntoTheSandboxAndRestoredForTools) {
+  auto source = workspace / "customers.txt";
+  std::ofstream(source) << "Ada Lovelace <ada@example.com> +1 415-555-2671\n";
+  auto copy = workspace / "copy.txt";
+  json r = execute({{"userId", "alice"},
+                    {"code",
+                     "const text = await callMCPTool('fs__read_text_file', {path: '" + source.string() + "'});\n"
+                     "const body = typeof text === 'string' ? text : JSON.stringify(text);\n"
+                     "await callMCPTool('fs__write_file', {path: '" + copy.string() + "', content: body});\n"
+                     "return body"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  std::string seen = r["result"].get<std::string>();
+  // The sandbox (and so the caller of /execute and any LLM) saw tokens only...
+  EXPECT_EQ(seen.find("ada@example.com"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("[EMAIL_1]"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("[PHONE_1]"), std::string::npos) << seen;
+  // ...while the tool it passed the data on to received the real values.
+  std::stringstream written;
+  written << std::ifstream(copy).rdbuf();
+  EXPECT_NE(written.str().find("ada@example.com"), std::string::npos) << written.str();
+  EXPECT_NE(written.str().find("415-555-2671"), std::string::npos) << written.str();
+}
+
+TEST_F(ExecuteIntegration, BadRequestsAreClearErrors) {
+  EXPECT_EQ(execute({{"userId", "alice"}}, 400)["error"]["message"], "'code' is required");
+  EXPECT_EQ(execute({{"userId", "alice"}, {"code", "1"}, {"sessionId", "../x"}}, 400)["error"]["code"],
+            "invalid_request");
+  auto no_user = http_call(port, "DELETE", "/sessions/x");
+  ASSERT_TRUE(no_user);
+  EXPECT_EQ(no_user->status, 400);
+}
+
+TEST_F(ExecuteIntegration, NoContainerOutlivesTheServer) {
+  execute({{"userId", "alice"}, {"sessionId", "left-open"}, {"code", "return 1"}});
+  server->send_signal(SIGTERM);
+  ASSERT_EQ(server->wait_exit(30s), 0) << server->output();
+  EXPECT_EQ(labelled_containers(owner), 0);
+  // TearDown signals again; the process is already gone, which is fine.
+}
+
+}  // namespace
+}  // namespace harness::testing
