@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Warm POST /execute of `return 1+1` against `docker run --rm` of the same image
+# and code, in one run on this machine. Prints a Markdown table row set.
+#   bench/execute_bench.sh [RUNS]   (default 200 warm requests, 20 docker runs)
+# Needs a built server (./scripts/test.sh or ./scripts/run.sh did that) and the engine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+runs=${1:-200}
+docker_runs=${DOCKER_RUNS:-20}
+port=${BENCH_PORT:-3917}
+image=${SANDBOX_IMAGE:-mcp-harness-sandbox:latest}
+unset NODE_EXTRA_CA_CERTS   # slows node start-up; the sandbox never has it either
+
+log=$(mktemp)
+ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=2 SANDBOX_OWNER=bench-$$ \
+  MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "$root/build/src/mcp-harness" 2>"$log" &
+server=$!
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 200); do
+  ready=$(curl -s "localhost:$port/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["components"]["pool"]["ready"])' 2>/dev/null || echo 0)
+  [ "$ready" -ge 2 ] && break
+  sleep 0.2
+done
+
+body='{"userId":"bench","code":"return 1+1"}'
+python3 - "$port" "$runs" "$body" "$image" "$docker_runs" <<'PY'
+import json, statistics, subprocess, sys, time, urllib.request
+port, runs, body, image, docker_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4], int(sys.argv[5])
+
+def pct(xs, p):
+    xs = sorted(xs); return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+warm, cold = [], []
+for _ in range(runs):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/execute", data=body, headers={"Content-Type": "application/json"})
+    t = time.perf_counter()
+    with urllib.request.urlopen(req) as r:
+        out = json.load(r)
+    ms = (time.perf_counter() - t) * 1000
+    assert out["result"] == 2, out
+    (warm if out["sandbox"]["warm"] else cold).append(ms)
+    # The pool refills in the background; pace requests as a caller would, not faster than a refill.
+    time.sleep(0.25)
+
+docker = []
+for _ in range(docker_runs):
+    t = time.perf_counter()
+    p = subprocess.run(["docker", "run", "--rm", "-i", "--network", "none", image], input=b"return 1+1", capture_output=True)
+    docker.append((time.perf_counter() - t) * 1000)
+    assert p.stdout.strip() == b"2", p
+
+w50, w99 = pct(warm, 50), pct(warm, 99)
+d50 = pct(docker, 50)
+print(f"| warm POST /execute `return 1+1` | p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm, {len(cold)} cold) "
+      f"| `docker run --rm` p50 {d50:.0f} ms ({len(docker)} runs) | {d50 / w50:.0f}x faster | p50 <= 10 ms, >= 30x |")
+if cold:
+    print(f"| cold POST /execute (pool empty) | p50 {pct(cold, 50):.0f} ms ({len(cold)} runs) | `docker run --rm` p50 {d50:.0f} ms | {d50 / pct(cold, 50):.1f}x | - |")
+PY
