@@ -47,7 +47,10 @@ run_setup() {
 }
 
 # build_harness: configures (once) and builds everything with warnings as errors.
+# ccache may serve another clone's objects: paths are made relative to the
+# checkout and the working directory is left out of the hash.
 build_harness() {
+  export CCACHE_BASEDIR=$HARNESS_ROOT CCACHE_NOHASHDIR=1
   if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     log "configuring $BUILD_DIR"
     cmake -S "$HARNESS_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHARNESS_WERROR=ON >/dev/null

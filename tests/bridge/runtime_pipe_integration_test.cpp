@@ -8,14 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/use_future.hpp>
 #include <filesystem>
 
 #include "bridge/fake_tools.hpp"
 #include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
+#include "support/run_sync.hpp"
 
 extern char** environ;
 
@@ -86,10 +85,7 @@ class RuntimePipeTest : public ::testing::Test {
 
   template <class T>
   T run(boost::asio::awaitable<T> work) {
-    auto future = boost::asio::co_spawn(io, std::move(work), boost::asio::use_future);
-    io.restart();
-    io.run();
-    return future.get();
+    return harness::testing::run_sync(io, std::move(work));
   }
   exec_result exec(std::string code, std::chrono::milliseconds timeout = 10s) {
     return run(session->exec(std::move(code), timeout));

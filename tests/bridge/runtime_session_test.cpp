@@ -2,13 +2,12 @@
 // every way a hostile or broken runtime can misbehave.
 #include <gtest/gtest.h>
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/use_future.hpp>
 
 #include "bridge/fake_channel.hpp"
 #include "bridge/fake_tools.hpp"
 #include "harness/bridge/runtime_session.hpp"
+#include "support/run_sync.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -28,10 +27,7 @@ class RuntimeSessionTest : public ::testing::Test {
 
   template <class T>
   T run(boost::asio::awaitable<T> work) {
-    auto future = boost::asio::co_spawn(io, std::move(work), boost::asio::use_future);
-    io.restart();
-    io.run();
-    return future.get();
+    return harness::testing::run_sync(io, std::move(work));
   }
 
   exec_result exec(std::string code, std::chrono::milliseconds timeout = 2s) {

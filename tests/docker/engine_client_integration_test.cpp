@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "docker/attachable_container.hpp"
-#include "docker/run_sync.hpp"
+#include "support/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 
 namespace harness::docker {

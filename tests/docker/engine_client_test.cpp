@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "docker/fake_engine.hpp"
-#include "docker/run_sync.hpp"
+#include "support/run_sync.hpp"
 
 namespace harness::docker {
 namespace {

@@ -13,7 +13,7 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include "docker/attachable_container.hpp"
-#include "docker/run_sync.hpp"
+#include "support/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 
 namespace harness::docker {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "docker/run_sync.hpp"
+#include "support/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 #include "harness/sandbox/container_body.hpp"
 #include "harness/sandbox/sandbox.hpp"

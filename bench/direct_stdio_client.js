@@ -1,0 +1,50 @@
+'use strict';
+// Baseline for the tool-call benchmark: a bare MCP client over stdio (NDJSON,
+// no SDK) that initializes server-everything and calls its echo tool N times
+// in sequence. Prints {"calls", "ms"} for the calls alone.
+const { spawn } = require('child_process');
+const path = require('path');
+
+const n = Number(process.argv[2] || 1000);
+const server = path.join(__dirname, '..', 'servers', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const env = { ...process.env };
+delete env.NODE_EXTRA_CA_CERTS;
+const child = spawn(process.execPath, [server, 'stdio'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+
+let buffered = '';
+const waiting = new Map();
+child.stdout.setEncoding('utf8');
+child.stdout.on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    const msg = JSON.parse(line);
+    if (msg.id !== undefined && waiting.has(msg.id)) {
+      waiting.get(msg.id)(msg);
+      waiting.delete(msg.id);
+    }
+  }
+});
+let nextId = 0;
+function request(method, params) {
+  const id = ++nextId;
+  return new Promise((resolve) => {
+    waiting.set(id, resolve);
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  });
+}
+
+(async () => {
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const r = await request('tools/call', { name: 'echo', arguments: { message: `m${i}` } });
+    if (!r.result) throw new Error(JSON.stringify(r));
+  }
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  console.log(JSON.stringify({ calls: n, ms }));
+  child.kill();
+})();

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# N sequential callMCPTool('everything__echo') calls from one /execute block,
+# beside a bare stdio client calling the same server's echo N times.
+#   bench/toolcall_bench.sh [N]   (default 1000)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+n=${1:-1000}
+port=${BENCH_PORT:-3918}
+unset NODE_EXTRA_CA_CERTS
+
+log=$(mktemp)
+ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=1 SANDBOX_OWNER=bench-$$ SANDBOX_TIMEOUT_MS=120000 \
+  MCP_CONFIG="$root/bench/mcp_everything.json" "$root/build/src/mcp-harness" 2>"$log" &
+server=$!
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 300); do
+  up=$(curl -s "localhost:$port/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["components"]; print(int(c["pool"]["ready"]>=1 and c["mcp.everything"]["status"]=="up"))' 2>/dev/null || echo 0)
+  [ "$up" = 1 ] && break
+  sleep 0.2
+done
+
+code="await callMCPTool('everything__echo', {message: 'warm-up'});
+const t = Date.now();
+for (let i = 0; i < $n; i++) await callMCPTool('everything__echo', {message: 'm' + i});
+return Date.now() - t;"
+ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sys.argv[1]}))' "$code" |
+  curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(d["result"])')
+direct=$(node "$root/bench/direct_stdio_client.js" "$n" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
+python3 - "$n" "$ours" "$direct" <<'PY'
+import sys
+n, ours, direct = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+print(f"| {n} sequential callMCPTool echo calls from one block | {n / ours * 1000:,.0f} calls/s, {ours / n * 1000:.0f} us/call "
+      f"| bare stdio client: {n / direct * 1000:,.0f} calls/s, {direct / n * 1000:.0f} us/call | {ours / direct:.2f}x the direct per-call time "
+      f"| >= 2,000 calls/s, <= 2.5x |")
+PY
