@@ -10,6 +10,7 @@
 
 #include "servers/catalog_entry_check.hpp"
 #include "servers/catalog_files.hpp"
+#include "harness/mcp/config.hpp"
 #include "servers/mcp_servers_check.hpp"
 
 namespace harness::servers_test {
@@ -66,6 +67,22 @@ TEST_F(servers_catalog, EveryEntryIsWellFormedAndItsSnippetLoads) {
     problems.insert(problems.end(), found.begin(), found.end());
   }
   EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+// The catalog's own checks above are stricter than a loader needs; this one
+// feeds every snippet to the harness's real MCP config loader, with each
+// ${VAR} it references set, as a user who copies it would.
+TEST_F(servers_catalog, EverySnippetLoadsThroughTheRealConfigLoader) {
+  const mcp::env_lookup env = [](const std::string& name) -> std::optional<std::string> {
+    return "value-of-" + name;
+  };
+  for (const auto& entry : servers()) {
+    const std::string name = entry.value("name", "");
+    SCOPED_TRACE(name);
+    auto loaded = mcp::parse_mcp_servers(entry["config"].dump(), "/opt/mcp", env);
+    ASSERT_TRUE(loaded) << loaded.error().describe();
+    ASSERT_EQ(loaded->size(), 1u);
+  }
 }
 
 TEST_F(servers_catalog, EachCategoryReadmeShowsEachOfItsServersWithTheCatalogSnippet) {
