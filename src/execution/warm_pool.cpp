@@ -49,6 +49,14 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
     wake_.cancel();
+    // A start in flight finishes (and removes its container) before we return:
+    // otherwise the engine could create a container after the backend's final
+    // cleanup, and nothing would ever remove it.
+    asio::steady_timer poll(executor_);
+    while (starting_ > 0) {
+      poll.expires_after(20ms);
+      co_await poll.async_wait(use_tuple);
+    }
     while (!ready_.empty()) {
       auto lease = std::move(ready_.front());
       ready_.pop_front();
@@ -86,17 +94,19 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
         // each other and the requests being served.
         ++self->starting_;
         auto lease = co_await self->start_one();
+        if (lease && self->stopping_) {
+          lease->channel.reset();
+          co_await lease->container->stop();
+          --self->starting_;
+          break;
+        }
         --self->starting_;
-        if (lease && !self->stopping_) {
+        if (lease) {
           self->ready_.push_back(std::move(*lease));
           backoff = 500ms;
           continue;
         }
-        if (lease) {
-          lease->channel.reset();
-          co_await lease->container->stop();
-          break;
-        }
+        if (self->stopping_) break;
         ++self->failed_starts_;
         core::log_warn("warm pool: could not start a sandbox ({}); retrying in {} ms", lease.error().describe(),
                        backoff.count());

@@ -58,6 +58,9 @@ class ExecuteIntegration : public ::testing::Test {
   void TearDown() override {
     server->send_signal(SIGTERM);
     EXPECT_EQ(server->wait_exit(30s), 0) << server->output();
+    // Every test ends with none of its containers left: sessions, one-shot
+    // sandboxes, the warm pool and any start that was in flight at shutdown.
+    EXPECT_EQ(labelled_containers(owner), 0);
     fs::remove_all(workspace);
   }
 
