@@ -18,7 +18,11 @@ namespace http = boost::beast::http;
 using json = nlohmann::json;
 using local = asio::local::stream_protocol;
 
-std::string frame(std::uint8_t stream, const std::string& payload) {
+std::string frame(std::uint8_t stream, const std::string& payload) { return attach_frame(stream, payload); }
+
+}  // namespace
+
+std::string attach_frame(std::uint8_t stream, const std::string& payload) {
   std::string out(8, '\0');
   out[0] = static_cast<char>(stream);
   auto n = static_cast<std::uint32_t>(payload.size());
@@ -28,6 +32,8 @@ std::string frame(std::uint8_t stream, const std::string& payload) {
   out[7] = static_cast<char>(n);
   return out + payload;
 }
+
+namespace {
 
 std::string path_part(const std::string& target, std::size_t index) {
   // "/v1.41/containers/<id>/start?x" -> parts ["v1.41","containers","<id>","start"]

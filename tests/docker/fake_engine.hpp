@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -18,6 +19,11 @@
 #include <boost/asio/local/stream_protocol.hpp>
 
 namespace harness::docker::testing {
+
+// One frame of Docker's multiplexed attach stream: an 8-byte header (stream
+// id, three zero bytes, big-endian length) and the payload.
+std::string attach_frame(std::uint8_t stream, const std::string& payload);
+
 
 class fake_engine {
  public:

@@ -2,19 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "docker/fake_engine.hpp"
+
 namespace harness::docker {
 namespace {
 
-std::string frame(std::uint8_t stream, const std::string& payload) {
-  std::string out(8, '\0');
-  out[0] = static_cast<char>(stream);
-  auto n = static_cast<std::uint32_t>(payload.size());
-  out[4] = static_cast<char>(n >> 24);
-  out[5] = static_cast<char>(n >> 16);
-  out[6] = static_cast<char>(n >> 8);
-  out[7] = static_cast<char>(n);
-  return out + payload;
-}
+std::string frame(std::uint8_t stream, const std::string& payload) { return testing::attach_frame(stream, payload); }
 
 std::string drain(frame_demuxer& d, output_stream want) {
   std::string out;
