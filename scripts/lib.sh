@@ -48,9 +48,12 @@ run_setup() {
 
 # build_harness: configures (once) and builds everything with warnings as errors.
 # ccache may serve another clone's objects: paths are made relative to the
-# checkout and the working directory is left out of the hash.
+# checkout and the working directory is left out of the hash. The sloppiness
+# lets ccache cache the files compiled with a precompiled header (CMake
+# includes it with -include, as ccache requires); without it they all miss.
 build_harness() {
   export CCACHE_BASEDIR=$HARNESS_ROOT CCACHE_NOHASHDIR=1
+  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     log "configuring $BUILD_DIR"
     cmake -S "$HARNESS_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHARNESS_WERROR=ON >/dev/null
