@@ -100,7 +100,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
   // Each /execute session gets its own vault: tokens never leak between sessions.
   execution::filter_factory filters = [censor = out->censor_] {
-    return std::make_unique<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>());
+    return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>());
   };
   out->execution_ = execution::create_execution_service(executor, out->pool_, execution::registry_tools(out->registry_),
                                                         std::move(filters), exec_settings->service);
