@@ -69,15 +69,17 @@ struct usage_totals {
 inline constexpr std::size_t max_list_limit = 1000;
 
 struct task_query {
-  std::string user_id;  // empty = every user
-  std::string status;   // empty = any
+  // Strings have initializers so designated initializers may leave them out
+  // without -Wmissing-field-initializers.
+  std::string user_id{};  // empty = every user
+  std::string status{};   // empty = any
   std::size_t limit = 50;  // 0 returns nothing; above max_list_limit: max_list_limit
   // Pagination: only tasks created before this (0 = from the newest). With
   // before_id set too, a task created at exactly before_ms is listed when its id
   // sorts below before_id, so paging by (created_ms, id) of the last row seen
   // neither skips nor repeats tasks created in the same millisecond.
   std::int64_t before_ms = 0;
-  std::string before_id;
+  std::string before_id{};
 };
 
 class task_store {
