@@ -39,8 +39,10 @@ std::string failure_hint(int rc) {
     case SQLITE_CANTOPEN:
       return "make the folder of STORE_PATH and the files in it writable by this process";
     case SQLITE_CORRUPT:
+      return "the database file is damaged: restore it from a backup, or move it away and restart";
     case SQLITE_NOTADB:
-      return "the database file is damaged: restore it from a backup or move it away and restart";
+      return "the file is not a SQLite database (or its header is damaged): point STORE_PATH at another file, or "
+             "move this one away";
     default:
       return {};
   }
@@ -112,7 +114,7 @@ result<std::unique_ptr<connection>> connection::open(const std::filesystem::path
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   int rc = sqlite3_open_v2(file.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
-    auto e = sqlite_failure(db, rc, fmt::format("cannot open the store at {}", file.string()));
+    auto e = sqlite_failure(db, rc, "sqlite cannot open it");
     sqlite3_close(db);  // sqlite hands out a handle even on failure
     e.code = "store_open_failed";
     return e;

@@ -33,7 +33,12 @@ error explain_open_failure(error e, const std::filesystem::path& file) {
 // Runs a PRAGMA and returns its first column (empty when it returns no row).
 result<std::string> pragma(connection& db, std::string_view sql) {
   auto st = db.prepare(sql);
-  if (!st) return st.error();
+  if (!st) {
+    // Preparing reads the schema: this is where a file that is not a database shows.
+    auto e = st.error();
+    e.message = std::string("cannot read it as a SQLite database: ") + sqlite3_errmsg(db.handle());
+    return e;
+  }
   int rc = st->step();
   if (rc == SQLITE_ROW) return st->text(0);
   if (rc == SQLITE_DONE) return std::string();
