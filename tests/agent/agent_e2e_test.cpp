@@ -46,7 +46,9 @@ class AgentEndToEnd : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (server) EXPECT_EQ(server->stop(), 0) << server->output();
+    if (server) {
+      EXPECT_EQ(server->stop(), 0) << server->output();
+    }
     EXPECT_EQ(labelled_containers(owner), 0);
     fs::remove_all(root);
   }
@@ -126,7 +128,7 @@ class AgentEndToEnd : public ::testing::Test {
 TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
   std::ofstream(files / "numbers.txt") << "3\n4\n5";
   llm.push(json::array({code_step("const tools = await list_mcp_tools('read file');\n"
-                                  "const text = await callMCPTool('fs__read_text_file', {path: '" +
+                                  "const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
                                   (files / "numbers.txt").string() +
                                   "'});\n"
                                   "console.log('found', tools.some((t) => t.name === 'fs__read_text_file'));\n"
@@ -164,7 +166,8 @@ TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
 TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) {
   std::ofstream(files / "contact.txt") << "Write to jane.doe@example.com about the invoice.";
   llm.push(json::array(
-      {code_step("const text = await callMCPTool('fs__read_text_file', {path: '" + (files / "contact.txt").string() +
+      {code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                 (files / "contact.txt").string() +
                  "'});\n"
                  "const email = text.match(/\\[EMAIL_\\d+\\]/)[0];\n"
                  "await callMCPTool('fs__write_file', {path: '" +
@@ -232,11 +235,10 @@ TEST_F(AgentEndToEnd, CancellingStopsTheBlockInFlightAndRemovesTheSandbox) {
   llm.push(code_step("await new Promise((resolve) => setTimeout(resolve, 60000));"));
   auto accepted = post_task({{"userId", "alice"}, {"task", "wait"}, {"mode", "async"}}, 202);
   std::string id = accepted["taskId"];
-  // Wait until the block runs, then cancel.
+  // Wait until the block runs (the transcript holds the assistant's call), then cancel.
   for (int i = 0; i < 100; ++i) {
-    auto events = server->call("GET", "/tasks/" + id + "/events", {}, 2s);
-    if (events && events->body.find("event: code") != std::string::npos) break;
-    std::this_thread::sleep_for(100ms);
+    if (get("/tasks/" + id)["transcript"].size() >= 3) break;
+    std::this_thread::sleep_for(50ms);
   }
   auto cancel = server->call("DELETE", "/tasks/" + id + "?userId=alice");
   ASSERT_TRUE(cancel);

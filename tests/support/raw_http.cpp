@@ -81,16 +81,16 @@ std::optional<raw_response> raw_connection::read_response(std::chrono::milliseco
   if (response.header("transfer-encoding") == "chunked") {
     // Chunks ("<hex size>\r\n<data>\r\n") until the zero-size one; the body is their concatenation.
     for (;;) {
-      std::size_t line_end;
-      while ((line_end = buffer_.find("\r\n")) == std::string::npos) {
+      std::size_t size_end;
+      while ((size_end = buffer_.find("\r\n")) == std::string::npos) {
         if (!fill(deadline)) return std::nullopt;
       }
-      std::size_t size = std::stoul(buffer_.substr(0, line_end), nullptr, 16);
-      while (buffer_.size() < line_end + 2 + size + 2) {
+      std::size_t size = std::stoul(buffer_.substr(0, size_end), nullptr, 16);
+      while (buffer_.size() < size_end + 2 + size + 2) {
         if (!fill(deadline)) return std::nullopt;
       }
-      response.body += buffer_.substr(line_end + 2, size);
-      buffer_.erase(0, line_end + 2 + size + 2);
+      response.body += buffer_.substr(size_end + 2, size);
+      buffer_.erase(0, size_end + 2 + size + 2);
       if (size == 0) return response;
     }
   }
