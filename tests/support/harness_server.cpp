@@ -33,8 +33,11 @@ bool harness_server::wait_healthy(int pool_ready, const std::vector<std::string>
 }
 
 std::optional<int> harness_server::stop(std::chrono::milliseconds timeout) {
-  process_->send_signal(SIGTERM);
-  return process_->wait_exit(timeout);
+  if (!exit_code_) {
+    process_->send_signal(SIGTERM);
+    exit_code_ = process_->wait_exit(timeout);
+  }
+  return exit_code_;
 }
 
 std::optional<raw_response> harness_server::call(const std::string& method, const std::string& target,

@@ -28,7 +28,7 @@ class harness_server {
   bool wait_healthy(int pool_ready, const std::vector<std::string>& components_up,
                     std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
-  // SIGTERM and wait; the exit code (nullopt on timeout).
+  // SIGTERM and wait; the exit code (nullopt on timeout). Later calls answer the same.
   std::optional<int> stop(std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
   std::optional<raw_response> call(const std::string& method, const std::string& target, const std::string& body = {},
@@ -40,6 +40,7 @@ class harness_server {
  private:
   std::unique_ptr<child_process> process_;
   unsigned short port_ = 0;
+  std::optional<int> exit_code_;
 };
 
 // Containers carrying our owner label, running or not (through the docker CLI); -1 on failure.
