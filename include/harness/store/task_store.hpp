@@ -140,6 +140,7 @@ class task_store {
 // transaction). Errors: "store_open_failed" (cannot create or open, not a
 // database, corrupt, a SQLite file of another program), "store_migration_failed",
 // "store_too_new" (written by a newer build: this build refuses to touch it).
+// ":memory:" opens a private in-memory database (for tests of the callers).
 result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file);
 
 // The newest schema version this build knows.
