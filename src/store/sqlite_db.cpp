@@ -80,7 +80,9 @@ statement& statement::bind(int index, std::int64_t value) {
   return *this;
 }
 
-statement& statement::bind_json(int index, const nlohmann::json& value) { return bind(index, dump_json(value)); }
+statement& statement::bind_json(int index, const nlohmann::json& value) {
+  return bind(index, dump_json(value));
+}
 
 void statement::note_bind(int rc) {
   if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
@@ -106,13 +108,15 @@ std::string statement::text(int column) const {
   return std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
-std::int64_t statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+std::int64_t statement::int64(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
 
 result<nlohmann::json> statement::json(int column, std::string_view what) const {
   auto parsed = nlohmann::json::parse(text(column), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    return make_error("store_corrupt", fmt::format("{}: column '{}' does not hold JSON", what,
-                                                   sqlite3_column_name(stmt_, column)),
+    return make_error("store_corrupt",
+                      fmt::format("{}: column '{}' does not hold JSON", what, sqlite3_column_name(stmt_, column)),
                       "the row was changed outside this server; fix or delete it");
   }
   return parsed;
@@ -142,8 +146,8 @@ result<statement> connection::prepare(std::string_view sql) {
   auto it = cache_.find(sql);
   if (it == cache_.end()) {
     sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
-                                nullptr);
+    int rc =
+        sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
     if (rc != SQLITE_OK) return sqlite_failure(db_, rc, "cannot prepare a statement");
     it = cache_.emplace(sql, stmt).first;
   }
@@ -156,6 +160,8 @@ status connection::exec(const char* sql, std::string_view what) {
   return {};
 }
 
-std::int64_t connection::changes() const { return sqlite3_changes64(db_); }
+std::int64_t connection::changes() const {
+  return sqlite3_changes64(db_);
+}
 
 }  // namespace harness::store::detail

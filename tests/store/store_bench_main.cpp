@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
     (void)store->create_task(small);
   });
   double list = per_call_us(500, [&](int) { (void)store->list_tasks({.user_id = "user3", .limit = 50}); });
-  double list_page =
-      per_call_us(500, [&](int i) { (void)store->list_tasks({.user_id = "user3", .limit = 50, .before_ms = n - i * 20}); });
+  double list_page = per_call_us(
+      500, [&](int i) { (void)store->list_tasks({.user_id = "user3", .limit = 50, .before_ms = n - i * 20}); });
 
   std::printf("raw sqlite insert, WAL, synchronous=NORMAL : %8.2f us/call (baseline)\n", raw_normal);
   std::printf("raw sqlite insert, WAL, synchronous=FULL   : %8.2f us/call (%.1fx baseline)\n", raw_full,

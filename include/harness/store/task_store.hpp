@@ -29,7 +29,7 @@ namespace harness::store {
 // UTF-8 is stored with U+FFFD in place of the bad bytes (never an error);
 // plain string members are stored byte for byte.
 struct task_record {
-  std::string id;               // "task_..."
+  std::string id;  // "task_..."
   std::string user_id;
   std::string conversation_id;  // "conv_..."
   std::string task;             // the caller's task text as sent
@@ -71,8 +71,8 @@ inline constexpr std::size_t max_list_limit = 1000;
 struct task_query {
   // Strings have initializers so designated initializers may leave them out
   // without -Wmissing-field-initializers.
-  std::string user_id{};  // empty = every user
-  std::string status{};   // empty = any
+  std::string user_id{};   // empty = every user
+  std::string status{};    // empty = any
   std::size_t limit = 50;  // 0 returns nothing; above max_list_limit: max_list_limit
   // Pagination: only tasks created before this (0 = from the newest). With
   // before_id set too, a task created at exactly before_ms is listed when its id
