@@ -23,11 +23,11 @@ std::string plan_of(std::string_view sql) {
   return plan;
 }
 
-// The plan of `sql` names `index_use` and sorts nothing in a temporary b-tree.
+// The plan of `sql` names `index_use` and does not sort rows in a temporary b-tree.
 void expect_plan(std::string_view sql, const std::string& index_use) {
   auto plan = plan_of(sql);
   EXPECT_NE(plan.find(index_use), std::string::npos) << plan;
-  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE FOR ORDER BY"), std::string::npos) << plan;
 }
 
 TEST(QueryPlan, ListingAUsersTasksWalksTheUserIndexInOrder) {
