@@ -129,14 +129,15 @@ status apply(connection& db, const migration& m, std::int64_t now_ms) {
 
 }  // namespace
 
-std::span<const migration> builtin_migrations() { return builtin; }
+std::span<const migration> builtin_migrations() {
+  return builtin;
+}
 
 result<int> migrate(connection& db, std::span<const migration> list, std::int64_t now_ms) {
   if (auto s = check_ours(db); !s) return s.error();
-  if (auto s = db.exec(
-          "CREATE TABLE IF NOT EXISTS schema_migrations ("
-          "version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)",
-          "cannot create schema_migrations");
+  if (auto s = db.exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                       "version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)",
+                       "cannot create schema_migrations");
       !s) {
     return open_failed(s.error());
   }
@@ -144,11 +145,11 @@ result<int> migrate(connection& db, std::span<const migration> list, std::int64_
   if (!current) return open_failed(current.error());
   const int latest = list.empty() ? 0 : list.back().version;
   if (*current > latest) {
-    return make_error("store_too_new",
-                      fmt::format("the database has schema version {}, this build knows versions up to {}", *current,
-                                  latest),
-                      "run the newer mcp-harness build that wrote it, or point STORE_PATH at another file; this "
-                      "build does not touch it");
+    return make_error(
+        "store_too_new",
+        fmt::format("the database has schema version {}, this build knows versions up to {}", *current, latest),
+        "run the newer mcp-harness build that wrote it, or point STORE_PATH at another file; this "
+        "build does not touch it");
   }
   for (const auto& m : list) {
     if (m.version <= *current) continue;

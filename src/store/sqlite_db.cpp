@@ -56,8 +56,10 @@ std::string dump_json(const nlohmann::json& value) {
 
 error sqlite_failure(sqlite3* db, int rc, std::string_view what) {
   // sqlite3_errmsg describes the most recent failure on the connection, which
-  // is this one: the caller serializes access.
-  std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  // is this one: the caller serializes access. A failed bind is reported at the
+  // next step, when later successful binds may have cleared the message.
+  const bool message_is_ours = db != nullptr && (sqlite3_extended_errcode(db) & 0xff) == (rc & 0xff);
+  std::string detail = message_is_ours ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   return make_error(failure_code(rc), fmt::format("{}: {} (sqlite code {})", what, detail, rc), failure_hint(rc));
 }
 
@@ -68,21 +70,30 @@ statement::~statement() {
 }
 
 statement& statement::bind(int index, std::string_view text) {
-  // SQLITE_TRANSIENT: sqlite copies, so the caller's string may go away. A
-  // bind fails only on a wrong index or an oversized value; the error then
-  // surfaces from step() (SQLITE_MISUSE or SQLITE_TOOBIG) through sqlite_failure.
-  sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  // SQLITE_TRANSIENT: sqlite copies, so the caller's string may go away.
+  note_bind(sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
   return *this;
 }
 
 statement& statement::bind(int index, std::int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+  note_bind(sqlite3_bind_int64(stmt_, index, value));
   return *this;
 }
 
-statement& statement::bind_json(int index, const nlohmann::json& value) { return bind(index, dump_json(value)); }
+statement& statement::bind_json(int index, const nlohmann::json& value) {
+  return bind(index, dump_json(value));
+}
 
-int statement::step() { return sqlite3_step(stmt_); }
+void statement::note_bind(int rc) {
+  if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+}
+
+int statement::step() {
+  // Without this, an unbound (NULL) parameter would surface as a misleading
+  // NOT NULL constraint failure.
+  if (bind_rc_ != SQLITE_OK) return bind_rc_;
+  return sqlite3_step(stmt_);
+}
 
 status statement::run(std::string_view what) {
   int rc = step();
@@ -97,13 +108,15 @@ std::string statement::text(int column) const {
   return std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
-std::int64_t statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+std::int64_t statement::int64(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
 
 result<nlohmann::json> statement::json(int column, std::string_view what) const {
   auto parsed = nlohmann::json::parse(text(column), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    return make_error("store_corrupt", fmt::format("{}: column '{}' does not hold JSON", what,
-                                                   sqlite3_column_name(stmt_, column)),
+    return make_error("store_corrupt",
+                      fmt::format("{}: column '{}' does not hold JSON", what, sqlite3_column_name(stmt_, column)),
                       "the row was changed outside this server; fix or delete it");
   }
   return parsed;
@@ -133,8 +146,8 @@ result<statement> connection::prepare(std::string_view sql) {
   auto it = cache_.find(sql);
   if (it == cache_.end()) {
     sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
-                                nullptr);
+    int rc =
+        sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
     if (rc != SQLITE_OK) return sqlite_failure(db_, rc, "cannot prepare a statement");
     it = cache_.emplace(sql, stmt).first;
   }
@@ -147,6 +160,8 @@ status connection::exec(const char* sql, std::string_view what) {
   return {};
 }
 
-std::int64_t connection::changes() const { return sqlite3_changes64(db_); }
+std::int64_t connection::changes() const {
+  return sqlite3_changes64(db_);
+}
 
 }  // namespace harness::store::detail

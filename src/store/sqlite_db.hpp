@@ -35,11 +35,14 @@ class statement {
   statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
   statement(const statement&) = delete;
   statement& operator=(const statement&) = delete;
-  statement(statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+  statement(statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_), bind_rc_(other.bind_rc_) {
+    other.stmt_ = nullptr;
+  }
   statement& operator=(statement&&) = delete;
   ~statement();
 
-  // Parameters are numbered from 1, as in SQL (?1, ?2...).
+  // Parameters are numbered from 1, as in SQL (?1, ?2...). A failed bind (a
+  // value over SQLite's size limit) makes the next step() return its code.
   statement& bind(int index, std::string_view text);
   statement& bind(int index, std::int64_t value);
   statement& bind_json(int index, const nlohmann::json& value);
@@ -58,8 +61,11 @@ class statement {
   sqlite3* db() const { return db_; }
 
  private:
+  void note_bind(int rc);
+
   sqlite3* db_;
   sqlite3_stmt* stmt_;
+  int bind_rc_ = 0;  // first failed bind, SQLITE_OK (0) if none
 };
 
 class connection {

@@ -54,10 +54,10 @@ result<opened_database> open_database(const std::filesystem::path& file, std::sp
   if (file.has_parent_path()) {
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) {
-      return make_error("store_open_failed",
-                        fmt::format("cannot create the folder {} for the store: {}", file.parent_path().string(),
-                                    ec.message()),
-                        open_hint);
+      return make_error(
+          "store_open_failed",
+          fmt::format("cannot create the folder {} for the store: {}", file.parent_path().string(), ec.message()),
+          open_hint);
     }
   }
   if (std::filesystem::is_directory(file, ec)) {

@@ -10,6 +10,7 @@
 #include "migrations.hpp"
 #include "sqlite_db.hpp"
 #include "sqlite_open.hpp"
+#include "task_sql.hpp"
 
 namespace harness::store {
 namespace {
@@ -21,11 +22,6 @@ std::int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-// Column order shared by every task SELECT and by bind_task (parameters 1..15).
-#define HARNESS_TASK_COLUMNS                                                                                     \
-  "id, user_id, conversation_id, task, mode, status, result, error, turns, input_tokens, output_tokens, " \
-  "created_ms, started_ms, finished_ms"
 
 void bind_task(statement& st, const task_record& t) {
   st.bind(1, t.id).bind(2, t.user_id).bind(3, t.conversation_id).bind(4, t.task).bind(5, t.mode).bind(6, t.status);
@@ -66,7 +62,7 @@ std::int64_t clamp_limit(std::size_t limit, std::size_t max) {
 
 class sqlite_task_store final : public task_store {
  public:
-  sqlite_task_store(detail::opened_database db)
+  explicit sqlite_task_store(detail::opened_database db)
       : db_(std::move(db.db)), path_(std::move(db.path)), version_(db.version), journal_mode_(db.journal_mode) {}
 
   status create_task(const task_record& task) override {
@@ -118,17 +114,7 @@ class sqlite_task_store final : public task_store {
   result<std::vector<task_record>> list_tasks(const task_query& q) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::vector<task_record>> {
-      // Two statements rather than "(?1 = '' OR user_id = ?1)", which would
-      // keep SQLite from using the (user_id, created_ms) index.
-      auto st = q.user_id.empty()
-                    ? db_->prepare("SELECT " HARNESS_TASK_COLUMNS
-                                   ", '[]' FROM tasks WHERE (?2 = '' OR status = ?2) "
-                                   "AND (created_ms < ?3 OR (created_ms = ?3 AND id < ?4)) "
-                                   "ORDER BY created_ms DESC, id DESC LIMIT ?5")
-                    : db_->prepare("SELECT " HARNESS_TASK_COLUMNS
-                                   ", '[]' FROM tasks WHERE user_id = ?1 AND (?2 = '' OR status = ?2) "
-                                   "AND (created_ms < ?3 OR (created_ms = ?3 AND id < ?4)) "
-                                   "ORDER BY created_ms DESC, id DESC LIMIT ?5");
+      auto st = db_->prepare(q.user_id.empty() ? detail::list_all_sql : detail::list_user_sql);
       if (!st) return st.error();
       const bool paged = q.before_ms != 0;
       if (!q.user_id.empty()) st->bind(1, q.user_id);
@@ -170,8 +156,7 @@ class sqlite_task_store final : public task_store {
                                            std::size_t limit) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::vector<event_record>> {
-      auto st = db_->prepare(
-          "SELECT task_id, seq, type, data, at_ms FROM events WHERE task_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+      auto st = db_->prepare(detail::events_after_sql);
       if (!st) return st.error();
       st->bind(1, task_id).bind(2, after_seq).bind(3, clamp_limit(limit, std::numeric_limits<std::int64_t>::max()));
       std::vector<event_record> out;
@@ -243,11 +228,7 @@ class sqlite_task_store final : public task_store {
   result<usage_totals> usage(const std::string& user_id, std::int64_t since_ms) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<usage_totals> {
-      auto st = user_id.empty()
-                    ? db_->prepare("SELECT count(DISTINCT task_id), coalesce(sum(input_tokens), 0), "
-                                   "coalesce(sum(output_tokens), 0) FROM usage WHERE at_ms >= ?2")
-                    : db_->prepare("SELECT count(DISTINCT task_id), coalesce(sum(input_tokens), 0), "
-                                   "coalesce(sum(output_tokens), 0) FROM usage WHERE user_id = ?1 AND at_ms >= ?2");
+      auto st = db_->prepare(user_id.empty() ? detail::usage_all_sql : detail::usage_user_sql);
       if (!st) return st.error();
       if (!user_id.empty()) st->bind(1, user_id);
       st->bind(2, since_ms);
@@ -292,10 +273,11 @@ class sqlite_task_store final : public task_store {
     core::component_health h;
     h.required = true;
     h.up = last_ok_;
-    h.detail = {{"backend", "sqlite"},       {"path", path_.string()},      {"schemaVersion", version_},
+    h.detail = {{"backend", "sqlite"},          {"path", path_.string()},    {"schemaVersion", version_},
                 {"journalMode", journal_mode_}, {"operations", operations_}, {"failures", failures_}};
     if (last_error_) {
-      h.detail["lastError"] = {{"code", last_error_->code}, {"message", last_error_->message}, {"atMs", last_error_ms_}};
+      h.detail["lastError"] = {
+          {"code", last_error_->code}, {"message", last_error_->message}, {"atMs", last_error_ms_}};
     }
     return h;
   }
@@ -332,8 +314,6 @@ class sqlite_task_store final : public task_store {
   std::int64_t last_error_ms_ = 0;
 };
 
-#undef HARNESS_TASK_COLUMNS
-
 }  // namespace
 
 result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file) {
@@ -342,6 +322,8 @@ result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::pat
   return std::shared_ptr<task_store>(std::make_shared<sqlite_task_store>(std::move(*db)));
 }
 
-int latest_schema_version() { return detail::builtin_migrations().back().version; }
+int latest_schema_version() {
+  return detail::builtin_migrations().back().version;
+}
 
 }  // namespace harness::store

@@ -10,7 +10,9 @@
 namespace harness::store::detail {
 namespace {
 
-std::unique_ptr<connection> memory_db() { return connection::open(":memory:").value(); }
+std::unique_ptr<connection> memory_db() {
+  return connection::open(":memory:").value();
+}
 
 std::int64_t scalar(connection& db, std::string_view sql) {
   auto st = db.prepare(sql);

@@ -34,7 +34,8 @@ class temp_folder {
  public:
   temp_folder() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("harness_store_test_" + std::to_string(rd()) + std::to_string(rd()));
+    path_ =
+        std::filesystem::temp_directory_path() / ("harness_store_test_" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~temp_folder() {

@@ -104,8 +104,9 @@ TEST(TaskStore, InvalidUtf8InsideJsonBecomesReplacementCharacter) {
   ASSERT_TRUE(events && events->size() == 1);
   EXPECT_EQ((*events)[0].data["text"], replacement);
 
-  conversation_record c{"conv_u", "alice", nlohmann::json::array({std::string("\xfe")}),
-                        {{"[EMAIL_1]", std::string("a\xff@x.org")}}, 1, 2};
+  conversation_record c{
+      "conv_u", "alice", nlohmann::json::array({std::string("\xfe")}), {{"[EMAIL_1]", std::string("a\xff@x.org")}},
+      1,        2};
   ASSERT_TRUE(store->save_conversation(c));
   auto conv = store->get_conversation("conv_u");
   ASSERT_TRUE(conv && conv->has_value());
@@ -280,8 +281,12 @@ TEST(TaskStore, ConversationUpsertKeepsCreatedAndOwner) {
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->has_value());
 
-  conversation_record c{"conv_1", "alice", nlohmann::json::array({{{"role", "user"}, {"content", "héllo"}}}),
-                        {{"[EMAIL_1]", "a@example.org"}}, 100, 100};
+  conversation_record c{"conv_1",
+                        "alice",
+                        nlohmann::json::array({{{"role", "user"}, {"content", "héllo"}}}),
+                        {{"[EMAIL_1]", "a@example.org"}},
+                        100,
+                        100};
   ASSERT_TRUE(store->save_conversation(c));
   c.messages.push_back({{"role", "assistant"}, {"content", "hi"}});
   c.vault["[PHONE_1]"] = "+1 415 555 0100";

@@ -29,7 +29,7 @@ namespace harness::store {
 // UTF-8 is stored with U+FFFD in place of the bad bytes (never an error);
 // plain string members are stored byte for byte.
 struct task_record {
-  std::string id;               // "task_..."
+  std::string id;  // "task_..."
   std::string user_id;
   std::string conversation_id;  // "conv_..."
   std::string task;             // the caller's task text as sent
@@ -71,8 +71,8 @@ inline constexpr std::size_t max_list_limit = 1000;
 struct task_query {
   // Strings have initializers so designated initializers may leave them out
   // without -Wmissing-field-initializers.
-  std::string user_id{};  // empty = every user
-  std::string status{};   // empty = any
+  std::string user_id{};   // empty = every user
+  std::string status{};    // empty = any
   std::size_t limit = 50;  // 0 returns nothing; above max_list_limit: max_list_limit
   // Pagination: only tasks created before this (0 = from the newest). With
   // before_id set too, a task created at exactly before_ms is listed when its id
@@ -140,6 +140,7 @@ class task_store {
 // transaction). Errors: "store_open_failed" (cannot create or open, not a
 // database, corrupt, a SQLite file of another program), "store_migration_failed",
 // "store_too_new" (written by a newer build: this build refuses to touch it).
+// ":memory:" opens a private in-memory database (for tests of the callers).
 result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file);
 
 // The newest schema version this build knows.
