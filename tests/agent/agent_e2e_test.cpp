@@ -60,7 +60,7 @@ class AgentEndToEnd : public ::testing::Test {
         {"SANDBOX_TIMEOUT_MS", "3000"},
         {"SANDBOX_POOL_SIZE", "1"},
         {"SANDBOX_OWNER", owner},
-        {"WORKSPACE_DIR", files.string()},
+        {"MCP_FS_ROOT", files.string()},
         {"MEMORY_FILE_PATH", (root / "memory.jsonl").string()},
         {"STORE_PATH", (root / "harness.db").string()},
         {"LLM_PROVIDER", "openai"},

@@ -24,7 +24,7 @@ class ExecuteIntegration : public ::testing::Test {
     fs::create_directories(workspace);
     std::map<std::string, std::string> env{
         {"PORT", "0"},           {"ENV_FILE", "/dev/null"},         {"SANDBOX_TIMEOUT_MS", "4000"},
-        {"SANDBOX_POOL_SIZE", "1"}, {"WORKSPACE_DIR", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
+        {"SANDBOX_POOL_SIZE", "1"}, {"MCP_FS_ROOT", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
         {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner}};
     server = std::make_unique<harness_server>(env);
     port = server->port();
