@@ -1,5 +1,12 @@
 #include "agent_setup.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "harness/core/logging.hpp"
 #include "harness/llm/http_transport.hpp"
 #include "harness/llm/provider.hpp"
@@ -15,8 +22,30 @@ std::string missing_llm_setting(const llm::llm_config& config, const core::setti
          "LLM_PROVIDER=replay with LLM_REPLAY_FILE); POST /execute works without one";
 }
 
-result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, const core::settings& settings,
-                                const llm::llm_config& llm_config, agent_inputs inputs) {
+void start_retention(boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
+                     const store::store_config& config) {
+  namespace asio = boost::asio;
+  if (config.retention.count() == 0) return;
+  auto loop = [store, config]() -> asio::awaitable<void> {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (;;) {
+      auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+      auto removed = store::apply_retention(*store, config, now);
+      if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
+      if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
+      timer.expires_after(std::chrono::hours(1));
+      auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (ec) co_return;
+    }
+  };
+  asio::co_spawn(background, std::move(loop), asio::detached);
+}
+
+result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
+                                const core::settings& settings, const llm::llm_config& llm_config,
+                                agent_inputs inputs) {
   agent_parts out;
   auto config = agent::load_agent_config(settings, inputs.exec_timeout, inputs.limits);
   if (!config) return config.error();
@@ -37,6 +66,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, co
   auto store = store::open_sqlite_store(store_config->path);
   if (!store) return store.error();
   out.health.push_back(store::store_health(*store));
+  start_retention(background, *store, *store_config);
 
   agent::agent_dependencies deps;
   deps.llm = *provider;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "harness/agent/agent_manager.hpp"
 #include "harness/core/health.hpp"
@@ -14,6 +15,7 @@
 #include "harness/execution/warm_pool.hpp"
 #include "harness/llm/config.hpp"
 #include "harness/mcp/tool_registry.hpp"
+#include "harness/store/store_config.hpp"
 
 namespace harness::app {
 
@@ -33,11 +35,17 @@ struct agent_parts {
   core::health_sources health;
 };
 
+// Deletes finished tasks older than TASK_RETENTION_HOURS at start-up and then
+// hourly, on `background` (the deletes touch the disk). Nothing when retention is 0.
+void start_retention(boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
+                     const store::store_config& config);
+
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);
 
 // Fails on an invalid setting or a store that cannot be opened.
-result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, const core::settings& settings,
-                                const llm::llm_config& llm_config, agent_inputs inputs);
+result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
+                                const core::settings& settings, const llm::llm_config& llm_config,
+                                agent_inputs inputs);
 
 }  // namespace harness::app

@@ -3,6 +3,7 @@
 #include "agent_setup.hpp"
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "harness/core/logging.hpp"
 #include "harness/docker/engine_client.hpp"
@@ -48,6 +49,8 @@ class components_impl final : public components {
   std::shared_ptr<mcp::tool_registry> registry_;
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<agent::agent_manager> agent_;
+  // Blocking housekeeping (retention deletes); its destructor stops and joins it.
+  asio::thread_pool background_{1};
 };
 
 result<std::shared_ptr<const pii::pii_censor>> build_censor(const core::settings& settings) {
@@ -121,7 +124,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .files = nullptr,
                       .exec_timeout = exec_settings->service.exec_timeout,
                       .limits = exec_settings->service.limits};
-  auto agent = build_agent(executor, settings, *llm_config, std::move(inputs));
+  auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;
   out->services_.agent = agent->manager;
