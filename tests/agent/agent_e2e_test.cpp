@@ -301,5 +301,26 @@ TEST_F(AgentEndToEnd, LimitsAnswer429WithRetryAfter) {
   EXPECT_EQ(wait_ended(queued["taskId"])["result"], "queued one");
 }
 
+TEST_F(AgentEndToEnd, TheShippedReplayDemoRuns) {
+  ASSERT_EQ(server->stop(), 0);
+  server.reset();
+  fs::copy_file(source_path("examples/replay-demo/scores.csv"), files / "scores.csv");
+  start_server({{"LLM_PROVIDER", "replay"}, {"LLM_REPLAY_FILE", source_path("examples/replay-demo/session.jsonl")}});
+  auto r = post_task({{"userId", "demo"},
+                      {"task", "Which team in scores.csv has the highest score, and what is the total? Remember the "
+                               "winner in the knowledge graph."}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r["result"],
+            "gamma has the highest score (8 of 16 over 3 teams). I saved gamma in the knowledge graph; its contact is "
+            "gus@example.net.");
+  // The code really ran: the memory server holds the winner with the real address.
+  auto graph = read_file(root / "memory.jsonl");
+  EXPECT_NE(graph.find("\"name\":\"gamma\""), std::string::npos) << graph;
+  EXPECT_NE(graph.find("contact gus@example.net"), std::string::npos) << graph;
+  auto view = get("/tasks/" + r["taskId"].get<std::string>());
+  EXPECT_NE(view["transcript"].dump().find("[EMAIL_3]"), std::string::npos);
+  EXPECT_EQ(view["transcript"].dump().find("gus@example.net"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace harness::testing
