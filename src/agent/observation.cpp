@@ -21,16 +21,19 @@ void append_error(std::string& out, const json& error) {
 
 void append_files(std::string& out, const json& report) {
   if (!report.is_object()) return;
-  const auto& written = report.value("written", json::array());
-  const auto& refused = report.value("refused", json::array());
-  if (!written.empty()) {
+  auto list_of = [&](const char* key) {
     std::string list;
-    for (const auto& p : written) list += (list.empty() ? "" : ", ") + p.get<std::string>();
-    out += "saved files: " + list + "\n";
-  }
-  for (const auto& r : refused) {
-    out += fmt::format("file NOT saved: {} ({})\n", r.value("path", std::string("?")),
-                       r.value("reason", std::string("refused")));
+    for (const auto& p : report.value(key, json::array())) {
+      if (p.is_string()) list += (list.empty() ? "" : ", ") + p.get<std::string>();
+    }
+    return list;
+  };
+  if (auto written = list_of("written"); !written.empty()) out += "saved files: " + written + "\n";
+  if (auto deleted = list_of("deleted"); !deleted.empty()) out += "deleted files: " + deleted + "\n";
+  for (const auto& r : report.value("refused", json::array())) {
+    // "message" says what to do; "reason" is the short code, for reports without one.
+    std::string why = r.value("message", r.value("reason", std::string("refused")));
+    out += fmt::format("file NOT saved: {} ({})\n", r.value("path", std::string("?")), why);
   }
 }
 
