@@ -15,6 +15,10 @@ class execution_service;
 namespace harness::mcp {
 class tool_registry;
 }
+namespace harness::skills {
+class skill_library;
+class workspace_store;
+}
 
 namespace harness::http {
 
@@ -31,6 +35,10 @@ struct services {
   std::shared_ptr<execution::execution_service> execution;
   // The MCP tool registry for GET /tools; null when none is configured.
   std::shared_ptr<mcp::tool_registry> tools;
+  // Users' skills for /skills; null when not configured.
+  std::shared_ptr<::harness::skills::skill_library> skills;
+  // Task workspaces for /tasks/{id}/files; null when not configured.
+  std::shared_ptr<::harness::skills::workspace_store> workspaces;
 };
 
 }  // namespace harness::http

@@ -9,6 +9,8 @@ http_response service_error_response(const error& e) {
   static const std::map<std::string, unsigned> status_of = {
       {"session_not_found", 404}, {"session_forbidden", 403}, {"session_busy", 409},
       {"too_many_sessions", 429}, {"invalid_request", 400}, {"mcp_unknown_tool", 404},
+      {"invalid_user_id", 400}, {"invalid_skill_name", 400}, {"skill_not_found", 404}, {"skill_read_only", 403},
+      {"invalid_task_id", 400}, {"invalid_path", 400}, {"workspace_not_found", 404}, {"file_not_found", 404},
   };
   unsigned status = 503;  // sandbox and engine failures: the service cannot serve now
   if (auto it = status_of.find(e.code); it != status_of.end()) status = it->second;
