@@ -13,6 +13,9 @@ struct bad_path {
   std::string reason;
 };
 
+// Names the case in test output instead of dumping the struct's bytes.
+void PrintTo(const bad_path& p, std::ostream* os) { *os << p.reason; }
+
 class HostilePaths : public ::testing::TestWithParam<bad_path> {};
 
 TEST_P(HostilePaths, AreRefusedWithTheRuleTheyBreak) {

@@ -170,6 +170,8 @@ struct refused_case {
   std::string reason;
 };
 
+void PrintTo(const refused_case& c, std::ostream* os) { *os << c.change.op << " -> " << c.reason; }
+
 class SkillWriteBack : public SkillLibraryTest, public ::testing::WithParamInterface<refused_case> {};
 
 TEST_P(SkillWriteBack, HostileEntryIsRefusedAndNothingOfItIsWritten) {
