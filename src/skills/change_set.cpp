@@ -69,8 +69,11 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
   auto current = dir.scan();
   if (!current) {
     core::log_error("cannot read {} before writing to it: {}", dir.path().string(), current.error().describe());
-    for (const auto* change : deletes) report.refused.push_back(refusal(*change, "storage_error", "the server could not read the folder"));
-    for (const auto* change : writes) report.refused.push_back(refusal(*change, "storage_error", "the server could not read the folder"));
+    for (const auto* list : {&deletes, &writes}) {
+      for (const auto* change : *list) {
+        report.refused.push_back(refusal(*change, current.error().code, current.error().describe()));
+      }
+    }
     return report;
   }
   file_map& files = *current;
