@@ -39,9 +39,9 @@ std::optional<path_problem> check_entry(const bridge::file_change& change, const
     return path_problem{"symlink_refused", "symlinks are not saved; write a regular file instead"};
   }
   if (change.op == "write" && change.too_large) {
-    return path_problem{"too_large",
-                        fmt::format("the file ({} bytes) was over the sandbox's file size limit and was not sent",
-                                    change.size)};
+    return path_problem{
+        "too_large",
+        fmt::format("the file ({} bytes) was over the sandbox's file size limit and was not sent", change.size)};
   }
   if (change.op == "write" && change.content.size() > caps.max_file_bytes) {
     return path_problem{"file_too_large", fmt::format("the file is {} bytes; the limit is {}", change.content.size(),
@@ -98,9 +98,9 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
     std::size_t count = files.size() + (it == files.end() ? 1 : 0);
     std::size_t new_total = total - old_size + change->content.size();
     if (count > caps.max_files) {
-      report.refused.push_back(refusal(*change, "file_count_exceeded",
-                                       fmt::format("the folder may hold at most {} files; delete some first",
-                                                   caps.max_files)));
+      report.refused.push_back(
+          refusal(*change, "file_count_exceeded",
+                  fmt::format("the folder may hold at most {} files; delete some first", caps.max_files)));
       continue;
     }
     if (new_total > caps.max_total_bytes) {

@@ -31,6 +31,7 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
 
 // Refuses every entry of `root` with the same reason (an invalid owner id, a
 // store that is not configured).
-apply_report refuse_all(std::string_view root, const std::vector<bridge::file_change>& changes, const path_problem& why);
+apply_report refuse_all(std::string_view root, const std::vector<bridge::file_change>& changes,
+                        const path_problem& why);
 
 }  // namespace harness::skills

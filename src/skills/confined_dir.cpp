@@ -54,8 +54,7 @@ error storage_error(std::string_view what, int err) {
 }
 
 error host_symlink(std::string_view rel) {
-  return make_error("host_symlink",
-                    fmt::format("'{}' meets a symlink on the host; symlinks are never followed", rel),
+  return make_error("host_symlink", fmt::format("'{}' meets a symlink on the host; symlinks are never followed", rel),
                     "remove the symlink on the server, or use another path");
 }
 
@@ -64,7 +63,9 @@ error path_conflict(std::string_view rel) {
                     "a file and a folder cannot share a name; use another path or delete the other one first");
 }
 
-error not_found(std::string_view rel) { return make_error("file_not_found", fmt::format("no file '{}'", rel)); }
+error not_found(std::string_view rel) {
+  return make_error("file_not_found", fmt::format("no file '{}'", rel));
+}
 
 std::vector<std::string> split(const std::string& rel) {
   std::vector<std::string> out;
@@ -275,7 +276,8 @@ fs::file_time_type confined_dir::newest_change() const {
 }
 
 std::string iso_time(fs::file_time_type time) {
-  auto system = std::chrono::time_point_cast<std::chrono::system_clock::duration>(std::chrono::file_clock::to_sys(time));
+  auto system =
+      std::chrono::time_point_cast<std::chrono::system_clock::duration>(std::chrono::file_clock::to_sys(time));
   return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(system)));
 }
 

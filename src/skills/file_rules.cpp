@@ -8,11 +8,12 @@ namespace harness::skills {
 namespace {
 
 bool is_name_char(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-path_problem problem(std::string reason, std::string message) { return {std::move(reason), std::move(message)}; }
+path_problem problem(std::string reason, std::string message) {
+  return {std::move(reason), std::move(message)};
+}
 
 }  // namespace
 
@@ -67,7 +68,9 @@ bool is_skill_name(std::string_view name) {
   return true;
 }
 
-bool is_storage_id(std::string_view id) { return core::is_safe_id(id, 64) && id != "." && id != ".."; }
+bool is_storage_id(std::string_view id) {
+  return core::is_safe_id(id, 64) && id != "." && id != "..";
+}
 
 nlohmann::json apply_report::to_json() const {
   nlohmann::json refusals = nlohmann::json::array();

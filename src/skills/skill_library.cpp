@@ -68,7 +68,8 @@ class skill_library_impl final : public skill_library {
   explicit skill_library_impl(skill_config config) : config_(std::move(config)), users_(config_.dir / "users") {
     std::error_code ec;
     fs::create_directories(users_, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot create the skills folder {}: {}", users_.string(), ec.message()));
+    if (ec)
+      throw std::runtime_error(fmt::format("cannot create the skills folder {}: {}", users_.string(), ec.message()));
     if (!fs::is_directory(config_.dir / "examples", ec)) {
       core::log_warn("no example skills: {} is not a folder (SKILLS_DIR)", (config_.dir / "examples").string());
     }
@@ -183,8 +184,8 @@ class skill_library_impl final : public skill_library {
     }
     entry["description"] = front->description;
     if (front->name != name) {
-      entry["problem"] = fmt::format("SKILL.md names it '{}' but the folder is '{}'; code requires it by the folder name",
-                                     front->name, name);
+      entry["problem"] = fmt::format(
+          "SKILL.md names it '{}' but the folder is '{}'; code requires it by the folder name", front->name, name);
     }
     return entry;
   }
@@ -222,8 +223,7 @@ class skill_library_impl final : public skill_library {
     }
     if (!left_out.empty()) {
       core::log_warn("{} skills left out of the sandbox for user {} (over {} files / {} bytes, or a bad name): {}",
-                     owner, user_id, config_.caps.max_files, config_.caps.max_total_bytes,
-                     fmt::join(left_out, ", "));
+                     owner, user_id, config_.caps.max_files, config_.caps.max_total_bytes, fmt::join(left_out, ", "));
     }
   }
 

@@ -30,10 +30,10 @@ result<file_caps> load_caps(const core::settings& s, const std::string& prefix) 
   auto count = get_size(s, prefix + "_MAX_FILES", 1000000);
   if (!count) return count.error();
   if (*file > *total) {
-    return make_error("invalid_setting",
-                      fmt::format("{}_MAX_FILE_BYTES ({}) is larger than {}_MAX_TOTAL_BYTES ({})", prefix, *file,
-                                  prefix, *total),
-                      "one file cannot be larger than the whole folder");
+    return make_error(
+        "invalid_setting",
+        fmt::format("{}_MAX_FILE_BYTES ({}) is larger than {}_MAX_TOTAL_BYTES ({})", prefix, *file, prefix, *total),
+        "one file cannot be larger than the whole folder");
   }
   return file_caps{.max_file_bytes = *file, .max_total_bytes = *total, .max_files = *count};
 }
@@ -60,11 +60,20 @@ result<std::chrono::seconds> parse_duration(std::string_view text) {
     if (!plain) {
       if (at == end) return bad_duration(text);
       switch (*at++) {
-        case 'd': unit = 86400; break;
-        case 'h': unit = 3600; break;
-        case 'm': unit = 60; break;
-        case 's': unit = 1; break;
-        default: return bad_duration(text);
+        case 'd':
+          unit = 86400;
+          break;
+        case 'h':
+          unit = 3600;
+          break;
+        case 'm':
+          unit = 60;
+          break;
+        case 's':
+          unit = 1;
+          break;
+        default:
+          return bad_duration(text);
       }
     }
     if (number > (std::numeric_limits<std::int64_t>::max() - total) / unit) return bad_duration(text);

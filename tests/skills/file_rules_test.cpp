@@ -14,7 +14,9 @@ struct bad_path {
 };
 
 // Names the case in test output instead of dumping the struct's bytes.
-void PrintTo(const bad_path& p, std::ostream* os) { *os << p.reason; }
+void PrintTo(const bad_path& p, std::ostream* os) {
+  *os << p.reason;
+}
 
 class HostilePaths : public ::testing::TestWithParam<bad_path> {};
 
@@ -25,22 +27,24 @@ TEST_P(HostilePaths, AreRefusedWithTheRuleTheyBreak) {
   EXPECT_FALSE(problem->message.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Paths, HostilePaths,
-    ::testing::Values(bad_path{"../x", "parent_segment"}, bad_path{"/etc/passwd", "absolute_path"},
-                      bad_path{"a/../../b", "parent_segment"}, bad_path{"a/..", "parent_segment"},
-                      bad_path{"..", "parent_segment"}, bad_path{"./a", "dot_segment"}, bad_path{"a/./b", "dot_segment"},
-                      bad_path{"", "empty_segment"}, bad_path{"a//b", "empty_segment"}, bad_path{"a/", "empty_segment"},
-                      bad_path{std::string("a\0b", 3), "control_character"}, bad_path{"a\nb", "control_character"},
-                      bad_path{"a\x7f", "control_character"}, bad_path{"a b", "invalid_name"},
-                      bad_path{"a\\..\\b", "invalid_name"}, bad_path{"caf\xc3\xa9.txt", "invalid_name"},
-                      bad_path{"x~", "invalid_name"}, bad_path{"a:b", "invalid_name"},
-                      bad_path{std::string(600, 'a'), "path_too_long"},
-                      bad_path{std::string(129, 'a'), "path_too_long"},
-                      bad_path{"a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q", "path_too_long"}),
-    [](const ::testing::TestParamInfo<bad_path>& param_info) {
-      return std::to_string(param_info.index) + "_" + param_info.param.reason;
-    });
+INSTANTIATE_TEST_SUITE_P(Paths, HostilePaths,
+                         ::testing::Values(bad_path{"../x", "parent_segment"}, bad_path{"/etc/passwd", "absolute_path"},
+                                           bad_path{"a/../../b", "parent_segment"}, bad_path{"a/..", "parent_segment"},
+                                           bad_path{"..", "parent_segment"}, bad_path{"./a", "dot_segment"},
+                                           bad_path{"a/./b", "dot_segment"}, bad_path{"", "empty_segment"},
+                                           bad_path{"a//b", "empty_segment"}, bad_path{"a/", "empty_segment"},
+                                           bad_path{std::string("a\0b", 3), "control_character"},
+                                           bad_path{"a\nb", "control_character"},
+                                           bad_path{"a\x7f", "control_character"}, bad_path{"a b", "invalid_name"},
+                                           bad_path{"a\\..\\b", "invalid_name"},
+                                           bad_path{"caf\xc3\xa9.txt", "invalid_name"}, bad_path{"x~", "invalid_name"},
+                                           bad_path{"a:b", "invalid_name"},
+                                           bad_path{std::string(600, 'a'), "path_too_long"},
+                                           bad_path{std::string(129, 'a'), "path_too_long"},
+                                           bad_path{"a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q", "path_too_long"}),
+                         [](const ::testing::TestParamInfo<bad_path>& param_info) {
+                           return std::to_string(param_info.index) + "_" + param_info.param.reason;
+                         });
 
 TEST(PathRules, AcceptPlainRelativePaths) {
   for (const char* ok : {"a", "csv-report/index.js", "x/y/z.json", ".hidden", "a..b", "...", "A_b-c.9",
@@ -53,7 +57,8 @@ TEST(PathRules, SkillNames) {
   for (const std::string& ok : std::vector<std::string>{"a", "csv-report", "x9", "0-a", std::string(64, 'a')}) {
     EXPECT_TRUE(is_skill_name(ok)) << ok;
   }
-  for (const std::string& bad : std::vector<std::string>{"", "-a", "A", "a_b", "a.b", "a b", "examples/x", std::string(65, 'a')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "-a", "A", "a_b", "a.b", "a b", "examples/x", std::string(65, 'a')}) {
     EXPECT_FALSE(is_skill_name(bad)) << bad;
   }
 }
@@ -61,7 +66,8 @@ TEST(PathRules, SkillNames) {
 TEST(PathRules, StorageIdsNeverNameTheParent) {
   EXPECT_TRUE(is_storage_id("user_1"));
   EXPECT_TRUE(is_storage_id("task_0123.x-y"));
-  for (const std::string& bad : std::vector<std::string>{"", ".", "..", "a/b", "a b", std::string(65, 'a')}) EXPECT_FALSE(is_storage_id(bad)) << bad;
+  for (const std::string& bad : std::vector<std::string>{"", ".", "..", "a/b", "a b", std::string(65, 'a')})
+    EXPECT_FALSE(is_storage_id(bad)) << bad;
 }
 
 TEST(ApplyReport, ToJson) {
@@ -138,18 +144,18 @@ TEST(SkillsSettings, Defaults) {
 }
 
 TEST(SkillsSettings, ValuesAndErrorsNameTheSetting) {
-  auto config = load_skills_config(resolve({{"WORKSPACE_RETENTION", "30m"}, {"SKILL_MAX_FILES", "7"},
-                                            {"SKILLS_DIR", "/srv/skills"}}));
+  auto config = load_skills_config(
+      resolve({{"WORKSPACE_RETENTION", "30m"}, {"SKILL_MAX_FILES", "7"}, {"SKILLS_DIR", "/srv/skills"}}));
   ASSERT_TRUE(config) << config.error().describe();
   EXPECT_EQ(config->workspace.retention, std::chrono::minutes(30));
   EXPECT_EQ(config->workspace.sweep_interval(), std::chrono::seconds(75));
   EXPECT_EQ(config->skills.caps.max_files, 7u);
   EXPECT_EQ(config->skills.dir, "/srv/skills");
   for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{{"WORKSPACE_RETENTION", "soon"},
-                                                               {"WORKSPACE_RETENTION", "10s"},
-                                                               {"SKILL_MAX_FILES", "0"},
-                                                               {"WORKSPACE_MAX_FILE_BYTES", "big"},
-                                                               {"SKILLS_DIR", ""}}) {
+                                                                             {"WORKSPACE_RETENTION", "10s"},
+                                                                             {"SKILL_MAX_FILES", "0"},
+                                                                             {"WORKSPACE_MAX_FILE_BYTES", "big"},
+                                                                             {"SKILLS_DIR", ""}}) {
     auto bad = load_skills_config(resolve({{name, value}}));
     ASSERT_FALSE(bad) << name;
     EXPECT_NE(bad.error().describe().find(name), std::string::npos) << bad.error().describe();

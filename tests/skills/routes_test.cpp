@@ -145,9 +145,11 @@ TEST_F(SkillRoutesTest, DownloadTaskFile) {
 
 TEST_F(SkillRoutesTest, Answer503WhenNotConfigured) {
   http::services empty;
-  for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{
-           {"GET", "/skills?userId=alice"}, {"GET", "/skills/alice/x"}, {"DELETE", "/skills/alice/x"},
-           {"GET", "/tasks/t/files"}, {"GET", "/tasks/t/files/a.txt"}}) {
+  for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{{"GET", "/skills?userId=alice"},
+                                                                                {"GET", "/skills/alice/x"},
+                                                                                {"DELETE", "/skills/alice/x"},
+                                                                                {"GET", "/tasks/t/files"},
+                                                                                {"GET", "/tasks/t/files/a.txt"}}) {
     auto r = http::run_dispatch(http::make_api_router(), empty, request(method, target));
     EXPECT_EQ(r.status, 503u) << target;
     EXPECT_NE(body(r)["error"]["message"].get<std::string>().find("_DIR"), std::string::npos) << r.body;

@@ -46,12 +46,14 @@ TEST(RuntimeShapes, WhatTheRuntimeReportsIsValidatedAndApplied) {
   files.insert(files.end(), more.begin(), more.end());
   ASSERT_EQ(files.size(), 5u);
   for (const auto& f : files) {
-    init.push_back({{"root", f.root}, {"path", f.path}, {"content", core::base64_encode(f.content)}, {"encoding", "base64"}});
+    init.push_back(
+        {{"root", f.root}, {"path", f.path}, {"content", core::base64_encode(f.content)}, {"encoding", "base64"}});
   }
   fs::path sandbox = temp.path() / "sandbox";
   write_text(sandbox / "init.json", init.dump());
 
-  harness::testing::child_process node({NODE_EXECUTABLE, harness::testing::source_path("tests/skills/emit_file_changes.js"), sandbox.string()});
+  harness::testing::child_process node(
+      {NODE_EXECUTABLE, harness::testing::source_path("tests/skills/emit_file_changes.js"), sandbox.string()});
   auto line = node.wait_for_output("{\"type\":\"done\"", 30s);
   ASSERT_TRUE(line) << node.output();
   ASSERT_EQ(node.wait_exit(30s), 0) << node.output();
@@ -68,16 +70,17 @@ TEST(RuntimeShapes, WhatTheRuntimeReportsIsValidatedAndApplied) {
   std::sort(report.skills.written.begin(), report.skills.written.end());
   EXPECT_EQ(report.skills.written, (std::vector<std::string>{"csv-report/SKILL.md", "csv-report/index.js"}));
   EXPECT_EQ(report.skills.deleted, (std::vector<std::string>{"old-skill/index.js"}));
-  EXPECT_EQ(reasons(report.skills), (std::map<std::string, std::string>{
-                                        {"examples/data-processor/index.js", "read_only"},
-                                        {"csv-report/passwd", "symlink_refused"}}));
+  EXPECT_EQ(reasons(report.skills),
+            (std::map<std::string, std::string>{{"examples/data-processor/index.js", "read_only"},
+                                                {"csv-report/passwd", "symlink_refused"}}));
   EXPECT_EQ(report.workspace.written, (std::vector<std::string>{"out/result.json"}));
-  EXPECT_EQ(reasons(report.workspace), (std::map<std::string, std::string>{{"big.bin", "too_large"},
-                                                                          {"bad name.txt", "invalid_name"},
-                                                                          {"root", "symlink_refused"}}));
+  EXPECT_EQ(reasons(report.workspace),
+            (std::map<std::string, std::string>{
+                {"big.bin", "too_large"}, {"bad name.txt", "invalid_name"}, {"root", "symlink_refused"}}));
 
   // On the host: the new skill, binary content intact, the example untouched.
-  EXPECT_EQ(read_text(skills_config.dir / "users/alice/csv-report/index.js"), "module.exports = (rows) => rows.length;\n");
+  EXPECT_EQ(read_text(skills_config.dir / "users/alice/csv-report/index.js"),
+            "module.exports = (rows) => rows.length;\n");
   EXPECT_EQ(read_text(workspace_config.dir / "task_1/out/result.json"), std::string("{}\0\xff", 4));
   EXPECT_EQ(read_text(skills_config.dir / "examples/data-processor/index.js"), "module.exports = {};\n");
   EXPECT_FALSE(fs::exists(skills_config.dir / "users/alice/csv-report/passwd"));

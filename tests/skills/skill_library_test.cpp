@@ -170,7 +170,9 @@ struct refused_case {
   std::string reason;
 };
 
-void PrintTo(const refused_case& c, std::ostream* os) { *os << c.change.op << " -> " << c.reason; }
+void PrintTo(const refused_case& c, std::ostream* os) {
+  *os << c.change.op << " -> " << c.reason;
+}
 
 class SkillWriteBack : public SkillLibraryTest, public ::testing::WithParamInterface<refused_case> {};
 
@@ -188,9 +190,9 @@ TEST_P(SkillWriteBack, HostileEntryIsRefusedAndNothingOfItIsWritten) {
     if (entry.is_regular_file()) files.push_back(entry.path().lexically_relative(temp.path()).string());
   }
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, (std::vector<std::string>{"skills/examples/data-processor/SKILL.md",
-                                             "skills/examples/data-processor/index.js",
-                                             "skills/users/alice/ok/SKILL.md"}));
+  EXPECT_EQ(files,
+            (std::vector<std::string>{"skills/examples/data-processor/SKILL.md",
+                                      "skills/examples/data-processor/index.js", "skills/users/alice/ok/SKILL.md"}));
   // The examples are untouched.
   EXPECT_EQ(read_text(root() / "examples/data-processor/index.js"), "module.exports = {};\n");
 }
@@ -216,40 +218,39 @@ bridge::file_change too_large_change(std::string path) {
 
 INSTANTIATE_TEST_SUITE_P(
     Hostile, SkillWriteBack,
-    ::testing::Values(
-        refused_case{write_change("skills", "../x", "escape"), "parent_segment"},
-        refused_case{write_change("skills", "/etc/passwd", "root::0:0"), "absolute_path"},
-        refused_case{write_change("skills", "a/../../b", "escape"), "parent_segment"},
-        refused_case{write_change("skills", "a/../../../../tmp/pwned", "escape"), "parent_segment"},
-        refused_case{write_change("skills", "examples/data-processor/index.js", "hijack"), "read_only"},
-        refused_case{write_change("skills", "examples/new-one/SKILL.md", "x"), "read_only"},
-        refused_case{delete_change("skills", "examples/data-processor/index.js"), "read_only"},
-        refused_case{write_change("skills", std::string("evil\0.js", 8), "x"), "control_character"},
-        refused_case{write_change("skills", "loose.js", "x"), "not_in_skill"},
-        refused_case{write_change("skills", "Bad_Name/index.js", "x"), "invalid_skill_name"},
-        refused_case{write_change("skills", "a b/index.js", "x"), "invalid_name"},
-        refused_case{symlink_change("csv/link", "/etc/passwd"), "symlink_refused"},
-        refused_case{too_large_change("csv/huge.bin"), "too_large"},
-        refused_case{write_change("skills", "csv/big.bin", std::string(1001, 'x')), "file_too_large"},
-        refused_case{bridge::file_change{"skills", "csv/x", "chmod", "", 0, false, ""}, "unknown_op"}),
+    ::testing::Values(refused_case{write_change("skills", "../x", "escape"), "parent_segment"},
+                      refused_case{write_change("skills", "/etc/passwd", "root::0:0"), "absolute_path"},
+                      refused_case{write_change("skills", "a/../../b", "escape"), "parent_segment"},
+                      refused_case{write_change("skills", "a/../../../../tmp/pwned", "escape"), "parent_segment"},
+                      refused_case{write_change("skills", "examples/data-processor/index.js", "hijack"), "read_only"},
+                      refused_case{write_change("skills", "examples/new-one/SKILL.md", "x"), "read_only"},
+                      refused_case{delete_change("skills", "examples/data-processor/index.js"), "read_only"},
+                      refused_case{write_change("skills", std::string("evil\0.js", 8), "x"), "control_character"},
+                      refused_case{write_change("skills", "loose.js", "x"), "not_in_skill"},
+                      refused_case{write_change("skills", "Bad_Name/index.js", "x"), "invalid_skill_name"},
+                      refused_case{write_change("skills", "a b/index.js", "x"), "invalid_name"},
+                      refused_case{symlink_change("csv/link", "/etc/passwd"), "symlink_refused"},
+                      refused_case{too_large_change("csv/huge.bin"), "too_large"},
+                      refused_case{write_change("skills", "csv/big.bin", std::string(1001, 'x')), "file_too_large"},
+                      refused_case{bridge::file_change{"skills", "csv/x", "chmod", "", 0, false, ""}, "unknown_op"}),
     [](const ::testing::TestParamInfo<refused_case>& param_info) {
       return std::to_string(param_info.index) + "_" + param_info.param.reason;
     });
 
 TEST_F(SkillLibraryTest, CapsOnTotalSizeAndFileCountPerUser) {
   // Total 3000 bytes: the third 1000-byte file of one exec goes past it (SKILL.md takes some room).
-  auto report = library->apply_changes("alice", {write_change("skills", "s/SKILL.md", "12345"),
-                                                 write_change("skills", "s/a", std::string(1000, 'a')),
-                                                 write_change("skills", "s/b", std::string(1000, 'b')),
-                                                 write_change("skills", "s/c", std::string(1000, 'c'))});
+  auto report = library->apply_changes(
+      "alice",
+      {write_change("skills", "s/SKILL.md", "12345"), write_change("skills", "s/a", std::string(1000, 'a')),
+       write_change("skills", "s/b", std::string(1000, 'b')), write_change("skills", "s/c", std::string(1000, 'c'))});
   EXPECT_EQ(report.written, (std::vector<std::string>{"s/SKILL.md", "s/a", "s/b"}));
   ASSERT_EQ(report.refused.size(), 1u);
   EXPECT_EQ(report.refused[0].path, "s/c");
   EXPECT_EQ(report.refused[0].reason, "total_size_exceeded");
   EXPECT_FALSE(fs::exists(user_dir("alice") / "s/c"));
   // Deleting in the same exec makes room first.
-  report = library->apply_changes("alice", {write_change("skills", "s/c", std::string(1000, 'c')),
-                                            delete_change("skills", "s/a")});
+  report = library->apply_changes(
+      "alice", {write_change("skills", "s/c", std::string(1000, 'c')), delete_change("skills", "s/a")});
   EXPECT_EQ(report.written, (std::vector<std::string>{"s/c"}));
   EXPECT_EQ(report.deleted, (std::vector<std::string>{"s/a"}));
   // Six files at most: s/ holds 3, three more fit, the seventh does not.
@@ -273,9 +274,9 @@ TEST_F(SkillLibraryTest, APreExistingHostSymlinkIsNeverFollowed) {
   fs::create_symlink(outside / "target.txt", user_dir("alice") / "real/file.js");
   fs::create_directory_symlink(outside, user_dir("mallory"));
 
-  auto report = library->apply_changes("alice", {write_change("skills", "linked/index.js", "pwned"),
-                                                 write_change("skills", "real/file.js", "pwned"),
-                                                 delete_change("skills", "real/SKILL.md")});
+  auto report = library->apply_changes(
+      "alice", {write_change("skills", "linked/index.js", "pwned"), write_change("skills", "real/file.js", "pwned"),
+                delete_change("skills", "real/SKILL.md")});
   EXPECT_EQ(report.deleted, (std::vector<std::string>{"real/SKILL.md"}));
   ASSERT_EQ(report.refused.size(), 2u) << report.to_json().dump();
   EXPECT_EQ(report.refused[0].reason, "host_symlink");
@@ -293,8 +294,8 @@ TEST_F(SkillLibraryTest, APreExistingHostSymlinkIsNeverFollowed) {
 }
 
 TEST_F(SkillLibraryTest, AFileAndAFolderCannotShareAName) {
-  auto report = library->apply_changes("alice", {write_change("skills", "s/a", "file"),
-                                                 write_change("skills", "s/a/b", "under a file")});
+  auto report = library->apply_changes(
+      "alice", {write_change("skills", "s/a", "file"), write_change("skills", "s/a/b", "under a file")});
   EXPECT_EQ(report.written, (std::vector<std::string>{"s/a"}));
   ASSERT_EQ(report.refused.size(), 1u);
   EXPECT_EQ(report.refused[0].reason, "path_conflict");

@@ -38,9 +38,9 @@ class WorkspaceStoreTest : public ::testing::Test {
 };
 
 TEST_F(WorkspaceStoreTest, ApplyListReadRoundTrip) {
-  auto report = store->apply_changes("task_1", {write_change("workspace", "out/report.csv", "a,b\n1,2\n"),
-                                                write_change("workspace", "notes.txt", "hi"),
-                                                write_change("skills", "s/x.js", "not mine")});
+  auto report = store->apply_changes(
+      "task_1", {write_change("workspace", "out/report.csv", "a,b\n1,2\n"),
+                 write_change("workspace", "notes.txt", "hi"), write_change("skills", "s/x.js", "not mine")});
   EXPECT_EQ(report.written, (std::vector<std::string>{"out/report.csv", "notes.txt"}));
   auto list = store->list("task_1");
   ASSERT_TRUE(list) << list.error().describe();
@@ -77,8 +77,8 @@ TEST_F(WorkspaceStoreTest, TheSameRulesAsSkillsWithItsOwnCaps) {
 }
 
 TEST_F(WorkspaceStoreTest, InitFilesGiveAContinuingTaskItsFiles) {
-  store->apply_changes("task_1", {write_change("workspace", "data/a.json", "[1]"),
-                                  write_change("workspace", "b.txt", "b")});
+  store->apply_changes("task_1",
+                       {write_change("workspace", "data/a.json", "[1]"), write_change("workspace", "b.txt", "b")});
   auto files = store->init_files("task_1");
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].root, "workspace");
@@ -157,7 +157,8 @@ TEST(Sweeper, SweepsOnTheWorkerAndStops) {
     sweep_thread = std::this_thread::get_id();
     if (store->sweeps == 2) sweeper->stop();
   };
-  sweeper = start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::seconds(0), std::chrono::hours(1));
+  sweeper =
+      start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::seconds(0), std::chrono::hours(1));
   io.run();  // returns once the loop has ended
   pool.join();
   EXPECT_EQ(store->sweeps, 2);
@@ -168,7 +169,8 @@ TEST(Sweeper, StopBeforeTheFirstIntervalEndsTheLoop) {
   boost::asio::io_context io;
   boost::asio::thread_pool pool(1);
   auto store = std::make_shared<counting_store>();
-  auto sweeper = start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::hours(1), std::chrono::hours(1));
+  auto sweeper =
+      start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::hours(1), std::chrono::hours(1));
   store->on_sweep = [&] { sweeper->stop(); };
   io.run();  // would wait an hour if stop() did not cancel the timer
   pool.join();

@@ -22,13 +22,20 @@ std::string_view content_type_of(std::string_view path) {
     std::string_view ext, mime;
   };
   static constexpr type types[] = {
-      {"json", "application/json"},         {"csv", "text/csv; charset=utf-8"},
-      {"txt", "text/plain; charset=utf-8"}, {"md", "text/markdown; charset=utf-8"},
-      {"js", "text/javascript; charset=utf-8"}, {"log", "text/plain; charset=utf-8"},
-      {"html", "text/plain; charset=utf-8"}, {"svg", "text/plain; charset=utf-8"},
-      {"xml", "application/xml"},           {"png", "image/png"},
-      {"jpg", "image/jpeg"},                {"jpeg", "image/jpeg"},
-      {"gif", "image/gif"},                 {"pdf", "application/pdf"},
+      {"json", "application/json"},
+      {"csv", "text/csv; charset=utf-8"},
+      {"txt", "text/plain; charset=utf-8"},
+      {"md", "text/markdown; charset=utf-8"},
+      {"js", "text/javascript; charset=utf-8"},
+      {"log", "text/plain; charset=utf-8"},
+      {"html", "text/plain; charset=utf-8"},
+      {"svg", "text/plain; charset=utf-8"},
+      {"xml", "application/xml"},
+      {"png", "image/png"},
+      {"jpg", "image/jpeg"},
+      {"jpeg", "image/jpeg"},
+      {"gif", "image/gif"},
+      {"pdf", "application/pdf"},
       {"zip", "application/zip"},
   };
   for (const auto& t : types) {
