@@ -6,9 +6,13 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "harness/core/health.hpp"
 
+namespace harness::agent {
+class agent_manager;
+}
 namespace harness::execution {
 class execution_service;
 }
@@ -35,6 +39,10 @@ struct services {
   std::shared_ptr<execution::execution_service> execution;
   // The MCP tool registry for GET /tools; null when none is configured.
   std::shared_ptr<mcp::tool_registry> tools;
+  // Runs POST /task and serves /tasks; null when no LLM is configured, and
+  // then `agent_unavailable` says which setting is missing.
+  std::shared_ptr<agent::agent_manager> agent;
+  std::string agent_unavailable = "the agent is not configured";
   // Users' skills for /skills; null when not configured.
   std::shared_ptr<::harness::skills::skill_library> skills;
   // Task workspaces for /tasks/{id}/files; null when not configured.
