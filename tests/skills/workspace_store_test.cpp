@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "harness/skills/agent_task_files.hpp"
 #include "harness/skills/exec_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
@@ -187,14 +188,56 @@ TEST_F(WorkspaceStoreTest, ExecFilesGoToTheirRoots) {
   auto report = apply_exec_files(library.get(), store.get(), "alice", "task_1", files);
   EXPECT_EQ(report.skills.written, (std::vector<std::string>{"csv/SKILL.md"}));
   EXPECT_EQ(report.workspace.written, (std::vector<std::string>{"out.txt"}));
-  ASSERT_EQ(report.workspace.refused.size(), 1u);
-  EXPECT_EQ(report.workspace.refused[0].reason, "unknown_root");
+  EXPECT_TRUE(report.workspace.refused.empty());
+  ASSERT_EQ(report.other_roots.size(), 1u);
+  EXPECT_EQ(report.other_roots[0].reason, "unknown_root");
   EXPECT_FALSE(report.clean());
   auto j = report.to_json();
   EXPECT_EQ(j["skills"]["written"][0], "csv/SKILL.md");
+  EXPECT_EQ(j["otherRoots"][0]["path"], "tmp/x");
+  auto flat = report.to_sandbox_json();
+  EXPECT_EQ(flat["written"], json::array({"/skills/csv/SKILL.md", "/workspace/out.txt"}));
+  EXPECT_EQ(flat["refused"][0]["path"], "/tmp/x");
+  EXPECT_EQ(flat["refused"][0]["reason"], "unknown_root");
   auto without = apply_exec_files(nullptr, nullptr, "alice", "task_1", files);
   EXPECT_EQ(without.skills.refused[0].reason, "skills_unavailable");
   EXPECT_EQ(without.workspace.refused[0].reason, "workspace_unavailable");
+}
+
+TEST_F(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
+  skill_config skills_config;
+  skills_config.dir = temp.path() / "skills";
+  write_text(skills_config.dir / "examples/data-processor/SKILL.md", skill_md("data-processor", "Summarises."));
+  std::shared_ptr<skill_library> library = create_skill_library(skills_config);
+  auto files = create_agent_task_files(library, store);
+  auto saved = files->apply("alice", "task_1",
+                            {write_change("skills", "csv/SKILL.md", skill_md("csv", "Writes CSV.")),
+                             write_change("skills", "broken/index.js", "1"), write_change("workspace", "out.txt", "o"),
+                             write_change("workspace", "../x", "o")});
+  EXPECT_EQ(saved["written"], json::array({"/skills/csv/SKILL.md", "/skills/broken/index.js", "/workspace/out.txt"}));
+  ASSERT_EQ(saved["refused"].size(), 1u);
+  EXPECT_EQ(saved["refused"][0]["path"], "/workspace/../x");
+  EXPECT_EQ(saved["refused"][0]["reason"], "parent_segment");
+
+  auto briefs = files->skills("alice");
+  ASSERT_EQ(briefs.size(), 3u);
+  EXPECT_EQ(briefs[0].name, "broken");
+  EXPECT_TRUE(briefs[0].description.starts_with("[broken: no SKILL.md")) << briefs[0].description;
+  EXPECT_EQ(briefs[1].path, "/skills/csv");
+  EXPECT_EQ(briefs[1].description, "Writes CSV.");
+  EXPECT_EQ(briefs[2].path, "/skills/examples/data-processor");
+  EXPECT_EQ(files->skills("bob").size(), 1u);
+
+  auto init = files->init_files("alice", "task_1");
+  std::vector<std::string> paths;
+  for (const auto& f : init) paths.push_back(f.root + ":" + f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"skills:examples/data-processor/SKILL.md", "skills:broken/index.js",
+                                             "skills:csv/SKILL.md", "workspace:out.txt"}));
+  auto none = create_agent_task_files(nullptr, nullptr);
+  EXPECT_TRUE(none->skills("alice").empty());
+  EXPECT_TRUE(none->init_files("alice", "task_1").empty());
+  EXPECT_EQ(none->apply("alice", "task_1", {write_change("skills", "a/b", "x")})["refused"][0]["reason"],
+            "skills_unavailable");
 }
 
 }  // namespace
