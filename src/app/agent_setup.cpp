@@ -4,7 +4,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/logging.hpp"
@@ -22,25 +21,32 @@ std::string missing_llm_setting(const llm::llm_config& config, const core::setti
          "LLM_PROVIDER=replay with LLM_REPLAY_FILE); POST /execute works without one";
 }
 
-void start_retention(boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
-                     const store::store_config& config) {
+std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
+                                      boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
+                                      const store::store_config& config) {
   namespace asio = boost::asio;
-  if (config.retention.count() == 0) return;
-  auto loop = [store, config]() -> asio::awaitable<void> {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
+  if (config.retention.count() == 0) return {};
+  auto timer = std::make_shared<asio::steady_timer>(executor);
+  auto loop = [timer, store, config, worker = background.get_executor()]() -> asio::awaitable<void> {
     for (;;) {
-      auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count();
-      auto removed = store::apply_retention(*store, config, now);
+      auto removed = co_await asio::co_spawn(
+          worker,
+          [store, config]() -> asio::awaitable<result<std::size_t>> {
+            auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+            co_return store::apply_retention(*store, config, now);
+          },
+          asio::use_awaitable);
       if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
       if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
-      timer.expires_after(std::chrono::hours(1));
-      auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      timer->expires_after(std::chrono::hours(1));
+      auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
       if (ec) co_return;
     }
   };
-  asio::co_spawn(background, std::move(loop), asio::detached);
+  asio::co_spawn(executor, std::move(loop), asio::detached);
+  return [timer] { timer->cancel(); };
 }
 
 result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
@@ -66,7 +72,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto store = store::open_sqlite_store(store_config->path);
   if (!store) return store.error();
   out.health.push_back(store::store_health(*store));
-  start_retention(background, *store, *store_config);
+  out.stop_retention = start_retention(executor, background, *store, *store_config);
 
   agent::agent_dependencies deps;
   deps.llm = *provider;

@@ -3,6 +3,7 @@
 // an LLM configured there is no agent, and POST /task says which setting is missing.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,12 +34,16 @@ struct agent_parts {
   std::shared_ptr<agent::agent_manager> manager;  // null without an LLM
   std::string unavailable;                        // why, when null
   core::health_sources health;
+  std::function<void()> stop_retention;           // empty when there is none
 };
 
 // Deletes finished tasks older than TASK_RETENTION_HOURS at start-up and then
-// hourly, on `background` (the deletes touch the disk). Nothing when retention is 0.
-void start_retention(boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
-                     const store::store_config& config);
+// hourly: the timer runs on `executor`, the deletes (disk work) on `background`.
+// Nothing when retention is 0. The returned function stops it; call it on
+// `executor`'s thread before the io_context goes away.
+std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
+                                      boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
+                                      const store::store_config& config);
 
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);

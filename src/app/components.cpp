@@ -38,6 +38,7 @@ class components_impl final : public components {
   asio::awaitable<void> shutdown() override {
     if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
     if (sweeper_) sweeper_->stop();
+    if (stop_retention_) stop_retention_();
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
@@ -54,6 +55,7 @@ class components_impl final : public components {
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<agent::agent_manager> agent_;
   std::unique_ptr<skills::sweeper> sweeper_;
+  std::function<void()> stop_retention_;
   // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention deletes); its destructor stops and joins it.
   asio::thread_pool background_{2};
 };
@@ -142,6 +144,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;
+  out->stop_retention_ = agent->stop_retention;
   out->services_.agent = agent->manager;
   out->services_.agent_unavailable = agent->unavailable;
   for (auto& source : agent->health) out->services_.health.push_back(source);

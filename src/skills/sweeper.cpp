@@ -2,7 +2,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -57,8 +57,11 @@ class sweeper_impl final : public sweeper {
 
   void stop() override {
     if (state_->stopped.exchange(true)) return;
-    // The timer belongs to its executor's thread: cancel it there.
-    asio::post(state_->timer.get_executor(), [state = state_] { state->timer.cancel(); });
+    // The timer belongs to its executor's thread: cancel it there, at once when
+    // called on that thread (server shutdown). The wait must end before the
+    // io_context is destroyed: a frame destroyed with the context would destroy
+    // the timer it owns while the context tears down that timer's queue.
+    asio::dispatch(state_->timer.get_executor(), [state = state_] { state->timer.cancel(); });
   }
 
  private:
