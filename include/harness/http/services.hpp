@@ -9,6 +9,9 @@
 
 #include "harness/core/health.hpp"
 
+namespace harness::core {
+class metrics_registry;
+}
 namespace harness::execution {
 class execution_service;
 }
@@ -31,6 +34,9 @@ struct services {
   std::shared_ptr<execution::execution_service> execution;
   // The MCP tool registry for GET /tools; null when none is configured.
   std::shared_ptr<mcp::tool_registry> tools;
+  // Counters and histograms for GET /metrics; the server records each request
+  // in it. Null: no metrics (GET /metrics answers 503).
+  std::shared_ptr<core::metrics_registry> metrics;
 };
 
 }  // namespace harness::http

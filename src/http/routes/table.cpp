@@ -5,6 +5,7 @@ namespace harness::http {
 router make_api_router() {
   return router({
       {"GET", "/health", handle_health},
+      {"GET", "/metrics", handle_metrics},
       {"POST", "/task", handle_post_task, /*json_body=*/true},
       {"GET", "/tools", handle_list_tools},
       {"GET", "/tools/{name}", handle_tool_details},
