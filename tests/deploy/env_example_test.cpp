@@ -3,6 +3,8 @@
 // test fails when someone adds or changes a setting without regenerating it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -38,8 +40,10 @@ std::set<std::string> names(const std::string& text, const std::string& line_sta
     if (line.rfind(line_start, 0) != 0) continue;
     auto rest = line.substr(line_start.size());
     auto stop = rest.find(end);
-    if (stop == std::string::npos || stop == 0 || !std::isupper(static_cast<unsigned char>(rest[0]))) continue;
-    out.insert(rest.substr(0, stop));
+    if (stop == std::string::npos || stop == 0) continue;
+    auto name = rest.substr(0, stop);
+    bool is_name = std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    if (is_name) out.insert(name);
   }
   return out;
 }
