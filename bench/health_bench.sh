@@ -20,7 +20,7 @@ command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)"
 hello=$root/build/bench/http/beast_hello
 if [ ! -x "$hello" ] || [ "$root/bench/http/beast_hello.cpp" -nt "$hello" ]; then
   mkdir -p "$(dirname "$hello")"
-  g++ -std=c++20 -O2 -DNDEBUG -DBOOST_ASIO_NO_DEPRECATED -DBOOST_BEAST_USE_STD_STRING_VIEW \
+  g++ -std=c++20 -O2 -DNDEBUG -DBOOST_ASIO_NO_DEPRECATED \
     -DBOOST_ASIO_DISABLE_BOOST_COROUTINE -o "$hello" "$root/bench/http/beast_hello.cpp" -pthread
 fi
 
