@@ -97,9 +97,12 @@ void append_sample(std::string& out, std::string_view name, const std::vector<st
 
 std::string_view type_name(metric_type type) {
   switch (type) {
-    case metric_type::counter: return "counter";
-    case metric_type::gauge: return "gauge";
-    case metric_type::histogram: return "histogram";
+    case metric_type::counter:
+      return "counter";
+    case metric_type::gauge:
+      return "gauge";
+    case metric_type::histogram:
+      return "histogram";
   }
   return "untyped";
 }
@@ -193,8 +196,7 @@ Metric& family<Metric>::with(std::initializer_list<std::string_view> values) {
 }
 
 template <class Metric>
-void family<Metric>::for_each(
-    const std::function<void(const std::vector<std::string>&, const Metric&)>& fn) const {
+void family<Metric>::for_each(const std::function<void(const std::vector<std::string>&, const Metric&)>& fn) const {
   std::vector<const child*> sorted;
   {
     std::shared_lock lock(mutex_);
@@ -226,8 +228,8 @@ struct metrics_registry::entry {
 metrics_registry::metrics_registry() = default;
 metrics_registry::~metrics_registry() = default;
 
-metrics_registry::entry& metrics_registry::find_or_add(std::string_view name, std::string_view help,
-                                                       metric_type type, const std::vector<std::string>& labels) {
+metrics_registry::entry& metrics_registry::find_or_add(std::string_view name, std::string_view help, metric_type type,
+                                                       const std::vector<std::string>& labels) {
   if (!valid_name(name, /*allow_colon=*/true)) throw std::invalid_argument(fmt::format("bad metric name '{}'", name));
   for (const auto& label : labels) {
     if (!valid_name(label, false) || label.starts_with("__") || label == "le") {
@@ -254,8 +256,7 @@ family<counter>& metrics_registry::counters(std::string_view name, std::string_v
   return std::get<family<counter>>(e.metrics);
 }
 
-family<gauge>& metrics_registry::gauges(std::string_view name, std::string_view help,
-                                        std::vector<std::string> labels) {
+family<gauge>& metrics_registry::gauges(std::string_view name, std::string_view help, std::vector<std::string> labels) {
   std::lock_guard lock(mutex_);
   entry& e = find_or_add(name, help, metric_type::gauge, labels);
   if (e.callback) throw std::invalid_argument(fmt::format("metric {} is a callback metric", name));

@@ -23,9 +23,10 @@ using clock_type = std::chrono::steady_clock;
 // gives to failures of the sandbox rather than of the code.
 std::string_view exec_outcome(const bridge::exec_result& outcome) {
   if (outcome.ok) return "ok";
-  std::string_view name = outcome.error.is_object() && outcome.error.contains("name") && outcome.error["name"].is_string()
-                              ? std::string_view(outcome.error["name"].get_ref<const std::string&>())
-                              : std::string_view();
+  std::string_view name =
+      outcome.error.is_object() && outcome.error.contains("name") && outcome.error["name"].is_string()
+          ? std::string_view(outcome.error["name"].get_ref<const std::string&>())
+          : std::string_view();
   if (name == "TimeoutError") return "timeout";
   if (name == "SandboxError" || name == "ProtocolError") return "sandbox_error";
   return "error";
@@ -54,12 +55,13 @@ class execution_service_impl final : public execution_service,
         config_(config),
         sweep_timer_(executor) {
     if (config_.metrics) {
-      execs_ = &config_.metrics->counters("harness_sandbox_execs_total",
-                                          "Code blocks run in a sandbox, by outcome (ok, error, timeout, sandbox_error).",
-                                          {"outcome"});
-      exec_seconds_ = &config_.metrics->histograms("harness_sandbox_exec_duration_seconds",
-                                                   "Time to run one code block in a sandbox.", {})
-                           .with({});
+      execs_ = &config_.metrics->counters(
+          "harness_sandbox_execs_total",
+          "Code blocks run in a sandbox, by outcome (ok, error, timeout, sandbox_error).", {"outcome"});
+      exec_seconds_ =
+          &config_.metrics
+               ->histograms("harness_sandbox_exec_duration_seconds", "Time to run one code block in a sandbox.", {})
+               .with({});
     }
   }
 

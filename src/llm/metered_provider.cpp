@@ -18,8 +18,9 @@ class metered_provider final : public llm_provider {
         tokens_(metrics_->counters("harness_llm_tokens_total",
                                    "Tokens the LLM reported, by provider and direction (input, output).",
                                    {"provider", "direction"})),
-        seconds_(metrics_->histograms("harness_llm_request_duration_seconds",
-                                      "Time of one LLM call, retries and backoff included.", {"provider"})
+        seconds_(metrics_
+                     ->histograms("harness_llm_request_duration_seconds",
+                                  "Time of one LLM call, retries and backoff included.", {"provider"})
                      .with({name_})) {}
 
   boost::asio::awaitable<result<llm_turn>> complete(llm_request request) override {
@@ -28,8 +29,10 @@ class metered_provider final : public llm_provider {
     seconds_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     requests_.with({name_, turn ? std::string_view("ok") : std::string_view(turn.error().code)}).inc();
     if (turn) {
-      tokens_.with({name_, "input"}).inc(static_cast<std::uint64_t>(std::max<std::int64_t>(0, turn->usage.input_tokens)));
-      tokens_.with({name_, "output"}).inc(static_cast<std::uint64_t>(std::max<std::int64_t>(0, turn->usage.output_tokens)));
+      tokens_.with({name_, "input"})
+          .inc(static_cast<std::uint64_t>(std::max<std::int64_t>(0, turn->usage.input_tokens)));
+      tokens_.with({name_, "output"})
+          .inc(static_cast<std::uint64_t>(std::max<std::int64_t>(0, turn->usage.output_tokens)));
     }
     co_return turn;
   }

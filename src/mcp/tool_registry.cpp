@@ -22,8 +22,7 @@ constexpr std::string_view separator = "__";
 
 class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
  public:
-  tool_registry_impl(asio::any_io_executor executor, mcp_config config,
-                     std::shared_ptr<core::metrics_registry> metrics)
+  tool_registry_impl(asio::any_io_executor executor, mcp_config config, std::shared_ptr<core::metrics_registry> metrics)
       : executor_(std::move(executor)), config_(std::move(config)), metrics_(std::move(metrics)) {
     if (metrics_) {
       calls_ = &metrics_->counters("harness_mcp_tool_calls_total", "MCP tool calls, by server, tool and outcome.",

@@ -124,10 +124,12 @@ TEST(Metrics, CountersAndGaugesRenderWithHelpTypeAndSortedLabels) {
   EXPECT_EQ(parsed.type["harness_http_requests_total"], "counter");
   EXPECT_EQ(parsed.help["harness_http_requests_total"], "HTTP requests.");
   EXPECT_EQ(parsed.type["harness_sandbox_pool_ready"], "gauge");
-  auto* health = parsed.find("harness_http_requests_total", {{"method", "GET"}, {"route", "/health"}, {"status", "200"}});
+  auto* health =
+      parsed.find("harness_http_requests_total", {{"method", "GET"}, {"route", "/health"}, {"status", "200"}});
   ASSERT_NE(health, nullptr) << text;
   EXPECT_EQ(health->value, "3");
-  auto* execute = parsed.find("harness_http_requests_total", {{"method", "POST"}, {"route", "/execute"}, {"status", "400"}});
+  auto* execute =
+      parsed.find("harness_http_requests_total", {{"method", "POST"}, {"route", "/execute"}, {"status", "400"}});
   ASSERT_NE(execute, nullptr);
   EXPECT_EQ(execute->value, "1");
   auto* ready = parsed.find("harness_sandbox_pool_ready", {});
@@ -140,9 +142,7 @@ TEST(Metrics, CountersAndGaugesRenderWithHelpTypeAndSortedLabels) {
 
 TEST(Metrics, LabelValuesAndHelpAreEscaped) {
   metrics_registry registry;
-  registry.counters("x_total", "line one\nback\\slash \"quotes\" stay", {"v"})
-      .with({"a\"quoted\"\\path\nnext"})
-      .inc();
+  registry.counters("x_total", "line one\nback\\slash \"quotes\" stay", {"v"}).with({"a\"quoted\"\\path\nnext"}).inc();
   auto text = registry.render();
   EXPECT_NE(text.find(R"(x_total{v="a\"quoted\"\\path\nnext"} 1)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"(# HELP x_total line one\nback\\slash "quotes" stay)"), std::string::npos) << text;
@@ -180,7 +180,9 @@ TEST(Metrics, HistogramHasCumulativeBucketsInfSumAndCount) {
 TEST(Metrics, CallbackMetricsAreEvaluatedAtEachScrape) {
   metrics_registry registry;
   int ready = 1;
-  registry.add_callback("pool_ready", "Ready.", metric_type::gauge, {}, [&] { return std::vector<sample>{{{}, double(ready)}}; });
+  registry.add_callback("pool_ready", "Ready.", metric_type::gauge, {}, [&] {
+    return std::vector<sample>{{{}, double(ready)}};
+  });
   registry.add_callback("claims_total", "Claims.", metric_type::counter, {"kind"}, [&] {
     return std::vector<sample>{{{"warm"}, 5}, {{"cold"}, 2}};
   });
@@ -204,8 +206,9 @@ TEST(Metrics, SameNameReturnsSameFamilyAndClashesThrow) {
   EXPECT_THROW(registry.counters("bad-name", "B."), std::invalid_argument);
   EXPECT_THROW(registry.counters("ok_total", "B.", {"le"}), std::invalid_argument);
   EXPECT_THROW(registry.histograms("h", "H.", {}, {1, 0.5}), std::invalid_argument);
-  EXPECT_THROW(registry.add_callback("c_total", "C.", metric_type::counter, {"x"}, [] { return std::vector<sample>{}; }),
-               std::invalid_argument);
+  EXPECT_THROW(
+      registry.add_callback("c_total", "C.", metric_type::counter, {"x"}, [] { return std::vector<sample>{}; }),
+      std::invalid_argument);
 }
 
 TEST(Metrics, ProcessAndTaskMetrics) {

@@ -42,7 +42,9 @@ std::set<std::string> names(const std::string& text, const std::string& line_sta
     auto stop = rest.find(end);
     if (stop == std::string::npos || stop == 0) continue;
     auto name = rest.substr(0, stop);
-    bool is_name = std::all_of(name.begin(), name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    bool is_name = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+    });
     if (is_name) out.insert(name);
   }
   return out;

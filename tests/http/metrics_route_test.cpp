@@ -50,11 +50,15 @@ TEST(MetricsRoute, RequestMetricsBoundMethodsAndRoutes) {
   recorder.record("BREW", "", 404, 0.0001);  // unknown method, no route
   auto text = registry.render();
   EXPECT_NE(text.find(R"(harness_http_requests_total{method="GET",route="/tools/{name}",status="200"} 1)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find(R"(harness_http_requests_total{method="OTHER",route="unmatched",status="404"} 1)"),
-            std::string::npos) << text;
-  EXPECT_NE(text.find(R"(harness_http_request_duration_seconds_bucket{method="GET",route="/tools/{name}",le="0.0025"} 1)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find(R"(harness_http_request_duration_seconds_bucket{method="GET",route="/tools/{name}",le="0.0025"} 1)"),
+      std::string::npos)
+      << text;
 }
 
 // The real server (Beast, one I/O thread) counts what it answers, labelled by route pattern.
@@ -87,11 +91,14 @@ TEST(MetricsRoute, ServerCountsEachRequestByRoutePattern) {
   EXPECT_NE(text.find(R"(route="/tools/{name}",status="503"} 1)"), std::string::npos) << text;
   EXPECT_EQ(text.find("fs__read_file"), std::string::npos) << "raw paths must not become labels";
   EXPECT_NE(text.find(R"(harness_http_requests_total{method="GET",route="unmatched",status="404"} 1)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find(R"(harness_http_requests_total{method="PUT",route="unmatched",status="405"} 1)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find(R"(harness_http_request_duration_seconds_count{method="GET",route="/health"} 3)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
