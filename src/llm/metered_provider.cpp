@@ -27,7 +27,8 @@ class metered_provider final : public llm_provider {
     const auto started = std::chrono::steady_clock::now();
     auto turn = co_await inner_->complete(std::move(request));
     seconds_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    requests_.with({name_, turn ? std::string_view("ok") : std::string_view(turn.error().code)}).inc();
+    const std::string outcome = turn ? std::string("ok") : turn.error().code;  // error() returns a copy
+    requests_.with({name_, outcome}).inc();
     if (turn) {
       tokens_.with({name_, "input"})
           .inc(static_cast<std::uint64_t>(std::max<std::int64_t>(0, turn->usage.input_tokens)));

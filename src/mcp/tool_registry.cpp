@@ -143,12 +143,14 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   // Names of unknown tools come from sandbox code: they share one label set.
   void record_call(std::string_view name, const result<json>& raw, std::chrono::steady_clock::duration took) {
-    bool unknown = !raw && raw.error().code == "mcp_unknown_tool";
+    const std::string code = raw ? std::string() : raw.error().code;  // error() returns a copy: keep it alive
+    bool unknown = code == "mcp_unknown_tool";
     auto split = name.find(separator);
     std::string_view server = unknown ? "unknown" : name.substr(0, split);
     std::string_view tool = unknown ? "unknown" : name.substr(split + separator.size());
-    std::string_view outcome = !raw ? std::string_view(raw.error().code)
-                               : raw->is_object() && raw->value("isError", false) ? "tool_error" : "ok";
+    std::string_view outcome = !raw                                               ? std::string_view(code)
+                               : raw->is_object() && raw->value("isError", false) ? "tool_error"
+                                                                                  : "ok";
     calls_->with({server, tool, outcome}).inc();
     call_seconds_->with({server, tool}).observe(std::chrono::duration<double>(took).count());
   }

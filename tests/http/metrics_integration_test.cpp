@@ -2,8 +2,10 @@
 // real /execute in a real sandbox) and reads them back from GET /metrics.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -24,26 +26,43 @@ double sample_value(const std::string& text, const std::string& prefix) {
   return std::stod(line.substr(line.rfind(' ') + 1));
 }
 
-TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
+// The real binary on a free port with `mcp_config`, no warm pool, and an owner
+// label of its own so its start-up sweep touches no other test's containers.
+struct running_server {
+  std::unique_ptr<child_process> process;
+  unsigned short port = 0;
+};
+running_server start_server(const std::string& mcp_config) {
   std::map<std::string, std::string> env{
       {"PORT", "0"},
       {"ENV_FILE", "/dev/null"},
-      {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
+      {"MCP_CONFIG", mcp_config},
       {"SANDBOX_POOL_SIZE", "0"},
       {"SANDBOX_OWNER", "metrics-it-" + std::to_string(getpid())},
   };
-  child_process server({binary_path("src/mcp-harness")}, env);
-  auto line = server.wait_for_output("listening on http://", 20s);
-  ASSERT_TRUE(line) << server.output();
+  running_server out;
+  out.process = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
+  auto line = out.process->wait_for_output("listening on http://", 20s);
+  if (!line) throw std::runtime_error("server did not start: " + out.process->output());
   auto url = line->find("http://");
-  auto port = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
+  out.port = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
+  return out;
+}
+
+std::string execute(unsigned short port, const std::string& code) {
+  auto r =
+      http_call(port, "POST", "/execute", nlohmann::json{{"userId", "u1"}, {"code", code}}.dump(), "application/json");
+  if (!r || r->status != 200) return "execute failed: " + (r ? r->body : std::string("no answer"));
+  return r->json().contains("error") ? r->json()["error"].dump() : r->json()["result"].dump();
+}
+
+TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
+  auto server = start_server(source_path("tests/http/no_mcp_servers.json"));
+  auto port = server.port;
 
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(http_call(port, "GET", "/health"));
   ASSERT_EQ(http_call(port, "GET", "/nowhere")->status, 404);
-  auto executed = http_call(port, "POST", "/execute", R"({"userId":"u1","code":"return 1+1"})", "application/json");
-  ASSERT_TRUE(executed);
-  ASSERT_EQ(executed->status, 200) << executed->body;
-  ASSERT_EQ(executed->json()["result"], 2) << executed->body;
+  ASSERT_EQ(execute(port, "return 1+1"), "2");
 
   auto scrape = http_call(port, "GET", "/metrics");
   ASSERT_TRUE(scrape);
@@ -64,6 +83,37 @@ TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
   std::regex sample_line(R"(^(# (HELP|TYPE) .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? [-+0-9.eE]+|.* [+-]Inf|.* NaN)$)");
   std::istringstream lines(text);
   for (std::string l; std::getline(lines, l);) EXPECT_TRUE(std::regex_match(l, sample_line)) << l;
+}
+
+// A real MCP server (server-everything over stdio) behind the sandbox: tool
+// calls by server, tool and outcome, and the PII the censor tokenized on the way in.
+TEST(MetricsIntegration, ToolCallsAndPiiDetectionsFromSandboxCode) {
+  auto server = start_server(source_path("bench/mcp_everything.json"));
+  for (int i = 0; i < 300; ++i) {  // the MCP server starts in the background
+    auto health = http_call(server.port, "GET", "/health");
+    if (health && health->json()["components"]["mcp.everything"]["status"] == "up") break;
+    std::this_thread::sleep_for(100ms);
+  }
+  auto result = execute(server.port,
+                        "const a = await callMCPTool('everything__echo', {message: 'write to bob@example.com'});\n"
+                        "await callMCPTool('everything__echo', {message: 'again bob@example.com'});\n"
+                        "try { await callMCPTool('nosuch__tool', {}) } catch (e) {}\n"
+                        "return JSON.stringify(a).includes('[EMAIL_1]')");
+  ASSERT_EQ(result, "true");
+
+  auto scrape = http_call(server.port, "GET", "/metrics");
+  ASSERT_TRUE(scrape);
+  const std::string& text = scrape->body;
+  EXPECT_EQ(sample_value(text, R"(harness_mcp_tool_calls_total{server="everything",tool="echo",outcome="ok"})"), 2)
+      << text;
+  EXPECT_EQ(
+      sample_value(text, R"(harness_mcp_tool_calls_total{server="unknown",tool="unknown",outcome="mcp_unknown_tool"})"),
+      1)
+      << text;
+  EXPECT_EQ(sample_value(text, R"(harness_mcp_tool_call_duration_seconds_count{server="everything",tool="echo"})"), 2);
+  // The same address twice is one value in the task's vault: counted once.
+  EXPECT_EQ(sample_value(text, R"(harness_pii_detections_total{kind="email"})"), 1) << text;
+  EXPECT_EQ(text.find("nosuch"), std::string::npos) << "unknown tool names must not become labels";
 }
 
 }  // namespace
