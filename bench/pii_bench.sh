@@ -10,7 +10,7 @@ binary=$root/build/bench/pii/pii_bench
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$binary" --benchmark_repetitions="${PII_BENCH_REPETITIONS:-3}" --benchmark_report_aggregates_only=true \
-  --benchmark_format=json >"$out"
+  --benchmark_filter='^BM_(bare_set_match|tokenize_into)_' --benchmark_format=json >"$out"
 BENCH_DIR="$root/bench" python3 - "$out" <<'PY'
 import json, os, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
@@ -18,7 +18,8 @@ from bench_rows import emit
 runs = json.load(open(sys.argv[1]))["benchmarks"]
 def mb_s(name):  # median over the repetitions, in MB/s (10^6 bytes)
     for r in runs:
-        if r["run_name"] == name and r.get("aggregate_name") == "median":
+        # run_name carries options after a slash ("BM_x/min_time:2.000").
+        if r["run_name"].split("/")[0] == name and r.get("aggregate_name") == "median":
             return r["bytes_per_second"] / 1e6
     raise SystemExit(f"no median for {name} in the pii_bench output")
 for kind, what, target_rate in (("mixed", "PII censor on PII-dense mixed text (32 MiB)", 200),
