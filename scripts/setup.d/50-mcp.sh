@@ -4,6 +4,6 @@ command -v node >/dev/null 2>&1 || need_apt nodejs
 command -v npm >/dev/null 2>&1 || need_apt npm
 npm_ci "$HARNESS_ROOT/servers"
 npm_ci "$HARNESS_ROOT/tests/conformance"
-# The default servers/mcp.json roots the filesystem server at workspace/ and keeps
+# The default servers/mcp.json roots the filesystem server at data/files/ and keeps
 # the memory server's graph under data/; both must exist before the servers start.
-mkdir -p "$HARNESS_ROOT/workspace" "$HARNESS_ROOT/data"
+mkdir -p "$HARNESS_ROOT/workspace" "$HARNESS_ROOT/data/files"

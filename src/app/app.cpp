@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
@@ -11,8 +13,6 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include "harness/http/http_settings.hpp"
 #include "harness/http/server.hpp"
@@ -50,6 +50,9 @@ int serve(const core::settings& settings) {
   signals.async_wait([&](boost::system::error_code ec, int signal) {
     if (ec) return;
     core::log_info("received signal {}: draining (grace {} ms)", signal, http_config->server.shutdown_grace.count());
+    // Tasks end first (as "interrupted"), so requests that wait on them answer within the grace.
+    boost::asio::co_spawn(io, (*parts)->interrupt_tasks(http_config->server.shutdown_grace / 2),
+                          boost::asio::detached);
     server->shutdown([&] {
       // No request is in flight any more: end sessions and remove containers.
       boost::asio::co_spawn(io, (*parts)->shutdown(), [&](std::exception_ptr) {

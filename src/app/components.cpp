@@ -1,7 +1,9 @@
 #include "components.hpp"
 
+#include "agent_setup.hpp"
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
@@ -28,7 +30,12 @@ class components_impl final : public components {
  public:
   http::services& services() override { return services_; }
 
+  asio::awaitable<void> interrupt_tasks(std::chrono::milliseconds grace) override {
+    if (agent_) co_await agent_->shutdown(grace);
+  }
+
   asio::awaitable<void> shutdown() override {
+    if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
@@ -43,6 +50,9 @@ class components_impl final : public components {
   std::shared_ptr<execution::execution_service> execution_;
   std::shared_ptr<mcp::tool_registry> registry_;
   std::shared_ptr<const pii::pii_censor> censor_;
+  std::shared_ptr<agent::agent_manager> agent_;
+  // Blocking housekeeping (retention deletes); its destructor stops and joins it.
+  asio::thread_pool background_{1};
 };
 
 result<std::shared_ptr<const pii::pii_censor>> build_censor(const core::settings& settings) {
@@ -83,8 +93,6 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!exec_settings) return exec_settings.error();
   out->services_.limits.code_max_chars = static_cast<std::size_t>(sandbox_config->max_code_bytes);
 
-  // The agent that uses the LLM is not wired yet; its settings are validated
-  // now so a mistake shows at start-up, and /health reports them.
   auto llm_config = llm::load_llm_config(settings);
   if (!llm_config) return llm_config.error();
   out->services_.health.push_back(llm::create_llm_health_source(*llm_config));
@@ -105,16 +113,31 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
   // Each /execute session gets its own vault: tokens never leak between sessions.
   execution::filter_factory filters = [censor = out->censor_, metrics] {
-    return std::make_unique<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
+    return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
                                                    &execution::pii_detection_counter(*metrics));
   };
   execution::register_pool_metrics(*metrics, out->pool_);
   exec_settings->service.metrics = metrics;
-  out->execution_ = execution::create_execution_service(executor, out->pool_, execution::registry_tools(out->registry_),
-                                                        std::move(filters), exec_settings->service);
+  auto tools = execution::registry_tools(out->registry_);
+  out->execution_ =
+      execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);
   out->services_.execution = out->execution_;
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
+
+  agent_inputs inputs{.pool = out->pool_,
+                      .tools = tools,
+                      .registry = out->registry_,
+                      .censor = out->censor_,
+                      .files = nullptr,
+                      .exec_timeout = exec_settings->service.exec_timeout,
+                      .limits = exec_settings->service.limits};
+  auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
+  if (!agent) return agent.error();
+  out->agent_ = agent->manager;
+  out->services_.agent = agent->manager;
+  out->services_.agent_unavailable = agent->unavailable;
+  for (auto& source : agent->health) out->services_.health.push_back(source);
 
   // MCP servers start in the background: the listener does not wait for them.
   asio::co_spawn(io, out->registry_->start(), asio::detached);

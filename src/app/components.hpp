@@ -2,6 +2,7 @@
 // down in order on shutdown. Keeps app.cpp to the program's outline.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include <boost/asio/awaitable.hpp>
@@ -17,7 +18,10 @@ class components {
   virtual ~components() = default;
   // What route handlers use.
   virtual http::services& services() = 0;
-  // Ends sessions, empties the warm pool, removes every container we own.
+  // Ends running tasks as "interrupted" (waiting up to `grace`), so requests
+  // waiting on them can answer before the HTTP server drains.
+  virtual boost::asio::awaitable<void> interrupt_tasks(std::chrono::milliseconds grace) = 0;
+  // Ends tasks and sessions, empties the warm pool, removes every container we own.
   virtual boost::asio::awaitable<void> shutdown() = 0;
 };
 

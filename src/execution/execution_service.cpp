@@ -32,13 +32,11 @@ std::string_view exec_outcome(const bridge::exec_result& outcome) {
   return "error";
 }
 
-// One sandbox bound to one user, with its protocol session.
+// One sandbox bound to one user.
 struct live_session {
   std::string id;
   std::string user_id;
-  sandbox_lease lease;
-  std::unique_ptr<bridge::data_filter> filter;
-  std::unique_ptr<bridge::runtime_session> runtime;
+  std::unique_ptr<sandbox_session> sandbox;
   clock_type::time_point last_used = clock_type::now();
   bool busy = false;
 };
@@ -98,17 +96,17 @@ class execution_service_impl final : public execution_service,
       if (request.session_id) sessions_[session->id] = session;
     }
     session->busy = true;
-    auto outcome = co_await session->runtime->exec(std::move(request.code), config_.exec_timeout);
+    auto outcome = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
     session->busy = false;
     session->last_used = clock_type::now();
     if (execs_) {
       execs_->with({exec_outcome(outcome)}).inc();
       exec_seconds_->observe(outcome.ms / 1000);
     }
-    bool ended = !request.session_id || session->runtime->broken();
+    bool ended = !request.session_id || session->sandbox->broken();
     json body = exec_result_json(outcome);
     body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
-    body["sandbox"] = {{"warm", session->lease.warm}, {"ended", ended}};
+    body["sandbox"] = {{"warm", session->sandbox->warm()}, {"ended", ended}};
     body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (ended) {
       if (request.session_id) sessions_.erase(session->id);
@@ -146,33 +144,22 @@ class execution_service_impl final : public execution_service,
 
  private:
   asio::awaitable<result<std::shared_ptr<live_session>>> open_session(std::string id, std::string user_id) {
-    // A pooled container may have died while it waited: then try once more,
-    // which cold-starts when the pool has nothing else.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      auto lease = co_await pool_->claim();
-      if (!lease) co_return lease.error();
-      auto session = std::make_shared<live_session>();
-      session->id = id;
-      session->user_id = user_id;
-      session->lease = std::move(*lease);
-      session->filter = filters_ ? filters_() : std::make_unique<bridge::identity_filter>();
-      session->runtime = bridge::create_runtime_session(executor_, *session->lease.channel, *tools_, *session->filter,
-                                                        config_.limits);
-      auto init = co_await session->runtime->init(id, {});
-      if (init) co_return session;
-      core::log_warn("sandbox {} failed at init ({}); discarding it", session->lease.container->id().substr(0, 12),
-                     init.error().message);
-      co_await close_session(std::move(session));
-    }
-    co_return make_error("sandbox_failed", "no sandbox could be started for this request",
-                         "check GET /health (docker engine, sandbox image)");
+    std::shared_ptr<bridge::data_filter> filter;
+    if (filters_) filter = filters_();
+    sandbox_session_options options;  // a local: GCC 12 miscompiles braced lists in co_await arguments
+    options.id = id;
+    options.limits = config_.limits;
+    auto opened = co_await sandbox_session::open(executor_, *pool_, *tools_, std::move(filter), std::move(options));
+    if (!opened) co_return opened.error();
+    auto session = std::make_shared<live_session>();
+    session->id = std::move(id);
+    session->user_id = std::move(user_id);
+    session->sandbox = std::move(*opened);
+    co_return session;
   }
 
   static asio::awaitable<void> close_session(std::shared_ptr<live_session> session) {
-    session->runtime.reset();
-    session->lease.channel.reset();
-    auto stopped = co_await session->lease.container->stop();
-    if (!stopped) core::log_warn("could not remove sandbox container: {}", stopped.error().describe());
+    co_await session->sandbox->close();
   }
 
   static asio::awaitable<void> sweep_loop(std::shared_ptr<execution_service_impl> self) {

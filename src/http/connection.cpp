@@ -174,6 +174,9 @@ class connection {
   asio::awaitable<bool> send(http_response response, unsigned version, bool keep_alive, bool head_only,
                              clock_type::time_point started, const std::string& method, const std::string& path,
                              const std::string& request_id) {
+    if (response.stream && !head_only) {
+      co_return co_await send_stream(std::move(response), version, keep_alive, started, method, path, request_id);
+    }
     unsigned status = response.status;
     auto message = to_beast(std::move(response), version, keep_alive, head_only);
     deadline_.arm(config_.request_timeout);
@@ -182,6 +185,40 @@ class connection {
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (metrics_) metrics_->record(method, route_, status, ms / 1000);
     core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
+    co_return !ec;
+  }
+
+  // A streamed body: the header, then one chunk per piece as the stream
+  // yields it. Each write has the request deadline, so a client that stops
+  // reading is dropped instead of holding the stream forever.
+  asio::awaitable<bool> send_stream(http_response response, unsigned version, bool keep_alive,
+                                    clock_type::time_point started, const std::string& method, const std::string& path,
+                                    const std::string& request_id) {
+    bhttp::response<bhttp::empty_body> head{static_cast<bhttp::status>(response.status), version};
+    for (auto& [name, value] : response.headers) head.insert(name, value);
+    head.keep_alive(keep_alive);
+    head.chunked(true);
+    bhttp::response_serializer<bhttp::empty_body> serializer{head};
+    deadline_.arm(config_.request_timeout);
+    auto [ec, bytes] = co_await bhttp::async_write_header(socket_, serializer, use_tuple);
+    deadline_.disarm();
+    std::size_t total = bytes;
+    while (!ec) {
+      auto piece = co_await response.stream->next();
+      if (!piece || registry_.stopping()) break;
+      if (piece->empty()) continue;
+      deadline_.arm(config_.request_timeout);
+      std::tie(ec, bytes) = co_await asio::async_write(socket_, bhttp::make_chunk(asio::buffer(*piece)), use_tuple);
+      deadline_.disarm();
+      total += bytes;
+    }
+    if (!ec) {
+      std::tie(ec, bytes) = co_await asio::async_write(socket_, bhttp::make_chunk_last(), use_tuple);
+      total += bytes;
+    }
+    auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms (stream)", method, path, response.status,
+                  total, ms);
     co_return !ec;
   }
 

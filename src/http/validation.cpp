@@ -48,6 +48,12 @@ std::optional<http_response> check_optional_choice(const nlohmann::json& body, c
   return std::nullopt;
 }
 
+std::optional<http_response> check_optional_bool(const nlohmann::json& body, const char* field) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_boolean()) return std::nullopt;
+  return invalid(fmt::format("'{}' must be true or false", field));
+}
+
 std::optional<http_response> check_known_fields(const nlohmann::json& body, const std::vector<std::string>& known) {
   for (const auto& [key, value] : body.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {

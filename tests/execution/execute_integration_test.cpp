@@ -1,15 +1,13 @@
 // POST /execute against the real binary with the real Docker engine, the
 // sandbox image, the npm MCP servers (servers/mcp.json) and the PII censor.
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
-#include "support/child_process.hpp"
-#include "support/raw_http.hpp"
+#include "support/harness_server.hpp"
 
 namespace harness::testing {
 namespace {
@@ -17,16 +15,6 @@ namespace {
 using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-// Containers carrying our label, running or not (through the docker CLI).
-int labelled_containers(const std::string& owner) {
-  std::string cmd = "docker ps -aq --filter label=org.mcp-harness.sandbox=" + owner + " | wc -l";
-  FILE* p = popen(cmd.c_str(), "r");
-  int n = -1;
-  if (p && fscanf(p, "%d", &n) != 1) n = -1;
-  if (p) pclose(p);
-  return n;
-}
 
 class ExecuteIntegration : public ::testing::Test {
  protected:
@@ -36,28 +24,16 @@ class ExecuteIntegration : public ::testing::Test {
     fs::create_directories(workspace);
     std::map<std::string, std::string> env{
         {"PORT", "0"},           {"ENV_FILE", "/dev/null"},         {"SANDBOX_TIMEOUT_MS", "4000"},
-        {"SANDBOX_POOL_SIZE", "1"}, {"WORKSPACE_DIR", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
+        {"SANDBOX_POOL_SIZE", "1"}, {"MCP_FS_ROOT", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
         {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner}};
-    server = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
-    auto line = server->wait_for_output("listening on http://", 30s);
-    ASSERT_TRUE(line) << server->output();
-    auto url = line->find("http://");
-    port = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
+    server = std::make_unique<harness_server>(env);
+    port = server->port();
     // Wait until the pool has a ready sandbox and the filesystem server is up.
-    for (int i = 0; i < 300; ++i) {
-      auto health = http_call(port, "GET", "/health");
-      if (health) {
-        auto c = health->json()["components"];
-        if (c["pool"]["ready"].get<int>() >= 1 && c["mcp.fs"]["status"] == "up") return;
-      }
-      std::this_thread::sleep_for(200ms);
-    }
-    FAIL() << "pool or MCP server not ready: " << http_call(port, "GET", "/health")->body;
+    ASSERT_TRUE(server->wait_healthy(1, {"mcp.fs"})) << server->call("GET", "/health")->body;
   }
 
   void TearDown() override {
-    server->send_signal(SIGTERM);
-    EXPECT_EQ(server->wait_exit(30s), 0) << server->output();
+    EXPECT_EQ(server->stop(), 0) << server->output();
     // Every test ends with none of its containers left: sessions, one-shot
     // sandboxes, the warm pool and any start that was in flight at shutdown.
     EXPECT_EQ(labelled_containers(owner), 0);
@@ -74,7 +50,7 @@ class ExecuteIntegration : public ::testing::Test {
 
   std::string owner;
   fs::path workspace;
-  std::unique_ptr<child_process> server;
+  std::unique_ptr<harness_server> server;
   unsigned short port = 0;
 };
 
@@ -180,10 +156,9 @@ TEST_F(ExecuteIntegration, BadRequestsAreClearErrors) {
 
 TEST_F(ExecuteIntegration, NoContainerOutlivesTheServer) {
   execute({{"userId", "alice"}, {"sessionId", "left-open"}, {"code", "return 1"}});
-  server->send_signal(SIGTERM);
-  ASSERT_EQ(server->wait_exit(30s), 0) << server->output();
+  ASSERT_EQ(server->stop(), 0) << server->output();
   EXPECT_EQ(labelled_containers(owner), 0);
-  // TearDown signals again; the process is already gone, which is fine.
+  // TearDown stops it again, which answers the same exit code.
 }
 
 }  // namespace

@@ -95,11 +95,27 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_task_case{R"({"userId":"u","task":"x","conversationId":"../x"})", "'conversationId'"},
                       bad_task_case{R"({"usrId":"u","task":"x"})", "unknown field 'usrId'"}));
 
-TEST(TaskRoute, ValidTaskIs503UntilTheAgentExists) {
+TEST(TaskRoute, ValidTaskIs503NamingWhatIsMissingWithoutAnAgent) {
   services svc;
+  svc.agent_unavailable = "no LLM is configured: set LLM_API_KEY";
   auto r = run_dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
   EXPECT_EQ(r.status, 503u);
-  EXPECT_EQ(nlohmann::json::parse(r.body)["error"]["code"], "agent_unavailable");
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["error"]["code"], "agent_unavailable");
+  EXPECT_EQ(body["error"]["message"], "no LLM is configured: set LLM_API_KEY");
+  EXPECT_FALSE(r.header("Retry-After").value_or("").empty());
+  for (const char* path : {"/tasks", "/tasks/task_1", "/tasks/task_1/events"}) {
+    auto request = get(path);
+    request.query["userId"] = "u";
+    EXPECT_EQ(run_dispatch(make_api_router(), svc, request).status, 503u) << path;
+  }
+}
+
+TEST(TaskRoute, RestorePiiMustBeABoolean) {
+  services svc;
+  auto r = run_dispatch(make_api_router(), svc, post_task(R"({"userId":"u","task":"x","restorePii":"no"})"));
+  EXPECT_EQ(r.status, 400u);
+  EXPECT_NE(r.body.find("'restorePii' must be true or false"), std::string::npos) << r.body;
 }
 
 }  // namespace

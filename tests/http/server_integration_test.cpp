@@ -123,6 +123,8 @@ TEST(ServerIntegration, ErrorStatusesCarryTheJsonErrorShape) {
   ASSERT_TRUE(valid);
   EXPECT_EQ(valid->status, 503);
   EXPECT_EQ(error_code(*valid), "agent_unavailable");
+  // It names the setting to fill in.
+  EXPECT_NE(valid->json()["error"]["message"].get<std::string>().find("LLM_API_KEY"), std::string::npos);
 }
 
 TEST(ServerIntegration, GarbageIsA400AndTheConnectionCloses) {

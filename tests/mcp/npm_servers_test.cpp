@@ -126,7 +126,7 @@ TEST(DefaultConfig, StartsFilesystemAndMemoryServers) {
   auto settings = core::settings::resolve(specs, sources);
   ASSERT_TRUE(settings);
   auto env = [&](const std::string& name) -> std::optional<std::string> {
-    if (name == "WORKSPACE_DIR") return (dir / "workspace").string();
+    if (name == "MCP_FS_ROOT") return (dir / "workspace").string();
     if (name == "MEMORY_FILE_PATH") return (dir / "memory.jsonl").string();
     return std::nullopt;
   };

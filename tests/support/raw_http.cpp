@@ -78,6 +78,22 @@ std::optional<raw_response> raw_connection::read_response(std::chrono::milliseco
   }
   buffer_.erase(0, header_end + 4);
   if (response.status == 100) return read_response(timeout);
+  if (response.header("transfer-encoding") == "chunked") {
+    // Chunks ("<hex size>\r\n<data>\r\n") until the zero-size one; the body is their concatenation.
+    for (;;) {
+      std::size_t size_end;
+      while ((size_end = buffer_.find("\r\n")) == std::string::npos) {
+        if (!fill(deadline)) return std::nullopt;
+      }
+      std::size_t size = std::stoul(buffer_.substr(0, size_end), nullptr, 16);
+      while (buffer_.size() < size_end + 2 + size + 2) {
+        if (!fill(deadline)) return std::nullopt;
+      }
+      response.body += buffer_.substr(size_end + 2, size);
+      buffer_.erase(0, size_end + 2 + size + 2);
+      if (size == 0) return response;
+    }
+  }
   std::size_t length = 0;
   if (auto it = response.headers.find("content-length"); it != response.headers.end()) length = std::stoul(it->second);
   while (buffer_.size() < length) {
@@ -103,14 +119,14 @@ bool raw_connection::wait_closed(std::chrono::milliseconds timeout) {
 
 std::optional<raw_response> http_call(unsigned short port, const std::string& method, const std::string& target,
                                       const std::string& body, const std::string& content_type,
-                                      const std::string& extra_headers) {
+                                      const std::string& extra_headers, std::chrono::milliseconds timeout) {
   raw_connection connection(port);
   std::string request = method + " " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
   if (!content_type.empty()) request += "Content-Type: " + content_type + "\r\n";
   if (!body.empty() || method == "POST") request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   request += extra_headers + "\r\n" + body;
   if (!connection.send(request)) return std::nullopt;
-  return connection.read_response();
+  return connection.read_response(timeout);
 }
 
 }  // namespace harness::testing

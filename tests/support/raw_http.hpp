@@ -34,7 +34,7 @@ class raw_connection {
 
   // Sends all bytes; false when the peer has closed or reset the connection.
   bool send(std::string_view bytes);
-  // Reads one response (headers and a Content-Length body); nullopt on
+  // Reads one response (headers and a Content-Length or chunked body); nullopt on
   // timeout or when the connection closes first.
   std::optional<raw_response> read_response(std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // True when the server closes the connection (EOF or reset) within the timeout.
@@ -50,6 +50,7 @@ class raw_connection {
 // given) and Connection: close.
 std::optional<raw_response> http_call(unsigned short port, const std::string& method, const std::string& target,
                                       const std::string& body = {}, const std::string& content_type = {},
-                                      const std::string& extra_headers = {});
+                                      const std::string& extra_headers = {},
+                                      std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace harness::testing

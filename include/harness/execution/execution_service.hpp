@@ -18,6 +18,7 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/sandbox_session.hpp"
 #include "harness/execution/warm_pool.hpp"
 
 namespace harness::execution {
@@ -40,7 +41,7 @@ struct execute_request {
 
 // Makes the data filter of one session (the PII censor with the session's own
 // vault); null makes the identity filter.
-using filter_factory = std::function<std::unique_ptr<bridge::data_filter>()>;
+using filter_factory = std::function<std::shared_ptr<bridge::data_filter>()>;
 
 class execution_service {
  public:

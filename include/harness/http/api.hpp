@@ -14,9 +14,23 @@ namespace harness::http {
 // else 503 {"status":"degraded",...}; components listed under "components".
 http_response handle_health(const request_context& context);
 
-// POST /task: validates {"userId","task","conversationId"?,"mode"?}; answers
-// 503 while no agent is wired in.
-http_response handle_post_task(const request_context& context);
+// POST /task {"userId","task","conversationId"?,"mode"?,"restorePii"?}: sync
+// answers when the task ends, async answers 202 with the ids, stream answers
+// with the task's Server-Sent Events. 503 naming the missing setting when no
+// LLM is configured.
+boost::asio::awaitable<http_response> handle_post_task(const request_context& context);
+
+// GET /tasks?userId=&status=&limit=: the user's tasks, newest first.
+http_response handle_list_tasks(const request_context& context);
+
+// GET /tasks/{id}?userId=&transcript=: status, result and the transcript as the LLM saw it.
+http_response handle_get_task(const request_context& context);
+
+// GET /tasks/{id}/events: Server-Sent Events, resumable with Last-Event-ID.
+http_response handle_task_events(const request_context& context);
+
+// DELETE /tasks/{id}?userId=: cancels a queued or running task.
+http_response handle_cancel_task(const request_context& context);
 
 // POST /execute: {"userId","code","sessionId"?} runs code in a sandbox
 // without an LLM; a failed or timed-out block is a 200 with "error".

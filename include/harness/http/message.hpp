@@ -4,12 +4,14 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 namespace harness::http {
@@ -29,10 +31,21 @@ struct http_request {
   std::optional<std::string_view> header(std::string_view name) const;
 };
 
+// A body produced piece by piece as things happen (Server-Sent Events). The
+// connection sends it with chunked transfer encoding, one chunk per piece.
+class body_stream {
+ public:
+  virtual ~body_stream() = default;
+  // The next piece; nullopt at the end. The connection stops asking when the
+  // client goes away or the server shuts down.
+  virtual boost::asio::awaitable<std::optional<std::string>> next() = 0;
+};
+
 struct http_response {
   unsigned status = 200;
   header_list headers;  // Content-Type included; Content-Length is computed when sent
   std::string body;
+  std::shared_ptr<body_stream> stream;  // when set, the body is streamed instead
 
   http_response& set_header(std::string name, std::string value);
   std::optional<std::string_view> header(std::string_view name) const;

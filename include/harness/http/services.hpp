@@ -6,11 +6,15 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "harness/core/health.hpp"
 
 namespace harness::core {
 class metrics_registry;
+}
+namespace harness::agent {
+class agent_manager;
 }
 namespace harness::execution {
 class execution_service;
@@ -34,6 +38,10 @@ struct services {
   std::shared_ptr<execution::execution_service> execution;
   // The MCP tool registry for GET /tools; null when none is configured.
   std::shared_ptr<mcp::tool_registry> tools;
+  // Runs POST /task and serves /tasks; null when no LLM is configured, and
+  // then `agent_unavailable` says which setting is missing.
+  std::shared_ptr<agent::agent_manager> agent;
+  std::string agent_unavailable = "the agent is not configured";
   // Counters and histograms for GET /metrics; the server records each request
   // in it. Null: no metrics (GET /metrics answers 503).
   std::shared_ptr<core::metrics_registry> metrics;

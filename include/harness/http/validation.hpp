@@ -22,6 +22,9 @@ std::optional<http_response> check_text(const nlohmann::json& body, const char* 
 std::optional<http_response> check_optional_choice(const nlohmann::json& body, const char* field,
                                                    const std::vector<std::string>& allowed);
 
+// A field that, when present, must be a JSON boolean.
+std::optional<http_response> check_optional_bool(const nlohmann::json& body, const char* field);
+
 // Fields not in `known` are rejected, so a typo ("usrId") is an error, not a silent default.
 std::optional<http_response> check_known_fields(const nlohmann::json& body, const std::vector<std::string>& known);
 

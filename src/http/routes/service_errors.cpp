@@ -9,6 +9,9 @@ http_response service_error_response(const error& e) {
   static const std::map<std::string, unsigned> status_of = {
       {"session_not_found", 404}, {"session_forbidden", 403}, {"session_busy", 409},
       {"too_many_sessions", 429}, {"invalid_request", 400}, {"mcp_unknown_tool", 404},
+      {"user_busy", 429}, {"agent_busy", 429}, {"conversation_not_found", 404},
+      {"conversation_forbidden", 403}, {"conversation_busy", 409}, {"task_not_found", 404},
+      {"task_forbidden", 403}, {"task_finished", 409},
   };
   unsigned status = 503;  // sandbox and engine failures: the service cannot serve now
   if (auto it = status_of.find(e.code); it != status_of.end()) status = it->second;

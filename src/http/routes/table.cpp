@@ -6,7 +6,11 @@ router make_api_router() {
   return router({
       {"GET", "/health", handle_health},
       {"GET", "/metrics", handle_metrics},
-      {"POST", "/task", handle_post_task, /*json_body=*/true},
+      {.method = "POST", .pattern = "/task", .handle = nullptr, .json_body = true, .handle_async = handle_post_task},
+      {"GET", "/tasks", handle_list_tasks},
+      {"GET", "/tasks/{id}", handle_get_task},
+      {"GET", "/tasks/{id}/events", handle_task_events},
+      {"DELETE", "/tasks/{id}", handle_cancel_task},
       {"GET", "/tools", handle_list_tools},
       {"GET", "/tools/{name}", handle_tool_details},
       {.method = "POST", .pattern = "/execute", .handle = nullptr, .json_body = true, .handle_async = handle_execute},

@@ -1,22 +1,142 @@
+#include <charconv>
+
+#include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
 #include "harness/http/validation.hpp"
+#include "sse.hpp"
 
 namespace harness::http {
+namespace {
 
-http_response handle_post_task(const request_context& context) {
-  const auto& body = context.body;
-  if (auto bad = check_known_fields(body, {"userId", "task", "conversationId", "mode"})) return *bad;
-  if (auto bad = check_user_id(body)) return *bad;
-  if (auto bad = check_text(body, "task", context.svc.limits.task_max_chars)) return *bad;
-  if (body.contains("conversationId")) {
-    if (auto bad = check_user_id(body, "conversationId")) return *bad;
-  }
-  if (auto bad = check_optional_choice(body, "mode", {"sync", "async", "stream"})) return *bad;
-  auto response = error_response(503, "agent_unavailable",
-                                 "the agent is not available in this build yet; POST /task will run tasks once it is");
+using json = nlohmann::json;
+
+http_response agent_unavailable(const services& svc) {
+  auto response = error_response(503, "agent_unavailable", svc.agent_unavailable);
   response.set_header("Retry-After", "60");
   return response;
+}
+
+std::optional<std::string> query_value(const request_context& context, const std::string& name) {
+  auto it = context.request.query.find(name);
+  if (it == context.request.query.end()) return std::nullopt;
+  return it->second;
+}
+
+// A userId in the query, when given, must be valid and own the task.
+std::optional<http_response> check_owner(const request_context& context, const json& view) {
+  auto user = query_value(context, "userId");
+  if (!user) return std::nullopt;
+  if (auto bad = check_user_id(json{{"userId", *user}})) return bad;
+  if (view.value("userId", std::string()) != *user) {
+    return error_response(403, "task_forbidden", "this task belongs to another user");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> parse_int(const std::string& text) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+boost::asio::awaitable<http_response> handle_post_task(const request_context& context) {
+  const auto& body = context.body;
+  if (auto bad = check_known_fields(body, {"userId", "task", "conversationId", "mode", "restorePii"})) co_return *bad;
+  if (auto bad = check_user_id(body)) co_return *bad;
+  if (auto bad = check_text(body, "task", context.svc.limits.task_max_chars)) co_return *bad;
+  if (body.contains("conversationId")) {
+    if (auto bad = check_user_id(body, "conversationId")) co_return *bad;
+  }
+  if (auto bad = check_optional_choice(body, "mode", {"sync", "async", "stream"})) co_return *bad;
+  if (auto bad = check_optional_bool(body, "restorePii")) co_return *bad;
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!agent) co_return agent_unavailable(context.svc);
+
+  agent::task_request request;
+  request.user_id = body["userId"].get<std::string>();
+  request.task = body["task"].get<std::string>();
+  if (body.contains("conversationId")) request.conversation_id = body["conversationId"].get<std::string>();
+  request.mode = body.value("mode", std::string("sync"));
+  request.restore_pii = body.value("restorePii", true);
+  auto ticket = agent->submit(request);
+  if (!ticket) co_return service_error_response(ticket.error());
+
+  if (request.mode == "async") {
+    co_return json_response(202, {{"taskId", ticket->task_id},
+                                  {"conversationId", ticket->conversation_id},
+                                  {"status", ticket->status},
+                                  {"links",
+                                   {{"task", "/tasks/" + ticket->task_id},
+                                    {"events", "/tasks/" + ticket->task_id + "/events"}}}});
+  }
+  if (request.mode == "stream") {
+    auto events = agent->events(ticket->task_id, 0);
+    if (!events) co_return service_error_response(events.error());
+    auto response = sse_response(std::move(*events));
+    response.set_header("X-Task-Id", ticket->task_id);
+    co_return response;
+  }
+  auto done = co_await agent->wait(ticket->task_id);
+  if (!done) co_return service_error_response(done.error());
+  co_return json_response(200, *done);
+}
+
+http_response handle_list_tasks(const request_context& context) {
+  if (!context.svc.agent) return agent_unavailable(context.svc);
+  auto user = query_value(context, "userId");
+  if (!user) return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
+  if (auto bad = check_user_id(json{{"userId", *user}})) return *bad;
+  store::task_query query;
+  query.user_id = *user;
+  query.status = query_value(context, "status").value_or("");
+  if (auto limit = query_value(context, "limit")) {
+    auto n = parse_int(*limit);
+    if (!n || *n < 1 || *n > 500) return error_response(400, "invalid_request", "'limit' must be 1-500");
+    query.limit = static_cast<std::size_t>(*n);
+  }
+  auto listed = context.svc.agent->list(query);
+  if (!listed) return service_error_response(listed.error());
+  return json_response(200, *listed);
+}
+
+http_response handle_get_task(const request_context& context) {
+  if (!context.svc.agent) return agent_unavailable(context.svc);
+  bool transcript = query_value(context, "transcript").value_or("true") != "false";
+  auto view = context.svc.agent->view(context.params.at("id"), transcript);
+  if (!view) return service_error_response(view.error());
+  if (auto bad = check_owner(context, *view)) return *bad;
+  return json_response(200, *view);
+}
+
+http_response handle_task_events(const request_context& context) {
+  if (!context.svc.agent) return agent_unavailable(context.svc);
+  const auto& id = context.params.at("id");
+  auto view = context.svc.agent->view(id, false);
+  if (!view) return service_error_response(view.error());
+  if (auto bad = check_owner(context, *view)) return *bad;
+  // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
+  std::string after_text(context.request.header("Last-Event-ID").value_or(""));
+  if (after_text.empty()) after_text = query_value(context, "after").value_or("0");
+  auto after = parse_int(after_text);
+  if (!after) return error_response(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event number");
+  auto events = context.svc.agent->events(id, *after);
+  if (!events) return service_error_response(events.error());
+  return sse_response(std::move(*events));
+}
+
+http_response handle_cancel_task(const request_context& context) {
+  if (!context.svc.agent) return agent_unavailable(context.svc);
+  const auto& id = context.params.at("id");
+  auto view = context.svc.agent->view(id, false);
+  if (!view) return service_error_response(view.error());
+  if (auto bad = check_owner(context, *view)) return *bad;
+  auto cancelled = context.svc.agent->cancel(id);
+  if (!cancelled) return service_error_response(cancelled.error());
+  return json_response(202, *cancelled);
 }
 
 }  // namespace harness::http

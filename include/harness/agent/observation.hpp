@@ -1,0 +1,37 @@
+// Turns the outcome of one code block into the observation the LLM reads:
+// the returned value, the printed lines, the error (with the agent's own stack
+// frames), what happened to written files, and a note when the sandbox had to
+// be replaced. Long observations are cut at a limit with a note saying where
+// the full text is.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/bridge/runtime_session.hpp"
+
+namespace harness::agent {
+
+struct observation {
+  std::string text;       // what goes to the LLM (before censoring)
+  bool is_error = false;  // the block failed
+  bool truncated = false;
+  std::string full_text;  // the whole observation when truncated, else empty
+};
+
+struct observation_inputs {
+  const bridge::exec_result& outcome;
+  nlohmann::json files_report;   // task_files::apply's answer, or null
+  std::string sandbox_note;      // e.g. "this block ran in a fresh sandbox ...", or empty
+  std::size_t max_chars = 8000;
+  std::string full_text_path;    // where the full text will be saved when cut
+};
+
+observation make_observation(const observation_inputs& in);
+
+// Cuts `text` to at most `max_chars` bytes at a UTF-8 character boundary.
+std::string cut_utf8(const std::string& text, std::size_t max_chars);
+
+}  // namespace harness::agent

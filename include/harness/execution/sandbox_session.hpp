@@ -1,0 +1,73 @@
+// One claimed sandbox with its protocol session: what an /execute session or
+// an agent task runs its code blocks in. Opening claims a container from the
+// warm pool (retrying once when a pooled one turns out dead) and sends `init`;
+// closing removes the container. The owner decides what happens after a
+// broken() session: both owners open a fresh one for the next block.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "harness/bridge/runtime_session.hpp"
+#include "harness/bridge/tool_gateway.hpp"
+#include "harness/execution/warm_pool.hpp"
+
+namespace harness::execution {
+
+struct sandbox_session_options {
+  std::string id;                        // sent in `init`; names the session in logs
+  std::vector<bridge::init_file> files;  // the user's skills and the task's workspace
+  bridge::session_limits limits;
+};
+
+class sandbox_session {
+ public:
+  // Claims a sandbox and initialises it. `tools` must outlive the session;
+  // `filter` is shared with the owner (an agent task also censors with it).
+  // Errors: the pool's, or sandbox_failed when two sandboxes failed at init.
+  static boost::asio::awaitable<result<std::unique_ptr<sandbox_session>>> open(
+      const boost::asio::any_io_executor& executor, warm_pool& pool, bridge::tool_gateway& tools,
+      std::shared_ptr<bridge::data_filter> filter, sandbox_session_options options);
+
+  ~sandbox_session();
+  sandbox_session(const sandbox_session&) = delete;
+  sandbox_session& operator=(const sandbox_session&) = delete;
+
+  // Runs one block (see runtime_session::exec). Not concurrently with itself.
+  boost::asio::awaitable<bridge::exec_result> exec(std::string code, std::chrono::milliseconds timeout);
+
+  // Kills the container without waiting, so a block in flight ends at once
+  // (with a SandboxError); the session is broken afterwards. For cancellation.
+  void kill();
+
+  // Drops the protocol session and removes the container. Call it once the
+  // last exec has returned; the destructor removes the container otherwise.
+  boost::asio::awaitable<void> close();
+
+  bool broken() const;
+  bool warm() const { return warm_; }
+  const std::string& id() const { return id_; }
+
+ private:
+  sandbox_session(const boost::asio::any_io_executor& executor, std::string id, sandbox_lease lease,
+                  std::shared_ptr<bridge::data_filter> filter);
+
+  boost::asio::any_io_executor executor_;
+  std::string id_;
+  bool warm_ = false;
+  // Shared so that kill()'s background stop keeps it alive. Declared before
+  // the channel and the runtime, so those go first (the runtime reads the
+  // channel, the channel reads the container's stream).
+  std::shared_ptr<sandbox::sandbox_container> container_;
+  std::unique_ptr<bridge::frame_channel> channel_;
+  std::shared_ptr<bridge::data_filter> filter_;
+  std::unique_ptr<bridge::runtime_session> runtime_;
+  bool killed_ = false;
+};
+
+}  // namespace harness::execution

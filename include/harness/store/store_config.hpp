@@ -1,0 +1,33 @@
+// Settings of the task store: where the SQLite file lives and how long finished
+// tasks are kept.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "harness/core/settings.hpp"
+#include "harness/store/task_store.hpp"
+
+namespace harness::store {
+
+struct store_config {
+  // The SQLite file; a relative path is relative to the working directory.
+  std::filesystem::path path = "data/harness.db";
+  // Finished tasks (and their events) older than this are deleted; 0 = keep forever.
+  std::chrono::hours retention{0};
+};
+
+// STORE_PATH, TASK_RETENTION_HOURS.
+std::vector<core::setting_spec> store_setting_specs();
+// Errors "invalid_setting" naming the setting and the rule it broke.
+result<store_config> load_store_config(const core::settings& settings);
+
+// Applies the retention of `config` at now_ms: delete_finished_before(now_ms -
+// retention). Returns how many tasks went; 0 without a call when retention is 0.
+// Blocks on the disk: run it on a worker (e.g. hourly and once at start-up).
+result<std::size_t> apply_retention(task_store& store, const store_config& config, std::int64_t now_ms);
+
+}  // namespace harness::store

@@ -1,0 +1,149 @@
+// Persistence of agent tasks, their event streams, conversations and the
+// token-usage ledger. One abstract task_store so the agent can be tested with a
+// fake and a second backend can be added; open_sqlite_store() gives the real one.
+//
+// Contract common to every member: thread-safe (callers may be the I/O thread
+// and worker threads at once), errors are values (no exception escapes), and a
+// storage failure comes back as a harness::error whose code starts with
+// "store_" and whose message carries the backend's own message. Calls block on
+// disk I/O: the I/O thread should call them only for small writes, and run
+// listings and retention on a worker.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+#include "harness/core/health.hpp"
+
+namespace harness::store {
+
+// One agent task. JSON members are stored as text: a string holding invalid
+// UTF-8 is stored with U+FFFD in place of the bad bytes (never an error);
+// plain string members are stored byte for byte.
+struct task_record {
+  std::string id;  // "task_..."
+  std::string user_id;
+  std::string conversation_id;  // "conv_..."
+  std::string task;             // the caller's task text as sent
+  std::string mode;             // "sync" | "async" | "stream"
+  // "queued", "running", "succeeded", "failed", "cancelled", "timed_out",
+  // "interrupted"; any other string is stored as given.
+  std::string status;
+  nlohmann::json result;  // final answer (string) or null
+  nlohmann::json error;   // {"code","message"} or null
+  int turns = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;  // unix epoch ms; 0 = not yet
+  nlohmann::json transcript = nlohmann::json::array();           // messages as the LLM saw them (opaque)
+};
+
+// One step of a task as shown to a streaming or polling client.
+struct event_record {
+  std::string task_id;
+  std::int64_t seq = 0;  // 1,2,3... per task, assigned by the caller
+  std::string type;      // "llm_start", "code", "log", "observation", "final", "error", ...
+  nlohmann::json data;
+  std::int64_t at_ms = 0;
+};
+
+struct conversation_record {
+  std::string id, user_id;
+  nlohmann::json messages = nlohmann::json::array();  // opaque
+  nlohmann::json vault = nlohmann::json::object();    // the PII vault's JSON, opaque
+  std::int64_t created_ms = 0, updated_ms = 0;
+};
+
+struct usage_totals {
+  std::int64_t tasks = 0, input_tokens = 0, output_tokens = 0;
+};
+
+// The most tasks one list_tasks call returns; a larger limit is lowered to it.
+inline constexpr std::size_t max_list_limit = 1000;
+
+struct task_query {
+  // Strings have initializers so designated initializers may leave them out
+  // without -Wmissing-field-initializers.
+  std::string user_id{};   // empty = every user
+  std::string status{};    // empty = any
+  std::size_t limit = 50;  // 0 returns nothing; above max_list_limit: max_list_limit
+  // Pagination: only tasks created before this (0 = from the newest). With
+  // before_id set too, a task created at exactly before_ms is listed when its id
+  // sorts below before_id, so paging by (created_ms, id) of the last row seen
+  // neither skips nor repeats tasks created in the same millisecond.
+  std::int64_t before_ms = 0;
+  std::string before_id{};
+};
+
+class task_store {
+ public:
+  virtual ~task_store() = default;
+
+  // Error "task_exists" when a task with this id is stored already.
+  virtual status create_task(const task_record& task) = 0;
+  // Replaces every field of the task with this id; "task_not_found" if none.
+  virtual status update_task(const task_record& task) = 0;
+  // Empty optional when no such task.
+  virtual result<std::optional<task_record>> get_task(const std::string& id) = 0;
+  // Newest first (created_ms, then id, descending). The transcript of each
+  // listed task is left as an empty array to keep listings light.
+  virtual result<std::vector<task_record>> list_tasks(const task_query& q) = 0;
+
+  // "event_exists" when (task_id, seq) is stored already; "task_not_found"
+  // when the task does not exist (events belong to a stored task).
+  virtual status append_event(const event_record& event) = 0;
+  // Events of the task with seq > after_seq, ascending, at most `limit`.
+  virtual result<std::vector<event_record>> events(const std::string& task_id, std::int64_t after_seq,
+                                                   std::size_t limit = 10000) = 0;
+
+  virtual result<std::optional<conversation_record>> get_conversation(const std::string& id) = 0;
+  // Insert or update by id. An update keeps the created_ms of the first save
+  // and fails with "conversation_user_mismatch" when the stored conversation
+  // belongs to another user (a conversation never changes hands).
+  virtual status save_conversation(const conversation_record& c) = 0;
+
+  // The usage ledger: one row per LLM call. Rows are kept when retention
+  // deletes the task, so totals stay right.
+  virtual status record_usage(const std::string& user_id, const std::string& task_id, std::int64_t input_tokens,
+                              std::int64_t output_tokens, std::int64_t at_ms) = 0;
+  // Sums of the ledger rows at or after since_ms; tasks = distinct task ids.
+  // An empty user_id sums every user.
+  virtual result<usage_totals> usage(const std::string& user_id, std::int64_t since_ms = 0) = 0;
+
+  // Start-up recovery: every "queued" or "running" task becomes "interrupted"
+  // with error {"code":"interrupted","message":...} and finished_ms = now_ms.
+  // Returns how many. Call once, before the server accepts tasks.
+  virtual result<std::size_t> mark_interrupted(std::int64_t now_ms) = 0;
+  // Retention: deletes tasks that finished (finished_ms != 0, status neither
+  // "queued" nor "running") before cutoff_ms, with their events. Returns how
+  // many tasks. Conversations and the usage ledger are kept.
+  virtual result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) = 0;
+
+  // The schema version this store runs at (after migrations).
+  virtual int schema_version() const = 0;
+
+  // Cached state for GET /health: never blocks, never touches the disk. The
+  // default (for fakes) reports up with no detail.
+  virtual core::component_health health() const { return {}; }
+};
+
+// Opens the SQLite database at `file`, creating its folders and the file as
+// needed: WAL journal, synchronous=NORMAL, foreign keys on, a busy timeout, then
+// the versioned migrations (table schema_migrations; each migration in its own
+// transaction). Errors: "store_open_failed" (cannot create or open, not a
+// database, corrupt, a SQLite file of another program), "store_migration_failed",
+// "store_too_new" (written by a newer build: this build refuses to touch it).
+// ":memory:" opens a private in-memory database (for tests of the callers).
+result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file);
+
+// The newest schema version this build knows.
+int latest_schema_version();
+
+}  // namespace harness::store

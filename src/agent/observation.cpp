@@ -1,0 +1,86 @@
+#include "harness/agent/observation.hpp"
+
+#include <fmt/format.h>
+
+namespace harness::agent {
+namespace {
+
+using json = nlohmann::json;
+
+std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void append_error(std::string& out, const json& error) {
+  std::string name = error.value("name", std::string("Error"));
+  std::string message = error.value("message", std::string());
+  out += fmt::format("error: {}: {}\n", name, message);
+  if (error.contains("stack") && error["stack"].is_string()) out += error["stack"].get<std::string>() + "\n";
+  if (name == "TimeoutError") {
+    out += "The block was stopped at its time limit. Make it do less per block, or work in smaller steps.\n";
+  }
+}
+
+void append_files(std::string& out, const json& report) {
+  if (!report.is_object()) return;
+  auto list_of = [&](const char* key) {
+    std::string list;
+    for (const auto& p : report.value(key, json::array())) {
+      if (p.is_string()) list += (list.empty() ? "" : ", ") + p.get<std::string>();
+    }
+    return list;
+  };
+  if (auto written = list_of("written"); !written.empty()) out += "saved files: " + written + "\n";
+  if (auto deleted = list_of("deleted"); !deleted.empty()) out += "deleted files: " + deleted + "\n";
+  for (const auto& r : report.value("refused", json::array())) {
+    // "message" says what to do; "reason" is the short code, for reports without one.
+    std::string why = r.value("message", r.value("reason", std::string("refused")));
+    out += fmt::format("file NOT saved: {} ({})\n", r.value("path", std::string("?")), why);
+  }
+}
+
+}  // namespace
+
+std::string cut_utf8(const std::string& text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  std::size_t end = max_chars;
+  // Step back over continuation bytes (10xxxxxx) so no character is split.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+observation make_observation(const observation_inputs& in) {
+  const auto& r = in.outcome;
+  std::string text;
+  if (!in.sandbox_note.empty()) text += "note: " + in.sandbox_note + "\n";
+  for (const auto& log : r.logs) {
+    text += log.level == "log" || log.level == "info" ? log.text : "[" + log.level + "] " + log.text;
+    text += '\n';
+  }
+  if (r.ok) {
+    if (!r.value.is_null()) text += "returned: " + dump(r.value) + "\n";
+    if (r.value.is_null() && r.logs.empty()) text += "(the block returned nothing and printed nothing)\n";
+  } else {
+    append_error(text, r.error);
+  }
+  if (!r.tool_calls.empty()) {
+    std::size_t failed = 0;
+    for (const auto& c : r.tool_calls) failed += c.ok ? 0 : 1;
+    text += fmt::format("tool calls: {}{}\n", r.tool_calls.size(), failed ? fmt::format(" ({} failed)", failed) : "");
+  }
+  append_files(text, in.files_report);
+
+  observation out;
+  out.is_error = !r.ok;
+  if (text.size() > in.max_chars) {
+    out.truncated = true;
+    out.full_text = text;
+    std::string tail = fmt::format("\n[cut: the observation was {} characters, the limit is {}. Full text: {}. "
+                                   "Print less: summarise in code.]",
+                                   text.size(), in.max_chars, in.full_text_path);
+    std::size_t keep = in.max_chars > tail.size() ? in.max_chars - tail.size() : 0;
+    text = cut_utf8(text, keep) + tail;
+  }
+  out.text = std::move(text);
+  return out;
+}
+
+}  // namespace harness::agent

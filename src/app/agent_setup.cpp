@@ -1,0 +1,88 @@
+#include "agent_setup.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/logging.hpp"
+#include "harness/llm/http_transport.hpp"
+#include "harness/llm/provider.hpp"
+#include "harness/store/store_config.hpp"
+#include "harness/store/store_health.hpp"
+
+namespace harness::app {
+
+std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings) {
+  if (config.provider == "replay") return {};
+  if (!config.api_key.empty() || settings.is_set_explicitly("LLM_BASE_URL")) return {};
+  return "no LLM is configured: set LLM_API_KEY (or LLM_BASE_URL for a local server that needs no key, or "
+         "LLM_PROVIDER=replay with LLM_REPLAY_FILE); POST /execute works without one";
+}
+
+void start_retention(boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
+                     const store::store_config& config) {
+  namespace asio = boost::asio;
+  if (config.retention.count() == 0) return;
+  auto loop = [store, config]() -> asio::awaitable<void> {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (;;) {
+      auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+      auto removed = store::apply_retention(*store, config, now);
+      if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
+      if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
+      timer.expires_after(std::chrono::hours(1));
+      auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (ec) co_return;
+    }
+  };
+  asio::co_spawn(background, std::move(loop), asio::detached);
+}
+
+result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
+                                const core::settings& settings, const llm::llm_config& llm_config,
+                                agent_inputs inputs) {
+  agent_parts out;
+  auto config = agent::load_agent_config(settings, inputs.exec_timeout, inputs.limits);
+  if (!config) return config.error();
+  auto store_config = store::load_store_config(settings);
+  if (!store_config) return store_config.error();
+  out.unavailable = missing_llm_setting(llm_config, settings);
+  if (!out.unavailable.empty()) return out;
+
+  std::shared_ptr<llm::http_transport> transport;
+  if (llm_config.provider != "replay") {
+    llm::curl_transport_options options;
+    options.max_concurrent = llm_config.max_concurrent;
+    options.proxy = llm_config.proxy;
+    transport = llm::create_curl_transport(options);
+  }
+  auto provider = llm::create_llm_provider(llm_config, transport);
+  if (!provider) return provider.error();
+  auto store = store::open_sqlite_store(store_config->path);
+  if (!store) return store.error();
+  out.health.push_back(store::store_health(*store));
+  start_retention(background, *store, *store_config);
+
+  agent::agent_dependencies deps;
+  deps.llm = *provider;
+  deps.pool = std::move(inputs.pool);
+  deps.tools = std::move(inputs.tools);
+  deps.censor = std::move(inputs.censor);
+  deps.store = *store;
+  deps.files = std::move(inputs.files);
+  deps.servers = [registry = inputs.registry] {
+    std::vector<std::string> names;
+    for (const auto& tool : registry->list("")) names.push_back(tool.value("name", std::string()));
+    return agent::servers_from_tool_names(names);
+  };
+  out.manager = agent::create_agent_manager(executor, std::move(deps), *config);
+  core::log_info("agent ready: {} provider, store {}", llm_config.provider, store_config->path.string());
+  return out;
+}
+
+}  // namespace harness::app

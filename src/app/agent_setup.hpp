@@ -1,0 +1,51 @@
+// Assembles the agent: the LLM provider over libcurl, the SQLite task store
+// and the AgentManager on the data path the /execute sessions use too. Without
+// an LLM configured there is no agent, and POST /task says which setting is missing.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "harness/agent/agent_manager.hpp"
+#include "harness/core/health.hpp"
+#include "harness/core/settings.hpp"
+#include "harness/execution/warm_pool.hpp"
+#include "harness/llm/config.hpp"
+#include "harness/mcp/tool_registry.hpp"
+#include "harness/store/store_config.hpp"
+
+namespace harness::app {
+
+struct agent_inputs {
+  std::shared_ptr<execution::warm_pool> pool;
+  std::shared_ptr<bridge::tool_gateway> tools;
+  std::shared_ptr<mcp::tool_registry> registry;
+  std::shared_ptr<const pii::pii_censor> censor;
+  std::shared_ptr<agent::task_files> files;
+  std::chrono::milliseconds exec_timeout{30000};
+  bridge::session_limits limits;
+};
+
+struct agent_parts {
+  std::shared_ptr<agent::agent_manager> manager;  // null without an LLM
+  std::string unavailable;                        // why, when null
+  core::health_sources health;
+};
+
+// Deletes finished tasks older than TASK_RETENTION_HOURS at start-up and then
+// hourly, on `background` (the deletes touch the disk). Nothing when retention is 0.
+void start_retention(boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
+                     const store::store_config& config);
+
+// Empty when an LLM is configured; else the message POST /task answers with.
+std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);
+
+// Fails on an invalid setting or a store that cannot be opened.
+result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
+                                const core::settings& settings, const llm::llm_config& llm_config,
+                                agent_inputs inputs);
+
+}  // namespace harness::app

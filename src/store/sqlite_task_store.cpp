@@ -1,0 +1,329 @@
+// The SQLite task_store: one connection, serialized by a mutex, with cached
+// prepared statements. Every value is bound as a parameter.
+#include <chrono>
+#include <limits>
+#include <mutex>
+
+#include <sqlite3.h>
+
+#include "harness/store/task_store.hpp"
+#include "migrations.hpp"
+#include "sqlite_db.hpp"
+#include "sqlite_open.hpp"
+#include "task_sql.hpp"
+
+namespace harness::store {
+namespace {
+
+using detail::connection;
+using detail::statement;
+
+std::int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void bind_task(statement& st, const task_record& t) {
+  st.bind(1, t.id).bind(2, t.user_id).bind(3, t.conversation_id).bind(4, t.task).bind(5, t.mode).bind(6, t.status);
+  st.bind_json(7, t.result).bind_json(8, t.error).bind(9, std::int64_t{t.turns});
+  st.bind(10, t.input_tokens).bind(11, t.output_tokens);
+  st.bind(12, t.created_ms).bind(13, t.started_ms).bind(14, t.finished_ms).bind_json(15, t.transcript);
+}
+
+result<task_record> read_task(const statement& st) {
+  task_record t;
+  t.id = st.text(0);
+  t.user_id = st.text(1);
+  t.conversation_id = st.text(2);
+  t.task = st.text(3);
+  t.mode = st.text(4);
+  t.status = st.text(5);
+  auto res = st.json(6, "cannot read task " + t.id);
+  if (!res) return res.error();
+  auto err = st.json(7, "cannot read task " + t.id);
+  if (!err) return err.error();
+  t.result = std::move(*res);
+  t.error = std::move(*err);
+  t.turns = static_cast<int>(st.int64(8));
+  t.input_tokens = st.int64(9);
+  t.output_tokens = st.int64(10);
+  t.created_ms = st.int64(11);
+  t.started_ms = st.int64(12);
+  t.finished_ms = st.int64(13);
+  auto transcript = st.json(14, "cannot read task " + t.id);
+  if (!transcript) return transcript.error();
+  t.transcript = std::move(*transcript);
+  return t;
+}
+
+std::int64_t clamp_limit(std::size_t limit, std::size_t max) {
+  return static_cast<std::int64_t>(std::min(limit, max));
+}
+
+class sqlite_task_store final : public task_store {
+ public:
+  explicit sqlite_task_store(detail::opened_database db)
+      : db_(std::move(db.db)), path_(std::move(db.path)), version_(db.version), journal_mode_(db.journal_mode) {}
+
+  status create_task(const task_record& task) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
+                             ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+      if (!st) return st.error();
+      bind_task(*st, task);
+      int rc = st->step();
+      if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        return make_error("task_exists", "a task with id '" + task.id + "' is stored already");
+      }
+      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store task " + task.id);
+      return {};
+    }());
+  }
+
+  status update_task(const task_record& task) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare(
+          "UPDATE tasks SET user_id = ?2, conversation_id = ?3, task = ?4, mode = ?5, status = ?6, result = ?7, "
+          "error = ?8, turns = ?9, input_tokens = ?10, output_tokens = ?11, created_ms = ?12, started_ms = ?13, "
+          "finished_ms = ?14, transcript = ?15 WHERE id = ?1");
+      if (!st) return st.error();
+      bind_task(*st, task);
+      if (auto s = st->run("cannot update task " + task.id); !s) return s;
+      if (db_->changes() == 0) return make_error("task_not_found", "no task with id '" + task.id + "'");
+      return {};
+    }());
+  }
+
+  result<std::optional<task_record>> get_task(const std::string& id) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::optional<task_record>> {
+      auto st = db_->prepare("SELECT " HARNESS_TASK_COLUMNS ", transcript FROM tasks WHERE id = ?1");
+      if (!st) return st.error();
+      st->bind(1, id);
+      int rc = st->step();
+      if (rc == SQLITE_DONE) return std::optional<task_record>();
+      if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot read task " + id);
+      auto t = read_task(*st);
+      if (!t) return t.error();
+      return std::optional<task_record>(std::move(*t));
+    }());
+  }
+
+  result<std::vector<task_record>> list_tasks(const task_query& q) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::vector<task_record>> {
+      auto st = db_->prepare(q.user_id.empty() ? detail::list_all_sql : detail::list_user_sql);
+      if (!st) return st.error();
+      const bool paged = q.before_ms != 0;
+      if (!q.user_id.empty()) st->bind(1, q.user_id);
+      st->bind(2, q.status).bind(3, paged ? q.before_ms : std::numeric_limits<std::int64_t>::max());
+      st->bind(4, paged ? std::string_view(q.before_id) : std::string_view());
+      st->bind(5, clamp_limit(q.limit, max_list_limit));
+      std::vector<task_record> out;
+      int rc;
+      while ((rc = st->step()) == SQLITE_ROW) {
+        auto t = read_task(*st);
+        if (!t) return t.error();
+        out.push_back(std::move(*t));
+      }
+      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot list tasks");
+      return out;
+    }());
+  }
+
+  status append_event(const event_record& e) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare("INSERT INTO events (task_id, seq, type, data, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)");
+      if (!st) return st.error();
+      st->bind(1, e.task_id).bind(2, e.seq).bind(3, e.type).bind_json(4, e.data).bind(5, e.at_ms);
+      int rc = st->step();
+      if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        return make_error("event_exists",
+                          "task '" + e.task_id + "' has an event with seq " + std::to_string(e.seq) + " already");
+      }
+      if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        return make_error("task_not_found", "no task with id '" + e.task_id + "' to add an event to");
+      }
+      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store an event of " + e.task_id);
+      return {};
+    }());
+  }
+
+  result<std::vector<event_record>> events(const std::string& task_id, std::int64_t after_seq,
+                                           std::size_t limit) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::vector<event_record>> {
+      auto st = db_->prepare(detail::events_after_sql);
+      if (!st) return st.error();
+      st->bind(1, task_id).bind(2, after_seq).bind(3, clamp_limit(limit, std::numeric_limits<std::int64_t>::max()));
+      std::vector<event_record> out;
+      int rc;
+      while ((rc = st->step()) == SQLITE_ROW) {
+        event_record e{st->text(0), st->int64(1), st->text(2), nullptr, st->int64(4)};
+        auto data = st->json(3, "cannot read an event of " + task_id);
+        if (!data) return data.error();
+        e.data = std::move(*data);
+        out.push_back(std::move(e));
+      }
+      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot read events of " + task_id);
+      return out;
+    }());
+  }
+
+  result<std::optional<conversation_record>> get_conversation(const std::string& id) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::optional<conversation_record>> {
+      auto st =
+          db_->prepare("SELECT id, user_id, messages, vault, created_ms, updated_ms FROM conversations WHERE id = ?1");
+      if (!st) return st.error();
+      st->bind(1, id);
+      int rc = st->step();
+      if (rc == SQLITE_DONE) return std::optional<conversation_record>();
+      if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot read conversation " + id);
+      conversation_record c{st->text(0), st->text(1), nullptr, nullptr, st->int64(4), st->int64(5)};
+      auto messages = st->json(2, "cannot read conversation " + id);
+      if (!messages) return messages.error();
+      auto vault = st->json(3, "cannot read conversation " + id);
+      if (!vault) return vault.error();
+      c.messages = std::move(*messages);
+      c.vault = std::move(*vault);
+      return std::optional<conversation_record>(std::move(c));
+    }());
+  }
+
+  status save_conversation(const conversation_record& c) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare(
+          "INSERT INTO conversations (id, user_id, messages, vault, created_ms, updated_ms) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO UPDATE SET messages = excluded.messages, "
+          "vault = excluded.vault, updated_ms = excluded.updated_ms WHERE conversations.user_id = excluded.user_id");
+      if (!st) return st.error();
+      st->bind(1, c.id).bind(2, c.user_id).bind_json(3, c.messages).bind_json(4, c.vault);
+      st->bind(5, c.created_ms).bind(6, c.updated_ms);
+      if (auto s = st->run("cannot store conversation " + c.id); !s) return s;
+      if (db_->changes() == 0) {
+        return make_error("conversation_user_mismatch", "conversation '" + c.id + "' belongs to another user",
+                          "start a new conversation");
+      }
+      return {};
+    }());
+  }
+
+  status record_usage(const std::string& user_id, const std::string& task_id, std::int64_t input_tokens,
+                      std::int64_t output_tokens, std::int64_t at_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare(
+          "INSERT INTO usage (user_id, task_id, input_tokens, output_tokens, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)");
+      if (!st) return st.error();
+      st->bind(1, user_id).bind(2, task_id).bind(3, input_tokens).bind(4, output_tokens).bind(5, at_ms);
+      return st->run("cannot record usage of " + task_id);
+    }());
+  }
+
+  result<usage_totals> usage(const std::string& user_id, std::int64_t since_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<usage_totals> {
+      auto st = db_->prepare(user_id.empty() ? detail::usage_all_sql : detail::usage_user_sql);
+      if (!st) return st.error();
+      if (!user_id.empty()) st->bind(1, user_id);
+      st->bind(2, since_ms);
+      int rc = st->step();
+      if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot sum usage");
+      return usage_totals{st->int64(0), st->int64(1), st->int64(2)};
+    }());
+  }
+
+  result<std::size_t> mark_interrupted(std::int64_t now_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::size_t> {
+      auto st = db_->prepare(
+          "UPDATE tasks SET status = 'interrupted', error = ?1, finished_ms = ?2 "
+          "WHERE status IN ('queued', 'running')");
+      if (!st) return st.error();
+      const nlohmann::json error = {{"code", "interrupted"},
+                                    {"message", "the server stopped before the task finished; send it again"}};
+      st->bind_json(1, error).bind(2, now_ms);
+      if (auto s = st->run("cannot mark unfinished tasks interrupted"); !s) return s.error();
+      return static_cast<std::size_t>(db_->changes());
+    }());
+  }
+
+  result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::size_t> {
+      // Events go with their task through ON DELETE CASCADE, in the same statement.
+      auto st = db_->prepare(
+          "DELETE FROM tasks WHERE finished_ms > 0 AND finished_ms < ?1 AND status NOT IN ('queued', 'running')");
+      if (!st) return st.error();
+      st->bind(1, cutoff_ms);
+      if (auto s = st->run("cannot delete old tasks"); !s) return s.error();
+      return static_cast<std::size_t>(db_->changes());
+    }());
+  }
+
+  int schema_version() const override { return version_; }
+
+  core::component_health health() const override {
+    std::lock_guard lock(health_mutex_);
+    core::component_health h;
+    h.required = true;
+    h.up = last_ok_;
+    h.detail = {{"backend", "sqlite"},          {"path", path_.string()},    {"schemaVersion", version_},
+                {"journalMode", journal_mode_}, {"operations", operations_}, {"failures", failures_}};
+    if (last_error_) {
+      h.detail["lastError"] = {
+          {"code", last_error_->code}, {"message", last_error_->message}, {"atMs", last_error_ms_}};
+    }
+    return h;
+  }
+
+ private:
+  // Notes the outcome of one call for health(). Errors the caller caused
+  // (task_exists, task_not_found...) say nothing about the storage; "store_*" ones do.
+  template <class R>
+  R track(R r) {
+    const bool storage_failed = !r && r.error().code.rfind("store_", 0) == 0;
+    std::lock_guard lock(health_mutex_);
+    ++operations_;
+    if (storage_failed) {
+      ++failures_;
+      last_ok_ = false;
+      last_error_ = r.error();
+      last_error_ms_ = wall_clock_ms();
+    } else {
+      last_ok_ = true;
+    }
+    return r;
+  }
+
+  std::mutex mutex_;  // serializes every use of db_
+  std::unique_ptr<connection> db_;
+  const std::filesystem::path path_;
+  const int version_;
+  const std::string journal_mode_;
+
+  mutable std::mutex health_mutex_;  // never held while touching the database
+  std::int64_t operations_ = 0, failures_ = 0;
+  bool last_ok_ = true;
+  std::optional<error> last_error_;
+  std::int64_t last_error_ms_ = 0;
+};
+
+}  // namespace
+
+result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file) {
+  auto db = detail::open_database(file, detail::builtin_migrations(), wall_clock_ms());
+  if (!db) return db.error();
+  return std::shared_ptr<task_store>(std::make_shared<sqlite_task_store>(std::move(*db)));
+}
+
+int latest_schema_version() {
+  return detail::builtin_migrations().back().version;
+}
+
+}  // namespace harness::store

@@ -1,0 +1,326 @@
+// The agent end to end: the real mcp-harness binary with the real Docker
+// engine and sandbox image, the real MCP servers from npm, the real PII censor
+// and SQLite store, and a fake LLM over real HTTP whose scripted replies write
+// real code. After each test no container of ours is left.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "llm/fake_llm_server.hpp"
+#include "support/harness_server.hpp"
+
+namespace harness::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+json code_step(const std::string& code) {
+  return {{"reply", {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", code}}}}})},
+                     {"usage", {{"inputTokens", 100}, {"outputTokens", 20}}}}}};
+}
+
+json answer_step(const std::string& text) {
+  return {{"reply", {{"text", text}, {"usage", {{"inputTokens", 120}, {"outputTokens", 10}}}}}};
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class AgentEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    owner = "harness-agent-" + std::to_string(getpid());
+    root = fs::temp_directory_path() / owner;
+    files = root / "files";
+    fs::create_directories(files);
+    start_server();
+  }
+
+  void TearDown() override {
+    if (server) {
+      EXPECT_EQ(server->stop(), 0) << server->output();
+    }
+    EXPECT_EQ(labelled_containers(owner), 0);
+    fs::remove_all(root);
+  }
+
+  void start_server(std::map<std::string, std::string> extra = {}) {
+    std::map<std::string, std::string> env{
+        {"PORT", "0"},
+        {"ENV_FILE", "/dev/null"},
+        {"SANDBOX_TIMEOUT_MS", "3000"},
+        {"SANDBOX_POOL_SIZE", "1"},
+        {"SANDBOX_OWNER", owner},
+        {"MCP_FS_ROOT", files.string()},
+        {"MEMORY_FILE_PATH", (root / "memory.jsonl").string()},
+        {"STORE_PATH", (root / "harness.db").string()},
+        {"LLM_PROVIDER", "openai"},
+        {"LLM_BASE_URL", llm.openai_base_url()},
+        {"LLM_API_KEY", "test-key"},
+        {"LLM_MAX_RETRIES", "0"},
+    };
+    for (auto& [k, v] : extra) env[k] = v;
+    server = std::make_unique<harness_server>(env);
+    ASSERT_TRUE(server->wait_healthy(1, {"mcp.fs", "store"})) << server->call("GET", "/health")->body;
+  }
+
+  json post_task(json body, int expected_status = 200) {
+    auto r = server->call("POST", "/task", body.dump(), 60s);
+    EXPECT_TRUE(r);
+    if (!r) return {};
+    EXPECT_EQ(r->status, expected_status) << r->body;
+    return r->json();
+  }
+
+  json get(const std::string& target, int expected_status = 200) {
+    auto r = server->call("GET", target);
+    EXPECT_TRUE(r);
+    if (!r) return {};
+    EXPECT_EQ(r->status, expected_status) << r->body;
+    return r->json();
+  }
+
+  // Polls GET /tasks/{id} until the task has ended.
+  json wait_ended(const std::string& id) {
+    for (int i = 0; i < 300; ++i) {
+      auto view = get("/tasks/" + id + "?transcript=false");
+      auto status = view.value("status", std::string());
+      if (status != "queued" && status != "running") return view;
+      std::this_thread::sleep_for(100ms);
+    }
+    ADD_FAILURE() << "task " << id << " did not end";
+    return {};
+  }
+
+  // Every request body the fake LLM received, as one string.
+  std::string all_llm_requests() const {
+    std::string out;
+    for (const auto& r : llm.requests()) out += r.body + "\n";
+    return out;
+  }
+
+  // The text of the last tool message of LLM request `n`.
+  std::string last_tool_result(std::size_t n) const {
+    auto requests = llm.requests();
+    if (n >= requests.size()) return {};
+    const auto& messages = requests[n].json["messages"];
+    for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+      if ((*it)["role"] == "tool") return (*it)["content"].get<std::string>();
+    }
+    return {};
+  }
+
+  std::string owner;
+  fs::path root, files;
+  fake_llm_server llm;
+  std::unique_ptr<harness_server> server;
+};
+
+TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
+  std::ofstream(files / "numbers.txt") << "3\n4\n5";
+  llm.push(json::array({code_step("const tools = await list_mcp_tools('read file');\n"
+                                  "const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                                  (files / "numbers.txt").string() +
+                                  "'});\n"
+                                  "console.log('found', tools.some((t) => t.name === 'fs__read_text_file'));\n"
+                                  "return {sum: text.split('\\n').map(Number).reduce((a, b) => a + b, 0)};"),
+                        answer_step("The sum is 12.")}));
+  auto r = post_task({{"userId", "alice"}, {"task", "Add up the numbers in numbers.txt"}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r["result"], "The sum is 12.");
+  EXPECT_EQ(r["turns"], 2);
+  EXPECT_EQ(r["usage"]["inputTokens"], 220);
+  EXPECT_EQ(r["usage"]["outputTokens"], 30);
+  EXPECT_TRUE(r["taskId"].get<std::string>().starts_with("task_"));
+  EXPECT_TRUE(r["conversationId"].get<std::string>().starts_with("conv_"));
+
+  auto requests = llm.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  // The prompt names the servers but leaves the tool catalogue to discovery.
+  std::string system = requests[0].json["messages"][0]["content"];
+  EXPECT_NE(system.find("fs: "), std::string::npos) << system;
+  EXPECT_NE(system.find("list_mcp_tools"), std::string::npos);
+  EXPECT_EQ(requests[0].json["tools"][0]["function"]["name"], "execute_code");
+  auto observation = last_tool_result(1);
+  EXPECT_NE(observation.find("found true"), std::string::npos) << observation;
+  EXPECT_NE(observation.find("returned: {\"sum\":12}"), std::string::npos) << observation;
+
+  // The stored view has the transcript as the LLM saw it.
+  auto view = get("/tasks/" + r["taskId"].get<std::string>());
+  EXPECT_EQ(view["status"], "succeeded");
+  EXPECT_EQ(view["transcript"].size(), 5u) << view["transcript"].dump();  // system, user, assistant, tool, assistant
+  auto listed = get("/tasks?userId=alice");
+  ASSERT_EQ(listed["tasks"].size(), 1u);
+  EXPECT_EQ(listed["tasks"][0]["taskId"], r["taskId"]);
+}
+
+TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) {
+  std::ofstream(files / "contact.txt") << "Write to jane.doe@example.com about the invoice.";
+  llm.push(json::array(
+      {code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                 (files / "contact.txt").string() +
+                 "'});\n"
+                 "const email = text.match(/\\[EMAIL_\\d+\\]/)[0];\n"
+                 "await callMCPTool('fs__write_file', {path: '" +
+                 (files / "out.txt").string() +
+                 "', content: 'to: ' + email});\n"
+                 "return {email};"),
+       answer_step("I wrote to [EMAIL_1].")}));
+  auto first = post_task({{"userId", "alice"}, {"task", "Note who to write to. My phone is +1 415 555 0100."}});
+  EXPECT_EQ(first["status"], "succeeded") << first.dump();
+  // The caller gets the real value back; the tool got it too.
+  EXPECT_EQ(first["result"], "I wrote to jane.doe@example.com.");
+  EXPECT_EQ(read_file(files / "out.txt"), "to: jane.doe@example.com");
+  // The LLM saw tokens only: neither the tool result's email nor the caller's phone.
+  auto sent = all_llm_requests();
+  EXPECT_EQ(sent.find("jane.doe@example.com"), std::string::npos);
+  EXPECT_EQ(sent.find("555 0100"), std::string::npos);
+  EXPECT_NE(sent.find("[EMAIL_1]"), std::string::npos);
+  EXPECT_NE(sent.find("[PHONE_1]"), std::string::npos);
+
+  // A follow-up in the same conversation sees the earlier messages and the same tokens.
+  llm.reset();
+  llm.push(answer_step("It was [EMAIL_1]."));
+  auto second = post_task({{"userId", "alice"}, {"task", "Who did you write to?"},
+                           {"conversationId", first["conversationId"]}});
+  EXPECT_EQ(second["status"], "succeeded") << second.dump();
+  EXPECT_EQ(second["conversationId"], first["conversationId"]);
+  EXPECT_EQ(second["result"], "It was jane.doe@example.com.");
+  auto followup = llm.requests();
+  ASSERT_EQ(followup.size(), 1u);
+  EXPECT_NE(followup[0].body.find("Note who to write to"), std::string::npos);
+  EXPECT_NE(followup[0].body.find("I wrote to [EMAIL_1]."), std::string::npos);
+  EXPECT_EQ(followup[0].body.find("jane.doe@example.com"), std::string::npos);
+
+  // The conversation belongs to alice.
+  auto other = post_task({{"userId", "bob"}, {"task", "x"}, {"conversationId", first["conversationId"]}}, 403);
+  EXPECT_EQ(other["error"]["code"], "conversation_forbidden");
+  auto missing = post_task({{"userId", "alice"}, {"task", "x"}, {"conversationId", "conv_nope"}}, 404);
+  EXPECT_EQ(missing["error"]["code"], "conversation_not_found");
+}
+
+TEST_F(AgentEndToEnd, ATimedOutBlockIsReportedAndTheNextRunsInAFreshSandbox) {
+  llm.push(json::array({code_step("globalThis.kept = 1;\nwhile (true) {}"), code_step("return typeof kept;"),
+                        answer_step("done")}));
+  auto r = post_task({{"userId", "alice"}, {"task", "loop"}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  auto timed_out = last_tool_result(1);
+  EXPECT_NE(timed_out.find("TimeoutError"), std::string::npos) << timed_out;
+  auto fresh = last_tool_result(2);
+  EXPECT_NE(fresh.find("fresh one"), std::string::npos) << fresh;
+  EXPECT_NE(fresh.find("returned: \"undefined\""), std::string::npos) << fresh;
+}
+
+TEST_F(AgentEndToEnd, AnLlmErrorInTheMiddleFailsTheTaskWithItsCode) {
+  llm.push(json::array({code_step("return 1 + 1;"),
+                        {{"error", {{"status", 400}, {"type", "invalid_request_error"}, {"message", "bad turn"}}}}}));
+  auto r = post_task({{"userId", "alice"}, {"task", "add"}});
+  EXPECT_EQ(r["status"], "failed") << r.dump();
+  EXPECT_EQ(r["error"]["code"], "llm_bad_request");
+  EXPECT_EQ(r["turns"], 2);
+  EXPECT_TRUE(r["result"].is_null());
+}
+
+TEST_F(AgentEndToEnd, CancellingStopsTheBlockInFlightAndRemovesTheSandbox) {
+  llm.push(code_step("await new Promise((resolve) => setTimeout(resolve, 60000));"));
+  llm.push(code_step("await new Promise((resolve) => setTimeout(resolve, 60000));"));
+  auto accepted = post_task({{"userId", "alice"}, {"task", "wait"}, {"mode", "async"}}, 202);
+  std::string id = accepted["taskId"];
+  // Wait until the block runs (the transcript holds the assistant's call), then cancel.
+  for (int i = 0; i < 100; ++i) {
+    if (get("/tasks/" + id)["transcript"].size() >= 3) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  auto cancel = server->call("DELETE", "/tasks/" + id + "?userId=alice");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 202) << cancel->body;
+  auto view = wait_ended(id);
+  EXPECT_EQ(view["status"], "cancelled") << view.dump();
+  EXPECT_EQ(view["error"]["code"], "cancelled");
+  auto again = server->call("DELETE", "/tasks/" + id);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+}
+
+TEST_F(AgentEndToEnd, StreamsEventsAndServesThemAgainAfterARestart) {
+  llm.push(json::array({code_step("console.log('working');\nreturn 6 * 7;"), answer_step("42")}));
+  auto streamed = server->call("POST", "/task", json{{"userId", "alice"}, {"task", "compute"}, {"mode", "stream"}}.dump(),
+                               60s);
+  ASSERT_TRUE(streamed);
+  EXPECT_EQ(streamed->status, 200);
+  EXPECT_EQ(streamed->header("content-type"), "text/event-stream; charset=utf-8");
+  std::string id = streamed->header("x-task-id");
+  const auto& body = streamed->body;
+  for (const char* type : {"event: status", "event: llm_start", "event: code", "event: log", "event: observation",
+                           "event: final", "event: end"}) {
+    EXPECT_NE(body.find(type), std::string::npos) << type << " missing in:\n" << body;
+  }
+  EXPECT_LT(body.find("event: code"), body.find("event: final"));
+
+  // A restart loses nothing finished: the task and its events are read from the store.
+  ASSERT_EQ(server->stop(), 0);
+  server.reset();
+  start_server();
+  auto view = get("/tasks/" + id);
+  EXPECT_EQ(view["status"], "succeeded");
+  EXPECT_EQ(view["result"], "42");
+  auto resumed = server->call("GET", "/tasks/" + id + "/events", {}, 10s, "Last-Event-ID: 3\r\n");
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(resumed->body.find("id: 3\n"), std::string::npos);
+  EXPECT_NE(resumed->body.find("id: 4\n"), std::string::npos);
+  EXPECT_NE(resumed->body.find("event: end"), std::string::npos);
+}
+
+TEST_F(AgentEndToEnd, LimitsAnswer429WithRetryAfter) {
+  ASSERT_EQ(server->stop(), 0);
+  server.reset();
+  start_server({{"AGENT_MAX_CONCURRENT", "1"}, {"AGENT_QUEUE_SIZE", "1"}, {"AGENT_MAX_TASKS_PER_USER", "1"}});
+  // A slow LLM keeps the first task running.
+  llm.push(json{{"reply", {{"text", "slow"}}}, {"delayMs", 3000}});
+  llm.push(answer_step("queued one"));
+  auto first = post_task({{"userId", "alice"}, {"task", "one"}, {"mode", "async"}}, 202);
+  auto same_user = post_task({{"userId", "alice"}, {"task", "two"}, {"mode", "async"}}, 429);
+  EXPECT_EQ(same_user["error"]["code"], "user_busy");
+  auto queued = post_task({{"userId", "bob"}, {"task", "three"}, {"mode", "async"}}, 202);
+  EXPECT_EQ(queued["status"], "queued");
+  auto r = server->call("POST", "/task", json{{"userId", "carol"}, {"task", "four"}, {"mode", "async"}}.dump());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 429);
+  EXPECT_EQ(r->json()["error"]["code"], "agent_busy");
+  EXPECT_FALSE(r->header("retry-after").empty());
+  EXPECT_EQ(wait_ended(first["taskId"])["status"], "succeeded");
+  EXPECT_EQ(wait_ended(queued["taskId"])["result"], "queued one");
+}
+
+TEST_F(AgentEndToEnd, TheShippedReplayDemoRuns) {
+  ASSERT_EQ(server->stop(), 0);
+  server.reset();
+  fs::copy_file(source_path("examples/replay-demo/scores.csv"), files / "scores.csv");
+  start_server({{"LLM_PROVIDER", "replay"}, {"LLM_REPLAY_FILE", source_path("examples/replay-demo/session.jsonl")}});
+  auto r = post_task({{"userId", "demo"},
+                      {"task", "Which team in scores.csv has the highest score, and what is the total? Remember the "
+                               "winner in the knowledge graph."}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r["result"],
+            "gamma has the highest score (8 of 16 over 3 teams). I saved gamma in the knowledge graph; its contact is "
+            "gus@example.net.");
+  // The code really ran: the memory server holds the winner with the real address.
+  auto graph = read_file(root / "memory.jsonl");
+  EXPECT_NE(graph.find("\"name\":\"gamma\""), std::string::npos) << graph;
+  EXPECT_NE(graph.find("contact gus@example.net"), std::string::npos) << graph;
+  auto view = get("/tasks/" + r["taskId"].get<std::string>());
+  EXPECT_NE(view["transcript"].dump().find("[EMAIL_3]"), std::string::npos);
+  EXPECT_EQ(view["transcript"].dump().find("gus@example.net"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace harness::testing

@@ -1,0 +1,118 @@
+// The pure parts of the agent: the system prompt and the observation text.
+#include <gtest/gtest.h>
+
+#include "harness/agent/agent_config.hpp"
+#include "harness/agent/observation.hpp"
+#include "harness/agent/prompt.hpp"
+
+namespace harness::agent {
+namespace {
+
+using json = nlohmann::json;
+
+TEST(Prompt, GroupsToolsIntoOneLinePerServerWithAFewExamples) {
+  auto servers = servers_from_tool_names({"fs__read_file", "memory__create_entities", "fs__write_file",
+                                          "fs__list_directory", "fs__move_file", "plain"});
+  ASSERT_EQ(servers.size(), 3u);
+  EXPECT_EQ(servers[0].name, "fs");
+  EXPECT_EQ(servers[0].tool_count, 4u);
+  EXPECT_EQ(servers[0].examples, (std::vector<std::string>{"fs__read_file", "fs__write_file", "fs__list_directory"}));
+  EXPECT_EQ(servers[1].name, "memory");
+  EXPECT_EQ(servers[2].name, "plain");
+}
+
+TEST(Prompt, TeachesTheApiNamesServersAndSkillsButNotEveryTool) {
+  prompt_inputs in;
+  in.servers = servers_from_tool_names({"fs__read_file", "fs__write_file", "fs__list_directory", "fs__move_file"});
+  in.skills = {{"csv-report", "Summarises CSV files", "/skills/csv-report"}};
+  in.max_turns = 7;
+  auto text = system_prompt(in);
+  for (const char* needle : {"list_mcp_tools", "get_mcp_tool_details", "callMCPTool", "/workspace", "/skills",
+                             "fs: 4 tools", "csv-report (/skills/csv-report): Summarises CSV files", "7 turns",
+                             "[EMAIL_1]", "SKILL.md"}) {
+    EXPECT_NE(text.find(needle), std::string::npos) << needle;
+  }
+  EXPECT_EQ(text.find("fs__move_file"), std::string::npos) << "the tool list is for the code to discover";
+}
+
+TEST(Prompt, SaysSoWhenNothingIsConnected) {
+  auto text = system_prompt({});
+  EXPECT_NE(text.find("(none are connected right now)"), std::string::npos);
+  EXPECT_NE(text.find("(none yet)"), std::string::npos);
+}
+
+bridge::exec_result ok_result(json value) {
+  bridge::exec_result r;
+  r.ok = true;
+  r.value = std::move(value);
+  return r;
+}
+
+TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
+  auto r = ok_result({{"sum", 12}});
+  r.logs = {{"log", "found 3"}, {"warn", "careful"}};
+  r.tool_calls = {{"fs__read_file", 1.5, true}, {"fs__write_file", 2.0, false}};
+  auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "", .max_chars = 8000,
+                                .full_text_path = ""});
+  EXPECT_EQ(seen.text, "found 3\n[warn] careful\nreturned: {\"sum\":12}\ntool calls: 2 (1 failed)\n");
+  EXPECT_FALSE(seen.is_error);
+  EXPECT_FALSE(seen.truncated);
+}
+
+TEST(Observation, AnErrorCarriesItsStackAndATimeoutSaysWhatToDo) {
+  bridge::exec_result r;
+  r.error = {{"name", "TimeoutError"}, {"message", "the block ran past 3000 ms"}};
+  auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "fresh sandbox",
+                                .max_chars = 8000, .full_text_path = ""});
+  EXPECT_TRUE(seen.is_error);
+  EXPECT_EQ(seen.text.rfind("note: fresh sandbox\n", 0), 0u);
+  EXPECT_NE(seen.text.find("error: TimeoutError: the block ran past 3000 ms"), std::string::npos);
+  EXPECT_NE(seen.text.find("smaller steps"), std::string::npos);
+}
+
+TEST(Observation, ReportsSavedAndRefusedFiles) {
+  auto r = ok_result(nullptr);
+  json report{{"written", {"skills/csv/index.js"}},
+              {"refused", {{{"path", "../x"}, {"op", "write"}, {"reason", "the path leaves the folder"}}}}};
+  auto seen = make_observation({.outcome = r, .files_report = report, .sandbox_note = "", .max_chars = 8000,
+                                .full_text_path = ""});
+  EXPECT_NE(seen.text.find("saved files: skills/csv/index.js"), std::string::npos) << seen.text;
+  EXPECT_NE(seen.text.find("file NOT saved: ../x (the path leaves the folder)"), std::string::npos) << seen.text;
+}
+
+TEST(Observation, ALongObservationIsCutWithANoteAndKeptWhole) {
+  auto r = ok_result(std::string(5000, 'x'));
+  auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "", .max_chars = 1000,
+                                .full_text_path = "/workspace/observations/turn-2.txt"});
+  EXPECT_TRUE(seen.truncated);
+  EXPECT_LE(seen.text.size(), 1000u);
+  EXPECT_NE(seen.text.find("/workspace/observations/turn-2.txt"), std::string::npos);
+  EXPECT_GT(seen.full_text.size(), 5000u);
+}
+
+TEST(Observation, CutsOnlyBetweenUtf8Characters) {
+  std::string text = "ab\xC3\xA9";  // "abé": é is two bytes
+  EXPECT_EQ(cut_utf8(text, 3), "ab");
+  EXPECT_EQ(cut_utf8(text, 4), text);
+  EXPECT_EQ(cut_utf8("\xE2\x82\xAC", 2), "");  // "€" is three bytes
+}
+
+TEST(AgentConfig, ReadsEverySettingWithRanges) {
+  auto specs = agent_setting_specs();
+  core::setting_sources sources;
+  sources.env = {{"AGENT_MAX_TURNS", "5"}, {"AGENT_QUEUE_SIZE", "0"}};
+  auto settings = core::settings::resolve(specs, sources);
+  ASSERT_TRUE(settings);
+  auto config = load_agent_config(*settings, std::chrono::milliseconds(1234), {});
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->max_turns, 5);
+  EXPECT_EQ(config->queue_size, 0u);
+  EXPECT_EQ(config->exec_timeout.count(), 1234);
+  sources.env = {{"AGENT_MAX_TURNS", "0"}};
+  auto bad = load_agent_config(*core::settings::resolve(specs, sources), std::chrono::milliseconds(1), {});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("AGENT_MAX_TURNS"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace harness::agent

@@ -1,0 +1,432 @@
+// The task_store contract, on a real in-memory SQLite database.
+#include <gtest/gtest.h>
+
+#include "store_test_support.hpp"
+
+namespace harness::store {
+namespace {
+
+using testing::open_in_memory;
+using testing::sample_task;
+
+const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD
+
+task_record full_task() {
+  task_record t = sample_task("task_full");
+  t.task = "Résumé: 日本語のテキスト 😀, \"quotes\" and a\nnew line";
+  t.mode = "stream";
+  t.status = "succeeded";
+  t.result = "the answer is 42 ✓";
+  t.error = nullptr;
+  t.turns = 7;
+  t.input_tokens = 123456789012LL;
+  t.output_tokens = 42;
+  t.started_ms = 1001;
+  t.finished_ms = 1999;
+  t.transcript = nlohmann::json::array({{{"role", "system"}, {"content", "you write code"}},
+                                        {{"role", "user"}, {"content", "Ünïcödé [EMAIL_1]"}},
+                                        {{"role", "assistant"}, {"content", nullptr}, {"n", 1.5}}});
+  return t;
+}
+
+void expect_same(const task_record& a, const task_record& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.user_id, b.user_id);
+  EXPECT_EQ(a.conversation_id, b.conversation_id);
+  EXPECT_EQ(a.task, b.task);
+  EXPECT_EQ(a.mode, b.mode);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.result, b.result);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.turns, b.turns);
+  EXPECT_EQ(a.input_tokens, b.input_tokens);
+  EXPECT_EQ(a.output_tokens, b.output_tokens);
+  EXPECT_EQ(a.created_ms, b.created_ms);
+  EXPECT_EQ(a.started_ms, b.started_ms);
+  EXPECT_EQ(a.finished_ms, b.finished_ms);
+  EXPECT_EQ(a.transcript, b.transcript);
+}
+
+TEST(TaskStore, TaskRoundTripKeepsEveryField) {
+  auto store = open_in_memory();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->schema_version(), latest_schema_version());
+  auto t = full_task();
+  ASSERT_TRUE(store->create_task(t));
+  auto got = store->get_task(t.id);
+  ASSERT_TRUE(got) << got.error().describe();
+  ASSERT_TRUE(got->has_value());
+  expect_same(**got, t);
+}
+
+TEST(TaskStore, ErrorObjectAndNullResultRoundTrip) {
+  auto store = open_in_memory();
+  auto t = sample_task("task_err");
+  t.status = "failed";
+  t.error = {{"code", "llm_unavailable"}, {"message", "429 from the API"}};
+  ASSERT_TRUE(store->create_task(t));
+  auto got = store->get_task(t.id);
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_TRUE((*got)->result.is_null());
+  EXPECT_EQ((*got)->error, t.error);
+  EXPECT_EQ((*got)->transcript, nlohmann::json::array());
+}
+
+TEST(TaskStore, PlainStringsKeepTheirBytesEvenInvalidUtf8AndNul) {
+  auto store = open_in_memory();
+  auto t = sample_task("task_bytes");
+  t.task = std::string("bad \xff\xfe utf8 and a nul \0 inside", 33);
+  t.user_id = "user'; DROP TABLE tasks; --";
+  ASSERT_TRUE(store->create_task(t));
+  auto got = store->get_task(t.id);
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ((*got)->task, t.task);
+  EXPECT_EQ((*got)->task.size(), 33u);
+  EXPECT_EQ((*got)->user_id, t.user_id);
+  auto listed = store->list_tasks({.user_id = t.user_id});
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->size(), 1u);
+}
+
+TEST(TaskStore, InvalidUtf8InsideJsonBecomesReplacementCharacter) {
+  auto store = open_in_memory();
+  auto t = sample_task("task_json_utf8");
+  t.result = std::string("ok \xff end");
+  t.transcript = nlohmann::json::array({{{"content", std::string("\xc3\x28 broken")}}});
+  ASSERT_TRUE(store->create_task(t));
+  auto got = store->get_task(t.id);
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ((*got)->result, "ok " + replacement + " end");
+  EXPECT_EQ((*got)->transcript[0]["content"], replacement + "( broken");
+
+  ASSERT_TRUE(store->append_event({t.id, 1, "log", {{"text", std::string("\x80")}}, 5}));
+  auto events = store->events(t.id, 0);
+  ASSERT_TRUE(events && events->size() == 1);
+  EXPECT_EQ((*events)[0].data["text"], replacement);
+
+  conversation_record c{
+      "conv_u", "alice", nlohmann::json::array({std::string("\xfe")}), {{"[EMAIL_1]", std::string("a\xff@x.org")}},
+      1,        2};
+  ASSERT_TRUE(store->save_conversation(c));
+  auto conv = store->get_conversation("conv_u");
+  ASSERT_TRUE(conv && conv->has_value());
+  EXPECT_EQ((*conv)->messages[0], replacement);
+  EXPECT_EQ((*conv)->vault["[EMAIL_1]"], "a" + replacement + "@x.org");
+}
+
+TEST(TaskStore, DuplicateTaskIdIsRefusedAndKeepsTheFirst) {
+  auto store = open_in_memory();
+  ASSERT_TRUE(store->create_task(sample_task("task_1", "alice")));
+  auto again = store->create_task(sample_task("task_1", "mallory"));
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, "task_exists");
+  auto got = store->get_task("task_1");
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ((*got)->user_id, "alice");
+  EXPECT_TRUE(store->health().up) << "a caller's mistake is not a storage failure";
+}
+
+TEST(TaskStore, UpdateReplacesEveryFieldAndUnknownIdIsNotFound) {
+  auto store = open_in_memory();
+  ASSERT_TRUE(store->create_task(sample_task("task_full")));
+  auto t = full_task();
+  ASSERT_TRUE(store->update_task(t));
+  auto got = store->get_task(t.id);
+  ASSERT_TRUE(got && got->has_value());
+  expect_same(**got, t);
+
+  auto missing = store->update_task(sample_task("task_nope"));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, "task_not_found");
+  auto none = store->get_task("task_nope");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+}
+
+class TaskListing : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = open_in_memory();
+    ASSERT_TRUE(store_);
+    // alice: a@100 queued, b@200 running, c@300 succeeded, d@300 succeeded (tie), e@400 failed; bob: f@250.
+    add("task_a", "alice", 100, "queued");
+    add("task_b", "alice", 200, "running");
+    add("task_c", "alice", 300, "succeeded");
+    add("task_d", "alice", 300, "succeeded");
+    add("task_e", "alice", 400, "failed");
+    add("task_f", "bob", 250, "succeeded");
+  }
+  void add(const std::string& id, const std::string& user, std::int64_t created, const std::string& status) {
+    auto t = sample_task(id, user, created);
+    t.status = status;
+    t.transcript = nlohmann::json::array({"big transcript"});
+    ASSERT_TRUE(store_->create_task(t));
+  }
+  std::vector<std::string> ids(const task_query& q) {
+    auto r = store_->list_tasks(q);
+    EXPECT_TRUE(r) << r.error().describe();
+    std::vector<std::string> out;
+    if (r) {
+      for (auto& t : *r) {
+        out.push_back(t.id);
+        EXPECT_EQ(t.transcript, nlohmann::json::array()) << "listings leave the transcript out";
+      }
+    }
+    return out;
+  }
+  std::shared_ptr<task_store> store_;
+};
+
+using ids_t = std::vector<std::string>;
+
+TEST_F(TaskListing, NewestFirstPerUser) {
+  EXPECT_EQ(ids({.user_id = "alice"}), (ids_t{"task_e", "task_d", "task_c", "task_b", "task_a"}));
+  EXPECT_EQ(ids({.user_id = "bob"}), (ids_t{"task_f"}));
+  EXPECT_EQ(ids({.user_id = "carol"}), ids_t{});
+}
+
+TEST_F(TaskListing, EmptyUserListsEveryone) {
+  EXPECT_EQ(ids({}), (ids_t{"task_e", "task_d", "task_c", "task_f", "task_b", "task_a"}));
+}
+
+TEST_F(TaskListing, StatusFilter) {
+  EXPECT_EQ(ids({.user_id = "alice", .status = "succeeded"}), (ids_t{"task_d", "task_c"}));
+  EXPECT_EQ(ids({.status = "succeeded"}), (ids_t{"task_d", "task_c", "task_f"}));
+  EXPECT_EQ(ids({.user_id = "alice", .status = "cancelled"}), ids_t{});
+}
+
+TEST_F(TaskListing, LimitAndZeroLimit) {
+  EXPECT_EQ(ids({.user_id = "alice", .limit = 2}), (ids_t{"task_e", "task_d"}));
+  EXPECT_EQ(ids({.user_id = "alice", .limit = 0}), ids_t{});
+}
+
+TEST_F(TaskListing, BeforeMsPagesOlderTasks) {
+  EXPECT_EQ(ids({.user_id = "alice", .before_ms = 300}), (ids_t{"task_b", "task_a"}));
+  EXPECT_EQ(ids({.user_id = "alice", .before_ms = 1}), ids_t{});
+}
+
+TEST_F(TaskListing, PagingByCreatedAndIdNeitherSkipsNorRepeatsTies) {
+  ids_t seen;
+  task_query q{.user_id = "alice", .limit = 2};
+  for (int page = 0; page < 10; ++page) {
+    auto r = store_->list_tasks(q);
+    ASSERT_TRUE(r);
+    if (r->empty()) break;
+    for (auto& t : *r) seen.push_back(t.id);
+    q.before_ms = r->back().created_ms;
+    q.before_id = r->back().id;
+  }
+  EXPECT_EQ(seen, (ids_t{"task_e", "task_d", "task_c", "task_b", "task_a"}));
+}
+
+TEST_F(TaskListing, HugeLimitIsCapped) {
+  for (int i = 0; i < 1005; ++i) add("task_many_" + std::to_string(i), "zed", 10 + i, "queued");
+  auto r = store_->list_tasks({.user_id = "zed", .limit = 1000000});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->size(), max_list_limit);
+}
+
+TEST(TaskStore, EventsAfterSeqAscendingWithLimit) {
+  auto store = open_in_memory();
+  ASSERT_TRUE(store->create_task(sample_task("task_1")));
+  ASSERT_TRUE(store->create_task(sample_task("task_2")));
+  // Appended out of order on purpose: the store orders by seq, not by arrival.
+  for (std::int64_t seq : {2, 1, 3, 5, 4}) {
+    ASSERT_TRUE(store->append_event({"task_1", seq, "log", {{"n", seq}}, 100 + seq}));
+  }
+  ASSERT_TRUE(store->append_event({"task_2", 1, "final", "done", 7}));
+
+  auto all = store->events("task_1", 0);
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ((*all)[i].seq, static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ((*all)[i].task_id, "task_1");
+    EXPECT_EQ((*all)[i].type, "log");
+    EXPECT_EQ((*all)[i].data["n"], i + 1);
+    EXPECT_EQ((*all)[i].at_ms, static_cast<std::int64_t>(101 + i));
+  }
+  auto after = store->events("task_1", 3);
+  ASSERT_TRUE(after && after->size() == 2);
+  EXPECT_EQ((*after)[0].seq, 4);
+  auto limited = store->events("task_1", 1, 2);
+  ASSERT_TRUE(limited && limited->size() == 2);
+  EXPECT_EQ((*limited)[1].seq, 3);
+  auto other = store->events("task_2", 0);
+  ASSERT_TRUE(other && other->size() == 1);
+  EXPECT_EQ((*other)[0].data, "done");
+  auto none = store->events("task_1", 5);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(TaskStore, DuplicateEventAndEventOfUnknownTaskAreRefused) {
+  auto store = open_in_memory();
+  ASSERT_TRUE(store->create_task(sample_task("task_1")));
+  ASSERT_TRUE(store->append_event({"task_1", 1, "code", "console.log(1)", 1}));
+  auto dup = store->append_event({"task_1", 1, "code", "other", 2});
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, "event_exists");
+  auto orphan = store->append_event({"task_nope", 1, "code", "x", 1});
+  ASSERT_FALSE(orphan);
+  EXPECT_EQ(orphan.error().code, "task_not_found");
+  auto events = store->events("task_1", 0);
+  ASSERT_TRUE(events && events->size() == 1);
+  EXPECT_EQ((*events)[0].data, "console.log(1)");
+}
+
+TEST(TaskStore, ConversationUpsertKeepsCreatedAndOwner) {
+  auto store = open_in_memory();
+  auto none = store->get_conversation("conv_1");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+
+  conversation_record c{"conv_1",
+                        "alice",
+                        nlohmann::json::array({{{"role", "user"}, {"content", "héllo"}}}),
+                        {{"[EMAIL_1]", "a@example.org"}},
+                        100,
+                        100};
+  ASSERT_TRUE(store->save_conversation(c));
+  c.messages.push_back({{"role", "assistant"}, {"content", "hi"}});
+  c.vault["[PHONE_1]"] = "+1 415 555 0100";
+  c.created_ms = 999;  // ignored on update
+  c.updated_ms = 200;
+  ASSERT_TRUE(store->save_conversation(c));
+  auto got = store->get_conversation("conv_1");
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ((*got)->user_id, "alice");
+  EXPECT_EQ((*got)->messages, c.messages);
+  EXPECT_EQ((*got)->vault, c.vault);
+  EXPECT_EQ((*got)->created_ms, 100);
+  EXPECT_EQ((*got)->updated_ms, 200);
+
+  auto stolen = c;
+  stolen.user_id = "mallory";
+  stolen.messages = nlohmann::json::array();
+  auto r = store->save_conversation(stolen);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, "conversation_user_mismatch");
+  got = store->get_conversation("conv_1");
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ((*got)->messages.size(), 2u);
+}
+
+TEST(TaskStore, UsageTotalsPerUserSinceAndForEveryone) {
+  auto store = open_in_memory();
+  ASSERT_TRUE(store->record_usage("alice", "task_1", 100, 10, 1000));
+  ASSERT_TRUE(store->record_usage("alice", "task_1", 200, 20, 2000));
+  ASSERT_TRUE(store->record_usage("alice", "task_2", 300, 30, 3000));
+  ASSERT_TRUE(store->record_usage("bob", "task_3", 5, 1, 1500));
+
+  auto alice = store->usage("alice");
+  ASSERT_TRUE(alice);
+  EXPECT_EQ(alice->tasks, 2);
+  EXPECT_EQ(alice->input_tokens, 600);
+  EXPECT_EQ(alice->output_tokens, 60);
+  auto recent = store->usage("alice", 2000);
+  ASSERT_TRUE(recent);
+  EXPECT_EQ(recent->tasks, 2);
+  EXPECT_EQ(recent->input_tokens, 500);
+  auto later = store->usage("alice", 2001);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->tasks, 1);
+  EXPECT_EQ(later->output_tokens, 30);
+  auto everyone = store->usage("");
+  ASSERT_TRUE(everyone);
+  EXPECT_EQ(everyone->tasks, 3);
+  EXPECT_EQ(everyone->input_tokens, 605);
+  auto nobody = store->usage("carol");
+  ASSERT_TRUE(nobody);
+  EXPECT_EQ(nobody->tasks, 0);
+  EXPECT_EQ(nobody->input_tokens, 0);
+  EXPECT_EQ(nobody->output_tokens, 0);
+}
+
+TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
+  auto store = open_in_memory();
+  auto queued = sample_task("task_q");
+  auto running = sample_task("task_r");
+  running.status = "running";
+  running.started_ms = 1100;
+  auto done = sample_task("task_s");
+  done.status = "succeeded";
+  done.finished_ms = 1500;
+  done.result = "fine";
+  for (auto& t : {queued, running, done}) ASSERT_TRUE(store->create_task(t));
+
+  auto n = store->mark_interrupted(9000);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 2u);
+  for (const char* id : {"task_q", "task_r"}) {
+    auto t = store->get_task(id);
+    ASSERT_TRUE(t && t->has_value());
+    EXPECT_EQ((*t)->status, "interrupted");
+    EXPECT_EQ((*t)->error["code"], "interrupted");
+    EXPECT_TRUE((*t)->error["message"].is_string());
+    EXPECT_EQ((*t)->finished_ms, 9000);
+  }
+  auto s = store->get_task("task_s");
+  ASSERT_TRUE(s && s->has_value());
+  expect_same(**s, done);
+  auto again = store->mark_interrupted(9500);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, 0u);
+}
+
+TEST(TaskStore, DeleteFinishedBeforeRemovesOldTasksWithTheirEventsOnly) {
+  auto store = open_in_memory();
+  auto old_done = sample_task("task_old");
+  old_done.status = "succeeded";
+  old_done.finished_ms = 1000;
+  auto new_done = sample_task("task_new");
+  new_done.status = "failed";
+  new_done.finished_ms = 5000;
+  auto running = sample_task("task_run");
+  running.status = "running";
+  for (auto& t : {old_done, new_done, running}) ASSERT_TRUE(store->create_task(t));
+  for (const char* id : {"task_old", "task_new", "task_run"}) {
+    ASSERT_TRUE(store->append_event({id, 1, "log", "x", 1}));
+    ASSERT_TRUE(store->append_event({id, 2, "log", "y", 2}));
+  }
+  ASSERT_TRUE(store->record_usage("alice", "task_old", 10, 1, 900));
+  ASSERT_TRUE(store->save_conversation({"conv_task_old", "alice", nlohmann::json::array(), {}, 1, 1}));
+
+  auto n = store->delete_finished_before(5000);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 1u);
+  auto gone = store->get_task("task_old");
+  ASSERT_TRUE(gone);
+  EXPECT_FALSE(gone->has_value());
+  auto gone_events = store->events("task_old", 0);
+  ASSERT_TRUE(gone_events);
+  EXPECT_TRUE(gone_events->empty());
+  for (const char* id : {"task_new", "task_run"}) {
+    auto t = store->get_task(id);
+    ASSERT_TRUE(t && t->has_value()) << id;
+    auto e = store->events(id, 0);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->size(), 2u) << id;
+  }
+  auto usage = store->usage("alice");
+  ASSERT_TRUE(usage);
+  EXPECT_EQ(usage->input_tokens, 10) << "the usage ledger outlives retention";
+  auto conv = store->get_conversation("conv_task_old");
+  ASSERT_TRUE(conv && conv->has_value());
+}
+
+TEST(TaskStore, HealthReportsTheBackendAndOperations) {
+  auto store = open_in_memory();
+  auto h = store->health();
+  EXPECT_TRUE(h.up);
+  EXPECT_TRUE(h.required);
+  EXPECT_EQ(h.detail["backend"], "sqlite");
+  EXPECT_EQ(h.detail["schemaVersion"], latest_schema_version());
+  ASSERT_TRUE(store->create_task(sample_task("task_1")));
+  EXPECT_EQ(store->health().detail["operations"], 1);
+  EXPECT_EQ(store->health().detail["failures"], 0);
+  EXPECT_FALSE(store->health().detail.contains("lastError"));
+}
+
+}  // namespace
+}  // namespace harness::store

@@ -1,0 +1,58 @@
+#include "support/harness_server.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+#include <signal.h>
+
+namespace harness::testing {
+
+harness_server::harness_server(const std::map<std::string, std::string>& env, std::chrono::milliseconds timeout) {
+  process_ = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
+  auto line = process_->wait_for_output("listening on http://", timeout);
+  if (!line) throw std::runtime_error("the server did not start:\n" + process_->output());
+  auto url = line->find("http://");
+  port_ = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
+}
+
+bool harness_server::wait_healthy(int pool_ready, const std::vector<std::string>& components_up,
+                                  std::chrono::milliseconds timeout) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    auto health = call("GET", "/health");
+    if (health) {
+      auto c = health->json()["components"];
+      bool ok = pool_ready == 0 || (c.contains("pool") && c["pool"]["ready"].get<int>() >= pool_ready);
+      for (const auto& name : components_up) ok = ok && c.contains(name) && c[name]["status"] == "up";
+      if (ok) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+std::optional<int> harness_server::stop(std::chrono::milliseconds timeout) {
+  if (!exit_code_) {
+    process_->send_signal(SIGTERM);
+    exit_code_ = process_->wait_exit(timeout);
+  }
+  return exit_code_;
+}
+
+std::optional<raw_response> harness_server::call(const std::string& method, const std::string& target,
+                                                 const std::string& body, std::chrono::milliseconds timeout,
+                                                 const std::string& extra_headers) {
+  return http_call(port_, method, target, body, body.empty() ? "" : "application/json", extra_headers, timeout);
+}
+
+int labelled_containers(const std::string& owner) {
+  std::string cmd = "docker ps -aq --filter label=org.mcp-harness.sandbox=" + owner + " | wc -l";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+}  // namespace harness::testing

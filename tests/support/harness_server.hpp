@@ -1,0 +1,49 @@
+// Test helper: the real mcp-harness binary as a child process on a port the
+// OS picks, with helpers to wait for its components and to count the sandbox
+// containers it left behind.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "support/child_process.hpp"
+#include "support/raw_http.hpp"
+
+namespace harness::testing {
+
+class harness_server {
+ public:
+  // Starts the binary with `env` (on top of the test's environment) and waits
+  // for "listening on". Throws std::runtime_error with the output when it does not come.
+  explicit harness_server(const std::map<std::string, std::string>& env,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  unsigned short port() const { return port_; }
+
+  // Polls GET /health until the pool has `ready` sandboxes and every named
+  // component is "up"; false on timeout.
+  bool wait_healthy(int pool_ready, const std::vector<std::string>& components_up,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+  // SIGTERM and wait; the exit code (nullopt on timeout). Later calls answer the same.
+  std::optional<int> stop(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  std::optional<raw_response> call(const std::string& method, const std::string& target, const std::string& body = {},
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(10),
+                                   const std::string& extra_headers = {});
+
+  const std::string& output() { return process_->output(); }
+
+ private:
+  std::unique_ptr<child_process> process_;
+  unsigned short port_ = 0;
+  std::optional<int> exit_code_;
+};
+
+// Containers carrying our owner label, running or not (through the docker CLI); -1 on failure.
+int labelled_containers(const std::string& owner);
+
+}  // namespace harness::testing
