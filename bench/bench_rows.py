@@ -8,9 +8,10 @@ import json
 import os
 
 
-def emit(key, what, ours, baseline, ratio, target, met, **numbers):
+def emit(key, what, ours, baseline, ratio, target, met, /, **numbers):
     """key: the summary row this fills (see bench/render_summary.py);
-    met: True, False, or None when the row has no target."""
+    met: True, False, or None when the row has no target. The row fields are
+    positional-only, so any name (even `ours`) may be used for the raw numbers."""
     status = "-" if met is None else ("met" if met else "not met")
     print(f"| {what} | {ours} | {baseline} | {ratio} | {target} | {status} |", flush=True)
     path = os.environ.get("BENCH_JSON")

@@ -28,7 +28,7 @@ ROWS = [
     ("health", "`GET /health` with wrk, 50 connections", ">= 30,000 req/s, p99 < 5 ms on 2 cores",
      "bench/health_bench.sh did not finish"),
     ("context", "context sent to the LLM, 1,000-record task", "<= 2% of direct tool calling",
-     "bench/context_bench.sh does not exist yet (it comes with the agent)"),
+     "bench/context_bench.sh is missing"),
 ]
 
 
