@@ -57,9 +57,11 @@ COPY servers/mcp.json servers/package.json servers/package-lock.json servers/
 COPY Dockerfile.sandbox ./
 COPY sandbox/ sandbox/
 COPY skills/ skills/
-# Writable state: the SQLite file and memory server under data/, task
-# workspaces, user skills. Mount a volume on data/ (and the others) to keep them.
-RUN mkdir -p data workspace skills/users \
+COPY examples/ examples/
+# Writable state: the SQLite file, the memory server's file and the
+# filesystem server's root (data/files) under data/, task workspaces, user
+# skills. Mount a volume on data/ (and the others) to keep them.
+RUN mkdir -p data/files workspace skills/users \
  && chown -R harness:"${DOCKER_GID}" data workspace skills/users
 VOLUME ["/opt/mcp-harness/data"]
 
