@@ -66,6 +66,21 @@ class request_metrics {
   core::family<core::histogram>& duration_;
 };
 
+// GET /skills?userId=: {"userId", "skills": [{name, description, files, updated, owner, problem?}]}.
+http_response handle_list_skills(const request_context& context);
+
+// GET /skills/{userId}/{name}: {name, description, skillMd, files: [{path, size}], updated, owner}.
+http_response handle_get_skill(const request_context& context);
+
+// DELETE /skills/{userId}/{name}: removes the user's skill; 403 for an example, 404 when missing.
+http_response handle_delete_skill(const request_context& context);
+
+// GET /tasks/{id}/files: {"taskId", "files": [{path, size, modified}]}; 404 when the task wrote nothing.
+http_response handle_list_task_files(const request_context& context);
+
+// GET /tasks/{id}/files/{path...}: the file's bytes as a download; 404 JSON when missing.
+http_response handle_get_task_file(const request_context& context);
+
 // The HTTP status and JSON error for a service error, by its code.
 http_response service_error_response(const error& e);
 

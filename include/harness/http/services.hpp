@@ -22,6 +22,10 @@ class execution_service;
 namespace harness::mcp {
 class tool_registry;
 }
+namespace harness::skills {
+class skill_library;
+class workspace_store;
+}
 
 namespace harness::http {
 
@@ -42,6 +46,10 @@ struct services {
   // then `agent_unavailable` says which setting is missing.
   std::shared_ptr<agent::agent_manager> agent;
   std::string agent_unavailable = "the agent is not configured";
+  // Users' skills for /skills; null when not configured.
+  std::shared_ptr<::harness::skills::skill_library> skills;
+  // Task workspaces for /tasks/{id}/files; null when not configured.
+  std::shared_ptr<::harness::skills::workspace_store> workspaces;
   // Counters and histograms for GET /metrics; the server records each request
   // in it. Null: no metrics (GET /metrics answers 503).
   std::shared_ptr<core::metrics_registry> metrics;

@@ -12,6 +12,8 @@ http_response service_error_response(const error& e) {
       {"user_busy", 429}, {"agent_busy", 429}, {"conversation_not_found", 404},
       {"conversation_forbidden", 403}, {"conversation_busy", 409}, {"task_not_found", 404},
       {"task_forbidden", 403}, {"task_finished", 409},
+      {"invalid_user_id", 400}, {"invalid_skill_name", 400}, {"skill_not_found", 404}, {"skill_read_only", 403},
+      {"invalid_task_id", 400}, {"invalid_path", 400}, {"workspace_not_found", 404}, {"file_not_found", 404},
   };
   unsigned status = 503;  // sandbox and engine failures: the service cannot serve now
   if (auto it = status_of.find(e.code); it != status_of.end()) status = it->second;

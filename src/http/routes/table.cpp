@@ -15,6 +15,11 @@ router make_api_router() {
       {"GET", "/tools/{name}", handle_tool_details},
       {.method = "POST", .pattern = "/execute", .handle = nullptr, .json_body = true, .handle_async = handle_execute},
       {.method = "DELETE", .pattern = "/sessions/{id}", .handle = nullptr, .json_body = false, .handle_async = handle_delete_session},
+      {"GET", "/skills", handle_list_skills},
+      {"GET", "/skills/{userId}/{name}", handle_get_skill},
+      {"DELETE", "/skills/{userId}/{name}", handle_delete_skill},
+      {"GET", "/tasks/{id}/files", handle_list_task_files},
+      {"GET", "/tasks/{id}/files/{path...}", handle_get_task_file},
   });
 }
 

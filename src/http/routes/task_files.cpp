@@ -1,0 +1,73 @@
+// GET /tasks/{id}/files (list) and GET /tasks/{id}/files/{path...} (download).
+#include <string_view>
+
+#include "harness/http/api.hpp"
+#include "harness/http/services.hpp"
+#include "harness/skills/workspace_store.hpp"
+
+namespace harness::http {
+namespace {
+
+http_response no_store() {
+  return error_response(503, "workspace_unavailable",
+                        "this server keeps no task workspaces; set WORKSPACE_DIR and restart");
+}
+
+// By extension; HTML and SVG go out as text so a browser never runs what a
+// sandbox wrote (the Content-Disposition asks for a download anyway).
+std::string_view content_type_of(std::string_view path) {
+  auto dot = path.rfind('.');
+  std::string_view ext = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+  struct type {
+    std::string_view ext, mime;
+  };
+  static constexpr type types[] = {
+      {"json", "application/json"},
+      {"csv", "text/csv; charset=utf-8"},
+      {"txt", "text/plain; charset=utf-8"},
+      {"md", "text/markdown; charset=utf-8"},
+      {"js", "text/javascript; charset=utf-8"},
+      {"log", "text/plain; charset=utf-8"},
+      {"html", "text/plain; charset=utf-8"},
+      {"svg", "text/plain; charset=utf-8"},
+      {"xml", "application/xml"},
+      {"png", "image/png"},
+      {"jpg", "image/jpeg"},
+      {"jpeg", "image/jpeg"},
+      {"gif", "image/gif"},
+      {"pdf", "application/pdf"},
+      {"zip", "application/zip"},
+  };
+  for (const auto& t : types) {
+    if (iequals(t.ext, ext)) return t.mime;
+  }
+  return "application/octet-stream";
+}
+
+}  // namespace
+
+http_response handle_list_task_files(const request_context& context) {
+  if (!context.svc.workspaces) return no_store();
+  const auto& task_id = context.params.at("id");
+  auto files = context.svc.workspaces->list(task_id);
+  if (!files) return service_error_response(files.error());
+  return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
+}
+
+http_response handle_get_task_file(const request_context& context) {
+  if (!context.svc.workspaces) return no_store();
+  const auto& path = context.params.at("path");
+  auto bytes = context.svc.workspaces->read(context.params.at("id"), path);
+  if (!bytes) return service_error_response(bytes.error());
+  http_response response;
+  response.status = 200;
+  response.body = std::move(*bytes);
+  response.set_header("Content-Type", std::string(content_type_of(path)));
+  // The file name is a validated path segment ([A-Za-z0-9._-]): safe inside quotes.
+  response.set_header("Content-Disposition", "attachment; filename=\"" + path.substr(path.rfind('/') + 1) + "\"");
+  response.set_header("X-Content-Type-Options", "nosniff");
+  response.set_header("Cache-Control", "no-store");
+  return response;
+}
+
+}  // namespace harness::http

@@ -1,0 +1,241 @@
+#include "harness/skills/skill_library.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "change_set.hpp"
+#include "confined_dir.hpp"
+#include "front_matter.hpp"
+#include "harness/core/logging.hpp"
+
+namespace harness::skills {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr std::size_t skill_md_max_bytes = 256 * 1024;
+
+// A skill's files, keyed by the path inside the skill folder.
+using skill_files = std::map<std::string, stored_file>;
+// Skill folder name -> its files.
+using skill_map = std::map<std::string, skill_files>;
+
+skill_map group_by_skill(const file_map& files) {
+  skill_map skills;
+  for (const auto& [path, file] : files) {
+    auto slash = path.find('/');
+    if (slash == std::string::npos) continue;  // a loose file beside the skill folders is no skill
+    skills[path.substr(0, slash)][path.substr(slash + 1)] = file;
+  }
+  return skills;
+}
+
+error invalid_user(const std::string& user_id) {
+  return make_error("invalid_user_id", fmt::format("'{}' is not a valid user id", user_id),
+                    "a user id is 1-64 characters of letters, digits, '_', '.' or '-', and not '.' or '..'");
+}
+
+error invalid_name(const std::string& name) {
+  return make_error("invalid_skill_name", fmt::format("'{}' is not a valid skill name", name),
+                    "a skill name is 1-64 characters of lowercase letters, digits and '-', not starting with '-'");
+}
+
+// The rule a path under /skills must pass on top of the shared rules.
+std::optional<path_problem> skill_path_rule(const std::string& path) {
+  auto slash = path.find('/');
+  std::string first = path.substr(0, slash);
+  if (first == "examples") {
+    return path_problem{"read_only", "the examples are read-only; copy one to /skills/<new-name>/ to change it"};
+  }
+  if (slash == std::string::npos) {
+    return path_problem{"not_in_skill", "save files inside a skill folder: /skills/<skill-name>/<file>"};
+  }
+  if (!is_skill_name(first)) {
+    return path_problem{"invalid_skill_name",
+                        fmt::format("'{}' is not a valid skill name: use lowercase letters, digits and '-' "
+                                    "(at most 64, not starting with '-')",
+                                    first)};
+  }
+  return std::nullopt;
+}
+
+class skill_library_impl final : public skill_library {
+ public:
+  explicit skill_library_impl(skill_config config) : config_(std::move(config)), users_(config_.dir / "users") {
+    std::error_code ec;
+    fs::create_directories(users_, ec);
+    if (ec)
+      throw std::runtime_error(fmt::format("cannot create the skills folder {}: {}", users_.string(), ec.message()));
+    if (!fs::is_directory(config_.dir / "examples", ec)) {
+      core::log_warn("no example skills: {} is not a folder (SKILLS_DIR)", (config_.dir / "examples").string());
+    }
+  }
+
+  result<json> list(const std::string& user_id) const override {
+    if (!is_storage_id(user_id)) return invalid_user(user_id);
+    json out = json::array();
+    for (auto owner : {"user", "example"}) {
+      confined_dir dir = folder_of(owner, user_id);
+      auto files = dir.scan();
+      if (!files) return files.error();
+      for (const auto& [name, skill] : group_by_skill(*files)) {
+        json entry = describe(dir, owner, name, skill);
+        json paths = json::array();
+        for (const auto& [path, file] : skill) paths.push_back(path);
+        entry["files"] = std::move(paths);
+        out.push_back(std::move(entry));
+      }
+    }
+    return out;
+  }
+
+  result<json> get(const std::string& user_id, const std::string& name) const override {
+    if (!is_storage_id(user_id)) return invalid_user(user_id);
+    if (!is_skill_name(name)) return invalid_name(name);
+    for (auto owner : {"user", "example"}) {
+      confined_dir dir = folder_of(owner, user_id);
+      auto files = dir.scan();
+      if (!files) return files.error();
+      auto skills = group_by_skill(*files);
+      auto it = skills.find(name);
+      if (it == skills.end()) continue;
+      json entry = describe(dir, owner, name, it->second);
+      json list = json::array();
+      for (const auto& [path, file] : it->second) list.push_back({{"path", path}, {"size", file.size}});
+      entry["files"] = std::move(list);
+      auto md = dir.read_file(name + "/SKILL.md", skill_md_max_bytes);
+      entry["skillMd"] = md ? json(*md) : json(nullptr);
+      return entry;
+    }
+    return not_found(name);
+  }
+
+  status remove(const std::string& user_id, const std::string& name) override {
+    if (!is_storage_id(user_id)) return invalid_user(user_id);
+    if (!is_skill_name(name)) return invalid_name(name);
+    std::lock_guard lock(mutex_);
+    std::error_code ec;
+    fs::path user_dir = users_ / user_id;
+    if (fs::is_directory(fs::symlink_status(user_dir, ec)) && fs::exists(fs::symlink_status(user_dir / name, ec))) {
+      auto removed = confined_dir(user_dir, name).remove_all();
+      if (removed) core::log_info("removed skill {} of user {}", name, user_id);
+      return removed;
+    }
+    if (fs::exists(fs::symlink_status(config_.dir / "examples" / name, ec))) {
+      return make_error("skill_read_only", fmt::format("'{}' is a shipped example and cannot be removed", name),
+                        "examples are read-only; only your own skills can be deleted");
+    }
+    return not_found(name);
+  }
+
+  std::vector<bridge::init_file> init_files(const std::string& user_id) const override {
+    std::vector<bridge::init_file> out;
+    add_init_files("example", "examples/", user_id, out);
+    if (is_storage_id(user_id)) add_init_files("user", "", user_id, out);
+    return out;
+  }
+
+  apply_report apply_changes(const std::string& user_id, const std::vector<bridge::file_change>& changes) override {
+    if (!is_storage_id(user_id)) {
+      return refuse_all("skills", changes, {"invalid_user_id", "the task's user id cannot name a folder"});
+    }
+    std::lock_guard lock(mutex_);
+    confined_dir dir(users_, user_id);
+    return apply_change_set(dir, "skills", changes, config_.caps, skill_path_rule);
+  }
+
+ private:
+  confined_dir folder_of(std::string_view owner, const std::string& user_id) const {
+    return owner == "user" ? confined_dir(users_, user_id) : confined_dir(config_.dir, "examples");
+  }
+
+  static error not_found(const std::string& name) {
+    return make_error("skill_not_found", fmt::format("no skill named '{}'", name),
+                      "GET /skills?userId=... lists the skills you can use");
+  }
+
+  // {name, description, updated, owner, problem?} of one skill folder.
+  json describe(const confined_dir& dir, std::string_view owner, const std::string& name,
+                const skill_files& files) const {
+    auto newest = fs::file_time_type::min();
+    for (const auto& [path, file] : files) newest = std::max(newest, file.modified);
+    json entry{{"name", name}, {"description", ""}, {"updated", iso_time(newest)}, {"owner", owner}};
+    if (!is_skill_name(name)) {
+      entry["problem"] = "the folder name is not a valid skill name (lowercase letters, digits and '-')";
+      return entry;
+    }
+    if (!files.contains("SKILL.md")) {
+      entry["problem"] = "no SKILL.md: add one with front matter 'name' and 'description'";
+      return entry;
+    }
+    auto md = dir.read_file(name + "/SKILL.md", skill_md_max_bytes);
+    if (!md) {
+      entry["problem"] = "SKILL.md cannot be read: " + md.error().message;
+      return entry;
+    }
+    auto front = parse_front_matter(*md);
+    if (!front) {
+      entry["problem"] = front.error().describe();
+      return entry;
+    }
+    entry["description"] = front->description;
+    if (front->name != name) {
+      entry["problem"] = fmt::format(
+          "SKILL.md names it '{}' but the folder is '{}'; code requires it by the folder name", front->name, name);
+    }
+    return entry;
+  }
+
+  // Whole skills, in name order, while they fit in the caps; a skill that
+  // does not fit is left out entirely (half a skill is worse than none).
+  void add_init_files(std::string_view owner, const std::string& prefix, const std::string& user_id,
+                      std::vector<bridge::init_file>& out) const {
+    confined_dir dir = folder_of(owner, user_id);
+    auto files = dir.scan();
+    if (!files) {
+      core::log_warn("cannot read the {} skills for user {}: {}", owner, user_id, files.error().describe());
+      return;
+    }
+    std::size_t bytes = 0, count = 0;
+    std::vector<std::string> left_out;
+    for (const auto& [name, skill] : group_by_skill(*files)) {
+      std::size_t skill_bytes = 0;
+      for (const auto& [path, file] : skill) skill_bytes += file.size;
+      if (!is_skill_name(name) || count + skill.size() > config_.caps.max_files ||
+          bytes + skill_bytes > config_.caps.max_total_bytes) {
+        left_out.push_back(name);
+        continue;
+      }
+      for (const auto& [path, file] : skill) {
+        auto content = dir.read_file(name + "/" + path, config_.caps.max_file_bytes);
+        if (!content) {
+          core::log_warn("skill file {}/{} left out of the sandbox: {}", name, path, content.error().describe());
+          continue;
+        }
+        bytes += content->size();
+        ++count;
+        out.push_back({"skills", prefix + name + "/" + path, std::move(*content)});
+      }
+    }
+    if (!left_out.empty()) {
+      core::log_warn("{} skills left out of the sandbox for user {} (over {} files / {} bytes, or a bad name): {}",
+                     owner, user_id, config_.caps.max_files, config_.caps.max_total_bytes, fmt::join(left_out, ", "));
+    }
+  }
+
+  skill_config config_;
+  fs::path users_;
+  mutable std::mutex mutex_;  // one writer at a time: the caps are counted before writing
+};
+
+}  // namespace
+
+std::unique_ptr<skill_library> create_skill_library(skill_config config) {
+  return std::make_unique<skill_library_impl>(std::move(config));
+}
+
+}  // namespace harness::skills

@@ -1,0 +1,244 @@
+// Task workspaces on real temporary folders: write-back, listing, download,
+// the init files of a continuing task, and the sweep by age.
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "harness/skills/agent_task_files.hpp"
+#include "harness/skills/exec_files.hpp"
+#include "harness/skills/skill_library.hpp"
+#include "harness/skills/workspace_store.hpp"
+#include "skills/skills_test_support.hpp"
+
+namespace harness::skills {
+namespace {
+
+using namespace testing;
+using json = nlohmann::json;
+
+class WorkspaceStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config.dir = temp.path() / "workspace";
+    config.caps = {.max_file_bytes = 100, .max_total_bytes = 250, .max_files = 4};
+    store = create_workspace_store(config);
+  }
+  fs::path task_dir(const std::string& task) const { return config.dir / task; }
+
+  // Sets the modification time of every file of the task's workspace.
+  void age(const std::string& task, std::chrono::hours by) {
+    auto when = fs::file_time_type::clock::now() - by;
+    for (const auto& entry : fs::recursive_directory_iterator(task_dir(task))) fs::last_write_time(entry.path(), when);
+    fs::last_write_time(task_dir(task), when);
+  }
+
+  temp_folder temp;
+  workspace_config config;
+  std::shared_ptr<workspace_store> store;
+};
+
+TEST_F(WorkspaceStoreTest, ApplyListReadRoundTrip) {
+  auto report = store->apply_changes(
+      "task_1", {write_change("workspace", "out/report.csv", "a,b\n1,2\n"),
+                 write_change("workspace", "notes.txt", "hi"), write_change("skills", "s/x.js", "not mine")});
+  EXPECT_EQ(report.written, (std::vector<std::string>{"out/report.csv", "notes.txt"}));
+  auto list = store->list("task_1");
+  ASSERT_TRUE(list) << list.error().describe();
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0]["path"], "notes.txt");
+  EXPECT_EQ((*list)[0]["size"], 2);
+  EXPECT_EQ((*list)[1]["path"], "out/report.csv");
+  EXPECT_TRUE((*list)[1]["modified"].get<std::string>().ends_with("Z"));
+  EXPECT_EQ(store->read("task_1", "out/report.csv").value(), "a,b\n1,2\n");
+  EXPECT_EQ(store->read("task_1", "missing.txt").error().code, "file_not_found");
+  EXPECT_EQ(store->read("task_1", "out").error().code, "path_conflict");
+  EXPECT_EQ(store->read("task_1", "../task_1/notes.txt").error().code, "invalid_path");
+  EXPECT_EQ(store->read("task_2", "notes.txt").error().code, "workspace_not_found");
+  EXPECT_EQ(store->list("task_2").error().code, "workspace_not_found");
+  EXPECT_EQ(store->list("..").error().code, "invalid_task_id");
+}
+
+TEST_F(WorkspaceStoreTest, TheSameRulesAsSkillsWithItsOwnCaps) {
+  auto report = store->apply_changes(
+      "task_1", {write_change("workspace", "../escape.txt", "x"), write_change("workspace", "/abs", "x"),
+                 write_change("workspace", "big.bin", std::string(101, 'x')),
+                 write_change("workspace", "examples/x.txt", "fine here: only /skills has read-only examples"),
+                 write_change("workspace", "a.txt", std::string(100, 'a')),
+                 write_change("workspace", "b.txt", std::string(100, 'b')),
+                 write_change("workspace", "c.txt", std::string(100, 'c'))});
+  std::map<std::string, std::string> refused;
+  for (const auto& r : report.refused) refused[r.path] = r.reason;
+  EXPECT_EQ(refused, (std::map<std::string, std::string>{{"../escape.txt", "parent_segment"},
+                                                         {"/abs", "absolute_path"},
+                                                         {"big.bin", "file_too_large"},
+                                                         {"c.txt", "total_size_exceeded"}}));
+  EXPECT_EQ(report.written, (std::vector<std::string>{"examples/x.txt", "a.txt", "b.txt"}));
+  EXPECT_FALSE(fs::exists(config.dir / "escape.txt"));
+}
+
+TEST_F(WorkspaceStoreTest, InitFilesGiveAContinuingTaskItsFiles) {
+  store->apply_changes("task_1",
+                       {write_change("workspace", "data/a.json", "[1]"), write_change("workspace", "b.txt", "b")});
+  auto files = store->init_files("task_1");
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].root, "workspace");
+  EXPECT_EQ(files[0].path, "b.txt");
+  EXPECT_EQ(files[1].path, "data/a.json");
+  EXPECT_EQ(files[1].content, "[1]");
+  EXPECT_TRUE(store->init_files("new_task").empty());
+  EXPECT_TRUE(store->init_files("..").empty());
+}
+
+TEST_F(WorkspaceStoreTest, RemoveDeletesTheWorkspace) {
+  store->apply_changes("task_1", {write_change("workspace", "a.txt", "a")});
+  ASSERT_TRUE(store->remove("task_1"));
+  EXPECT_FALSE(fs::exists(task_dir("task_1")));
+  EXPECT_TRUE(store->remove("task_1"));  // already gone: fine
+  EXPECT_EQ(store->remove("..").error().code, "invalid_task_id");
+  EXPECT_TRUE(fs::exists(config.dir));
+}
+
+TEST_F(WorkspaceStoreTest, SweepRemovesOnlyWorkspacesPastTheRetention) {
+  store->apply_changes("old", {write_change("workspace", "a/b.txt", "x")});
+  store->apply_changes("fresh", {write_change("workspace", "a.txt", "x")});
+  store->apply_changes("mixed", {write_change("workspace", "old.txt", "x"), write_change("workspace", "new.txt", "y")});
+  age("old", std::chrono::hours(25));
+  age("fresh", std::chrono::hours(1));
+  age("mixed", std::chrono::hours(48));
+  fs::last_write_time(task_dir("mixed") / "new.txt", fs::file_time_type::clock::now() - std::chrono::hours(2));
+  fs::create_directories(task_dir("empty_old"));
+  fs::last_write_time(task_dir("empty_old"), fs::file_time_type::clock::now() - std::chrono::hours(30));
+  write_text(config.dir / "README.md", "kept");
+  fs::last_write_time(config.dir / "README.md", fs::file_time_type::clock::now() - std::chrono::hours(100));
+
+  EXPECT_EQ(store->sweep(std::chrono::hours(24)), 2u);
+  EXPECT_FALSE(fs::exists(task_dir("old")));
+  EXPECT_FALSE(fs::exists(task_dir("empty_old")));
+  EXPECT_TRUE(fs::exists(task_dir("fresh") / "a.txt"));
+  EXPECT_TRUE(fs::exists(task_dir("mixed") / "old.txt"));  // its newest file is recent
+  EXPECT_TRUE(fs::exists(config.dir / "README.md"));
+  EXPECT_EQ(store->sweep(std::chrono::hours(24)), 0u);
+}
+
+TEST_F(WorkspaceStoreTest, SweepNeverFollowsASymlinkedWorkspace) {
+  fs::path outside = temp.path() / "outside";
+  write_text(outside / "precious.txt", "keep");
+  fs::last_write_time(outside / "precious.txt", fs::file_time_type::clock::now() - std::chrono::hours(100));
+  fs::create_directory_symlink(outside, task_dir("linked"));
+  store->sweep(std::chrono::hours(1));
+  EXPECT_EQ(read_text(outside / "precious.txt"), "keep");
+}
+
+// A store whose sweep reports to the test; everything else is unused.
+class counting_store final : public workspace_store {
+ public:
+  std::function<void()> on_sweep;
+  std::atomic<int> sweeps{0};
+  result<json> list(const std::string&) const override { return json::array(); }
+  result<std::string> read(const std::string&, const std::string&) const override { return std::string(); }
+  std::vector<bridge::init_file> init_files(const std::string&) const override { return {}; }
+  apply_report apply_changes(const std::string&, const std::vector<bridge::file_change>&) override { return {}; }
+  status remove(const std::string&) override { return {}; }
+  std::size_t sweep(std::chrono::seconds) override {
+    ++sweeps;
+    if (on_sweep) on_sweep();
+    return 0;
+  }
+};
+
+TEST(Sweeper, SweepsOnTheWorkerAndStops) {
+  boost::asio::io_context io;
+  boost::asio::thread_pool pool(1);
+  auto store = std::make_shared<counting_store>();
+  std::unique_ptr<sweeper> sweeper;
+  std::thread::id sweep_thread;
+  // The first sweep runs at once; the second comes after a short interval and stops the loop.
+  store->on_sweep = [&] {
+    sweep_thread = std::this_thread::get_id();
+    if (store->sweeps == 2) sweeper->stop();
+  };
+  sweeper =
+      start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::seconds(0), std::chrono::hours(1));
+  io.run();  // returns once the loop has ended
+  pool.join();
+  EXPECT_EQ(store->sweeps, 2);
+  EXPECT_TRUE(sweep_thread != std::this_thread::get_id());  // ran on the pool
+}
+
+TEST(Sweeper, StopBeforeTheFirstIntervalEndsTheLoop) {
+  boost::asio::io_context io;
+  boost::asio::thread_pool pool(1);
+  auto store = std::make_shared<counting_store>();
+  auto sweeper =
+      start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::hours(1), std::chrono::hours(1));
+  store->on_sweep = [&] { sweeper->stop(); };
+  io.run();  // would wait an hour if stop() did not cancel the timer
+  pool.join();
+  EXPECT_EQ(store->sweeps, 1);
+}
+
+TEST_F(WorkspaceStoreTest, ExecFilesGoToTheirRoots) {
+  skill_config skills_config;
+  skills_config.dir = temp.path() / "skills";
+  auto library = create_skill_library(skills_config);
+  std::vector<bridge::file_change> files{write_change("skills", "csv/SKILL.md", skill_md("csv", "d")),
+                                         write_change("workspace", "out.txt", "o"),
+                                         write_change("tmp", "x", "elsewhere")};
+  auto report = apply_exec_files(library.get(), store.get(), "alice", "task_1", files);
+  EXPECT_EQ(report.skills.written, (std::vector<std::string>{"csv/SKILL.md"}));
+  EXPECT_EQ(report.workspace.written, (std::vector<std::string>{"out.txt"}));
+  EXPECT_TRUE(report.workspace.refused.empty());
+  ASSERT_EQ(report.other_roots.size(), 1u);
+  EXPECT_EQ(report.other_roots[0].reason, "unknown_root");
+  EXPECT_FALSE(report.clean());
+  auto j = report.to_json();
+  EXPECT_EQ(j["skills"]["written"][0], "csv/SKILL.md");
+  EXPECT_EQ(j["otherRoots"][0]["path"], "tmp/x");
+  auto flat = report.to_sandbox_json();
+  EXPECT_EQ(flat["written"], json::array({"/skills/csv/SKILL.md", "/workspace/out.txt"}));
+  EXPECT_EQ(flat["refused"][0]["path"], "/tmp/x");
+  EXPECT_EQ(flat["refused"][0]["reason"], "unknown_root");
+  auto without = apply_exec_files(nullptr, nullptr, "alice", "task_1", files);
+  EXPECT_EQ(without.skills.refused[0].reason, "skills_unavailable");
+  EXPECT_EQ(without.workspace.refused[0].reason, "workspace_unavailable");
+}
+
+TEST_F(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
+  skill_config skills_config;
+  skills_config.dir = temp.path() / "skills";
+  write_text(skills_config.dir / "examples/data-processor/SKILL.md", skill_md("data-processor", "Summarises."));
+  std::shared_ptr<skill_library> library = create_skill_library(skills_config);
+  auto files = create_agent_task_files(library, store);
+  auto saved = files->apply("alice", "task_1",
+                            {write_change("skills", "csv/SKILL.md", skill_md("csv", "Writes CSV.")),
+                             write_change("skills", "broken/index.js", "1"), write_change("workspace", "out.txt", "o"),
+                             write_change("workspace", "../x", "o")});
+  EXPECT_EQ(saved["written"], json::array({"/skills/csv/SKILL.md", "/skills/broken/index.js", "/workspace/out.txt"}));
+  ASSERT_EQ(saved["refused"].size(), 1u);
+  EXPECT_EQ(saved["refused"][0]["path"], "/workspace/../x");
+  EXPECT_EQ(saved["refused"][0]["reason"], "parent_segment");
+
+  auto briefs = files->skills("alice");
+  ASSERT_EQ(briefs.size(), 3u);
+  EXPECT_EQ(briefs[0].name, "broken");
+  EXPECT_TRUE(briefs[0].description.starts_with("[broken: no SKILL.md")) << briefs[0].description;
+  EXPECT_EQ(briefs[1].path, "/skills/csv");
+  EXPECT_EQ(briefs[1].description, "Writes CSV.");
+  EXPECT_EQ(briefs[2].path, "/skills/examples/data-processor");
+  EXPECT_EQ(files->skills("bob").size(), 1u);
+
+  auto init = files->init_files("alice", "task_1");
+  std::vector<std::string> paths;
+  for (const auto& f : init) paths.push_back(f.root + ":" + f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"skills:examples/data-processor/SKILL.md", "skills:broken/index.js",
+                                             "skills:csv/SKILL.md", "workspace:out.txt"}));
+  auto none = create_agent_task_files(nullptr, nullptr);
+  EXPECT_TRUE(none->skills("alice").empty());
+  EXPECT_TRUE(none->init_files("alice", "task_1").empty());
+  EXPECT_EQ(none->apply("alice", "task_1", {write_change("skills", "a/b", "x")})["refused"][0]["reason"],
+            "skills_unavailable");
+}
+
+}  // namespace
+}  // namespace harness::skills
