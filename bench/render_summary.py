@@ -20,6 +20,7 @@ ROWS = [
      "bench/execute_bench.sh did not finish"),
     ("execute_cold", "`POST /execute` hello-world, pool empty (cold start)", "-",
      "no request fell back to a cold start in this run"),
+    ("cold_start", "cold `POST /execute`, pool off", "-", "bench/coldstart_bench.sh is missing or did not finish"),
     ("toolcall", "tool call from sandbox code to an echo MCP tool", ">= 2,000 calls/s and <= 2.5x",
      "bench/toolcall_bench.sh did not finish"),
     ("pii_mixed", "PII censor on PII-dense mixed text", ">= 200 MB/s per core and >= 60% of the bare scan",

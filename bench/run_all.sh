@@ -35,6 +35,9 @@ run() {  # run KEY... -- COMMAND...: runs a benchmark; on failure marks its rows
 machine="Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(free -g | awk '/^Mem:/{print $2}') GiB, kernel $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), Docker $(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?'), Node $(node --version 2>/dev/null || echo '?'); run $(date -u '+%Y-%m-%d %H:%M UTC'), load average before the run $(cut -d' ' -f1-3 /proc/loadavg)."
 
 run execute_warm -- "$root/bench/execute_bench.sh" 200
+if [ -x "$root/bench/coldstart_bench.sh" ]; then
+  run cold_start -- "$root/bench/coldstart_bench.sh" 20
+fi
 run toolcall -- "$root/bench/toolcall_bench.sh" 1000
 run pii_mixed pii_clean -- "$root/bench/pii_bench.sh"
 run health -- "$root/bench/health_bench.sh"
