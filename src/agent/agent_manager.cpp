@@ -219,18 +219,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     // The caller's text is censored too: the LLM sees tokens, the tools get the values.
     user.text = deps_.censor ? deps_.censor->tokenize(request.task, *task->vault) : request.task;
     task->messages.push_back(std::move(user));
-    task->system_prompt = system_prompt(prompt_for(request.user_id));
     return task;
-  }
-
-  prompt_inputs prompt_for(const std::string& user_id) const {
-    prompt_inputs in;
-    if (deps_.servers) in.servers = deps_.servers();
-    if (deps_.files) in.skills = deps_.files->skills(user_id);
-    in.max_turns = config_.max_turns;
-    in.observation_max_chars = config_.observation_max_chars;
-    in.exec_timeout_ms = static_cast<long>(config_.exec_timeout.count());
-    return in;
   }
 
   void launch(std::shared_ptr<live_task> task) {

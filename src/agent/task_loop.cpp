@@ -39,6 +39,11 @@ class task_run {
   task_run(loop_context context, std::shared_ptr<live_task> task) : ctx_(context), task_(std::move(task)) {}
 
   asio::awaitable<void> run() {
+    auto inputs = prompt_for();
+    if (ctx_.deps.files) {
+      inputs.skills = co_await blocking([&] { return ctx_.deps.files->skills(task_->record.user_id); });
+    }
+    task_->system_prompt = system_prompt(inputs);
     start();
     loop_end end;
     try {
@@ -65,6 +70,27 @@ class task_run {
     task_->deadline_timer.async_wait([task = task_](const boost::system::error_code& ec) {
       if (!ec) task->request_stop("timed_out");
     });
+  }
+
+  // Runs blocking work (the files of skills and workspaces) on the thread
+  // pool and resumes here, on the task's executor.
+  template <class F>
+  asio::awaitable<std::invoke_result_t<F>> blocking(F work) {
+    using value = std::invoke_result_t<F>;
+    if (!ctx_.deps.blocking) co_return work();
+    co_return co_await asio::co_spawn(
+        ctx_.deps.blocking, [work = std::move(work)]() -> asio::awaitable<value> { co_return work(); },
+        asio::use_awaitable);
+  }
+
+  // Everything but the skills (which come from the disk, on the thread pool).
+  prompt_inputs prompt_for() const {
+    prompt_inputs in;
+    if (ctx_.deps.servers) in.servers = ctx_.deps.servers();
+    in.max_turns = ctx_.config.max_turns;
+    in.observation_max_chars = ctx_.config.observation_max_chars;
+    in.exec_timeout_ms = static_cast<long>(ctx_.config.exec_timeout.count());
+    return in;
   }
 
   std::optional<loop_end> stopped() const {
@@ -203,7 +229,9 @@ class task_run {
     execution::sandbox_session_options options;
     options.id = task_->record.id;
     options.limits = ctx_.config.limits;
-    if (ctx_.deps.files) options.files = ctx_.deps.files->init_files(task_->record.user_id, task_->record.id);
+    if (ctx_.deps.files) {
+      options.files = co_await blocking([&] { return ctx_.deps.files->init_files(task_->record.user_id, task_->record.id); });
+    }
     auto opened = co_await execution::sandbox_session::open(ctx_.executor, *ctx_.deps.pool, *ctx_.deps.tools,
                                                             task_->filter, std::move(options));
     if (!opened) co_return opened.error();
@@ -240,7 +268,7 @@ class task_run {
     for (const auto& call : outcome.tool_calls) {
       task_->events.append("tool_call", {{"turn", turn}, {"name", call.name}, {"ms", call.ms}, {"ok", call.ok}});
     }
-    json files_report = apply_files(outcome.files);
+    json files_report = co_await apply_files(outcome.files);
     bool can_save = !task_->sandbox->broken() && ctx_.deps.files;
     if (task_->sandbox->broken()) co_await drop_sandbox(outcome);
 
@@ -257,11 +285,12 @@ class task_run {
     co_return seen;
   }
 
-  json apply_files(const std::vector<bridge::file_change>& files) {
-    if (!ctx_.deps.files || files.empty()) return nullptr;
-    auto report = ctx_.deps.files->apply(task_->record.user_id, task_->record.id, files);
+  asio::awaitable<json> apply_files(const std::vector<bridge::file_change>& files) {
+    if (!ctx_.deps.files || files.empty()) co_return nullptr;
+    auto report =
+        co_await blocking([&] { return ctx_.deps.files->apply(task_->record.user_id, task_->record.id, files); });
     task_->events.append("files", report);
-    return report;
+    co_return report;
   }
 
   asio::awaitable<void> drop_sandbox(const bridge::exec_result& outcome) {
@@ -281,7 +310,7 @@ class task_run {
                        ");";
     auto saved = co_await task_->sandbox->exec(std::move(code), std::chrono::seconds(5));
     if (!saved.ok) core::log_warn("task {}: observation not saved: {}", task_->record.id, saved.error.dump());
-    apply_files(saved.files);
+    co_await apply_files(saved.files);
     if (task_->sandbox->broken()) co_await drop_sandbox(saved);
   }
 

@@ -75,6 +75,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.censor = std::move(inputs.censor);
   deps.store = *store;
   deps.files = std::move(inputs.files);
+  deps.blocking = background.get_executor();
   deps.servers = [registry = inputs.registry] {
     std::vector<std::string> names;
     for (const auto& tool : registry->list("")) names.push_back(tool.value("name", std::string()));

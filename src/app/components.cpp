@@ -19,6 +19,9 @@
 #include "harness/http/http_settings.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
+#include "harness/skills/agent_task_files.hpp"
+#include "harness/skills/skill_library.hpp"
+#include "harness/skills/workspace_store.hpp"
 
 namespace harness::app {
 namespace {
@@ -36,6 +39,7 @@ class components_impl final : public components {
 
   asio::awaitable<void> shutdown() override {
     if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
+    if (sweeper_) sweeper_->stop();
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
@@ -51,8 +55,9 @@ class components_impl final : public components {
   std::shared_ptr<mcp::tool_registry> registry_;
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<agent::agent_manager> agent_;
-  // Blocking housekeeping (retention deletes); its destructor stops and joins it.
-  asio::thread_pool background_{1};
+  std::unique_ptr<skills::sweeper> sweeper_;
+  // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention deletes); its destructor stops and joins it.
+  asio::thread_pool background_{2};
 };
 
 result<std::shared_ptr<const pii::pii_censor>> build_censor(const core::settings& settings) {
@@ -125,11 +130,21 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
 
+  // Skills per user and workspaces per task, on the host; the sandbox gets copies.
+  auto skills_config = skills::load_skills_config(settings);
+  if (!skills_config) return skills_config.error();
+  std::shared_ptr<skills::skill_library> library = skills::create_skill_library(skills_config->skills);
+  std::shared_ptr<skills::workspace_store> workspaces = skills::create_workspace_store(skills_config->workspace);
+  out->services_.skills = library;
+  out->services_.workspaces = workspaces;
+  out->sweeper_ = skills::start_sweeper(workspaces, executor, out->background_.get_executor(),
+                                        skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
+
   agent_inputs inputs{.pool = out->pool_,
                       .tools = tools,
                       .registry = out->registry_,
                       .censor = out->censor_,
-                      .files = nullptr,
+                      .files = skills::create_agent_task_files(library, workspaces),
                       .exec_timeout = exec_settings->service.exec_timeout,
                       .limits = exec_settings->service.limits};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));

@@ -63,6 +63,8 @@ class AgentEndToEnd : public ::testing::Test {
         {"MCP_FS_ROOT", files.string()},
         {"MEMORY_FILE_PATH", (root / "memory.jsonl").string()},
         {"STORE_PATH", (root / "harness.db").string()},
+        {"SKILLS_DIR", (root / "skills").string()},
+        {"WORKSPACE_DIR", (root / "workspace").string()},
         {"LLM_PROVIDER", "openai"},
         {"LLM_BASE_URL", llm.openai_base_url()},
         {"LLM_API_KEY", "test-key"},
@@ -320,6 +322,75 @@ TEST_F(AgentEndToEnd, TheShippedReplayDemoRuns) {
   auto view = get("/tasks/" + r["taskId"].get<std::string>());
   EXPECT_NE(view["transcript"].dump().find("[EMAIL_3]"), std::string::npos);
   EXPECT_EQ(view["transcript"].dump().find("gus@example.net"), std::string::npos);
+}
+
+TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
+  const std::string save_skill =
+      "await fs.mkdir('/skills/csv-stats', {recursive: true});\n"
+      "await fs.writeFile('/skills/csv-stats/SKILL.md', '---\\nname: csv-stats\\ndescription: Counts the rows of CSV "
+      "text\\n---\\nconst {rows} = require(\"/skills/csv-stats/index.js\");\\n');\n"
+      "await fs.writeFile('/skills/csv-stats/index.js', 'exports.rows = (text) => text.trim().split(\"\\\\n\").length - 1;');\n"
+      "return 'saved';";
+  llm.push(json::array({code_step(save_skill), answer_step("saved")}));
+  auto saved = post_task({{"userId", "alice"}, {"task", "Save a CSV row counter as a skill"}});
+  ASSERT_EQ(saved["status"], "succeeded") << saved.dump();
+  EXPECT_NE(last_tool_result(1).find("saved files: /skills/csv-stats/SKILL.md, /skills/csv-stats/index.js"),
+            std::string::npos)
+      << last_tool_result(1);
+  auto listed = get("/skills?userId=alice");
+  EXPECT_NE(listed.dump().find("\"csv-stats\""), std::string::npos) << listed.dump();
+
+  // A later task of alice sees it in its prompt and requires it.
+  llm.reset();
+  llm.push(json::array({code_step("const {rows} = require('/skills/csv-stats/index.js');\nreturn rows('a,b\\n1,2\\n3,4\\n');"),
+                        answer_step("2 rows")}));
+  auto used = post_task({{"userId", "alice"}, {"task", "Count the rows"}});
+  EXPECT_EQ(used["status"], "succeeded") << used.dump();
+  auto requests = llm.requests();
+  ASSERT_FALSE(requests.empty());
+  std::string system = requests[0].json["messages"][0]["content"];
+  EXPECT_NE(system.find("csv-stats (/skills/csv-stats): Counts the rows of CSV text"), std::string::npos) << system;
+  EXPECT_NE(last_tool_result(1).find("returned: 2"), std::string::npos) << last_tool_result(1);
+
+  // Bob neither sees nor loads it.
+  llm.reset();
+  llm.push(json::array({code_step("let found = true;\ntry { require('/skills/csv-stats/index.js') } catch (e) { found = false }\n"
+                                  "return {found, skills: (await fs.readdir('/skills')).sort()};"),
+                        answer_step("no")}));
+  auto other = post_task({{"userId", "bob"}, {"task", "Count the rows"}});
+  EXPECT_EQ(other["status"], "succeeded") << other.dump();
+  std::string bob_system = llm.requests()[0].json["messages"][0]["content"];
+  EXPECT_EQ(bob_system.find("csv-stats"), std::string::npos);
+  EXPECT_NE(last_tool_result(1).find("returned: {\"found\":false"), std::string::npos) << last_tool_result(1);
+  EXPECT_EQ(get("/skills?userId=bob").dump().find("csv-stats"), std::string::npos);
+
+  // Hostile write-backs are refused and reported; the valid file of the same block is kept.
+  llm.reset();
+  llm.push(json::array({code_step("await fs.symlink('/etc/passwd', '/skills/csv-stats/link');\n"
+                                  "await fs.writeFile('/workspace/big.bin', Buffer.alloc(2 * 1024 * 1024));\n"
+                                  "await fs.mkdir('/skills/examples/evil', {recursive: true});\n"
+                                  "await fs.writeFile('/skills/examples/evil/x.js', '1');\n"
+                                  "await fs.writeFile('/workspace/ok.txt', 'fine');\n"
+                                  "return 'tried';"),
+                        answer_step("tried")}));
+  auto hostile = post_task({{"userId", "alice"}, {"task", "Try things"}});
+  EXPECT_EQ(hostile["status"], "succeeded") << hostile.dump();
+  auto report = last_tool_result(1);
+  for (const char* refused : {"file NOT saved: /skills/csv-stats/link", "file NOT saved: /workspace/big.bin",
+                              "file NOT saved: /skills/examples/evil/x.js"}) {
+    EXPECT_NE(report.find(refused), std::string::npos) << refused << " in:\n" << report;
+  }
+  EXPECT_NE(report.find("saved files: /workspace/ok.txt"), std::string::npos) << report;
+  std::string id = hostile["taskId"];
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / "skills/users/alice/csv-stats/link")));
+  EXPECT_FALSE(fs::exists(root / "workspace" / id / "big.bin"));
+  EXPECT_FALSE(fs::exists(root / "skills/examples/evil"));
+  EXPECT_EQ(read_file(root / "workspace" / id / "ok.txt"), "fine");
+  auto task_files = get("/tasks/" + id + "/files");
+  EXPECT_NE(task_files.dump().find("ok.txt"), std::string::npos) << task_files.dump();
+  auto download = server->call("GET", "/tasks/" + id + "/files/ok.txt");
+  ASSERT_TRUE(download);
+  EXPECT_EQ(download->body, "fine");
 }
 
 }  // namespace

@@ -108,6 +108,8 @@ struct agent_dependencies {
   std::shared_ptr<const pii::pii_censor> censor;
   std::shared_ptr<store::task_store> store;
   std::shared_ptr<task_files> files;                       // null: no skills, no workspace
+  // Where the blocking file work of `files` runs (a thread pool), never the I/O thread.
+  boost::asio::any_io_executor blocking;
   std::function<std::vector<server_brief>()> servers;      // for the prompt; may be empty
   std::function<void(const std::string& status)> on_task_end;  // metrics hook; may be empty
 };
