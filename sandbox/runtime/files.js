@@ -10,7 +10,7 @@ const crypto = require('crypto');
 class FileTracker {
   constructor(roots, limits) {
     this.roots = roots; // {skills: '/skills', workspace: '/workspace'}
-    this.limits = limits; // {maxFileBytes, maxFiles}
+    this.limits = limits; // {maxFileBytes, maxFiles, reportBytes?}
     this.snapshot = new Map(); // "root/rel" -> {size, mtimeMs, hash}
     this.reportedLinks = new Set(); // symlinks already reported, so each is reported once
   }
@@ -56,6 +56,11 @@ class FileTracker {
   changes() {
     const { entries, links } = this.scan();
     const out = [];
+    // The contents of one report share a budget so the `done` frame stays under
+    // the host's frame cap (base64 adds a third). Files past it are left out of
+    // the snapshot, so the next report carries them.
+    let budget = this.limits.reportBytes || 8 * 1024 * 1024;
+    const deferred = [];
     for (const [key, e] of entries) {
       const before = this.snapshot.get(key);
       if (before && before.size === e.size && before.mtimeMs === e.mtimeMs) {
@@ -66,14 +71,20 @@ class FileTracker {
         out.push({ root: e.root, path: e.rel, op: 'write', size: e.size, tooLarge: true });
         continue;
       }
+      if (e.size > budget) {
+        deferred.push(key);
+        continue;
+      }
       const data = fs.readFileSync(e.full);
       e.hash = crypto.createHash('sha1').update(data).digest('hex');
       if (before && before.hash === e.hash) continue; // touched, not changed
+      budget -= data.length;
       out.push({ root: e.root, path: e.rel, op: 'write', size: e.size, content: data.toString('base64') });
     }
     for (const [key, e] of this.snapshot) {
       if (!entries.has(key)) out.push({ root: e.root, path: e.rel, op: 'delete' });
     }
+    for (const key of deferred) entries.delete(key);
     const seenLinks = new Set();
     for (const l of links) {
       const key = `${l.root}/${l.path}->${l.target}`;

@@ -388,9 +388,12 @@ TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
   EXPECT_EQ(read_file(root / "workspace" / id / "ok.txt"), "fine");
   auto task_files = get("/tasks/" + id + "/files");
   EXPECT_NE(task_files.dump().find("ok.txt"), std::string::npos) << task_files.dump();
-  auto download = server->call("GET", "/tasks/" + id + "/files/ok.txt");
+  auto download = server->call("GET", "/tasks/" + id + "/files/ok.txt?userId=alice");
   ASSERT_TRUE(download);
   EXPECT_EQ(download->body, "fine");
+  auto not_bobs = server->call("GET", "/tasks/" + id + "/files?userId=bob");
+  ASSERT_TRUE(not_bobs);
+  EXPECT_EQ(not_bobs->status, 403);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // the request context, testable without a socket.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "harness/core/error.hpp"
@@ -80,6 +82,10 @@ http_response handle_list_task_files(const request_context& context);
 
 // GET /tasks/{id}/files/{path...}: the file's bytes as a download; 404 JSON when missing.
 http_response handle_get_task_file(const request_context& context);
+
+// With ?userId= in the query: 403 task_forbidden unless the task is that
+// user's (404 when there is no such task). Without it, or without an agent: nothing.
+std::optional<http_response> check_task_owner(const request_context& context, const std::string& task_id);
 
 // The HTTP status and JSON error for a service error, by its code.
 http_response service_error_response(const error& e);

@@ -43,6 +43,13 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
 
 }  // namespace
 
+std::optional<http_response> check_task_owner(const request_context& context, const std::string& task_id) {
+  if (!query_value(context, "userId") || !context.svc.agent) return std::nullopt;
+  auto view = context.svc.agent->view(task_id, false);
+  if (!view) return service_error_response(view.error());
+  return check_owner(context, *view);
+}
+
 boost::asio::awaitable<http_response> handle_post_task(const request_context& context) {
   const auto& body = context.body;
   if (auto bad = check_known_fields(body, {"userId", "task", "conversationId", "mode", "restorePii"})) co_return *bad;

@@ -49,6 +49,7 @@ std::string_view content_type_of(std::string_view path) {
 http_response handle_list_task_files(const request_context& context) {
   if (!context.svc.workspaces) return no_store();
   const auto& task_id = context.params.at("id");
+  if (auto bad = check_task_owner(context, task_id)) return *bad;
   auto files = context.svc.workspaces->list(task_id);
   if (!files) return service_error_response(files.error());
   return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
@@ -56,6 +57,7 @@ http_response handle_list_task_files(const request_context& context) {
 
 http_response handle_get_task_file(const request_context& context) {
   if (!context.svc.workspaces) return no_store();
+  if (auto bad = check_task_owner(context, context.params.at("id"))) return *bad;
   const auto& path = context.params.at("path");
   auto bytes = context.svc.workspaces->read(context.params.at("id"), path);
   if (!bytes) return service_error_response(bytes.error());
