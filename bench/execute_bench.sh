@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Warm POST /execute of `return 1+1` against `docker run --rm` of the same image
-# and code, in one run on this machine. Prints a Markdown table row set.
+# and code, in one run on this machine. Prints Markdown summary rows (and
+# appends them as JSON lines to $BENCH_JSON when set; see bench/bench_rows.py).
 #   bench/execute_bench.sh [RUNS]   (default 200 warm requests, 20 docker runs)
 # Needs a built server (./scripts/test.sh or ./scripts/run.sh did that) and the engine.
 set -euo pipefail
@@ -23,8 +24,10 @@ for _ in $(seq 1 200); do
 done
 
 body='{"userId":"bench","code":"return 1+1"}'
-python3 - "$port" "$runs" "$body" "$image" "$docker_runs" <<'PY'
-import json, statistics, subprocess, sys, time, urllib.request
+BENCH_DIR="$root/bench" python3 - "$port" "$runs" "$body" "$image" "$docker_runs" <<'PY'
+import json, os, statistics, subprocess, sys, time, urllib.request
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from bench_rows import emit
 port, runs, body, image, docker_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4], int(sys.argv[5])
 
 def pct(xs, p):
@@ -51,8 +54,13 @@ for _ in range(docker_runs):
 
 w50, w99 = pct(warm, 50), pct(warm, 99)
 d50 = pct(docker, 50)
-print(f"| warm POST /execute `return 1+1` | p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm, {len(cold)} cold) "
-      f"| `docker run --rm` p50 {d50:.0f} ms ({len(docker)} runs) | {d50 / w50:.0f}x faster | p50 <= 10 ms, >= 30x |")
+emit("execute_warm", "`POST /execute` hello-world (`return 1+1`), warm pool",
+     f"p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm of {runs} requests)",
+     f"`docker run --rm -i` same image and code: p50 {d50:.0f} ms ({len(docker)} runs)",
+     f"{d50 / w50:.0f}x faster", "p50 <= 10 ms and >= 30x faster", w50 <= 10 and d50 / w50 >= 30,
+     warm_p50_ms=w50, warm_p99_ms=w99, warm=len(warm), cold=len(cold), docker_p50_ms=d50)
 if cold:
-    print(f"| cold POST /execute (pool empty) | p50 {pct(cold, 50):.0f} ms ({len(cold)} runs) | `docker run --rm` p50 {d50:.0f} ms | {d50 / pct(cold, 50):.1f}x | - |")
+    c50 = pct(cold, 50)
+    emit("execute_cold", "`POST /execute` hello-world, pool empty (cold start)", f"p50 {c50:.0f} ms ({len(cold)} requests)",
+         f"`docker run --rm -i`: p50 {d50:.0f} ms", f"{d50 / c50:.1f}x faster", "-", None, cold_p50_ms=c50)
 PY

@@ -27,10 +27,15 @@ ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sy
   curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(d["result"])')
 direct=$(node "$root/bench/direct_stdio_client.js" "$n" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
-python3 - "$n" "$ours" "$direct" <<'PY'
-import sys
+BENCH_DIR="$root/bench" python3 - "$n" "$ours" "$direct" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from bench_rows import emit
 n, ours, direct = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-print(f"| {n} sequential callMCPTool echo calls from one block | {n / ours * 1000:,.0f} calls/s, {ours / n * 1000:.0f} us/call "
-      f"| bare stdio client: {n / direct * 1000:,.0f} calls/s, {direct / n * 1000:.0f} us/call | {ours / direct:.2f}x the direct per-call time "
-      f"| >= 2,000 calls/s, <= 2.5x |")
+rate, per_call, direct_per_call = n / ours * 1000, ours / n * 1000, direct / n * 1000
+emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
+     f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
+     f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call",
+     f"{ours / direct:.2f}x the direct per-call time", ">= 2,000 calls/s and <= 2.5x",
+     rate >= 2000 and ours / direct <= 2.5, calls_per_s=rate, us_per_call=per_call, direct_us_per_call=direct_per_call)
 PY

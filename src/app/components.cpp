@@ -6,6 +6,8 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/core/metrics.hpp"
+#include "harness/core/version.hpp"
 #include "harness/docker/engine_client.hpp"
 #include "harness/execution/execution_service.hpp"
 #include "harness/execution/data_path.hpp"
@@ -86,6 +88,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto http_config = http::load_http_config(settings);
   if (!http_config) return http_config.error();
   out->services_.limits = http_config->limits;
+  auto metrics = std::make_shared<core::metrics_registry>();
+  core::register_process_metrics(*metrics, core::version());
+  out->services_.metrics = metrics;
 
   auto docker_config = docker::load_docker_config(settings);
   if (!docker_config) return docker_config.error();
@@ -106,7 +111,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->censor_ = *censor;
 
   auto executor = io.get_executor();
-  out->registry_ = mcp::create_tool_registry(executor, *mcp_config);
+  out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics);
   out->services_.tools = out->registry_;
   for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
   out->engine_ = docker::create_engine_client(executor, *docker_config);
@@ -114,9 +119,12 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->sandbox_health_ = std::make_shared<sandbox::sandbox_health>(out->engine_, sandbox_config->image);
   out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
   // Each /execute session gets its own vault: tokens never leak between sessions.
-  execution::filter_factory filters = [censor = out->censor_] {
-    return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>());
+  execution::filter_factory filters = [censor = out->censor_, metrics] {
+    return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
+                                                   &execution::pii_detection_counter(*metrics));
   };
+  execution::register_pool_metrics(*metrics, out->pool_);
+  exec_settings->service.metrics = metrics;
   auto tools = execution::registry_tools(out->registry_);
   out->execution_ =
       execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);

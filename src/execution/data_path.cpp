@@ -1,5 +1,7 @@
 #include "harness/execution/data_path.hpp"
 
+#include <cctype>
+
 #include "harness/core/logging.hpp"
 
 namespace harness::execution {
@@ -29,8 +31,27 @@ std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_r
   return std::make_shared<registry_gateway>(std::move(registry));
 }
 
+pii_filter::pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault,
+                       core::family<core::counter>* detections)
+    : censor_(std::move(censor)), vault_(std::move(vault)), detections_(detections) {
+  if (!detections_) return;
+  for (auto& name : censor_->detector_names()) {
+    std::string token = name;
+    for (char& c : token) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    kinds_.push_back({std::move(name), std::move(token)});
+  }
+}
+
 nlohmann::json pii_filter::into_sandbox(nlohmann::json value) {
+  const std::size_t before = vault_->size();
   auto censored = censor_->tokenize_json(value, *vault_, pii::token_policy::escape_all);
+  // Tokens are numbered per kind from 1, so new ones are found by probing the next numbers.
+  for (auto& kind : kinds_) {
+    if (vault_->size() == before) break;
+    std::size_t fresh = 0;
+    while (vault_->value_of(kind.token + "_" + std::to_string(kind.issued + 1))) ++kind.issued, ++fresh;
+    if (fresh) detections_->with({kind.name}).inc(fresh);
+  }
   if (censored) return std::move(*censored);
   // Nesting past the censor's depth limit: refuse to pass it on uncensored.
   core::log_warn("tool result not censored ({}); withheld from the sandbox", censored.error().message);
@@ -42,6 +63,11 @@ nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value) {
   if (restored) return std::move(*restored);
   core::log_warn("tool arguments not restored ({}); passed on as written", restored.error().message);
   return value;
+}
+
+core::family<core::counter>& pii_detection_counter(core::metrics_registry& registry) {
+  return registry.counters("harness_pii_detections_total",
+                           "Distinct PII values tokenized on the sandbox data path, by detector kind.", {"kind"});
 }
 
 }  // namespace harness::execution

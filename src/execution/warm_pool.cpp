@@ -160,4 +160,32 @@ std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool
   return std::make_shared<pool_health_source>(std::move(pool));
 }
 
+void register_pool_metrics(core::metrics_registry& registry, const std::shared_ptr<warm_pool>& pool) {
+  using core::sample;
+  auto read = [weak = std::weak_ptr<warm_pool>(pool)](auto pick) {
+    return [weak, pick] {
+      auto p = weak.lock();
+      return p ? pick(p->stats()) : std::vector<sample>{};
+    };
+  };
+  registry.add_callback(
+      "harness_sandbox_claims_total", "Sandboxes claimed for a task, warm (from the pool) or cold.",
+      core::metric_type::counter, {"kind"}, read([](const pool_stats& s) {
+        return std::vector<sample>{{{"warm"}, double(s.warm_claims)}, {{"cold"}, double(s.cold_claims)}};
+      }));
+  registry.add_callback("harness_sandbox_pool_ready", "Sandboxes started and waiting in the warm pool.",
+                        core::metric_type::gauge, {}, read([](const pool_stats& s) {
+                          return std::vector<sample>{{{}, double(s.ready)}};
+                        }));
+  registry.add_callback("harness_sandbox_pool_target",
+                        "Sandboxes the warm pool tries to keep ready (SANDBOX_POOL_SIZE).", core::metric_type::gauge,
+                        {}, read([](const pool_stats& s) {
+                          return std::vector<sample>{{{}, double(s.target)}};
+                        }));
+  registry.add_callback("harness_sandbox_start_failures_total", "Pool sandboxes that failed to start.",
+                        core::metric_type::counter, {}, read([](const pool_stats& s) {
+                          return std::vector<sample>{{{}, double(s.failed_starts)}};
+                        }));
+}
+
 }  // namespace harness::execution

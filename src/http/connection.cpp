@@ -8,6 +8,7 @@
 
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/http/api.hpp"
 #include "harness/http/dispatch.hpp"
 #include "io_deadline.hpp"
 
@@ -83,7 +84,9 @@ class connection {
  public:
   connection(tcp::socket& socket, const server_config& config, const router& routes, services& svc,
              connection_registry& registry)
-      : socket_(socket), config_(config), routes_(routes), svc_(svc), registry_(registry), deadline_(socket) {}
+      : socket_(socket), config_(config), routes_(routes), svc_(svc), registry_(registry), deadline_(socket) {
+    if (svc_.metrics) metrics_.emplace(*svc_.metrics);
+  }
 
   asio::awaitable<void> run() {
     auto entry = registry_.add(socket_);
@@ -113,6 +116,7 @@ class connection {
   // Reads, dispatches and answers one request; false when the connection must close.
   asio::awaitable<bool> serve_one() {
     auto started = clock_type::now();
+    route_ = {};
     bhttp::request_parser<bhttp::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
     parser.body_limit(config_.body_limit);
@@ -155,7 +159,7 @@ class connection {
       co_return false;
     }
     http_request request = to_request(std::move(raw), *target);
-    http_response response = co_await dispatch(routes_, svc_, request);
+    http_response response = co_await dispatch(routes_, svc_, request, &route_);
     keep_alive = keep_alive && !registry_.stopping();
     bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method,
                             request.path, request.request_id);
@@ -179,6 +183,7 @@ class connection {
     auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
     deadline_.disarm();
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    if (metrics_) metrics_->record(method, route_, status, ms / 1000);
     core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
     co_return !ec;
   }
@@ -241,6 +246,8 @@ class connection {
   connection_registry& registry_;
   io_deadline deadline_;
   beast::flat_buffer buffer_;
+  std::optional<request_metrics> metrics_;
+  std::string_view route_;  // pattern of the route serving the current request (points into routes_)
 };
 
 }  // namespace

@@ -18,8 +18,9 @@ bool is_json_content_type(std::string_view value) {
 }
 
 boost::asio::awaitable<http_response> route_request(const router& routes, services& svc,
-                                                   const http_request& request) {
+                                                   const http_request& request, std::string_view* matched_pattern) {
   auto match = routes.match(request.method, request.path);
+  if (match.found && matched_pattern) *matched_pattern = match.found->pattern;
   if (!match.found) {
     if (match.allowed.empty()) {
       co_return error_response(404, "not_found",
@@ -54,11 +55,12 @@ boost::asio::awaitable<http_response> route_request(const router& routes, servic
 
 }  // namespace
 
-boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request) {
+boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request,
+                                               std::string_view* matched_pattern) {
   http_response response;
   std::string failure;
   try {
-    response = co_await route_request(routes, svc, request);
+    response = co_await route_request(routes, svc, request, matched_pattern);
   } catch (const std::exception& e) {
     failure = e.what();
   } catch (...) {

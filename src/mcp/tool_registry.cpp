@@ -22,8 +22,15 @@ constexpr std::string_view separator = "__";
 
 class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
  public:
-  tool_registry_impl(asio::any_io_executor executor, mcp_config config)
-      : executor_(std::move(executor)), config_(std::move(config)) {
+  tool_registry_impl(asio::any_io_executor executor, mcp_config config, std::shared_ptr<core::metrics_registry> metrics)
+      : executor_(std::move(executor)), config_(std::move(config)), metrics_(std::move(metrics)) {
+    if (metrics_) {
+      calls_ = &metrics_->counters("harness_mcp_tool_calls_total", "MCP tool calls, by server, tool and outcome.",
+                                   {"server", "tool", "outcome"});
+      call_seconds_ = &metrics_->histograms("harness_mcp_tool_call_duration_seconds",
+                                            "Time of one MCP tool call, from the registry to the server and back.",
+                                            {"server", "tool"});
+    }
     for (const auto& server : config_.servers) {
       servers_[server.name] = std::make_shared<detail::server_supervisor>(executor_, server, config_.limits);
     }
@@ -73,6 +80,15 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::awaitable<result<json>> call_raw(std::string name, json arguments,
                                          std::optional<std::chrono::milliseconds> timeout) override {
+    if (!calls_) co_return co_await call_unmetered(name, std::move(arguments), timeout);
+    const auto started = std::chrono::steady_clock::now();
+    auto raw = co_await call_unmetered(name, std::move(arguments), timeout);
+    record_call(name, raw, std::chrono::steady_clock::now() - started);
+    co_return raw;
+  }
+
+  asio::awaitable<result<json>> call_unmetered(std::string name, json arguments,
+                                               std::optional<std::chrono::milliseconds> timeout) {
     auto self = shared_from_this();
     auto found = find(name);
     if (!found) co_return found.error();
@@ -125,6 +141,20 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     if (*remaining > 0) co_await all_done->async_wait(asio::as_tuple(asio::use_awaitable));
   }
 
+  // Names of unknown tools come from sandbox code: they share one label set.
+  void record_call(std::string_view name, const result<json>& raw, std::chrono::steady_clock::duration took) {
+    const std::string code = raw ? std::string() : raw.error().code;  // error() returns a copy: keep it alive
+    bool unknown = code == "mcp_unknown_tool";
+    auto split = name.find(separator);
+    std::string_view server = unknown ? "unknown" : name.substr(0, split);
+    std::string_view tool = unknown ? "unknown" : name.substr(split + separator.size());
+    std::string_view outcome = !raw                                               ? std::string_view(code)
+                               : raw->is_object() && raw->value("isError", false) ? "tool_error"
+                                                                                  : "ok";
+    calls_->with({server, tool, outcome}).inc();
+    call_seconds_->with({server, tool}).observe(std::chrono::duration<double>(took).count());
+  }
+
   using found_tool = std::pair<std::shared_ptr<detail::server_supervisor>, const json*>;
 
   result<found_tool> find(const std::string& name) const {
@@ -156,13 +186,17 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::any_io_executor executor_;
   mcp_config config_;
+  std::shared_ptr<core::metrics_registry> metrics_;
+  core::family<core::counter>* calls_ = nullptr;
+  core::family<core::histogram>* call_seconds_ = nullptr;
   std::map<std::string, std::shared_ptr<detail::server_supervisor>> servers_;
 };
 
 }  // namespace
 
-std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, mcp_config config) {
-  return std::make_shared<tool_registry_impl>(std::move(executor), std::move(config));
+std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, mcp_config config,
+                                                    std::shared_ptr<core::metrics_registry> metrics) {
+  return std::make_shared<tool_registry_impl>(std::move(executor), std::move(config), std::move(metrics));
 }
 
 }  // namespace harness::mcp

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "harness/core/metrics.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
@@ -20,8 +23,11 @@ std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_r
 // the task's (or session's) own; `censor` is shared and read-only.
 class pii_filter final : public bridge::data_filter {
  public:
-  pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault)
-      : censor_(std::move(censor)), vault_(std::move(vault)) {}
+  // With `detections`, each value tokenized for the first time in this vault
+  // counts once in harness_pii_detections_total{kind} (repeats of a value keep
+  // its token and are not counted again).
+  pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault,
+             core::family<core::counter>* detections = nullptr);
 
   nlohmann::json into_sandbox(nlohmann::json value) override;
   nlohmann::json out_of_sandbox(nlohmann::json value) override;
@@ -30,6 +36,16 @@ class pii_filter final : public bridge::data_filter {
  private:
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<pii::pii_vault> vault_;
+  core::family<core::counter>* detections_;
+  struct kind_count {
+    std::string name;   // "email"
+    std::string token;  // "EMAIL"
+    std::size_t issued = 0;
+  };
+  std::vector<kind_count> kinds_;  // tokens of each kind seen in the vault so far
 };
+
+// The counter family pii_filter counts into.
+core::family<core::counter>& pii_detection_counter(core::metrics_registry& registry);
 
 }  // namespace harness::execution

@@ -17,6 +17,7 @@
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/execution/warm_pool.hpp"
 
@@ -27,6 +28,9 @@ struct execution_config {
   std::chrono::milliseconds idle_timeout{300'000};    // a session unused this long is ended
   std::size_t max_sessions = 16;                      // live sessions at once
   bridge::session_limits limits;
+  // Where harness_sandbox_execs_total{outcome} and
+  // harness_sandbox_exec_duration_seconds are counted; null: not counted.
+  std::shared_ptr<core::metrics_registry> metrics;
 };
 
 struct execute_request {

@@ -16,6 +16,7 @@
 
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/core/health.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/sandbox/sandbox.hpp"
 
 namespace harness::execution {
@@ -65,5 +66,11 @@ std::shared_ptr<warm_pool> create_warm_pool(const boost::asio::any_io_executor& 
 // GET /health's "pool" entry: target, ready, starting; not required (an empty
 // pool still serves, only slower).
 std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool);
+
+// harness_sandbox_claims_total{kind="warm|cold"}, harness_sandbox_pool_ready,
+// harness_sandbox_pool_target and harness_sandbox_start_failures_total, read
+// from stats() at each scrape: scrape on the pool's executor (GET /metrics
+// runs on the I/O thread). The registry holds the pool weakly.
+void register_pool_metrics(core::metrics_registry& registry, const std::shared_ptr<warm_pool>& pool);
 
 }  // namespace harness::execution

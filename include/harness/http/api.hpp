@@ -4,8 +4,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "harness/core/error.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/http/router.hpp"
 
 namespace harness::http {
@@ -44,6 +46,27 @@ http_response handle_list_tools(const request_context& context);
 
 // GET /tools/{name}: {name, description, inputSchema, outputSchema?}.
 http_response handle_tool_details(const request_context& context);
+
+// GET /metrics: every metric in the Prometheus text format 0.0.4.
+http_response handle_metrics(const request_context& context);
+
+// The server's per-request metrics: harness_http_requests_total{method,route,status}
+// and harness_http_request_duration_seconds{method,route}. A connection builds
+// one and records each request it answers; recording does not allocate once a
+// (method, route, status) combination has been seen.
+class request_metrics {
+ public:
+  explicit request_metrics(core::metrics_registry& registry);
+  // `route` is the matched route's pattern ("/tools/{name}", never the raw
+  // path, so the label set stays bounded); empty means no route matched (or
+  // the request could not be parsed), recorded as "unmatched". Methods other
+  // than the standard ones are recorded as "OTHER".
+  void record(std::string_view method, std::string_view route, unsigned status, double seconds);
+
+ private:
+  core::family<core::counter>& requests_;
+  core::family<core::histogram>& duration_;
+};
 
 // GET /skills?userId=: {"userId", "skills": [{name, description, files, updated, owner, problem?}]}.
 http_response handle_list_skills(const request_context& context);

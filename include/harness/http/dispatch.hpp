@@ -11,6 +11,9 @@
 namespace harness::http {
 
 // Never throws. Every response carries X-Request-Id = request.request_id.
-boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request);
+// When `matched_pattern` is given, it receives the pattern of the route that
+// matched ("/tools/{name}"), or stays empty when none did (for metrics labels).
+boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request,
+                                               std::string_view* matched_pattern = nullptr);
 
 }  // namespace harness::http

@@ -10,6 +10,9 @@
 
 #include "harness/core/health.hpp"
 
+namespace harness::core {
+class metrics_registry;
+}
 namespace harness::agent {
 class agent_manager;
 }
@@ -47,6 +50,9 @@ struct services {
   std::shared_ptr<::harness::skills::skill_library> skills;
   // Task workspaces for /tasks/{id}/files; null when not configured.
   std::shared_ptr<::harness::skills::workspace_store> workspaces;
+  // Counters and histograms for GET /metrics; the server records each request
+  // in it. Null: no metrics (GET /metrics answers 503).
+  std::shared_ptr<core::metrics_registry> metrics;
 };
 
 }  // namespace harness::http

@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "harness/core/error.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/llm/config.hpp"
 #include "harness/llm/http_transport.hpp"
 #include "harness/llm/types.hpp"
@@ -59,5 +60,12 @@ std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config,
 std::shared_ptr<llm_provider> create_anthropic_provider(const llm_config& config,
                                                         std::shared_ptr<http_transport> transport,
                                                         retry_observer observer = {});
+
+// `provider` with every call counted in `metrics`:
+// harness_llm_requests_total{provider,outcome} (outcome "ok" or the error code),
+// harness_llm_request_duration_seconds{provider} and
+// harness_llm_tokens_total{provider,direction="input|output"} from the reported usage.
+std::shared_ptr<llm_provider> create_metered_provider(std::shared_ptr<llm_provider> provider,
+                                                      std::shared_ptr<core::metrics_registry> metrics);
 
 }  // namespace harness::llm

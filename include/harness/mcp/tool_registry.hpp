@@ -20,6 +20,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/health.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/mcp/config.hpp"
 
 namespace harness::mcp {
@@ -62,6 +63,11 @@ class tool_registry {
   virtual nlohmann::json status() const = 0;
 };
 
-std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, mcp_config config);
+// With `metrics`, every call of a known tool is counted in
+// harness_mcp_tool_calls_total{server,tool,outcome} (outcome: ok, tool_error,
+// or the error code) and timed in harness_mcp_tool_call_duration_seconds{server,tool};
+// calls of unknown tools count under server="unknown", tool="unknown".
+std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, mcp_config config,
+                                                    std::shared_ptr<core::metrics_registry> metrics = nullptr);
 
 }  // namespace harness::mcp

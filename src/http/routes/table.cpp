@@ -5,6 +5,7 @@ namespace harness::http {
 router make_api_router() {
   return router({
       {"GET", "/health", handle_health},
+      {"GET", "/metrics", handle_metrics},
       {.method = "POST", .pattern = "/task", .handle = nullptr, .json_body = true, .handle_async = handle_post_task},
       {"GET", "/tasks", handle_list_tasks},
       {"GET", "/tasks/{id}", handle_get_task},

@@ -1,0 +1,23 @@
+"""Shared by the bench scripts: one summary row per measured figure.
+
+Each row is printed as a Markdown table row (for people) and, when the
+environment variable BENCH_JSON names a file, appended to it as one JSON line
+(for bench/run_all.sh, which rewrites docs/BENCHMARKS.md from those lines).
+"""
+import json
+import os
+
+
+def emit(key, what, ours, baseline, ratio, target, met, /, **numbers):
+    """key: the summary row this fills (see bench/render_summary.py);
+    met: True, False, or None when the row has no target. The row fields are
+    positional-only, so any name (even `ours`) may be used for the raw numbers."""
+    status = "-" if met is None else ("met" if met else "not met")
+    print(f"| {what} | {ours} | {baseline} | {ratio} | {target} | {status} |", flush=True)
+    path = os.environ.get("BENCH_JSON")
+    if path:
+        row = {"key": key, "what": what, "ours": ours, "baseline": baseline, "ratio": ratio, "target": target,
+               "met": met, "numbers": numbers}
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")
+

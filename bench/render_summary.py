@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Rewrites the summary block of docs/BENCHMARKS.md from the rows the bench
+scripts appended to a JSON-lines file (see bench/bench_rows.py).
+
+  bench/render_summary.py ROWS.jsonl docs/BENCHMARKS.md MACHINE_LINE [FAILED_KEYS]
+
+The block sits between the two marker comments below; the rest of the file is
+left as it is. A row no script filled says "not measured" and why.
+"""
+import json
+import sys
+
+BEGIN = "<!-- summary:begin (bench/run_all.sh rewrites this block) -->"
+END = "<!-- summary:end -->"
+
+# The rows of design.md section 9 (and the cold start beside the warm one), in
+# order: key, what, target, and what to say when no script measured it.
+ROWS = [
+    ("execute_warm", "`POST /execute` hello-world, warm pool", "p50 <= 10 ms and >= 30x faster",
+     "bench/execute_bench.sh did not finish"),
+    ("execute_cold", "`POST /execute` hello-world, pool empty (cold start)", "-",
+     "no request fell back to a cold start in this run"),
+    ("cold_start", "cold `POST /execute`, pool off", "-", "bench/coldstart_bench.sh is missing or did not finish"),
+    ("toolcall", "tool call from sandbox code to an echo MCP tool", ">= 2,000 calls/s and <= 2.5x",
+     "bench/toolcall_bench.sh did not finish"),
+    ("pii_mixed", "PII censor on PII-dense mixed text", ">= 200 MB/s per core and >= 60% of the bare scan",
+     "bench/pii_bench.sh did not finish"),
+    ("pii_clean", "PII censor on text without PII", ">= 60% of the bare scan", "bench/pii_bench.sh did not finish"),
+    ("health", "`GET /health` with wrk, 50 connections", ">= 30,000 req/s, p99 < 5 ms on 2 cores",
+     "bench/health_bench.sh did not finish"),
+    ("context", "context sent to the LLM, 1,000-record task", "<= 2% of direct tool calling",
+     "bench/context_bench.sh is missing"),
+]
+
+
+def table(rows_by_key, failed):
+    lines = ["| what (design.md section 9) | ours | baseline in the same run | ratio | target | met? |",
+             "|---|---|---|---|---|---|"]
+    for key, what, target, missing in ROWS:
+        row = rows_by_key.get(key)
+        if row is None:
+            why = f"failed: {failed[key]}" if key in failed else f"not measured: {missing}"
+            lines.append(f"| {what} | {why} | - | - | {target} | - |")
+            continue
+        met = row["met"]
+        status = "-" if met is None else ("yes" if met else "no")
+        lines.append(f"| {row['what']} | {row['ours']} | {row['baseline']} | {row['ratio']} | {row['target']} | {status} |")
+    return "\n".join(lines)
+
+
+def main():
+    rows_path, doc_path, machine = sys.argv[1:4]
+    failed = {}
+    if len(sys.argv) > 4 and sys.argv[4]:
+        for item in sys.argv[4].split(";"):
+            key, _, why = item.partition("=")
+            failed[key] = why
+    rows_by_key = {}
+    with open(rows_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                rows_by_key[row["key"]] = row
+    doc = open(doc_path, encoding="utf-8").read()
+    if BEGIN not in doc or END not in doc:
+        raise SystemExit(f"{doc_path} has no summary markers ({BEGIN} ... {END})")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    block = f"{BEGIN}\n{machine}\n\n{table(rows_by_key, failed)}\n{END}"
+    with open(doc_path, "w", encoding="utf-8") as f:
+        f.write(head + block + tail)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+// Starts the real mcp-harness binary, sends it a few requests (one of them a
+// real /execute in a real sandbox) and reads them back from GET /metrics.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "support/child_process.hpp"
+#include "support/raw_http.hpp"
+
+namespace harness::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The value of the first sample line that starts with `prefix` (name and labels), or -1.
+double sample_value(const std::string& text, const std::string& prefix) {
+  auto at = text.find("\n" + prefix);
+  if (at == std::string::npos) return -1;
+  auto line_end = text.find('\n', at + 1);
+  auto line = text.substr(at + 1, line_end - at - 1);
+  return std::stod(line.substr(line.rfind(' ') + 1));
+}
+
+// The real binary on a free port with `mcp_config`, no warm pool, and an owner
+// label of its own so its start-up sweep touches no other test's containers.
+struct running_server {
+  std::unique_ptr<child_process> process;
+  unsigned short port = 0;
+};
+running_server start_server(const std::string& mcp_config) {
+  std::map<std::string, std::string> env{
+      {"PORT", "0"},
+      {"ENV_FILE", "/dev/null"},
+      {"MCP_CONFIG", mcp_config},
+      {"SANDBOX_POOL_SIZE", "0"},
+      {"SANDBOX_OWNER", "metrics-it-" + std::to_string(getpid())},
+  };
+  running_server out;
+  out.process = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
+  auto line = out.process->wait_for_output("listening on http://", 20s);
+  if (!line) throw std::runtime_error("server did not start: " + out.process->output());
+  auto url = line->find("http://");
+  out.port = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
+  return out;
+}
+
+std::string execute(unsigned short port, const std::string& code) {
+  auto r =
+      http_call(port, "POST", "/execute", nlohmann::json{{"userId", "u1"}, {"code", code}}.dump(), "application/json");
+  if (!r || r->status != 200) return "execute failed: " + (r ? r->body : std::string("no answer"));
+  return r->json().contains("error") ? r->json()["error"].dump() : r->json()["result"].dump();
+}
+
+TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
+  auto server = start_server(source_path("tests/http/no_mcp_servers.json"));
+  auto port = server.port;
+
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(http_call(port, "GET", "/health"));
+  ASSERT_EQ(http_call(port, "GET", "/nowhere")->status, 404);
+  ASSERT_EQ(execute(port, "return 1+1"), "2");
+
+  auto scrape = http_call(port, "GET", "/metrics");
+  ASSERT_TRUE(scrape);
+  ASSERT_EQ(scrape->status, 200);
+  EXPECT_EQ(scrape->header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  const std::string& text = scrape->body;
+  EXPECT_EQ(sample_value(text, R"(harness_http_requests_total{method="GET",route="/health",status=")"), 5) << text;
+  EXPECT_EQ(sample_value(text, R"(harness_http_requests_total{method="GET",route="unmatched",status="404"})"), 1);
+  EXPECT_EQ(sample_value(text, R"(harness_http_requests_total{method="POST",route="/execute",status="200"})"), 1);
+  EXPECT_EQ(sample_value(text, R"(harness_http_request_duration_seconds_count{method="POST",route="/execute"})"), 1);
+  EXPECT_EQ(sample_value(text, R"(harness_sandbox_execs_total{outcome="ok"})"), 1) << text;
+  EXPECT_EQ(sample_value(text, R"(harness_sandbox_claims_total{kind="cold"})"), 1) << text;
+  EXPECT_EQ(sample_value(text, R"(harness_sandbox_claims_total{kind="warm"})"), 0) << text;
+  EXPECT_EQ(sample_value(text, "harness_sandbox_pool_ready "), 0) << text;
+  EXPECT_EQ(sample_value(text, R"(harness_build_info{version=")"), 1) << text;
+  EXPECT_GT(sample_value(text, "process_start_time_seconds "), 1.6e9) << text;
+  // Every line is a comment or `name{labels} value`.
+  std::regex sample_line(R"(^(# (HELP|TYPE) .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? [-+0-9.eE]+|.* [+-]Inf|.* NaN)$)");
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) EXPECT_TRUE(std::regex_match(l, sample_line)) << l;
+}
+
+// A real MCP server (server-everything over stdio) behind the sandbox: tool
+// calls by server, tool and outcome, and the PII the censor tokenized on the way in.
+TEST(MetricsIntegration, ToolCallsAndPiiDetectionsFromSandboxCode) {
+  auto server = start_server(source_path("bench/mcp_everything.json"));
+  for (int i = 0; i < 300; ++i) {  // the MCP server starts in the background
+    auto health = http_call(server.port, "GET", "/health");
+    if (health && health->json()["components"]["mcp.everything"]["status"] == "up") break;
+    std::this_thread::sleep_for(100ms);
+  }
+  auto result = execute(server.port,
+                        "const a = await callMCPTool('everything__echo', {message: 'write to bob@example.com'});\n"
+                        "await callMCPTool('everything__echo', {message: 'again bob@example.com'});\n"
+                        "try { await callMCPTool('nosuch__tool', {}) } catch (e) {}\n"
+                        "return JSON.stringify(a).includes('[EMAIL_1]')");
+  ASSERT_EQ(result, "true");
+
+  auto scrape = http_call(server.port, "GET", "/metrics");
+  ASSERT_TRUE(scrape);
+  const std::string& text = scrape->body;
+  EXPECT_EQ(sample_value(text, R"(harness_mcp_tool_calls_total{server="everything",tool="echo",outcome="ok"})"), 2)
+      << text;
+  EXPECT_EQ(
+      sample_value(text, R"(harness_mcp_tool_calls_total{server="unknown",tool="unknown",outcome="mcp_unknown_tool"})"),
+      1)
+      << text;
+  EXPECT_EQ(sample_value(text, R"(harness_mcp_tool_call_duration_seconds_count{server="everything",tool="echo"})"), 2);
+  // The same address twice is one value in the task's vault: counted once.
+  EXPECT_EQ(sample_value(text, R"(harness_pii_detections_total{kind="email"})"), 1) << text;
+  EXPECT_EQ(text.find("nosuch"), std::string::npos) << "unknown tool names must not become labels";
+}
+
+}  // namespace
+}  // namespace harness::testing
