@@ -212,7 +212,8 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->restore_pii = request.restore_pii;
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
-    task->filter = std::make_shared<execution::pii_filter>(deps_.censor, task->vault);
+    task->filter = std::make_shared<execution::pii_filter>(
+        deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr);
     task->messages = std::move(conversation.messages);
     llm::message user;
     user.role = llm::message_role::user;

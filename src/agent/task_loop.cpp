@@ -78,9 +78,11 @@ class task_run {
   asio::awaitable<std::invoke_result_t<F>> blocking(F work) {
     using value = std::invoke_result_t<F>;
     if (!ctx_.deps.blocking) co_return work();
-    co_return co_await asio::co_spawn(
-        ctx_.deps.blocking, [work = std::move(work)]() -> asio::awaitable<value> { co_return work(); },
-        asio::use_awaitable);
+    // A named local, not a temporary in the co_await expression (GCC 12
+    // destroys those twice).
+    auto run = [work = std::move(work)]() -> asio::awaitable<value> { co_return work(); };
+    auto out = co_await asio::co_spawn(ctx_.deps.blocking, std::move(run), asio::use_awaitable);
+    co_return out;
   }
 
   // Everything but the skills (which come from the disk, on the thread pool).
@@ -169,7 +171,8 @@ class task_run {
     task_->llm_in_flight = true;
     // Spawned with the task's cancellation slot, so DELETE /tasks/{id} or the
     // deadline aborts the HTTP transfer (the provider answers "cancelled").
-    auto answer = co_await asio::co_spawn(ctx_.executor, ctx_.deps.llm->complete(std::move(request)),
+    auto call = ctx_.deps.llm->complete(std::move(request));  // a local: see blocking()
+    auto answer = co_await asio::co_spawn(ctx_.executor, std::move(call),
                                           asio::bind_cancellation_slot(task_->llm_cancel.slot(), asio::use_awaitable));
     task_->llm_in_flight = false;
     task_->llm_cancel.slot().clear();
@@ -229,6 +232,7 @@ class task_run {
     execution::sandbox_session_options options;
     options.id = task_->record.id;
     options.limits = ctx_.config.limits;
+    options.metrics = ctx_.deps.metrics;
     if (ctx_.deps.files) {
       options.files = co_await blocking([&] { return ctx_.deps.files->init_files(task_->record.user_id, task_->record.id); });
     }

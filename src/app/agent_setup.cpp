@@ -29,15 +29,15 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   auto timer = std::make_shared<asio::steady_timer>(executor);
   auto loop = [timer, store, config, worker = background.get_executor()]() -> asio::awaitable<void> {
     for (;;) {
-      auto removed = co_await asio::co_spawn(
-          worker,
-          [store, config]() -> asio::awaitable<result<std::size_t>> {
-            auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
-            co_return store::apply_retention(*store, config, now);
-          },
-          asio::use_awaitable);
+      // A named local, not a temporary in the co_await expression: GCC 12
+      // destroys such temporaries twice, which would drop `store` twice.
+      auto apply = [store, config]() -> asio::awaitable<result<std::size_t>> {
+        auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+        co_return store::apply_retention(*store, config, now);
+      };
+      auto removed = co_await asio::co_spawn(worker, apply, asio::use_awaitable);
       if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
       if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
       timer->expires_after(std::chrono::hours(1));
@@ -69,6 +69,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   }
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();
+  if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
   auto store = store::open_sqlite_store(store_config->path);
   if (!store) return store.error();
   out.health.push_back(store::store_health(*store));
@@ -82,6 +83,12 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.store = *store;
   deps.files = std::move(inputs.files);
   deps.blocking = background.get_executor();
+  deps.metrics = inputs.metrics;
+  if (inputs.metrics) {
+    deps.on_task_end = [tasks = &core::task_counter(*inputs.metrics)](const std::string& status) {
+      tasks->with({status}).inc();
+    };
+  }
   deps.servers = [registry = inputs.registry] {
     std::vector<std::string> names;
     for (const auto& tool : registry->list("")) names.push_back(tool.value("name", std::string()));

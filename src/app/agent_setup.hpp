@@ -28,6 +28,7 @@ struct agent_inputs {
   std::shared_ptr<agent::task_files> files;
   std::chrono::milliseconds exec_timeout{30000};
   bridge::session_limits limits;
+  std::shared_ptr<core::metrics_registry> metrics;
 };
 
 struct agent_parts {

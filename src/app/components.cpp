@@ -148,7 +148,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .censor = out->censor_,
                       .files = skills::create_agent_task_files(library, workspaces),
                       .exec_timeout = exec_settings->service.exec_timeout,
-                      .limits = exec_settings->service.limits};
+                      .limits = exec_settings->service.limits,
+                      .metrics = metrics};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;

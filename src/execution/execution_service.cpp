@@ -19,19 +19,6 @@ namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
-// The outcome label of a finished block: the error names the runtime session
-// gives to failures of the sandbox rather than of the code.
-std::string_view exec_outcome(const bridge::exec_result& outcome) {
-  if (outcome.ok) return "ok";
-  std::string_view name =
-      outcome.error.is_object() && outcome.error.contains("name") && outcome.error["name"].is_string()
-          ? std::string_view(outcome.error["name"].get_ref<const std::string&>())
-          : std::string_view();
-  if (name == "TimeoutError") return "timeout";
-  if (name == "SandboxError" || name == "ProtocolError") return "sandbox_error";
-  return "error";
-}
-
 // One sandbox bound to one user.
 struct live_session {
   std::string id;
@@ -51,17 +38,7 @@ class execution_service_impl final : public execution_service,
         tools_(std::move(tools)),
         filters_(std::move(filters)),
         config_(config),
-        sweep_timer_(executor) {
-    if (config_.metrics) {
-      execs_ = &config_.metrics->counters(
-          "harness_sandbox_execs_total",
-          "Code blocks run in a sandbox, by outcome (ok, error, timeout, sandbox_error).", {"outcome"});
-      exec_seconds_ =
-          &config_.metrics
-               ->histograms("harness_sandbox_exec_duration_seconds", "Time to run one code block in a sandbox.", {})
-               .with({});
-    }
-  }
+        sweep_timer_(executor) {}
 
   void start_sweeper() { asio::co_spawn(executor_, sweep_loop(shared_from_this()), asio::detached); }
 
@@ -99,10 +76,6 @@ class execution_service_impl final : public execution_service,
     auto outcome = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
     session->busy = false;
     session->last_used = clock_type::now();
-    if (execs_) {
-      execs_->with({exec_outcome(outcome)}).inc();
-      exec_seconds_->observe(outcome.ms / 1000);
-    }
     bool ended = !request.session_id || session->sandbox->broken();
     json body = exec_result_json(outcome);
     body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
@@ -149,6 +122,7 @@ class execution_service_impl final : public execution_service,
     sandbox_session_options options;  // a local: GCC 12 miscompiles braced lists in co_await arguments
     options.id = id;
     options.limits = config_.limits;
+    options.metrics = config_.metrics;
     auto opened = co_await sandbox_session::open(executor_, *pool_, *tools_, std::move(filter), std::move(options));
     if (!opened) co_return opened.error();
     auto session = std::make_shared<live_session>();
@@ -188,8 +162,6 @@ class execution_service_impl final : public execution_service,
   std::shared_ptr<bridge::tool_gateway> tools_;
   filter_factory filters_;
   execution_config config_;
-  core::family<core::counter>* execs_ = nullptr;
-  core::histogram* exec_seconds_ = nullptr;
   asio::steady_timer sweep_timer_;
   std::map<std::string, std::shared_ptr<live_session>> sessions_;
   std::size_t opening_ = 0;

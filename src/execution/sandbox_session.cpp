@@ -9,6 +9,34 @@ namespace harness::execution {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// The outcome label of a finished block: the error names the runtime session
+// gives to failures of the sandbox rather than of the code.
+std::string_view exec_outcome(const bridge::exec_result& outcome) {
+  if (outcome.ok) return "ok";
+  std::string_view name =
+      outcome.error.is_object() && outcome.error.contains("name") && outcome.error["name"].is_string()
+          ? std::string_view(outcome.error["name"].get_ref<const std::string&>())
+          : std::string_view();
+  if (name == "TimeoutError") return "timeout";
+  if (name == "SandboxError" || name == "ProtocolError") return "sandbox_error";
+  return "error";
+}
+
+void record(core::metrics_registry& metrics, const bridge::exec_result& outcome) {
+  metrics
+      .counters("harness_sandbox_execs_total",
+                "Code blocks run in a sandbox, by outcome (ok, error, timeout, sandbox_error).", {"outcome"})
+      .with({exec_outcome(outcome)})
+      .inc();
+  metrics.histograms("harness_sandbox_exec_duration_seconds", "Time to run one code block in a sandbox.", {})
+      .with({})
+      .observe(outcome.ms / 1000);
+}
+
+}  // namespace
+
 sandbox_session::sandbox_session(const asio::any_io_executor& executor, std::string id, sandbox_lease lease,
                                  std::shared_ptr<bridge::data_filter> filter)
     : executor_(executor),
@@ -30,6 +58,7 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     auto lease = co_await pool.claim();
     if (!lease) co_return lease.error();
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
+    session->metrics_ = options.metrics;
     session->runtime_ =
         bridge::create_runtime_session(executor, *session->channel_, tools, *session->filter_, options.limits);
     auto init = co_await session->runtime_->init(options.id, options.files);
@@ -48,7 +77,9 @@ asio::awaitable<bridge::exec_result> sandbox_session::exec(std::string code, std
     out.error = {{"name", "SandboxError"}, {"message", "the sandbox was stopped"}};
     co_return out;
   }
-  co_return co_await runtime_->exec(std::move(code), timeout);
+  auto outcome = co_await runtime_->exec(std::move(code), timeout);
+  if (metrics_) record(*metrics_, outcome);
+  co_return outcome;
 }
 
 void sandbox_session::kill() {

@@ -31,17 +31,17 @@ asio::awaitable<void> sweep_loop(std::shared_ptr<sweep_state> state, std::shared
   while (!state->stopped) {
     // The filesystem walk runs on the worker; this coroutine resumes on the
     // timer's executor once it is done, so sweeps never overlap.
-    co_await asio::co_spawn(
-        blocking,
-        [store, retention]() -> asio::awaitable<void> {
-          try {
-            store->sweep(retention);
-          } catch (const std::exception& e) {
-            core::log_error("workspace sweep failed: {}", e.what());
-          }
-          co_return;
-        },
-        asio::use_awaitable);
+    // A named local, not a temporary in the co_await expression: GCC 12
+    // destroys such temporaries twice, which would drop `store` twice.
+    auto sweep = [store, retention]() -> asio::awaitable<void> {
+      try {
+        store->sweep(retention);
+      } catch (const std::exception& e) {
+        core::log_error("workspace sweep failed: {}", e.what());
+      }
+      co_return;
+    };
+    co_await asio::co_spawn(blocking, sweep, asio::use_awaitable);
     if (state->stopped) break;
     state->timer.expires_after(interval);
     boost::system::error_code ec;

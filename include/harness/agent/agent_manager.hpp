@@ -23,6 +23,7 @@
 #include "harness/agent/task_files.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/store/task_store.hpp"
 
 namespace harness::execution {
@@ -112,6 +113,7 @@ struct agent_dependencies {
   boost::asio::any_io_executor blocking;
   std::function<std::vector<server_brief>()> servers;      // for the prompt; may be empty
   std::function<void(const std::string& status)> on_task_end;  // metrics hook; may be empty
+  std::shared_ptr<core::metrics_registry> metrics;            // sandbox and PII counts; may be null
 };
 
 // Marks tasks left "running" by a previous process as "interrupted".

@@ -15,6 +15,7 @@
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/execution/warm_pool.hpp"
 
 namespace harness::execution {
@@ -23,6 +24,8 @@ struct sandbox_session_options {
   std::string id;                        // sent in `init`; names the session in logs
   std::vector<bridge::init_file> files;  // the user's skills and the task's workspace
   bridge::session_limits limits;
+  // Counts each block (harness_sandbox_execs_total{outcome}, harness_sandbox_exec_duration_seconds); may be null.
+  std::shared_ptr<core::metrics_registry> metrics;
 };
 
 class sandbox_session {
@@ -67,6 +70,7 @@ class sandbox_session {
   std::unique_ptr<bridge::frame_channel> channel_;
   std::shared_ptr<bridge::data_filter> filter_;
   std::unique_ptr<bridge::runtime_session> runtime_;
+  std::shared_ptr<core::metrics_registry> metrics_;
   bool killed_ = false;
 };
 
