@@ -26,6 +26,17 @@ double sample_value(const std::string& text, const std::string& prefix) {
   return std::stod(line.substr(line.rfind(' ') + 1));
 }
 
+// The sum over every sample line starting with `prefix` (e.g. one route, any status).
+double sample_sum(const std::string& text, const std::string& prefix) {
+  double sum = 0;
+  for (auto at = text.find("\n" + prefix); at != std::string::npos; at = text.find("\n" + prefix, at + 1)) {
+    auto line_end = text.find('\n', at + 1);
+    auto line = text.substr(at + 1, line_end - at - 1);
+    sum += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
 // The real binary on a free port with `mcp_config`, no warm pool, and an owner
 // label of its own so its start-up sweep touches no other test's containers.
 struct running_server {
@@ -69,7 +80,8 @@ TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
   ASSERT_EQ(scrape->status, 200);
   EXPECT_EQ(scrape->header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
   const std::string& text = scrape->body;
-  EXPECT_EQ(sample_value(text, R"(harness_http_requests_total{method="GET",route="/health",status=")"), 5) << text;
+  // /health may answer 503 while the engine check is still pending, then 200: count both.
+  EXPECT_EQ(sample_sum(text, R"(harness_http_requests_total{method="GET",route="/health",status=")"), 5) << text;
   EXPECT_EQ(sample_value(text, R"(harness_http_requests_total{method="GET",route="unmatched",status="404"})"), 1);
   EXPECT_EQ(sample_value(text, R"(harness_http_requests_total{method="POST",route="/execute",status="200"})"), 1);
   EXPECT_EQ(sample_value(text, R"(harness_http_request_duration_seconds_count{method="POST",route="/execute"})"), 1);
