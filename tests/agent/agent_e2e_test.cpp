@@ -303,6 +303,32 @@ TEST_F(AgentEndToEnd, LimitsAnswer429WithRetryAfter) {
   EXPECT_EQ(wait_ended(queued["taskId"])["result"], "queued one");
 }
 
+TEST_F(AgentEndToEnd, EachLimitEndsTheTaskWithItsOwnStatus) {
+  ASSERT_EQ(server->stop(), 0);
+  server.reset();
+  start_server({{"AGENT_MAX_TURNS", "2"}, {"AGENT_TOKEN_BUDGET", "1000"}, {"AGENT_TASK_TIMEOUT_MS", "2000"}});
+  // Two turns of code and no answer: max_turns (the second block is not run).
+  llm.push(json::array({code_step("return 1;"), code_step("return 2;")}));
+  auto turns = post_task({{"userId", "alice"}, {"task", "loop"}});
+  EXPECT_EQ(turns["status"], "max_turns") << turns.dump();
+  EXPECT_EQ(turns["error"]["code"], "max_turns");
+  // One turn that spends more than the budget: budget_exceeded before the next LLM call.
+  llm.reset();
+  llm.push({{"reply", {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}}})},
+                       {"usage", {{"inputTokens", 900}, {"outputTokens", 200}}}}}});
+  auto budget = post_task({{"userId", "alice"}, {"task", "spend"}});
+  EXPECT_EQ(budget["status"], "budget_exceeded") << budget.dump();
+  EXPECT_EQ(llm.requests().size(), 1u);
+  // An LLM slower than the task's wall-clock limit: timed_out, the call aborted.
+  llm.reset();
+  llm.push(json{{"reply", {{"text", "too late"}}}, {"delayMs", 5000}});
+  auto slow = post_task({{"userId", "alice"}, {"task", "wait"}});
+  EXPECT_EQ(slow["status"], "timed_out") << slow.dump();
+  EXPECT_EQ(slow["error"]["code"], "task_timeout");
+  // It ended before the (5 s late) reply could have arrived: the call was aborted, not waited out.
+  EXPECT_LT(slow["durationMs"].get<double>(), 5000);
+}
+
 TEST_F(AgentEndToEnd, TheShippedReplayDemoRuns) {
   ASSERT_EQ(server->stop(), 0);
   server.reset();
