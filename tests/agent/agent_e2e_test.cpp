@@ -329,6 +329,24 @@ TEST_F(AgentEndToEnd, EachLimitEndsTheTaskWithItsOwnStatus) {
   EXPECT_LT(slow["durationMs"].get<double>(), 5000);
 }
 
+TEST_F(AgentEndToEnd, ALongObservationIsCutAndKeptWholeInTheWorkspace) {
+  ASSERT_EQ(server->stop(), 0);
+  server.reset();
+  start_server({{"AGENT_OBSERVATION_MAX_CHARS", "500"}});
+  llm.push(json::array({code_step("console.log('x'.repeat(3000));\nreturn 'long';"),
+                        code_step("return (await fs.readFile('/workspace/observations/turn-1.txt', 'utf8')).length > 3000;"),
+                        answer_step("done")}));
+  auto r = post_task({{"userId", "alice"}, {"task", "print a lot"}});
+  ASSERT_EQ(r["status"], "succeeded") << r.dump();
+  auto cut = last_tool_result(1);
+  EXPECT_LE(cut.size(), 500u);
+  EXPECT_NE(cut.find("Full text: /workspace/observations/turn-1.txt"), std::string::npos) << cut;
+  // The next block reads the whole text from its workspace, and the host keeps a copy.
+  EXPECT_NE(last_tool_result(2).find("returned: true"), std::string::npos) << last_tool_result(2);
+  std::string id = r["taskId"];
+  EXPECT_GT(fs::file_size(root / "workspace" / id / "observations/turn-1.txt"), 3000u);
+}
+
 TEST_F(AgentEndToEnd, TheShippedReplayDemoRuns) {
   ASSERT_EQ(server->stop(), 0);
   server.reset();
