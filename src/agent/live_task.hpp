@@ -26,7 +26,6 @@ struct live_task {
 
   store::task_record record;
   bool restore_pii = true;
-  bool conversation_existed = false;
   std::int64_t conversation_created_ms = 0;
 
   // The conversation so far (without the system prompt), ending with this task's messages.

@@ -95,6 +95,22 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
     return agent::servers_from_tool_names(names);
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config);
+  if (inputs.metrics) {
+    // Read at scrape time, on the I/O thread like the manager itself; the weak pointer
+    // keeps a scrape after shutdown from touching a destroyed manager.
+    auto gauge = [weak = std::weak_ptr<agent::agent_manager>(out.manager)](bool running) {
+      return [weak, running] {
+        auto manager = weak.lock();
+        if (!manager) return std::vector<core::sample>{};
+        auto stats = manager->stats();
+        return std::vector<core::sample>{{{}, double(running ? stats.running : stats.queued)}};
+      };
+    };
+    inputs.metrics->add_callback("harness_tasks_running", "Agent tasks running now.", core::metric_type::gauge, {},
+                                 gauge(true));
+    inputs.metrics->add_callback("harness_tasks_queued", "Agent tasks waiting for a slot.", core::metric_type::gauge,
+                                 {}, gauge(false));
+  }
   core::log_info("agent ready: {} provider, store {}", llm_config.provider, store_config->path.string());
   return out;
 }

@@ -163,6 +163,12 @@ TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
   auto listed = get("/tasks?userId=alice");
   ASSERT_EQ(listed["tasks"].size(), 1u);
   EXPECT_EQ(listed["tasks"][0]["taskId"], r["taskId"]);
+  // The agent's tasks show in /metrics.
+  auto metrics = server->call("GET", "/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("harness_tasks_total{status=\"succeeded\"} 1\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("harness_tasks_running 0\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("harness_llm_requests_total{provider=\"openai\",outcome=\"ok\"} 2\n"), std::string::npos);
 }
 
 TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) {
