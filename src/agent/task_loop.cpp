@@ -22,6 +22,9 @@ namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
+// How far past the task's deadline the LLM call's own deadline lies (see ask_llm).
+constexpr std::chrono::milliseconds deadline_slack{250};
+
 struct loop_end {
   std::string status;  // succeeded, failed, cancelled, timed_out, interrupted, max_turns, budget_exceeded
   json error;          // {"code","message","hint"?} or null
@@ -137,6 +140,8 @@ class task_run {
       task_->record.turns = turn;
       task_->events.append("llm_start", {{"turn", turn}});
       auto answer = co_await ask_llm();
+      // A late timer (a busy machine) still counts the call as cut by the limit.
+      if (!answer && clock_type::now() >= task_->deadline) task_->request_stop("timed_out");
       if (auto stop = stopped()) co_return *stop;
       if (!answer) {
         task_->events.append("error", error_json(answer.error()));
@@ -167,7 +172,10 @@ class task_run {
     request.messages.push_back(std::move(system));
     request.messages.insert(request.messages.end(), task_->messages.begin(), task_->messages.end());
     request.tools.push_back(llm::execute_code_tool());
-    request.deadline = task_->deadline;
+    // The task's own timer owns the wall-clock limit; the provider's deadline
+    // is a backstop just after it, so a call cut by the limit ends as
+    // timed_out rather than racing it as an LLM timeout.
+    request.deadline = task_->deadline + deadline_slack;
     task_->llm_in_flight = true;
     // Spawned with the task's cancellation slot, so DELETE /tasks/{id} or the
     // deadline aborts the HTTP transfer (the provider answers "cancelled").
