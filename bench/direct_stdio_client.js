@@ -1,11 +1,13 @@
 'use strict';
 // Baseline for the tool-call benchmark: a bare MCP client over stdio (NDJSON,
-// no SDK) that initializes server-everything and calls its echo tool N times
-// in sequence. Prints {"calls", "ms"} for the calls alone.
+// no SDK) that initializes server-everything, calls its echo tool W times
+// untimed (warm-up), then N times in sequence. Prints {"calls", "ms"} for the
+// N timed calls.
 const { spawn } = require('child_process');
 const path = require('path');
 
 const n = Number(process.argv[2] || 1000);
+const warm = Number(process.argv[3] || 0);
 const server = path.join(__dirname, '..', 'servers', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const env = { ...process.env };
 delete env.NODE_EXTRA_CA_CERTS;
@@ -39,6 +41,7 @@ function request(method, params) {
 (async () => {
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
   child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  for (let i = 0; i < warm; i++) await request('tools/call', { name: 'echo', arguments: { message: 'warm-up' } });
   const t = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const r = await request('tools/call', { name: 'echo', arguments: { message: `m${i}` } });

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # N sequential callMCPTool('everything__echo') calls from one /execute block,
-# beside a bare stdio client calling the same server's echo N times.
-#   bench/toolcall_bench.sh [N]   (default 1000)
+# beside a bare stdio client calling the same server's echo N times. Both
+# sides first make W untimed calls (the same W), so both are measured warm:
+# node's JIT in the sandbox, in the server and in the baseline client.
+#   bench/toolcall_bench.sh [N] [W]   (defaults 1000 and 200)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-1000}
+warm=${2:-200}
 port=${BENCH_PORT:-3918}
 unset NODE_EXTRA_CA_CERTS
 
@@ -19,14 +22,14 @@ for _ in $(seq 1 300); do
   sleep 0.2
 done
 
-code="await callMCPTool('everything__echo', {message: 'warm-up'});
+code="for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'});
 const t = Date.now();
 for (let i = 0; i < $n; i++) await callMCPTool('everything__echo', {message: 'm' + i});
 return Date.now() - t;"
 ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sys.argv[1]}))' "$code" |
   curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(d["result"])')
-direct=$(node "$root/bench/direct_stdio_client.js" "$n" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
+direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
 BENCH_DIR="$root/bench" python3 - "$n" "$ours" "$direct" <<'PY'
 import os, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])

@@ -12,6 +12,7 @@ const { createRequire } = require('module');
 const { topLevelDeclarations } = require('./declarations');
 const { jsonProblem, describeError } = require('./serialize');
 const { FileTracker } = require('./files');
+const { CallSocket } = require('./call_socket');
 
 const FILENAME = 'agent-code.js';
 const ROOTS = {
@@ -26,7 +27,9 @@ let session = null;
 let currentExec = null;
 let logState = { bytes: 0, truncated: false };
 let callSeq = 0;
-const pendingCalls = new Map();
+const pendingCalls = new Map();  // id -> {resolve, reject, viaSocket}
+let callSocket = null;
+let socketCalls = 0;  // `call` frames of the current exec that went to the call socket
 const exportNonce = crypto.randomBytes(6).toString('hex');
 
 function send(frame) {
@@ -49,13 +52,36 @@ function emitLog(level, args) {
   send({ type: 'log', exec: currentExec, level, text });
 }
 
-// One request to the host; resolves with its reply.
+// One request to the host; resolves with its reply. It goes over the call
+// socket when there is one, else over stdout.
 function callHost(op, fields) {
   const id = ++callSeq;
   return new Promise((resolve, reject) => {
-    pendingCalls.set(id, { resolve, reject });
-    send({ type: 'call', id, exec: currentExec, op, ...fields });
+    const frame = { type: 'call', id, exec: currentExec, op, ...fields };
+    const viaSocket = callSocket !== null && callSocket.send(frame);
+    pendingCalls.set(id, { resolve, reject, viaSocket });
+    if (viaSocket) socketCalls += 1;
+    else send(frame);
   });
+}
+
+// The call socket closed. Frames it never wrote go over stdout instead; calls
+// it did write will get no reply, so they fail.
+function onCallSocketLost(unsent, wasOpen) {
+  callSocket = null;
+  const rerouted = new Set(unsent.map((f) => f.id));
+  for (const frame of unsent) {
+    const pending = pendingCalls.get(frame.id);
+    if (pending) pending.viaSocket = false;
+    if (frame.exec === currentExec) socketCalls -= 1;
+    send(frame);
+  }
+  if (!wasOpen) return;
+  for (const [id, pending] of pendingCalls) {
+    if (!pending.viaSocket || rerouted.has(id)) continue;
+    pendingCalls.delete(id);
+    pending.reject(new Error('the connection to the host closed during the call'));
+  }
 }
 
 function onReply(frame) {
@@ -103,6 +129,7 @@ let context = makeContext();
 
 async function runExec(frame) {
   currentExec = frame.id;
+  socketCalls = 0;
   logState = { bytes: 0, truncated: false };
   const started = process.hrtime.bigint();
   let result;
@@ -134,10 +161,11 @@ async function runExec(frame) {
     emitLog('warn', [`could not scan files: ${err.message}`]);
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  const done = { type: 'done', exec: frame.id, ...result, files, ms };
+  // `calls` tells the host how many calls to wait for on the call socket.
+  const done = { type: 'done', exec: frame.id, ...result, files, ms, calls: socketCalls };
   const text = JSON.stringify(done);
   if (Buffer.byteLength(text) > limits.frameBytes) {
-    send({ type: 'done', exec: frame.id, ok: false, error: { name: 'RangeError', message: `the result is ${Buffer.byteLength(text)} bytes; the limit is ${limits.frameBytes}: return less, or write it to /workspace` }, files: [], ms });
+    send({ type: 'done', exec: frame.id, ok: false, error: { name: 'RangeError', message: `the result is ${Buffer.byteLength(text)} bytes; the limit is ${limits.frameBytes}: return less, or write it to /workspace` }, files: [], ms, calls: socketCalls });
   } else {
     process.stdout.write(text + '\n');
   }
@@ -150,6 +178,9 @@ function runInit(frame) {
   tracker = new FileTracker(ROOTS, limits);
   tracker.writeInitial(frame.files);
   context = makeContext();
+  if (frame.calls && frame.calls.socket && !callSocket) {
+    callSocket = new CallSocket(frame.calls, { onFrame: (f) => { if (f.type === 'reply') onReply(f); }, onLost: onCallSocketLost });
+  }
 }
 
 // Frames run one after another, except replies, which resolve a call the

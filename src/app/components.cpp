@@ -117,6 +117,13 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->engine_ = docker::create_engine_client(executor, *docker_config);
   out->backend_ = sandbox::create_docker_sandbox(executor, out->engine_, *sandbox_config);
   out->sandbox_health_ = std::make_shared<sandbox::sandbox_health>(out->engine_, sandbox_config->image);
+  if (docker_config->endpoint.kind != docker::engine_endpoint::transport::unix_socket &&
+      !exec_settings->pool.call_socket_dir.empty()) {
+    // A remote engine cannot mount a socket of this host into its containers.
+    core::log_info("the engine is remote ({}): sandbox tool calls use the containers' stdio",
+                   docker_config->endpoint.describe());
+    exec_settings->pool.call_socket_dir.clear();
+  }
   out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
   // Each /execute session gets its own vault: tokens never leak between sessions.
   execution::filter_factory filters = [censor = out->censor_, metrics] {

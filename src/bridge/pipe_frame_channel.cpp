@@ -1,5 +1,7 @@
 #include "harness/bridge/pipe_frame_channel.hpp"
 
+#include <unistd.h>
+
 #include <array>
 
 #include <boost/asio/as_tuple.hpp>
@@ -66,6 +68,18 @@ class pipe_frame_channel final : public frame_channel {
 std::unique_ptr<frame_channel> create_pipe_frame_channel(const asio::any_io_executor& executor, int read_fd,
                                                          int write_fd, std::size_t max_line) {
   return std::make_unique<pipe_frame_channel>(executor, read_fd, write_fd, max_line);
+}
+
+std::unique_ptr<frame_channel> create_socket_frame_channel(const asio::any_io_executor& executor, int fd,
+                                                           std::size_t max_line) {
+  // Two descriptors of one socket, so reads and writes are separate objects
+  // as they are for pipes.
+  int write_fd = ::dup(fd);
+  if (write_fd < 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::make_unique<pipe_frame_channel>(executor, fd, write_fd, max_line);
 }
 
 }  // namespace harness::bridge

@@ -1,5 +1,7 @@
 #include "harness/execution/execution_settings.hpp"
 
+#include <filesystem>
+
 namespace harness::execution {
 
 std::vector<core::setting_spec> execution_setting_specs() {
@@ -11,6 +13,9 @@ std::vector<core::setting_spec> execution_setting_specs() {
       {"SANDBOX_LOG_BYTES", "65536", "console output kept per code block"},
       {"SANDBOX_MAX_FILE_BYTES", "1048576", "largest file a block may write back from /skills or /workspace"},
       {"SANDBOX_MAX_FILES", "200", "most files a sandbox may hold in /skills and /workspace"},
+      {"SANDBOX_CALL_SOCKET_DIR", "data/sockets",
+       "folder for the unix sockets that carry sandbox tool calls (one per sandbox, mounted into it; must be on the "
+       "engine's host under the same path); empty: tool calls go over the container's stdio, several times slower"},
   };
 }
 
@@ -31,6 +36,18 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   auto files = s.get_int("SANDBOX_MAX_FILES", 0, 100000);
   if (!files) return files.error();
   out.pool.size = static_cast<std::size_t>(*pool_size);
+  if (const auto& dir = s.get("SANDBOX_CALL_SOCKET_DIR"); !dir.empty()) {
+    // The engine resolves bind-mount sources itself: the path must be absolute.
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(dir, ec);
+    if (ec) return make_error("invalid_setting", "invalid SANDBOX_CALL_SOCKET_DIR '" + dir + "': " + ec.message());
+    out.pool.call_socket_dir = absolute.lexically_normal().string();
+    // A socket path has at most 107 bytes; ours add "/<16 hex>.sock".
+    if (out.pool.call_socket_dir.size() > 107 - 22) {
+      return make_error("invalid_setting", "SANDBOX_CALL_SOCKET_DIR is too long for unix sockets: " + out.pool.call_socket_dir,
+                        "use a folder with a path of at most 85 characters, e.g. /run/mcp-harness");
+    }
+  }
   out.pool.ready_timeout = *ready;
   out.service.exec_timeout = exec_timeout;
   out.service.idle_timeout = *idle;

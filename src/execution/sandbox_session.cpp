@@ -44,6 +44,7 @@ sandbox_session::sandbox_session(const asio::any_io_executor& executor, std::str
       warm_(lease.warm),
       container_(std::move(lease.container)),
       channel_(std::move(lease.channel)),
+      calls_(std::move(lease.calls)),
       filter_(std::move(filter)) {}
 
 sandbox_session::~sandbox_session() = default;  // the container's own destructor removes it
@@ -59,8 +60,8 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     if (!lease) co_return lease.error();
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
     session->metrics_ = options.metrics;
-    session->runtime_ =
-        bridge::create_runtime_session(executor, *session->channel_, tools, *session->filter_, options.limits);
+    session->runtime_ = bridge::create_runtime_session(executor, *session->channel_, tools, *session->filter_,
+                                                       options.limits, std::move(session->calls_));
     auto init = co_await session->runtime_->init(options.id, options.files);
     if (init) co_return session;
     core::log_warn("sandbox {} failed at init ({}); discarding it", session->container_->id().substr(0, 12),

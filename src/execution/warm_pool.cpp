@@ -12,6 +12,7 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/execution/attach_frame_channel.hpp"
+#include "harness/sandbox/container_body.hpp"
 
 namespace harness::execution {
 namespace {
@@ -72,9 +73,17 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
  private:
   // Creates, attaches and starts a container and waits for its runtime.
   asio::awaitable<result<sandbox_lease>> start_one() {
-    auto container = co_await backend_->start(pool_task);
-    if (!container) co_return container.error();
     sandbox_lease lease;
+    std::string socket_path;
+    if (!config_.call_socket_dir.empty()) {
+      // Before the container: the engine mounts the socket file at create time.
+      auto calls = bridge::call_socket::listen(executor_, config_.call_socket_dir, sandbox::call_socket_mount);
+      if (!calls) co_return calls.error();
+      lease.calls = std::move(*calls);
+      socket_path = lease.calls->path();
+    }
+    auto container = co_await backend_->start(pool_task, std::move(socket_path));
+    if (!container) co_return container.error();
     lease.container = std::move(*container);
     lease.channel = create_attach_frame_channel(lease.container->stream(), lease.container->id().substr(0, 12));
     auto ready = co_await bridge::wait_for_ready(executor_, *lease.channel, config_.ready_timeout);

@@ -5,7 +5,7 @@
 namespace harness::sandbox {
 
 nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id,
-                                       const std::vector<std::string>& entrypoint) {
+                                       const std::vector<std::string>& entrypoint, const std::string& call_socket) {
   using nlohmann::json;
   const std::int64_t memory = config.memory_mb * 1024 * 1024;
   // noexec: nothing written at run time can be executed; nosuid/nodev as usual.
@@ -41,6 +41,8 @@ nlohmann::json hardened_container_body(const sandbox_config& config, const std::
       {"Mounts", json::array()},
   };
   if (!config.runtime.empty()) host["Runtime"] = config.runtime;
+  // The socket file alone, not its folder: the sandbox sees no other host path.
+  if (!call_socket.empty()) host["Binds"] = json::array({call_socket + ":" + call_socket_mount});
 
   json body{
       {"Image", config.image},

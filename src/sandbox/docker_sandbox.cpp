@@ -43,10 +43,10 @@ class docker_sandbox final : public sandbox_backend,
   docker_sandbox(asio::any_io_executor executor, std::shared_ptr<docker::engine_client> engine, sandbox_config config)
       : executor_(std::move(executor)), engine_(std::move(engine)), config_(std::move(config)) {}
 
-  task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id) override {
+  task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket) override {
     // Long-lived sandboxes run the REPL runtime (docs/architecture/runtime-protocol.md).
     std::vector<std::string> runtime{"node", "/opt/sandbox/runtime/runtime.js"};
-    auto prepared = co_await prepare(std::move(task_id), std::move(runtime));
+    auto prepared = co_await prepare(std::move(task_id), std::move(runtime), std::move(call_socket));
     if (!prepared) co_return prepared.error();
     auto started = co_await engine_->start_container((*prepared)->id());
     if (!started) {
@@ -151,7 +151,8 @@ class docker_sandbox final : public sandbox_backend,
 
   // Create + attach, not started: attaching first means no output is missed.
   task<result<std::unique_ptr<detail::container_session>>> prepare(std::string task_id,
-                                                                   std::vector<std::string> entrypoint) {
+                                                                   std::vector<std::string> entrypoint,
+                                                                   std::string call_socket = {}) {
     if (!core::is_safe_id(task_id)) {
       co_return make_error("sandbox_bad_request", fmt::format("invalid task id '{}'", task_id.substr(0, 64)),
                            "task ids are 1-128 characters of letters, digits, . _ -");
@@ -160,7 +161,8 @@ class docker_sandbox final : public sandbox_backend,
       std::lock_guard lock(mutex_);
       if (shutting_down_) co_return make_error("sandbox_shutting_down", "the server is shutting down");
     }
-    auto id = co_await engine_->create_container(hardened_container_body(config_, task_id, entrypoint), "");
+    auto body = hardened_container_body(config_, task_id, entrypoint, call_socket);
+    auto id = co_await engine_->create_container(body, "");
     if (!id) {
       auto e = id.error();
       if (e.code == "docker_image_not_found") {

@@ -17,6 +17,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/bridge/call_socket.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 
@@ -65,6 +66,7 @@ struct exec_result {
   std::vector<tool_call_record> tool_calls;
   std::vector<file_change> files;
   double ms = 0;
+  std::string call_channel;  // what the block's tool calls travelled on: "socket" or "stdio"
 };
 
 class runtime_session {
@@ -91,9 +93,12 @@ class runtime_session {
 boost::asio::awaitable<status> wait_for_ready(const boost::asio::any_io_executor& executor, frame_channel& channel,
                                               std::chrono::milliseconds timeout);
 
-// `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
+// `channel`, `tools` and `filter` must outlive the session; everything runs on
+// `executor`. With a call socket, `init` tells the runtime to connect to it
+// and send its `call` frames there; the replies go back the way each call came.
 std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
                                                         frame_channel& channel, tool_gateway& tools,
-                                                        data_filter& filter, session_limits limits = {});
+                                                        data_filter& filter, session_limits limits = {},
+                                                        std::unique_ptr<call_socket> calls = nullptr);
 
 }  // namespace harness::bridge

@@ -15,7 +15,8 @@ struct execution_settings {
 };
 
 // SANDBOX_POOL_SIZE, SANDBOX_READY_TIMEOUT_MS, SANDBOX_IDLE_TIMEOUT_MS,
-// SANDBOX_MAX_SESSIONS, SANDBOX_LOG_BYTES, SANDBOX_MAX_FILE_BYTES, SANDBOX_MAX_FILES.
+// SANDBOX_MAX_SESSIONS, SANDBOX_LOG_BYTES, SANDBOX_MAX_FILE_BYTES, SANDBOX_MAX_FILES,
+// SANDBOX_CALL_SOCKET_DIR (made absolute).
 // The block deadline is SANDBOX_TIMEOUT_MS, owned by the sandbox settings.
 std::vector<core::setting_spec> execution_setting_specs();
 result<execution_settings> load_execution_settings(const core::settings& settings,

@@ -68,6 +68,7 @@ class sandbox_session {
   // channel, the channel reads the container's stream).
   std::shared_ptr<sandbox::sandbox_container> container_;
   std::unique_ptr<bridge::frame_channel> channel_;
+  std::unique_ptr<bridge::call_socket> calls_;  // handed to the runtime session at open()
   std::shared_ptr<bridge::data_filter> filter_;
   std::unique_ptr<bridge::runtime_session> runtime_;
   std::shared_ptr<core::metrics_registry> metrics_;

@@ -14,6 +14,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include "harness/bridge/call_socket.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/core/health.hpp"
 #include "harness/core/metrics.hpp"
@@ -24,6 +25,9 @@ namespace harness::execution {
 struct pool_config {
   std::size_t size = 2;  // containers kept ready (SANDBOX_POOL_SIZE)
   std::chrono::milliseconds ready_timeout{20'000};  // container start to `ready`
+  // Absolute folder for the sandboxes' call sockets (SANDBOX_CALL_SOCKET_DIR);
+  // empty: tool calls travel over the container's stdio.
+  std::string call_socket_dir;
 };
 
 // A started sandbox whose runtime said `ready`, owned by one task. Destroying
@@ -31,6 +35,7 @@ struct pool_config {
 struct sandbox_lease {
   std::unique_ptr<sandbox::sandbox_container> container;
   std::unique_ptr<bridge::frame_channel> channel;
+  std::unique_ptr<bridge::call_socket> calls;  // mounted in the container; null without SANDBOX_CALL_SOCKET_DIR
   bool warm = false;  // came from the pool (false: cold start)
 };
 

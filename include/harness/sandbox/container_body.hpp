@@ -20,7 +20,13 @@ inline constexpr const char* task_label = "org.mcp-harness.task";      // value:
 // (= memory + swap), CPU, tmpfs mounts with caps, init, labels, capped logs,
 // ulimits; stdin open for one attach; an environment with no secrets.
 // `entrypoint` overrides the image's (the REPL runtime) when not empty.
+// `call_socket` (a host path) is bind-mounted at bridge::call_socket_mount
+// (/run/harness-calls.sock) when not empty: the one host path a sandbox sees.
 nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id,
-                                       const std::vector<std::string>& entrypoint = {});
+                                       const std::vector<std::string>& entrypoint = {},
+                                       const std::string& call_socket = {});
+
+// Where the runtime finds its call socket inside the container.
+inline constexpr const char* call_socket_mount = "/run/harness-calls.sock";
 
 }  // namespace harness::sandbox

@@ -68,10 +68,13 @@ class sandbox_backend {
   virtual ~sandbox_backend() = default;
 
   // Creates, attaches and starts a hardened container for task_id, running the
-  // REPL runtime (sandbox/runtime/runtime.js) that speaks the NDJSON protocol. Errors:
-  // docker_* from the engine (docker_image_not_found with the build command as
-  // hint), sandbox_shutting_down after shutdown().
-  virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id) = 0;
+  // REPL runtime (sandbox/runtime/runtime.js) that speaks the NDJSON protocol,
+  // with the host path `call_socket` (when not empty) mounted as its call
+  // socket (bridge/call_socket.hpp). Errors: docker_* from the engine
+  // (docker_image_not_found with the build command as hint),
+  // sandbox_shutting_down after shutdown().
+  virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id,
+                                                                 std::string call_socket = {}) = 0;
 
   // The cold path: a fresh container runs code (stdin: the code, then EOF),
   // its output is collected within the caps, and the container is removed on

@@ -1,0 +1,207 @@
+#include "harness/bridge/call_socket.hpp"
+
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <fmt/format.h>
+
+#include "frames.hpp"
+#include "harness/bridge/pipe_frame_channel.hpp"
+#include "harness/core/logging.hpp"
+
+namespace harness::bridge {
+namespace {
+
+namespace asio = boost::asio;
+using local = asio::local::stream_protocol;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+// A runtime connects once; a few strays (a leftover connection, a local
+// process that found the file) are dropped, an endless stream of them is not served.
+constexpr int max_attempts = 16;
+
+error socket_error(std::string message) {
+  return make_error("call_socket_failed", std::move(message),
+                    "check SANDBOX_CALL_SOCKET_DIR (a writable local folder), or set it empty to use stdio only");
+}
+
+// Hex of `bytes` bytes from the kernel's random source (not a PRNG: the token authenticates).
+result<std::string> random_hex(std::size_t bytes) {
+  std::array<unsigned char, 32> raw{};
+  if (bytes > raw.size()) bytes = raw.size();
+  std::size_t got = 0;
+  while (got < bytes) {
+    ssize_t n = ::getrandom(raw.data() + got, bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return socket_error(fmt::format("no random bytes for the call socket: {}", std::strerror(errno)));
+    got += static_cast<std::size_t>(n);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < bytes; ++i) out += fmt::format("{:02x}", raw[i]);
+  return out;
+}
+
+class call_socket_impl final : public call_socket {
+ public:
+  call_socket_impl(const asio::any_io_executor& executor, std::string path, std::string runtime_path,
+                   std::string token)
+      : executor_(executor),
+        acceptor_(executor),
+        path_(std::move(path)),
+        runtime_path_(std::move(runtime_path)),
+        token_(std::move(token)) {}
+
+  ~call_socket_impl() override { close_listener(); }
+
+  status open() {
+    boost::system::error_code ec;
+    acceptor_.open(local(), ec);
+    if (!ec) acceptor_.bind(local::endpoint(path_), ec);
+    if (!ec) acceptor_.listen(4, ec);
+    if (ec) return socket_error(fmt::format("cannot listen on {}: {}", path_, ec.message()));
+    bound_ = true;
+    // The sandbox's user (uid 1000) must be able to connect; the token keeps
+    // other local users out.
+    if (::chmod(path_.c_str(), 0666) != 0) {
+      return socket_error(fmt::format("cannot chmod {}: {}", path_, std::strerror(errno)));
+    }
+    return {};
+  }
+
+  const std::string& path() const override { return path_; }
+  const std::string& runtime_path() const override { return runtime_path_; }
+  const std::string& token() const override { return token_; }
+
+  asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(std::chrono::milliseconds timeout,
+                                                                  std::size_t max_line) override {
+    // `finished` guards a timer completion already queued when accept()
+    // returns: by then `this` may be gone.
+    auto finished = std::make_shared<bool>(false);
+    asio::steady_timer timer(executor_, timeout);
+    timer.async_wait([this, finished](boost::system::error_code ec) {
+      if (ec || *finished) return;
+      timed_out_ = true;
+      stop_waiting();
+    });
+    auto out = co_await accept_loop(max_line, timeout);
+    *finished = true;
+    timer.cancel();
+    close_listener();
+    co_return out;
+  }
+
+  void cancel() override {
+    cancelled_ = true;
+    stop_waiting();
+  }
+
+ private:
+  asio::awaitable<result<std::unique_ptr<frame_channel>>> accept_loop(std::size_t max_line,
+                                                                       std::chrono::milliseconds timeout) {
+    for (int attempt = 0; attempt < max_attempts; ++attempt) {
+      local::socket peer(executor_);
+      auto [ec] = co_await acceptor_.async_accept(peer, use_tuple);
+      if (auto stop = stopped(timeout)) co_return *stop;
+      if (ec) co_return socket_error("accepting on the call socket failed: " + ec.message());
+      auto channel = create_socket_frame_channel(executor_, peer.release(), max_line);
+      if (!channel) co_return socket_error("out of file descriptors for the call socket");
+      candidate_ = channel.get();
+      auto hello = co_await channel->read_line();
+      candidate_ = nullptr;
+      if (auto stop = stopped(timeout)) co_return *stop;
+      if (hello && says_hello(*hello)) co_return channel;
+      core::log_warn("call socket {}: dropped a connection that did not say hello with the session's token", path_);
+    }
+    co_return socket_error(fmt::format("{} connections to the call socket without the token", max_attempts));
+  }
+
+  bool says_hello(const std::string& line) const {
+    auto frame = parse_frame(line);
+    if (!frame || frame->value("type", "") != "hello") return false;
+    auto token = frame->find("token");
+    return token != frame->end() && token->is_string() && same_token(token->get_ref<const std::string&>(), token_);
+  }
+
+  std::optional<error> stopped(std::chrono::milliseconds timeout) const {
+    if (cancelled_) return make_error("cancelled", "the call socket was cancelled");
+    if (timed_out_) {
+      return make_error("call_socket_timeout",
+                        fmt::format("the sandbox runtime did not connect to its call socket within {} ms", timeout.count()));
+    }
+    return std::nullopt;
+  }
+
+  void stop_waiting() {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    if (candidate_) candidate_->cancel();
+  }
+
+  void close_listener() {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    if (bound_) {
+      ::unlink(path_.c_str());
+      bound_ = false;
+    }
+  }
+
+  asio::any_io_executor executor_;
+  local::acceptor acceptor_;
+  std::string path_;
+  std::string runtime_path_;
+  std::string token_;
+  frame_channel* candidate_ = nullptr;  // the connection whose hello is being read
+  bool bound_ = false;
+  bool timed_out_ = false;
+  bool cancelled_ = false;
+};
+
+}  // namespace
+
+result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_executor& executor,
+                                                         const std::string& dir, std::string runtime_path) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return socket_error(fmt::format("cannot create {}: {}", dir, ec.message()));
+  // Others may pass through but not list: the socket names stay unknown to them.
+  ::chmod(dir.c_str(), 0711);
+  auto name = random_hex(8);
+  if (!name) return name.error();
+  auto token = random_hex(16);
+  if (!token) return token.error();
+  std::string path = dir + "/" + *name + ".sock";
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    return socket_error(fmt::format("the call socket path {} is longer than a unix socket allows ({} bytes)", path,
+                                    sizeof(sockaddr_un{}.sun_path) - 1));
+  }
+  auto socket =
+      std::make_unique<call_socket_impl>(executor, std::move(path), std::move(runtime_path), std::move(*token));
+  if (auto opened = socket->open(); !opened) return opened.error();
+  return std::unique_ptr<call_socket>(std::move(socket));
+}
+
+bool same_token(std::string_view a, std::string_view b) {
+  // Every byte of the longer one is looked at, whatever differs first.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= static_cast<unsigned char>(x ^ y);
+  }
+  return diff == 0;
+}
+
+}  // namespace harness::bridge
