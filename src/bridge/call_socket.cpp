@@ -80,7 +80,7 @@ class call_socket_impl final : public call_socket {
   }
 
   const std::string& path() const override { return path_; }
-  const std::string& runtime_path() const override { return runtime_path_; }
+  const std::string& runtime_path() const override { return runtime_path_.empty() ? path_ : runtime_path_; }
   const std::string& token() const override { return token_; }
 
   asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(std::chrono::milliseconds timeout,

@@ -1,6 +1,7 @@
 // The host bridge driving the real in-container runtime (sandbox/runtime/
 // runtime.js) as a local node process over pipes: the complete protocol with
-// real JavaScript, without Docker. The Docker path is tested in tests/sandbox.
+// real JavaScript, without Docker. Every test runs twice: with tool calls on
+// stdio, and on a call socket. The Docker path is tested in tests/sandbox.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 
 #include "bridge/fake_tools.hpp"
+#include "harness/bridge/call_socket.hpp"
 #include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "support/run_sync.hpp"
@@ -62,7 +64,8 @@ class local_runtime {
   int write_fd = -1;
 };
 
-class RuntimePipeTest : public ::testing::Test {
+// The parameter: whether tool calls get a call socket.
+class RuntimePipeTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     signal(SIGPIPE, SIG_IGN);  // as the server does: a dead runtime is an error value, not a signal
@@ -72,7 +75,16 @@ class RuntimePipeTest : public ::testing::Test {
     fs::create_directories(root / "workspace");
     runtime = std::make_unique<local_runtime>(root);
     channel = create_pipe_frame_channel(io.get_executor(), runtime->read_fd, runtime->write_fd);
-    session = create_runtime_session(io.get_executor(), *channel, tools, identity);
+    std::unique_ptr<call_socket> calls;
+    if (GetParam()) {
+      // A short folder: socket paths have at most 107 bytes. A local runtime
+      // finds the socket where the host made it.
+      socket_dir = fs::temp_directory_path() / ("bsock-" + std::to_string(getpid()));
+      auto made = call_socket::listen(io.get_executor(), socket_dir.string(), "");
+      ASSERT_TRUE(made) << made.error().describe();
+      calls = std::move(*made);
+    }
+    session = create_runtime_session(io.get_executor(), *channel, tools, identity, {}, std::move(calls));
     ASSERT_TRUE(run(session->wait_ready(20s)));
     ASSERT_TRUE(run(session->init("s-" + std::to_string(getpid()), {{"skills", "lib/util.js", "exports.twice = (x) => 2 * x;"}})));
   }
@@ -81,11 +93,13 @@ class RuntimePipeTest : public ::testing::Test {
     channel.reset();
     runtime.reset();
     fs::remove_all(root);
+    if (!socket_dir.empty()) fs::remove_all(socket_dir);
   }
 
   template <class T>
   T run(boost::asio::awaitable<T> work) {
-    return harness::testing::run_sync(io, std::move(work));
+    // The call socket's reader runs as long as the session: do not wait for it.
+    return harness::testing::run_until_done(io, std::move(work));
   }
   exec_result exec(std::string code, std::chrono::milliseconds timeout = 10s) {
     return run(session->exec(std::move(code), timeout));
@@ -93,6 +107,7 @@ class RuntimePipeTest : public ::testing::Test {
 
   boost::asio::io_context io;
   fs::path root;
+  fs::path socket_dir;
   std::unique_ptr<local_runtime> runtime;
   testing::fake_tools tools;
   identity_filter identity;
@@ -100,7 +115,7 @@ class RuntimePipeTest : public ::testing::Test {
   std::unique_ptr<runtime_session> session;
 };
 
-TEST_F(RuntimePipeTest, StateCarriesAcrossBlocksAndSkillsLoad) {
+TEST_P(RuntimePipeTest, StateCarriesAcrossBlocksAndSkillsLoad) {
   auto first = exec("const { twice } = require('" + (root / "skills/lib/util.js").string() +
                     "');\nlet count = twice(21);\nconsole.log('counted', count);\nreturn count");
   ASSERT_TRUE(first.ok) << first.error.dump();
@@ -112,7 +127,7 @@ TEST_F(RuntimePipeTest, StateCarriesAcrossBlocksAndSkillsLoad) {
   EXPECT_EQ(second.value, 84);
 }
 
-TEST_F(RuntimePipeTest, HelpersReachTheGatewayConcurrently) {
+TEST_P(RuntimePipeTest, HelpersReachTheGatewayConcurrently) {
   auto r = exec(
       "const tools = await list_mcp_tools('echo');\n"
       "const details = await get_mcp_tool_details(tools[0].name);\n"
@@ -131,7 +146,7 @@ TEST_F(RuntimePipeTest, HelpersReachTheGatewayConcurrently) {
   EXPECT_FALSE(r.tool_calls[5].ok);
 }
 
-TEST_F(RuntimePipeTest, ErrorsComeBackWithTheAgentsStack) {
+TEST_P(RuntimePipeTest, ErrorsComeBackWithTheAgentsStack) {
   auto r = exec("function parse(x) {\n  return JSON.parse(x);\n}\nparse('{bad');");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "SyntaxError");
@@ -140,7 +155,7 @@ TEST_F(RuntimePipeTest, ErrorsComeBackWithTheAgentsStack) {
   EXPECT_TRUE(next.ok);
 }
 
-TEST_F(RuntimePipeTest, ChangedFilesComeBackDecoded) {
+TEST_P(RuntimePipeTest, ChangedFilesComeBackDecoded) {
   auto r = exec("await fs.writeFile('" + (root / "workspace/report.txt").string() +
                 "', 'total: 3\\n');\nawait fs.writeFile('" + (root / "workspace/blob.bin").string() +
                 "', Buffer.from([0, 255, 10]));");
@@ -152,7 +167,7 @@ TEST_F(RuntimePipeTest, ChangedFilesComeBackDecoded) {
   EXPECT_EQ(by_path["blob.bin"].content, std::string("\0\xff\n", 3));
 }
 
-TEST_F(RuntimePipeTest, WritingRawStdoutIsAProtocolErrorNotACrash) {
+TEST_P(RuntimePipeTest, WritingRawStdoutIsAProtocolErrorNotACrash) {
   auto r = exec("process.stdout.write('oops\\n')");
   // The context's process object has no stdout; reaching the real one takes
   // require('process'), which a hostile block may do.
@@ -163,17 +178,39 @@ TEST_F(RuntimePipeTest, WritingRawStdoutIsAProtocolErrorNotACrash) {
   (void)r;
 }
 
-TEST_F(RuntimePipeTest, AnInfiniteLoopTimesOut) {
+TEST_P(RuntimePipeTest, AnInfiniteLoopTimesOut) {
   auto r = exec("while (true) {}", 500ms);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "TimeoutError");
 }
 
-TEST_F(RuntimePipeTest, ARuntimeThatExitsMidCallIsASandboxError) {
+TEST_P(RuntimePipeTest, ARuntimeThatExitsMidCallIsASandboxError) {
   auto r = exec("setTimeout(() => require('process').exit(3), 20); await callMCPTool('t__slow', {}); return 1");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "SandboxError");
 }
+
+TEST_P(RuntimePipeTest, ToolCallsTravelOnTheCallSocketWhenThereIsOne) {
+  auto r = exec("return (await callMCPTool('t__echo', {n: 1})).echo.n");
+  ASSERT_TRUE(r.ok) << r.error.dump();
+  EXPECT_EQ(r.value, 1);
+  EXPECT_EQ(r.call_channel, GetParam() ? "socket" : "stdio");
+}
+
+TEST_P(RuntimePipeTest, ACallTheBlockDidNotAwaitIsStillServed) {
+  // The call leaves on the socket and `done` on stdout: the host waits for
+  // the count `done` announces before it ends the block.
+  auto r = exec("callMCPTool('t__slow', {n: 7}); return 1");
+  ASSERT_TRUE(r.ok) << r.error.dump();
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  ASSERT_EQ(tools.received_args.size(), 1u);
+  EXPECT_EQ(tools.received_args[0]["n"], 7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Channels, RuntimePipeTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "CallSocket" : "Stdio";
+                         });
 
 }  // namespace
 }  // namespace harness::bridge

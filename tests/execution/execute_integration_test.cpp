@@ -25,7 +25,8 @@ class ExecuteIntegration : public ::testing::Test {
     std::map<std::string, std::string> env{
         {"PORT", "0"},           {"ENV_FILE", "/dev/null"},         {"SANDBOX_TIMEOUT_MS", "4000"},
         {"SANDBOX_POOL_SIZE", "1"}, {"MCP_FS_ROOT", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
-        {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner}};
+        {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner},
+        {"SANDBOX_CALL_SOCKET_DIR", (workspace / "sockets").string()}};
     server = std::make_unique<harness_server>(env);
     port = server->port();
     // Wait until the pool has a ready sandbox and the filesystem server is up.
@@ -120,6 +121,30 @@ TEST_F(ExecuteIntegration, ToolsAreDiscoveredAndCalledThroughTheRealServers) {
   EXPECT_NE(r["result"]["text"].dump().find("hello"), std::string::npos) << r.dump();
   EXPECT_EQ(r["result"]["refused"], "MCPToolError");
   EXPECT_EQ(r["toolCalls"].size(), 5u);
+  EXPECT_EQ(r["sandbox"]["callChannel"], "socket");
+}
+
+TEST_F(ExecuteIntegration, TheCallSocketIsBoundOnceAndLeavesNothingBehind) {
+  // Inside: the socket is the one host path, and its runtime holds the only
+  // connection (the host stopped listening after the runtime's hello).
+  json r = execute({{"userId", "alice"}, {"sessionId", "sock"},
+                    {"code",
+                     "await list_mcp_tools();  // the runtime is bound once this returns\n"
+                     "const names = await fs.readdir('/run');\n"
+                     "const second = await new Promise((resolve) => {\n"
+                     "  const c = require('net').connect('/run/harness-calls.sock');\n"
+                     "  c.on('connect', () => { c.destroy(); resolve('connected'); });\n"
+                     "  c.on('error', (e) => resolve(e.code));\n"
+                     "});\n"
+                     "return {names, second}"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["result"]["names"], json::array({"harness-calls.sock"}));
+  EXPECT_EQ(r["result"]["second"], "ECONNREFUSED");
+  EXPECT_EQ(r["sandbox"]["callChannel"], "socket");
+  // Outside: sockets of bound sandboxes are unlinked at once, the pool's at
+  // shutdown.
+  ASSERT_EQ(server->stop(), 0) << server->output();
+  EXPECT_TRUE(fs::is_empty(workspace / "sockets"));
 }
 
 TEST_F(ExecuteIntegration, PiiIsTokenizedIntoTheSandboxAndRestoredForTools) {

@@ -29,8 +29,8 @@ class call_socket {
   // Listens on a new socket under `dir` (created 0711 if missing) with a
   // random name; the file is 0666 so the sandbox's user can connect, and the
   // token is what keeps other local users out. `runtime_path` is where the
-  // runtime will find it (its mount point in the container). Errors:
-  // call_socket_failed.
+  // runtime will find it (its mount point in the container; empty: path(),
+  // for a runtime on this host). Errors: call_socket_failed.
   static result<std::unique_ptr<call_socket>> listen(const boost::asio::any_io_executor& executor,
                                                      const std::string& dir, std::string runtime_path);
 
