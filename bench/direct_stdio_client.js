@@ -1,13 +1,14 @@
 'use strict';
 // Baseline for the tool-call benchmark: a bare MCP client over stdio (NDJSON,
 // no SDK) that initializes server-everything, calls its echo tool W times
-// untimed (warm-up), then N times in sequence. Prints {"calls", "ms"} for the
-// N timed calls.
+// untimed (warm-up), then R rounds of N calls in sequence. Prints {"calls",
+// "rounds"}: the milliseconds of each round.
 const { spawn } = require('child_process');
 const path = require('path');
 
 const n = Number(process.argv[2] || 1000);
 const warm = Number(process.argv[3] || 0);
+const rounds = Number(process.argv[4] || 1);
 const server = path.join(__dirname, '..', 'servers', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const env = { ...process.env };
 delete env.NODE_EXTRA_CA_CERTS;
@@ -42,12 +43,15 @@ function request(method, params) {
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
   child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
   for (let i = 0; i < warm; i++) await request('tools/call', { name: 'echo', arguments: { message: 'warm-up' } });
-  const t = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) {
-    const r = await request('tools/call', { name: 'echo', arguments: { message: `m${i}` } });
-    if (!r.result) throw new Error(JSON.stringify(r));
+  const times = [];
+  for (let r = 0; r < rounds; r++) {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) {
+      const reply = await request('tools/call', { name: 'echo', arguments: { message: `m${i}` } });
+      if (!reply.result) throw new Error(JSON.stringify(reply));
+    }
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
-  const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  console.log(JSON.stringify({ calls: n, ms }));
+  console.log(JSON.stringify({ calls: n, rounds: times }));
   child.kill();
 })();

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # N sequential callMCPTool('everything__echo') calls from one /execute block,
 # beside a bare stdio client calling the same server's echo N times. Both
-# sides first make W untimed calls (the same W), so both are measured warm:
-# node's JIT in the sandbox, in the server and in the baseline client.
-#   bench/toolcall_bench.sh [N] [W]   (defaults 1000 and 200)
+# sides first make W untimed calls (the same W), so both are measured warm
+# (node's JIT in the sandbox, in the server and in the baseline client), then
+# time R rounds of N calls; the row gives the median round of each side.
+#   bench/toolcall_bench.sh [N] [W] [R]   (defaults 1000, 1000 and 3)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-1000}
-warm=${2:-200}
+warm=${2:-1000}
+rounds=${3:-3}
 port=${BENCH_PORT:-3918}
 unset NODE_EXTRA_CA_CERTS
 
@@ -23,18 +25,24 @@ for _ in $(seq 1 300); do
 done
 
 code="for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'});
-const t = Date.now();
-for (let i = 0; i < $n; i++) await callMCPTool('everything__echo', {message: 'm' + i});
-return Date.now() - t;"
+const rounds = [];
+for (let r = 0; r < $rounds; r++) {
+  const t = process.hrtime();
+  for (let i = 0; i < $n; i++) await callMCPTool('everything__echo', {message: 'm' + i});
+  const [s, ns] = process.hrtime(t);
+  rounds.push(s * 1000 + ns / 1e6);
+}
+return rounds;"
 ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sys.argv[1]}))' "$code" |
   curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
-  python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(d["result"])')
-direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms"])')
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(json.dumps(d["result"]))')
+direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
 BENCH_DIR="$root/bench" python3 - "$n" "$ours" "$direct" <<'PY'
-import os, sys
+import json, os, statistics, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from bench_rows import emit
-n, ours, direct = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+n = int(sys.argv[1])
+ours, direct = statistics.median(json.loads(sys.argv[2])), statistics.median(json.loads(sys.argv[3]))
 rate, per_call, direct_per_call = n / ours * 1000, ours / n * 1000, direct / n * 1000
 emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
      f"{rate:,.0f} calls/s, {per_call:.0f} us/call",

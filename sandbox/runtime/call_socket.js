@@ -1,27 +1,25 @@
 'use strict';
-// The call socket (docs/architecture/runtime-protocol.md): `call` frames go to
-// the host over a unix socket bind-mounted into the container and their
-// `reply` frames come back on it, because a round trip there costs a fraction
-// of one through the engine's attach stream. The first line is `hello` with
-// the session's token. Frames wait in order until the socket is connected; if
-// it never connects they are handed back, to go over stdout as before.
+// The call socket (docs/architecture/runtime-protocol.md): a unix socket the
+// host mounts into the container. After `link`, every frame in both
+// directions travels on it instead of stdio, because a round trip there costs
+// a fraction of one through the engine's attach stream. The first line is
+// `hello` with the token from `link`.
 const net = require('net');
 
 class CallSocket {
-  // spec: {socket, token} from `init`. onFrame(frame) gets each frame the host
-  // sends; onLost(unsent, wasOpen) gets the frames never written when the
-  // socket closes (all of them if it never opened).
-  constructor(spec, { onFrame, onLost }) {
+  // spec: the `link` frame {socket, token}. onFrame(frame) gets each frame
+  // the host sends; onFail(unsent lines) runs if it never connects; onClose()
+  // when a connected socket closes.
+  constructor(spec, { onFrame, onFail, onClose }) {
     this.state = 'connecting';
-    this.waiting = [];
+    this.waiting = [JSON.stringify({ type: 'hello', token: String(spec.token) })];
     this.buffered = '';
     this.conn = net.createConnection(String(spec.socket));
     this.conn.setEncoding('utf8');
     this.conn.on('connect', () => {
       this.state = 'open';
-      const lines = [JSON.stringify({ type: 'hello', token: String(spec.token) }), ...this.waiting.map((f) => JSON.stringify(f))];
+      this.conn.write(this.waiting.join('\n') + '\n');
       this.waiting = [];
-      this.conn.write(lines.join('\n') + '\n');
     });
     this.conn.on('data', (chunk) => {
       this.buffered += chunk;
@@ -29,8 +27,9 @@ class CallSocket {
       while ((nl = this.buffered.indexOf('\n')) >= 0) {
         const line = this.buffered.slice(0, nl);
         this.buffered = this.buffered.slice(nl + 1);
+        if (!line.trim()) continue;
         let frame;
-        try { frame = JSON.parse(line); } catch { continue; }
+        try { frame = JSON.parse(line); } catch { process.stderr.write('runtime: ignoring a line that is not JSON\n'); continue; }
         onFrame(frame);
       }
     });
@@ -38,24 +37,18 @@ class CallSocket {
     this.conn.on('close', () => {
       const wasOpen = this.state === 'open';
       this.state = 'closed';
-      const unsent = this.waiting;
-      this.waiting = [];
-      onLost(unsent, wasOpen);
+      if (wasOpen) return onClose();
+      onFail(this.waiting.slice(1));  // not the hello
     });
   }
 
-  // True when the frame was taken (written, or queued until connected);
-  // false when the socket is gone and the caller must use stdout.
-  send(frame) {
-    if (this.state === 'open') this.conn.write(JSON.stringify(frame) + '\n');
-    else if (this.state === 'connecting') this.waiting.push(frame);
+  // True when the line was taken (written, or queued until connected); false
+  // when the socket failed and the caller must use stdout.
+  sendLine(text) {
+    if (this.state === 'open') this.conn.write(text + '\n');
+    else if (this.state === 'connecting') this.waiting.push(text);
     else return false;
     return true;
-  }
-
-  close() {
-    this.state = 'closed';
-    this.conn.destroy();
   }
 }
 

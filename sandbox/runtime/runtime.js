@@ -1,9 +1,10 @@
 'use strict';
 // The in-container runtime: a REPL that speaks NDJSON frames over stdin and
-// stdout (protocol in docs/architecture/sandbox.md). It boots, says `ready`,
-// takes `init` (session, limits, files), then runs each `exec` as the body of
-// an async function in one persistent vm context, so `await` and `return` work
-// at top level and top-level declarations of one block are visible in the next.
+// stdout (protocol in docs/architecture/runtime-protocol.md), or over its call
+// socket once the host sends `link`. It boots, says `ready`, takes `init`
+// (session, limits, files), then runs each `exec` as the body of an async
+// function in one persistent vm context, so `await` and `return` work at top
+// level and top-level declarations of one block are visible in the next.
 const vm = require('vm');
 const util = require('util');
 const fsp = require('fs/promises');
@@ -27,13 +28,17 @@ let session = null;
 let currentExec = null;
 let logState = { bytes: 0, truncated: false };
 let callSeq = 0;
-const pendingCalls = new Map();  // id -> {resolve, reject, viaSocket}
-let callSocket = null;
-let socketCalls = 0;  // `call` frames of the current exec that went to the call socket
+const pendingCalls = new Map();
+let link = null;  // the CallSocket once the host sent `link`
 const exportNonce = crypto.randomBytes(6).toString('hex');
 
+// Every frame goes to the host on the call socket once linked, else on stdout.
+function sendLine(text) {
+  if (link && link.sendLine(text)) return;
+  process.stdout.write(text + '\n');
+}
 function send(frame) {
-  process.stdout.write(JSON.stringify(frame) + '\n');
+  sendLine(JSON.stringify(frame));
 }
 
 // console.* inside agent code becomes `log` frames, capped per exec.
@@ -52,36 +57,28 @@ function emitLog(level, args) {
   send({ type: 'log', exec: currentExec, level, text });
 }
 
-// One request to the host; resolves with its reply. It goes over the call
-// socket when there is one, else over stdout.
+// One request to the host; resolves with its reply.
 function callHost(op, fields) {
   const id = ++callSeq;
   return new Promise((resolve, reject) => {
-    const frame = { type: 'call', id, exec: currentExec, op, ...fields };
-    const viaSocket = callSocket !== null && callSocket.send(frame);
-    pendingCalls.set(id, { resolve, reject, viaSocket });
-    if (viaSocket) socketCalls += 1;
-    else send(frame);
+    pendingCalls.set(id, { resolve, reject });
+    send({ type: 'call', id, exec: currentExec, op, ...fields });
   });
 }
 
-// The call socket closed. Frames it never wrote go over stdout instead; calls
-// it did write will get no reply, so they fail.
-function onCallSocketLost(unsent, wasOpen) {
-  callSocket = null;
-  const rerouted = new Set(unsent.map((f) => f.id));
-  for (const frame of unsent) {
-    const pending = pendingCalls.get(frame.id);
-    if (pending) pending.viaSocket = false;
-    if (frame.exec === currentExec) socketCalls -= 1;
-    send(frame);
-  }
-  if (!wasOpen) return;
-  for (const [id, pending] of pendingCalls) {
-    if (!pending.viaSocket || rerouted.has(id)) continue;
-    pendingCalls.delete(id);
-    pending.reject(new Error('the connection to the host closed during the call'));
-  }
+// `link` {socket, token}: move every frame onto the call socket. If it
+// cannot connect, frames stay on stdio (the host gives up on the socket too).
+function runLink(frame) {
+  if (link || !frame.socket) return;
+  link = new CallSocket(frame, {
+    onFrame,
+    onFail: (unsent) => {
+      link = null;
+      for (const line of unsent) process.stdout.write(line + '\n');
+    },
+    // The host hung up: as when stdin ends.
+    onClose: () => { queue = queue.then(() => process.exit(0)); },
+  });
 }
 
 function onReply(frame) {
@@ -126,14 +123,11 @@ function makeContext() {
 }
 
 let context = makeContext();
+let contextUsed = false;  // a block ran in it: init must start a fresh one
 
-async function runExec(frame) {
-  currentExec = frame.id;
-  socketCalls = 0;
-  logState = { bytes: 0, truncated: false };
-  const started = process.hrtime.bigint();
-  let result;
-  const code = String(frame.code || '');
+// Runs one block's code in the REPL context; returns {ok, value?} or {ok: false, error}.
+async function evaluate(code) {
+  contextUsed = true;
   try {
     const names = topLevelDeclarations(code);
     // Declarations stay in the agent's own scope; on the way out (return,
@@ -145,15 +139,20 @@ async function runExec(frame) {
     const script = new vm.Script(source, { filename: FILENAME, lineOffset: -1 });
     const value = await script.runInContext(context);
     const problem = value === undefined ? null : jsonProblem(value);
-    if (problem) {
-      result = { ok: false, error: { name: 'TypeError', message: `return value is not JSON-serialisable: ${problem}` } };
-    } else {
-      result = { ok: true };
-      if (value !== undefined) result.value = JSON.parse(JSON.stringify(value));
-    }
+    if (problem) return { ok: false, error: { name: 'TypeError', message: `return value is not JSON-serialisable: ${problem}` } };
+    const result = { ok: true };
+    if (value !== undefined) result.value = JSON.parse(JSON.stringify(value));
+    return result;
   } catch (err) {
-    result = { ok: false, error: describeError(err, FILENAME, code.split('\n').length) };
+    return { ok: false, error: describeError(err, FILENAME, code.split('\n').length) };
   }
+}
+
+async function runExec(frame) {
+  currentExec = frame.id;
+  logState = { bytes: 0, truncated: false };
+  const started = process.hrtime.bigint();
+  const result = await evaluate(String(frame.code || ''));
   let files = [];
   try {
     files = tracker.changes();
@@ -161,15 +160,25 @@ async function runExec(frame) {
     emitLog('warn', [`could not scan files: ${err.message}`]);
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  // `calls` tells the host how many calls to wait for on the call socket.
-  const done = { type: 'done', exec: frame.id, ...result, files, ms, calls: socketCalls };
+  const done = { type: 'done', exec: frame.id, ...result, files, ms };
   const text = JSON.stringify(done);
   if (Buffer.byteLength(text) > limits.frameBytes) {
-    send({ type: 'done', exec: frame.id, ok: false, error: { name: 'RangeError', message: `the result is ${Buffer.byteLength(text)} bytes; the limit is ${limits.frameBytes}: return less, or write it to /workspace` }, files: [], ms, calls: socketCalls });
+    send({ type: 'done', exec: frame.id, ok: false, error: { name: 'RangeError', message: `the result is ${Buffer.byteLength(text)} bytes; the limit is ${limits.frameBytes}: return less, or write it to /workspace` }, files: [], ms });
   } else {
-    process.stdout.write(text + '\n');
+    sendLine(text);
   }
   currentExec = null;
+}
+
+// Before `ready`: one throwaway block through the same code, so the first
+// real block finds the runtime's own functions compiled (it saves a few
+// milliseconds of every warm /execute), then a fresh context for the task.
+async function warmUp() {
+  await evaluate('const warm = [1, 2].map((x) => x + 1);\nreturn { warm, text: JSON.stringify(warm) };');
+  await evaluate('throw new Error("warm-up")');
+  tracker.changes();
+  context = makeContext();
+  contextUsed = false;
 }
 
 function runInit(frame) {
@@ -177,10 +186,7 @@ function runInit(frame) {
   limits = { ...DEFAULT_LIMITS, ...(frame.limits || {}) };
   tracker = new FileTracker(ROOTS, limits);
   tracker.writeInitial(frame.files);
-  context = makeContext();
-  if (frame.calls && frame.calls.socket && !callSocket) {
-    callSocket = new CallSocket(frame.calls, { onFrame: (f) => { if (f.type === 'reply') onReply(f); }, onLost: onCallSocketLost });
-  }
+  if (contextUsed) context = makeContext();
 }
 
 // Frames run one after another, except replies, which resolve a call the
@@ -189,6 +195,7 @@ let queue = Promise.resolve();
 function onFrame(frame) {
   if (frame.type === 'reply') return onReply(frame);
   if (frame.type === 'stop') return process.exit(0);
+  if (frame.type === 'link') return runLink(frame);
   queue = queue.then(async () => {
     try {
       if (frame.type === 'init') runInit(frame);
@@ -215,11 +222,14 @@ process.stdin.on('data', (chunk) => {
     onFrame(frame);
   }
 });
-// The host closing stdin means stop, after the frames already received.
+// The host closing stdin means stop, after the frames already received
+// (when linked, the host keeps stdin open and closes the call socket instead).
 process.stdin.on('end', () => { queue = queue.then(() => process.exit(0)); });
 
 // Code from an earlier block (a timer, a forgotten promise) must not kill the REPL.
 process.on('uncaughtException', (err) => emitLog('error', [`uncaught: ${err && err.stack ? err.stack : err}`]));
 process.on('unhandledRejection', (err) => emitLog('error', [`unhandled rejection: ${err && err.message ? err.message : err}`]));
 
-send({ type: 'ready', pid: process.pid, node: process.version });
+warmUp()
+  .catch((err) => process.stderr.write(`runtime: warm-up failed: ${err && err.stack}\n`))
+  .then(() => send({ type: 'ready', pid: process.pid, node: process.version }));

@@ -192,6 +192,16 @@ result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_exec
   return std::unique_ptr<call_socket>(std::move(socket));
 }
 
+asio::awaitable<result<std::unique_ptr<frame_channel>>> link_runtime(frame_channel& stdio, call_socket& socket,
+                                                                     std::chrono::milliseconds timeout) {
+  auto frame = dump_frame({{"type", "link"}, {"socket", socket.runtime_path()}, {"token", socket.token()}});
+  auto sent = co_await stdio.write_line(std::move(frame));
+  if (!sent) co_return sent.error();
+  // The runtime's frames are capped at 16 MiB (its limits.frameBytes).
+  auto accepted = co_await socket.accept(timeout, 16 * 1024 * 1024);
+  co_return std::move(accepted);
+}
+
 bool same_token(std::string_view a, std::string_view b) {
   // Every byte of the longer one is looked at, whatever differs first.
   unsigned char diff = a.size() == b.size() ? 0 : 1;

@@ -17,9 +17,6 @@ namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
-// The runtime's frames are capped at this size (limits.frameBytes in the runtime).
-constexpr std::size_t max_frame_bytes = 16 * 1024 * 1024;
-
 json failure(std::string name, std::string message) {
   return {{"name", std::move(name)}, {"message", std::move(message)}};
 }
@@ -54,18 +51,13 @@ class deadline_guard {
 class runtime_session_impl final : public runtime_session {
  public:
   runtime_session_impl(const asio::any_io_executor& executor, frame_channel& channel, tool_gateway& tools,
-                       data_filter& filter, session_limits limits, std::unique_ptr<call_socket> calls)
+                       data_filter& filter, session_limits limits)
       : executor_(executor),
         channel_(channel),
         limits_(limits),
-        shared_(std::make_shared<session_shared>(executor, channel, tools, filter, std::move(calls))) {}
+        shared_(std::make_shared<session_shared>(executor, channel, tools, filter)) {}
 
-  ~runtime_session_impl() override {
-    shared_->alive = false;
-    // Ends the call socket's reader; the stdio channel belongs to our owner.
-    if (shared_->call_listener) shared_->call_listener->cancel();
-    if (shared_->call_channel) shared_->call_channel->cancel();
-  }
+  ~runtime_session_impl() override { shared_->alive = false; }
 
   asio::awaitable<status> wait_ready(std::chrono::milliseconds timeout) override {
     auto ready = co_await wait_for_ready(executor_, channel_, timeout);
@@ -82,11 +74,6 @@ class runtime_session_impl final : public runtime_session {
     }
     json limits{{"logBytes", limits_.log_bytes}, {"maxFileBytes", limits_.max_file_bytes}, {"maxFiles", limits_.max_files}};
     json frame{{"type", "init"}, {"session", session_id}, {"limits", limits}, {"files", std::move(list)}};
-    if (shared.call_listener) {
-      frame["calls"] = {{"socket", shared.call_listener->runtime_path()}, {"token", shared.call_listener->token()}};
-      auto serve = serve_call_socket(shared_, max_frame_bytes);  // a local: see the GCC note in task_loop.cpp
-      asio::co_spawn(executor_, std::move(serve), asio::detached);
-    }
     co_return co_await shared.send(dump_frame(frame));
   }
 
@@ -102,8 +89,6 @@ class runtime_session_impl final : public runtime_session {
     std::string exec_id = "x" + std::to_string(++exec_seq_);
     shared.current_exec = exec_id;
     shared.calls.clear();
-    shared.socket_calls = 0;
-    std::size_t expected_socket_calls = 0;
     deadline_guard deadline(executor_, shared_, timeout);
     json exec_frame{{"type", "exec"}, {"id", exec_id}, {"code", std::move(code)}};
     auto sent = co_await shared.send(dump_frame(exec_frame));
@@ -123,8 +108,8 @@ class runtime_session_impl final : public runtime_session {
       }
       const std::string type = frame->value("type", "");
       if (type == "call") {
-        ++shared.outstanding;  // before the spawn: see serve_call_socket
-        auto call = handle_call(shared_, std::move(*frame), shared.stdio_writer);
+        ++shared.outstanding;  // before the spawn: see session_shared::outstanding
+        auto call = handle_call(shared_, std::move(*frame));
         asio::co_spawn(executor_, std::move(call), asio::detached);
       } else if (type == "log" && frame->value("exec", "") == exec_id) {
         std::string text = frame->value("text", "");
@@ -134,25 +119,14 @@ class runtime_session_impl final : public runtime_session {
         }
       } else if (type == "done" && frame->value("exec", "") == exec_id) {
         fill_done(*frame, result);
-        // Calls the block sent on the call socket, which may still be on
-        // their way: the wait below covers them too.
-        if (auto n = frame->find("calls"); n != frame->end() && n->is_number_unsigned()) {
-          expected_socket_calls = n->get<std::size_t>();
-        }
         break;
       }
     }
     // Calls the block started but did not await still need the channel: they
     // get until the deadline, then fail on their own.
-    co_await shared.wait_calls_idle(deadline.expiry(), expected_socket_calls);
+    co_await shared.wait_calls_idle(deadline.expiry());
     shared.current_exec.clear();
-    if (!shared.failure.is_null() && result.error != shared.failure) {
-      result.ok = false;
-      result.value = nullptr;
-      result.error = shared.failure;
-    }
     result.tool_calls = std::move(shared.calls);
-    result.call_channel = shared.call_channel ? "socket" : "stdio";
     result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     co_return result;
   }
@@ -162,7 +136,6 @@ class runtime_session_impl final : public runtime_session {
  private:
   json channel_failure(const error& e, std::chrono::milliseconds timeout) {
     shared_->broken = true;
-    if (!shared_->failure.is_null()) return shared_->failure;  // the call socket's reader saw it first
     if (shared_->deadline_hit) {
       return failure("TimeoutError", fmt::format("the code did not finish within {} ms and was stopped; the sandbox "
                                                  "was discarded, so variables from earlier blocks are gone",
@@ -235,9 +208,8 @@ asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, fr
 
 std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor,
                                                         frame_channel& channel, tool_gateway& tools,
-                                                        data_filter& filter, session_limits limits,
-                                                        std::unique_ptr<call_socket> calls) {
-  return std::make_unique<runtime_session_impl>(executor, channel, tools, filter, limits, std::move(calls));
+                                                        data_filter& filter, session_limits limits) {
+  return std::make_unique<runtime_session_impl>(executor, channel, tools, filter, limits);
 }
 
 }  // namespace harness::bridge

@@ -1,12 +1,9 @@
 #include "session_shared.hpp"
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
-#include "harness/core/logging.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -55,51 +52,36 @@ result<call_request> read_call(const json& frame) {
   return call;
 }
 
-// A protocol violation on the call socket: the block fails like one on stdio.
-void fail_session(session_shared& shared, std::string message) {
-  shared.broken = true;
-  shared.failure = {{"name", "ProtocolError"}, {"message", "the sandbox broke the protocol: " + std::move(message)}};
-  shared.channel.cancel();  // wakes the block's reader, which reports the failure
-  shared.calls_changed();
-}
-
 }  // namespace
 
-asio::awaitable<status> line_writer::send(std::string line) {
+asio::awaitable<status> session_shared::send(std::string line) {
   queue_.push_back(std::move(line));
   if (writing_) co_return last_write_;
   writing_ = true;
   while (!queue_.empty()) {
     std::string next = std::move(queue_.front());
     queue_.pop_front();
-    last_write_ = co_await channel_->write_line(std::move(next));
-    if (!last_write_) queue_.clear();
+    last_write_ = co_await channel.write_line(std::move(next));
+    if (!last_write_) {
+      queue_.clear();
+      broken = true;
+    }
   }
   writing_ = false;
   co_return last_write_;
 }
 
-asio::awaitable<void> session_shared::wait_calls_idle(clock_type::time_point deadline,
-                                                      std::size_t expected_socket_calls) {
-  // One thread: nothing changes between the check and the wait.
-  auto waiting = [&] {
-    // After a protocol failure on the call socket, no more calls will come on it.
-    bool more_to_come = socket_calls < expected_socket_calls && failure.is_null();
-    return (outstanding > 0 || more_to_come) && clock_type::now() < deadline;
-  };
-  while (waiting()) {
-    idle_timer.expires_at(deadline);
-    co_await idle_timer.async_wait(asio::as_tuple(asio::use_awaitable));
-  }
+asio::awaitable<void> session_shared::wait_calls_idle(clock_type::time_point deadline) {
+  if (outstanding == 0) co_return;
+  idle_timer.expires_at(deadline);
+  co_await idle_timer.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
-void session_shared::close_channels() {
-  channel.cancel();
-  if (call_listener) call_listener->cancel();
-  if (call_channel) call_channel->cancel();
+void session_shared::call_finished() {
+  if (--outstanding == 0) idle_timer.cancel();
 }
 
-asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json frame, line_writer& replies) {
+asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json frame) {
   auto started = clock_type::now();
   json id = frame.contains("id") ? frame["id"] : json();
   std::string exec = frame.value("exec", "");
@@ -128,48 +110,9 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
       shared->calls.push_back(
           {call->label, std::chrono::duration<double, std::milli>(clock_type::now() - started).count(), answer.has_value()});
     }
-    auto sent = co_await replies.send(dump_frame(reply));
-    if (!sent) shared->broken = true;
+    co_await shared->send(dump_frame(reply));
   }
-  --shared->outstanding;
-  shared->calls_changed();
-}
-
-asio::awaitable<void> serve_call_socket(std::shared_ptr<session_shared> shared, std::size_t max_line) {
-  using namespace std::chrono_literals;
-  // The runtime connects as soon as it reads `init`; past this it has fallen
-  // back to stdio (an image without call-socket support), which still works.
-  auto accepted = co_await shared->call_listener->accept(10s, max_line);
-  if (!accepted) {
-    if (accepted.error().code != "cancelled") {
-      core::log_warn("sandbox call socket: {}; tool calls use stdio", accepted.error().describe());
-    }
-    co_return;
-  }
-  if (!shared->alive) co_return;
-  shared->call_channel = std::move(*accepted);
-  shared->call_writer = std::make_unique<line_writer>(shared->call_channel.get());
-  for (;;) {
-    auto line = co_await shared->call_channel->read_line();
-    if (!shared->alive) co_return;
-    if (!line) {
-      // The runtime ended (the stdio side reports that) or the session was closed.
-      if (line.error().code != "frame_too_large") co_return;
-      fail_session(*shared, line.error().describe());
-      co_return;
-    }
-    auto frame = parse_frame(*line);
-    if (!frame || frame->value("type", "") != "call") {
-      fail_session(*shared, frame ? "a frame of type '" + frame->value("type", "") + "' on the call socket"
-                                  : frame.error().describe());
-      co_return;
-    }
-    if (frame->value("exec", "") == shared->current_exec && !shared->current_exec.empty()) ++shared->socket_calls;
-    ++shared->outstanding;  // before the spawn, so a waiter never sees the call in neither count
-    shared->calls_changed();
-    auto call = handle_call(shared, std::move(*frame), *shared->call_writer);
-    asio::co_spawn(shared->executor, std::move(call), asio::detached);
-  }
+  shared->call_finished();
 }
 
 }  // namespace harness::bridge

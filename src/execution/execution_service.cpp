@@ -79,7 +79,7 @@ class execution_service_impl final : public execution_service,
     bool ended = !request.session_id || session->sandbox->broken();
     json body = exec_result_json(outcome);
     body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
-    body["sandbox"] = {{"warm", session->sandbox->warm()}, {"ended", ended}, {"callChannel", outcome.call_channel}};
+    body["sandbox"] = {{"warm", session->sandbox->warm()}, {"ended", ended}, {"channel", session->sandbox->channel_kind()}};
     body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (ended) {
       if (request.session_id) sessions_.erase(session->id);

@@ -14,8 +14,8 @@ std::vector<core::setting_spec> execution_setting_specs() {
       {"SANDBOX_MAX_FILE_BYTES", "1048576", "largest file a block may write back from /skills or /workspace"},
       {"SANDBOX_MAX_FILES", "200", "most files a sandbox may hold in /skills and /workspace"},
       {"SANDBOX_CALL_SOCKET_DIR", "data/sockets",
-       "folder for the unix sockets that carry sandbox tool calls (one per sandbox, mounted into it; must be on the "
-       "engine's host under the same path); empty: tool calls go over the container's stdio, several times slower"},
+       "folder for the unix sockets the sandboxes' protocol runs on (one per sandbox, mounted into it; must be on "
+       "the engine's host under the same path); empty: the containers' stdio, several times slower per tool call"},
   };
 }
 

@@ -37,6 +37,33 @@ void record(core::metrics_registry& metrics, const bridge::exec_result& outcome)
 
 }  // namespace
 
+// The attached stdio of a runtime that speaks on its call socket. Shared with
+// the coroutine that reads it, which keeps the channel and the container (and
+// so the attach stream) alive until its last read has completed.
+struct sandbox_session::stdio_drain {
+  std::unique_ptr<bridge::frame_channel> channel;
+  std::shared_ptr<sandbox::sandbox_container> container;
+};
+
+// Logs what a linked runtime's stdio still carries (stray writes of the
+// block's code; the runtime's stderr is logged by the channel itself) and
+// keeps the pipes from filling. Ends when the container's output ends or the
+// session cancels the channel.
+asio::awaitable<void> sandbox_session::drain_stdio(std::shared_ptr<stdio_drain> drain) {
+  constexpr std::size_t log_cap = 16 * 1024;
+  std::size_t logged = 0;
+  for (;;) {
+    auto line = co_await drain->channel->read_line();
+    if (!line) {
+      if (line.error().code != "frame_too_large") co_return;
+      continue;
+    }
+    if (logged >= log_cap) continue;
+    logged += line->size();
+    core::log_debug("sandbox {} stdout: {}", drain->container->id().substr(0, 12), line->substr(0, log_cap));
+  }
+}
+
 sandbox_session::sandbox_session(const asio::any_io_executor& executor, std::string id, sandbox_lease lease,
                                  std::shared_ptr<bridge::data_filter> filter)
     : executor_(executor),
@@ -44,10 +71,19 @@ sandbox_session::sandbox_session(const asio::any_io_executor& executor, std::str
       warm_(lease.warm),
       container_(std::move(lease.container)),
       channel_(std::move(lease.channel)),
-      calls_(std::move(lease.calls)),
-      filter_(std::move(filter)) {}
+      filter_(std::move(filter)) {
+  if (lease.stdio) {
+    drain_ = std::make_shared<stdio_drain>(stdio_drain{std::move(lease.stdio), container_});
+    auto reader = drain_stdio(drain_);  // a local: GCC 12 and temporaries in co_spawn, see task_loop.cpp
+    asio::co_spawn(executor_, std::move(reader), asio::detached);
+  }
+}
 
-sandbox_session::~sandbox_session() = default;  // the container's own destructor removes it
+sandbox_session::~sandbox_session() {
+  // Ends the drain's read; it then lets go of the container, whose own
+  // destructor removes it.
+  if (drain_) drain_->channel->cancel();
+}
 
 asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     const asio::any_io_executor& executor, warm_pool& pool, bridge::tool_gateway& tools,
@@ -60,8 +96,8 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     if (!lease) co_return lease.error();
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
     session->metrics_ = options.metrics;
-    session->runtime_ = bridge::create_runtime_session(executor, *session->channel_, tools, *session->filter_,
-                                                       options.limits, std::move(session->calls_));
+    session->runtime_ =
+        bridge::create_runtime_session(executor, *session->channel_, tools, *session->filter_, options.limits);
     auto init = co_await session->runtime_->init(options.id, options.files);
     if (init) co_return session;
     core::log_warn("sandbox {} failed at init ({}); discarding it", session->container_->id().substr(0, 12),
@@ -98,6 +134,7 @@ void sandbox_session::kill() {
 asio::awaitable<void> sandbox_session::close() {
   runtime_.reset();
   channel_.reset();
+  if (drain_) drain_->channel->cancel();
   if (!container_) co_return;
   auto container = std::move(container_);
   auto stopped = co_await container->stop();

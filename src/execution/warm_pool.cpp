@@ -72,15 +72,18 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
 
  private:
   // Creates, attaches and starts a container and waits for its runtime.
+  // Creates, attaches and starts a container, waits for its runtime and,
+  // with a call socket folder, moves the runtime onto its socket.
   asio::awaitable<result<sandbox_lease>> start_one() {
     sandbox_lease lease;
+    std::unique_ptr<bridge::call_socket> socket;
     std::string socket_path;
     if (!config_.call_socket_dir.empty()) {
-      // Before the container: the engine mounts the socket file at create time.
-      auto calls = bridge::call_socket::listen(executor_, config_.call_socket_dir, sandbox::call_socket_mount);
-      if (!calls) co_return calls.error();
-      lease.calls = std::move(*calls);
-      socket_path = lease.calls->path();
+      // Before the container: the engine mounts the socket file when it starts it.
+      auto made = bridge::call_socket::listen(executor_, config_.call_socket_dir, sandbox::call_socket_mount);
+      if (!made) co_return made.error();
+      socket = std::move(*made);
+      socket_path = socket->path();
     }
     auto container = co_await backend_->start(pool_task, std::move(socket_path));
     if (!container) co_return container.error();
@@ -91,6 +94,17 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       lease.channel.reset();
       co_await lease.container->stop();
       co_return ready.error();
+    }
+    if (socket) {
+      auto linked = co_await bridge::link_runtime(*lease.channel, *socket, config_.ready_timeout);
+      if (!linked) {
+        // The runtime stays on stdio, which works, only slower.
+        core::log_warn("sandbox {}: no call socket ({}); its frames stay on stdio",
+                       lease.container->id().substr(0, 12), linked.error().describe());
+      } else {
+        lease.stdio = std::move(lease.channel);
+        lease.channel = std::move(*linked);
+      }
     }
     co_return lease;
   }

@@ -1,5 +1,5 @@
 // The call socket: who gets bound (only the connection with the session's
-// token), what a timeout looks like, and what a hostile runtime can do on it.
+// token), what a timeout looks like, and how a runtime is linked to it.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,9 +51,10 @@ class CallSocketTest : public ::testing::Test {
   }
   template <class T>
   T run(boost::asio::awaitable<T> work) {
-    return harness::testing::run_until_done(io, std::move(work));
+    return harness::testing::run_sync(io, std::move(work));
   }
-  int client() { return clients.emplace_back(connect_to(socket->path())); }
+  int client() { return client_of(socket->path()); }
+  int client_of(const std::string& path) { return clients.emplace_back(connect_to(path)); }
 
   boost::asio::io_context io;
   fs::path dir;
@@ -132,58 +133,36 @@ TEST(CallSocketListen, AFolderThatCannotBeMadeIsAClearError) {
   EXPECT_NE(made.error().hint.find("SANDBOX_CALL_SOCKET_DIR"), std::string::npos);
 }
 
-// A session whose runtime (scripted on stdio, a raw client on the socket)
-// breaks the protocol on the call socket.
-class HostileCallSocketTest : public CallSocketTest {
+// link_runtime: the `link` frame goes on stdio, the runtime's hello comes on
+// the socket, and the protocol continues there.
+class LinkTest : public CallSocketTest {
  protected:
-  std::string token_from_init() {
-    for (const auto& line : channel.written) {
-      auto frame = json::parse(line);
-      if (frame["type"] == "init") return frame["calls"]["token"];
-    }
-    return "";
-  }
-  exec_result start_and_exec(const std::string& after_hello) {
-    session = create_runtime_session(io.get_executor(), channel, tools, identity, {}, std::move(socket));
-    channel.push(R"({"type":"ready"})");
-    EXPECT_TRUE(run(session->wait_ready(1s)));
-    EXPECT_TRUE(run(session->init("s1", {})));
-    auto init = json::parse(channel.written.back());
-    EXPECT_EQ(init["calls"]["socket"], "/run/harness-calls.sock");
-    socket_client = connect_to(socket_path);
-    send_text(socket_client, hello(token_from_init()) + after_hello);
-    return run(session->exec("return 1", 2s));  // stdio never answers: only the socket speaks
-  }
-  void SetUp() override {
-    CallSocketTest::SetUp();
-    socket_path = socket->path();
-  }
-  void TearDown() override {
-    session.reset();
-    if (socket_client >= 0) ::close(socket_client);
-    CallSocketTest::TearDown();
-  }
-  testing::fake_channel channel{io.get_executor()};
-  testing::fake_tools tools;
-  identity_filter identity;
-  std::unique_ptr<runtime_session> session;
-  std::string socket_path;
-  int socket_client = -1;
+  testing::fake_channel stdio{io.get_executor()};
 };
 
-TEST_F(HostileCallSocketTest, AFrameThatIsNotACallFailsTheBlock) {
-  auto r = start_and_exec(R"({"type":"done","exec":"x1","ok":true})" "\n");
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error["name"], "ProtocolError") << r.error.dump();
-  EXPECT_NE(r.error["message"].get<std::string>().find("call socket"), std::string::npos);
-  EXPECT_TRUE(session->broken());
+TEST_F(LinkTest, SendsLinkOnStdioAndHandsBackTheSocketChannel) {
+  std::string path = socket->path();
+  stdio.respond = [&](const std::string& line) {
+    // The scripted runtime does what runtime.js does on `link`.
+    auto frame = json::parse(line);
+    EXPECT_EQ(frame["type"], "link");
+    EXPECT_EQ(frame["socket"], "/run/harness-calls.sock");
+    int fd = client_of(path);
+    send_text(fd, hello(frame["token"]) + R"({"type":"done","exec":"x1"})" "\n");
+  };
+  auto linked = run(link_runtime(stdio, *socket, 2s));
+  ASSERT_TRUE(linked) << linked.error().describe();
+  auto line = run((*linked)->read_line());
+  ASSERT_TRUE(line);
+  EXPECT_EQ(*line, R"({"type":"done","exec":"x1"})");
+  EXPECT_EQ(stdio.written.size(), 1u);
 }
 
-TEST_F(HostileCallSocketTest, ALineThatIsNotJsonFailsTheBlock) {
-  auto r = start_and_exec("\xff\xfe not json\n");
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error["name"], "ProtocolError") << r.error.dump();
-  EXPECT_TRUE(session->broken());
+TEST_F(LinkTest, ARuntimeThatNeverConnectsIsATimeout) {
+  auto linked = run(link_runtime(stdio, *socket, 50ms));
+  ASSERT_FALSE(linked);
+  EXPECT_EQ(linked.error().code, "call_socket_timeout");
+  EXPECT_EQ(json::parse(stdio.written.at(0))["type"], "link");
 }
 
 }  // namespace

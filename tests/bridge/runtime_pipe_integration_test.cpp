@@ -1,7 +1,7 @@
 // The host bridge driving the real in-container runtime (sandbox/runtime/
 // runtime.js) as a local node process over pipes: the complete protocol with
-// real JavaScript, without Docker. Every test runs twice: with tool calls on
-// stdio, and on a call socket. The Docker path is tested in tests/sandbox.
+// real JavaScript, without Docker. Every test runs twice: with the protocol on
+// stdio, and linked to a call socket. The Docker path is tested in tests/sandbox.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -64,7 +64,7 @@ class local_runtime {
   int write_fd = -1;
 };
 
-// The parameter: whether tool calls get a call socket.
+// The parameter: whether the runtime is linked to a call socket.
 class RuntimePipeTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
@@ -74,23 +74,28 @@ class RuntimePipeTest : public ::testing::TestWithParam<bool> {
     fs::create_directories(root / "skills");
     fs::create_directories(root / "workspace");
     runtime = std::make_unique<local_runtime>(root);
-    channel = create_pipe_frame_channel(io.get_executor(), runtime->read_fd, runtime->write_fd);
-    std::unique_ptr<call_socket> calls;
+    stdio = create_pipe_frame_channel(io.get_executor(), runtime->read_fd, runtime->write_fd);
+    frame_channel* channel = stdio.get();
+    ASSERT_TRUE(run(wait_for_ready(io.get_executor(), *stdio, 20s)));
     if (GetParam()) {
       // A short folder: socket paths have at most 107 bytes. A local runtime
       // finds the socket where the host made it.
       socket_dir = fs::temp_directory_path() / ("bsock-" + std::to_string(getpid()));
       auto made = call_socket::listen(io.get_executor(), socket_dir.string(), "");
       ASSERT_TRUE(made) << made.error().describe();
-      calls = std::move(*made);
+      auto calls = std::move(*made);
+      auto linked = run(link_runtime(*stdio, *calls, 10s));
+      ASSERT_TRUE(linked) << linked.error().describe();
+      linked_channel = std::move(*linked);
+      channel = linked_channel.get();
     }
-    session = create_runtime_session(io.get_executor(), *channel, tools, identity, {}, std::move(calls));
-    ASSERT_TRUE(run(session->wait_ready(20s)));
+    session = create_runtime_session(io.get_executor(), *channel, tools, identity);
     ASSERT_TRUE(run(session->init("s-" + std::to_string(getpid()), {{"skills", "lib/util.js", "exports.twice = (x) => 2 * x;"}})));
   }
   void TearDown() override {
     session.reset();
-    channel.reset();
+    linked_channel.reset();
+    stdio.reset();
     runtime.reset();
     fs::remove_all(root);
     if (!socket_dir.empty()) fs::remove_all(socket_dir);
@@ -98,8 +103,7 @@ class RuntimePipeTest : public ::testing::TestWithParam<bool> {
 
   template <class T>
   T run(boost::asio::awaitable<T> work) {
-    // The call socket's reader runs as long as the session: do not wait for it.
-    return harness::testing::run_until_done(io, std::move(work));
+    return harness::testing::run_sync(io, std::move(work));
   }
   exec_result exec(std::string code, std::chrono::milliseconds timeout = 10s) {
     return run(session->exec(std::move(code), timeout));
@@ -111,7 +115,8 @@ class RuntimePipeTest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<local_runtime> runtime;
   testing::fake_tools tools;
   identity_filter identity;
-  std::unique_ptr<frame_channel> channel;
+  std::unique_ptr<frame_channel> stdio;
+  std::unique_ptr<frame_channel> linked_channel;  // the call socket, when linked
   std::unique_ptr<runtime_session> session;
 };
 
@@ -172,9 +177,15 @@ TEST_P(RuntimePipeTest, WritingRawStdoutIsAProtocolErrorNotACrash) {
   // The context's process object has no stdout; reaching the real one takes
   // require('process'), which a hostile block may do.
   auto hostile = exec("require('process').stdout.write('not a frame\\n'); await utils.sleep(50); return 1");
-  EXPECT_FALSE(hostile.ok);
-  EXPECT_EQ(hostile.error["name"], "ProtocolError");
-  EXPECT_TRUE(session->broken());
+  if (GetParam()) {
+    // Linked, stdout is no longer the protocol: the line is only output.
+    EXPECT_TRUE(hostile.ok) << hostile.error.dump();
+    EXPECT_FALSE(session->broken());
+  } else {
+    EXPECT_FALSE(hostile.ok);
+    EXPECT_EQ(hostile.error["name"], "ProtocolError");
+    EXPECT_TRUE(session->broken());
+  }
   (void)r;
 }
 
@@ -190,16 +201,8 @@ TEST_P(RuntimePipeTest, ARuntimeThatExitsMidCallIsASandboxError) {
   EXPECT_EQ(r.error["name"], "SandboxError");
 }
 
-TEST_P(RuntimePipeTest, ToolCallsTravelOnTheCallSocketWhenThereIsOne) {
-  auto r = exec("return (await callMCPTool('t__echo', {n: 1})).echo.n");
-  ASSERT_TRUE(r.ok) << r.error.dump();
-  EXPECT_EQ(r.value, 1);
-  EXPECT_EQ(r.call_channel, GetParam() ? "socket" : "stdio");
-}
-
 TEST_P(RuntimePipeTest, ACallTheBlockDidNotAwaitIsStillServed) {
-  // The call leaves on the socket and `done` on stdout: the host waits for
-  // the count `done` announces before it ends the block.
+  // Its frame arrives just before `done`; the host serves it before it ends the block.
   auto r = exec("callMCPTool('t__slow', {n: 7}); return 1");
   ASSERT_TRUE(r.ok) << r.error.dump();
   ASSERT_EQ(r.tool_calls.size(), 1u);

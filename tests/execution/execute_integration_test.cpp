@@ -121,15 +121,15 @@ TEST_F(ExecuteIntegration, ToolsAreDiscoveredAndCalledThroughTheRealServers) {
   EXPECT_NE(r["result"]["text"].dump().find("hello"), std::string::npos) << r.dump();
   EXPECT_EQ(r["result"]["refused"], "MCPToolError");
   EXPECT_EQ(r["toolCalls"].size(), 5u);
-  EXPECT_EQ(r["sandbox"]["callChannel"], "socket");
+  EXPECT_EQ(r["sandbox"]["channel"], "socket");
 }
 
 TEST_F(ExecuteIntegration, TheCallSocketIsBoundOnceAndLeavesNothingBehind) {
   // Inside: the socket is the one host path, and its runtime holds the only
-  // connection (the host stopped listening after the runtime's hello).
+  // connection (the host stopped listening after the runtime's hello, in the pool).
   json r = execute({{"userId", "alice"}, {"sessionId", "sock"},
                     {"code",
-                     "await list_mcp_tools();  // the runtime is bound once this returns\n"
+                     "await list_mcp_tools();\n"
                      "const names = await fs.readdir('/run');\n"
                      "const second = await new Promise((resolve) => {\n"
                      "  const c = require('net').connect('/run/harness-calls.sock');\n"
@@ -140,9 +140,8 @@ TEST_F(ExecuteIntegration, TheCallSocketIsBoundOnceAndLeavesNothingBehind) {
   ASSERT_FALSE(r.contains("error")) << r.dump();
   EXPECT_EQ(r["result"]["names"], json::array({"harness-calls.sock"}));
   EXPECT_EQ(r["result"]["second"], "ECONNREFUSED");
-  EXPECT_EQ(r["sandbox"]["callChannel"], "socket");
-  // Outside: sockets of bound sandboxes are unlinked at once, the pool's at
-  // shutdown.
+  EXPECT_EQ(r["sandbox"]["channel"], "socket");
+  // Outside: a socket file is removed as soon as its runtime is bound.
   ASSERT_EQ(server->stop(), 0) << server->output();
   EXPECT_TRUE(fs::is_empty(workspace / "sockets"));
 }

@@ -2,7 +2,6 @@
 // asynchronous API as if it were synchronous.
 #pragma once
 
-#include <chrono>
 #include <future>
 #include <utility>
 
@@ -18,18 +17,6 @@ T run_sync(boost::asio::io_context& io, boost::asio::awaitable<T> work) {
   auto future = boost::asio::co_spawn(io, std::move(work), boost::asio::use_future);
   io.restart();
   io.run();
-  return future.get();
-}
-
-// Like run_sync, but returns as soon as `work` is done, leaving other work
-// (a background reader that lives as long as its session) pending on `io`.
-template <class T>
-T run_until_done(boost::asio::io_context& io, boost::asio::awaitable<T> work) {
-  auto future = boost::asio::co_spawn(io, std::move(work), boost::asio::use_future);
-  io.restart();
-  while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-    if (io.run_one() == 0) break;  // nothing left to run: the future is set
-  }
   return future.get();
 }
 

@@ -1,15 +1,16 @@
-// The call socket: a unix socket, one per sandbox, that the runtime's `call`
-// frames and their `reply` frames travel on instead of the container's
-// attached stdio. A round trip over the engine's attach stream costs about
-// half a millisecond (stdout -> engine -> our connection and back); over a
-// socket bind-mounted into the container it costs tens of microseconds, which
-// is most of the price of a tool call from sandbox code.
+// The call socket: a unix socket, one per sandbox, bind-mounted into the
+// container, that the runtime protocol moves onto once the runtime has booted.
+// A round trip over the engine's attach stream costs about half a millisecond
+// when busy and several when idle (stdout -> engine -> our connection and
+// back); over the socket it costs tens of microseconds. That is most of the
+// price of a tool call from sandbox code and of a warm /execute.
 //
 // It is the one channel into a sandbox that is not the container's own stdio,
 // so it is authenticated: the host creates it with a fresh random token, sends
-// the token in `init` over stdio, and binds the first connection whose `hello`
-// frame carries that token (compared in constant time). Anything else that
-// connects is dropped. docs/SECURITY.md says what that protects.
+// the token in a `link` frame over stdio, and binds the first connection whose
+// `hello` frame carries that token (compared in constant time). Anything else
+// that connects is dropped, and the file is removed once the runtime is bound.
+// docs/SECURITY.md says what that protects.
 #pragma once
 
 #include <chrono>
@@ -52,6 +53,13 @@ class call_socket {
   // Ends a pending accept with "cancelled".
   virtual void cancel() = 0;
 };
+
+// Moves a runtime that said `ready` on `stdio` onto `socket`: sends `link`
+// {socket: runtime_path(), token} on stdio and waits for the runtime's hello.
+// From then on the runtime sends and reads every frame on the returned
+// channel, and nothing on stdio. Errors: the stdio write's, or accept()'s.
+boost::asio::awaitable<result<std::unique_ptr<frame_channel>>> link_runtime(frame_channel& stdio, call_socket& socket,
+                                                                            std::chrono::milliseconds timeout);
 
 // Constant-time comparison, for tokens.
 bool same_token(std::string_view a, std::string_view b);

@@ -17,7 +17,6 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/bridge/call_socket.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 
@@ -66,7 +65,6 @@ struct exec_result {
   std::vector<tool_call_record> tool_calls;
   std::vector<file_change> files;
   double ms = 0;
-  std::string call_channel;  // what the block's tool calls travelled on: "socket" or "stdio"
 };
 
 class runtime_session {
@@ -93,12 +91,9 @@ class runtime_session {
 boost::asio::awaitable<status> wait_for_ready(const boost::asio::any_io_executor& executor, frame_channel& channel,
                                               std::chrono::milliseconds timeout);
 
-// `channel`, `tools` and `filter` must outlive the session; everything runs on
-// `executor`. With a call socket, `init` tells the runtime to connect to it
-// and send its `call` frames there; the replies go back the way each call came.
+// `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
 std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
                                                         frame_channel& channel, tool_gateway& tools,
-                                                        data_filter& filter, session_limits limits = {},
-                                                        std::unique_ptr<call_socket> calls = nullptr);
+                                                        data_filter& filter, session_limits limits = {});
 
 }  // namespace harness::bridge

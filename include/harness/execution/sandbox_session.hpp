@@ -54,6 +54,8 @@ class sandbox_session {
 
   bool broken() const;
   bool warm() const { return warm_; }
+  // What the protocol runs on: "socket" (the call socket) or "stdio".
+  const char* channel_kind() const { return drain_ ? "socket" : "stdio"; }
   const std::string& id() const { return id_; }
 
  private:
@@ -68,7 +70,9 @@ class sandbox_session {
   // channel, the channel reads the container's stream).
   std::shared_ptr<sandbox::sandbox_container> container_;
   std::unique_ptr<bridge::frame_channel> channel_;
-  std::unique_ptr<bridge::call_socket> calls_;  // handed to the runtime session at open()
+  struct stdio_drain;  // the attached stdio of a linked runtime, read and logged
+  static boost::asio::awaitable<void> drain_stdio(std::shared_ptr<stdio_drain> drain);
+  std::shared_ptr<stdio_drain> drain_;
   std::shared_ptr<bridge::data_filter> filter_;
   std::unique_ptr<bridge::runtime_session> runtime_;
   std::shared_ptr<core::metrics_registry> metrics_;

@@ -26,16 +26,21 @@ struct pool_config {
   std::size_t size = 2;  // containers kept ready (SANDBOX_POOL_SIZE)
   std::chrono::milliseconds ready_timeout{20'000};  // container start to `ready`
   // Absolute folder for the sandboxes' call sockets (SANDBOX_CALL_SOCKET_DIR);
-  // empty: tool calls travel over the container's stdio.
+  // empty: the protocol stays on the container's stdio.
   std::string call_socket_dir;
 };
 
 // A started sandbox whose runtime said `ready`, owned by one task. Destroying
-// it drops the channel, then the container (which the backend removes).
+// it drops the channels, then the container (which the backend removes).
 struct sandbox_lease {
   std::unique_ptr<sandbox::sandbox_container> container;
+  // What the protocol runs on: the call socket once linked, else the
+  // container's attached stdio.
   std::unique_ptr<bridge::frame_channel> channel;
-  std::unique_ptr<bridge::call_socket> calls;  // mounted in the container; null without SANDBOX_CALL_SOCKET_DIR
+  // The attached stdio when the runtime is linked to its call socket: no
+  // frames come on it any more, but its output must be read (and logged) so
+  // that a block writing to stdout or stderr never blocks on a full pipe.
+  std::unique_ptr<bridge::frame_channel> stdio;
   bool warm = false;  // came from the pool (false: cold start)
 };
 
