@@ -3,6 +3,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include <fmt/format.h>
+
 #include "harness/core/logging.hpp"
 
 namespace harness::execution {
@@ -43,7 +45,17 @@ void record(core::metrics_registry& metrics, const bridge::exec_result& outcome)
 struct sandbox_session::stdio_drain {
   std::unique_ptr<bridge::frame_channel> channel;
   std::shared_ptr<sandbox::sandbox_container> container;
+  bool flooded = false;  // wrote past stray_output_limit: the container was stopped
 };
+
+namespace {
+
+// Stray stdout (code writing to the real process.stdout rather than through
+// console.*, which is captured and capped) past this stops the sandbox, as an
+// output flood stops a one-shot block.
+constexpr std::size_t stray_output_limit = 1 << 20;
+
+}  // namespace
 
 // Logs what a linked runtime's stdio still carries (stray writes of the
 // block's code; the runtime's stderr is logged by the channel itself) and
@@ -51,16 +63,23 @@ struct sandbox_session::stdio_drain {
 // session cancels the channel.
 asio::awaitable<void> sandbox_session::drain_stdio(std::shared_ptr<stdio_drain> drain) {
   constexpr std::size_t log_cap = 16 * 1024;
-  std::size_t logged = 0;
+  std::size_t seen = 0;
   for (;;) {
     auto line = co_await drain->channel->read_line();
-    if (!line) {
-      if (line.error().code != "frame_too_large") co_return;
-      continue;
+    if (!line && line.error().code != "frame_too_large") co_return;  // the output ended, or we hung up
+    std::size_t bytes = line ? line->size() + 1 : stray_output_limit + 1;
+    if (line && seen < log_cap) {
+      core::log_debug("sandbox {} stdout: {}", drain->container->id().substr(0, 12), line->substr(0, log_cap));
     }
-    if (logged >= log_cap) continue;
-    logged += line->size();
-    core::log_debug("sandbox {} stdout: {}", drain->container->id().substr(0, 12), line->substr(0, log_cap));
+    seen += bytes;
+    if (seen > stray_output_limit) {
+      drain->flooded = true;
+      core::log_warn("sandbox {} wrote more than {} bytes to stdout; stopping it", drain->container->id().substr(0, 12),
+                     stray_output_limit);
+      auto stopped = co_await drain->container->stop();  // the block then fails: its channel ends
+      if (!stopped) core::log_warn("could not stop sandbox container: {}", stopped.error().describe());
+      co_return;
+    }
   }
 }
 
@@ -115,6 +134,13 @@ asio::awaitable<bridge::exec_result> sandbox_session::exec(std::string code, std
     co_return out;
   }
   auto outcome = co_await runtime_->exec(std::move(code), timeout);
+  if (drain_ && drain_->flooded && !outcome.ok) {
+    outcome.error = {{"name", "SandboxError"},
+                     {"message", fmt::format("the code wrote more than {} bytes to the process's stdout and the sandbox "
+                                             "was stopped; print with console.log (captured and capped), or write "
+                                             "large output to /workspace",
+                                             stray_output_limit)}};
+  }
   if (metrics_) record(*metrics_, outcome);
   co_return outcome;
 }

@@ -22,11 +22,16 @@ class ExecuteIntegration : public ::testing::Test {
     owner = "harness-it-" + std::to_string(getpid());
     workspace = fs::temp_directory_path() / (owner + "-ws");
     fs::create_directories(workspace);
+    start_server({});
+  }
+
+  void start_server(const std::map<std::string, std::string>& overrides) {
     std::map<std::string, std::string> env{
         {"PORT", "0"},           {"ENV_FILE", "/dev/null"},         {"SANDBOX_TIMEOUT_MS", "4000"},
         {"SANDBOX_POOL_SIZE", "1"}, {"MCP_FS_ROOT", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
         {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner},
         {"SANDBOX_CALL_SOCKET_DIR", (workspace / "sockets").string()}};
+    for (const auto& [name, value] : overrides) env[name] = value;
     server = std::make_unique<harness_server>(env);
     port = server->port();
     // Wait until the pool has a ready sandbox and the filesystem server is up.
@@ -176,6 +181,34 @@ TEST_F(ExecuteIntegration, BadRequestsAreClearErrors) {
   auto no_user = http_call(port, "DELETE", "/sessions/x");
   ASSERT_TRUE(no_user);
   EXPECT_EQ(no_user->status, 400);
+}
+
+TEST_F(ExecuteIntegration, WithoutACallSocketFolderTheProtocolStaysOnStdio) {
+  ASSERT_EQ(server->stop(), 0) << server->output();
+  fs::remove_all(workspace / "sockets");
+  start_server({{"SANDBOX_CALL_SOCKET_DIR", ""}});
+  json r = execute({{"userId", "alice"}, {"code", "return (await list_mcp_tools('read')).length > 0"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["result"], true);
+  EXPECT_EQ(r["sandbox"]["channel"], "stdio");
+  EXPECT_FALSE(fs::exists(workspace / "sockets"));
+}
+
+TEST_F(ExecuteIntegration, FloodingTheRealStdoutStopsTheSandboxWithAClearError) {
+  // console.* is captured and capped; the process's own stdout is no longer
+  // the protocol once the runtime is on its call socket, but a flood there
+  // still ends the block instead of running to the deadline.
+  json r = execute({{"userId", "alice"},
+                    {"code",
+                     "const out = require('process').stdout;\n"
+                     "const block = ('x'.repeat(1023) + '\\n').repeat(1024);\n"
+                     "for (let i = 0; i < 64; i++) await new Promise((r) => out.write(block, r));\n"
+                     "return 'not reached'"}});
+  ASSERT_TRUE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["error"]["name"], "SandboxError");
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("stdout"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["sandbox"]["ended"], true);
+  EXPECT_LT(r["durationMs"].get<double>(), 4000);  // stopped, not run to SANDBOX_TIMEOUT_MS
 }
 
 TEST_F(ExecuteIntegration, NoContainerOutlivesTheServer) {
