@@ -103,6 +103,14 @@ TEST(container_body, environment_carries_no_host_values) {
   EXPECT_EQ(body["Env"], nlohmann::json::array({"NODE_ENV=production", "HOME=/workspace"}));
 }
 
+TEST(container_body, a_call_socket_is_the_one_file_mounted) {
+  auto body = hardened_container_body(sandbox_config{}, "t", {}, "/srv/harness/sockets/0a1b.sock");
+  EXPECT_EQ(body["HostConfig"]["Binds"],
+            nlohmann::json::array({"/srv/harness/sockets/0a1b.sock:/run/harness-calls.sock"}));
+  EXPECT_TRUE(body["HostConfig"]["Mounts"].empty());
+  EXPECT_EQ(body["HostConfig"]["ReadonlyRootfs"], true);
+}
+
 TEST(container_body, runtime_and_a_granted_network) {
   sandbox_config c;
   c.runtime = "runsc";
