@@ -184,7 +184,10 @@ class connection {
     deadline_.disarm();
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (metrics_) metrics_->record(method, route_, status, ms / 1000);
-    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
+    // A healthy probe is logged at debug: probes come every few seconds from
+    // each orchestrator and load balancer and would drown the access log.
+    auto level = status == 200 && route_ == "/health" ? spdlog::level::debug : spdlog::level::info;
+    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
     co_return !ec;
   }
 

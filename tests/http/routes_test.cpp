@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
 #include "http/run_dispatch.hpp"
@@ -62,6 +64,34 @@ TEST(HealthRoute, DegradedAnd503WhenARequiredComponentIsDown) {
   auto body = nlohmann::json::parse(r.body);
   EXPECT_EQ(body["status"], "degraded");
   EXPECT_EQ(body["components"]["docker"]["reason"], "engine not reachable");
+}
+
+// A component whose state the test flips, counting how often it is asked.
+class switchable_health final : public core::health_source {
+ public:
+  std::string name() const override { return "docker"; }
+  core::component_health check() const override {
+    ++checks;
+    return {up, true, nlohmann::json::object()};
+  }
+  bool up = true;
+  mutable int checks = 0;
+};
+
+TEST(HealthRoute, AFloodOfProbesReusesOneDocumentForAShortWhile) {
+  services svc;
+  auto docker = std::make_shared<switchable_health>();
+  svc.health.push_back(docker);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(run_dispatch(make_api_router(), svc, get("/health")).status, 200u);
+  EXPECT_EQ(docker->checks, 1);
+  // A change shows once the reused answer is older than 100 ms.
+  docker->up = false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  auto r = run_dispatch(make_api_router(), svc, get("/health"));
+  EXPECT_EQ(r.status, 503u);
+  EXPECT_EQ(nlohmann::json::parse(r.body)["components"]["docker"]["status"], "down");
+  EXPECT_EQ(docker->checks, 2);
+  EXPECT_EQ(r.header("Cache-Control"), "no-store");
 }
 
 struct bad_task_case {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "harness/core/health.hpp"
@@ -34,8 +35,18 @@ struct request_limits {
   std::size_t code_max_chars = 1 << 20;  // POST /execute "code" field
 };
 
+// GET /health's last rendered answer, reused for a short while (see
+// routes/health.cpp).
+struct health_cache {
+  std::mutex mutex;
+  std::chrono::steady_clock::time_point rendered_at{};
+  unsigned status = 0;
+  std::string body;
+};
+
 struct services {
   core::health_sources health;
+  std::shared_ptr<health_cache> health_answer = std::make_shared<health_cache>();
   std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
   request_limits limits;
   // Runs code for POST /execute; null when no sandbox backend is configured.

@@ -5,9 +5,16 @@
 #include "harness/http/services.hpp"
 
 namespace harness::http {
+namespace {
 
-http_response handle_health(const request_context& context) {
-  const services& svc = context.svc;
+// Probes (load balancers, orchestrators, a monitoring loop gone wild) may ask
+// thousands of times a second. Building the document of every component costs
+// more than the rest of the request, so the rendered answer is reused for this
+// long: a probe sees the state of at most 100 ms ago. The components refresh
+// their own state in the background anyway (the engine check, the MCP servers).
+constexpr std::chrono::milliseconds reuse_for{100};
+
+http_response render(const services& svc) {
   bool healthy = true;
   nlohmann::json components = nlohmann::json::object();
   for (const auto& source : svc.health) {
@@ -23,7 +30,27 @@ http_response handle_health(const request_context& context) {
                       {"version", core::version()},
                       {"uptimeSeconds", uptime.count()},
                       {"components", std::move(components)}};
-  auto response = json_response(healthy ? 200 : 503, body);
+  return json_response(healthy ? 200 : 503, body);
+}
+
+}  // namespace
+
+http_response handle_health(const request_context& context) {
+  auto& cache = *context.svc.health_answer;
+  auto now = std::chrono::steady_clock::now();
+  http_response response;
+  {
+    std::lock_guard lock(cache.mutex);
+    if (cache.status == 0 || now - cache.rendered_at >= reuse_for) {
+      auto fresh = render(context.svc);
+      cache.status = fresh.status;
+      cache.body = std::move(fresh.body);
+      cache.rendered_at = now;
+    }
+    response.status = cache.status;
+    response.body = cache.body;
+  }
+  response.set_header("Content-Type", "application/json");
   response.set_header("Cache-Control", "no-store");
   return response;
 }
