@@ -11,55 +11,53 @@ namespace {
 // Why it reads like this: models follow short, concrete rules with one worked
 // example far better than long prose, and every line here is paid for on every
 // turn of every task.
-constexpr const char* runtime_api = R"(You solve the user's task by writing JavaScript that runs in a sandbox.
-Call the tool `execute_code` with {"code": "..."}; you get back what the code printed and returned.
+constexpr const char* runtime_api = R"(Solve the task by writing JavaScript for the tool `execute_code` {"code": "..."}; it returns what the code printed and returned.
+Node.js 20, inside an async function (top-level `await` and `return` work); top-level variables persist into your next block. No network.
+Globals:
+  await list_mcp_tools(query?) -> [{name, description}]
+  await get_mcp_tool_details(name) -> {name, description, inputSchema, outputSchema?}
+  await callMCPTool(name, args) -> the tool's result (JSON parsed where possible); throws on a tool error
+  fs = require('fs/promises')
+Tool names are `<server>__<tool>`; check a tool's inputSchema before calling it.
+Writable: /workspace (this task), /skills (your code, kept across tasks).
 
-The code runs in Node.js 20 inside an async function: use `await` and `return` at top level.
-Variables you declare at top level stay defined for your next code block (like a notebook).
-There is no network. These helpers are global:
-  await list_mcp_tools(query?)           -> [{name, description}]  (search by words, e.g. 'read file')
-  await get_mcp_tool_details(name)       -> {name, description, inputSchema, outputSchema?}
-  await callMCPTool(name, args)          -> the tool's result (parsed JSON where possible); throws on a tool error
-  fs                                     -> require('fs/promises')
-Writable folders: /workspace (files of this task) and /skills (your saved code, kept across tasks).
-Tool names are `<server>__<tool>`. Discover the tools you need instead of guessing their arguments.
-
-Example block:
-  const tools = await list_mcp_tools('read file');
-  const text = await callMCPTool('fs__read_text_file', {path: '/data/report.txt'});
-  const lines = text.split('\n');
-  console.log(lines.length, 'lines');
-  return lines.slice(0, 3);
+Example:
+  const text = await callMCPTool('fs__read_text_file', {path: '/data/a.txt'});
+  return text.split('\n').length;
 )";
 
+constexpr const char* skills_root = "/skills/";
+
 constexpr const char* rules = R"(Rules:
-- Move data between tools inside your code; print or return only what you need to see (counts, a few samples, the answer). Everything you print is sent back to you and costs context.
-- Some values in tool results are replaced by tokens such as [EMAIL_1] or [PHONE_2]. Use the tokens as if they were the values: pass them to tools unchanged and they reach the tool as the real data. Never try to guess what is behind a token.
-- Save code worth reusing as a skill: a folder /skills/<name>/ with SKILL.md (front matter `name:` and `description:`, then how to use it) and the code (e.g. index.js, loaded with require('/skills/<name>/index.js')).
-- When you have the answer, reply with it as plain text and no tool call; that ends the task.
+- Move data between tools in code; print or return only what you need (counts, samples, the answer): it all comes back to you.
+- Tokens like [EMAIL_1] stand for hidden values: pass them to tools as they are (they arrive as the real data); never guess them.
+- Save reusable code in /skills/<name>/: SKILL.md (front matter `name:`, `description:`, then usage) and the code, e.g. index.js.
+- Finish by replying with the answer as plain text, no tool call.
 )";
 
 }  // namespace
 
 std::string system_prompt(const prompt_inputs& in) {
   std::string out = runtime_api;
-  out += "\nConnected MCP servers (list their tools with list_mcp_tools):\n";
+  out += "\nMCP servers:\n";
   if (in.servers.empty()) out += "  (none are connected right now)\n";
   for (const auto& s : in.servers) {
     out += fmt::format("  {}: {} tool{}", s.name, s.tool_count, s.tool_count == 1 ? "" : "s");
     if (!s.examples.empty()) out += fmt::format(", e.g. {}", fmt::join(s.examples, ", "));
     out += '\n';
   }
-  out += "\nSkills you can require (read their SKILL.md first):\n";
+  out += "\nSkills in /skills/ (read SKILL.md, then require):\n";
   if (in.skills.empty()) out += "  (none yet)\n";
   for (const auto& s : in.skills) {
-    out += fmt::format("  {} ({}): {}\n", s.name, s.path, s.description.empty() ? "no description" : s.description);
+    // Paths relative to /skills/: the header names the folder once.
+    std::string_view path = s.path;
+    if (path.rfind(skills_root, 0) == 0) path.remove_prefix(std::string_view(skills_root).size());
+    out += fmt::format("  {}: {}\n", path, s.description.empty() ? "no description" : s.description);
   }
   out += '\n';
   out += rules;
   out += fmt::format(
-      "- Limits: {} turns per task; one code block may run {} ms; output longer than {} characters is cut "
-      "(the full text is saved under /workspace/observations/).\n",
+      "- Limits: {} turns; {} ms per block; output over {} characters is cut.\n",
       in.max_turns, in.exec_timeout_ms, in.observation_max_chars);
   return out;
 }

@@ -56,9 +56,8 @@ status read_text_and_calls(const json& j, std::string_view what, std::string& te
 tool_spec execute_code_tool() {
   return tool_spec{
       "execute_code",
-      "Run JavaScript in the sandbox. The code runs inside an async function: use await and return. "
-      "list_mcp_tools(query?), get_mcp_tool_details(name) and callMCPTool(name, args) reach the MCP tools; "
-      "console output and the returned value come back as the result.",
+      // Short: it is sent with every request, and the system prompt teaches the API.
+      "Run JavaScript in the sandbox; returns its console output and returned value.",
       json{{"type", "object"},
            {"properties", {{"code", {{"type", "string"}, {"description", "the JavaScript to run"}}}}},
            {"required", {"code"}}}};

@@ -399,7 +399,7 @@ TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
   auto requests = llm.requests();
   ASSERT_FALSE(requests.empty());
   std::string system = requests[0].json["messages"][0]["content"];
-  EXPECT_NE(system.find("csv-stats (/skills/csv-stats): Counts the rows of CSV text"), std::string::npos) << system;
+  EXPECT_NE(system.find("  csv-stats: Counts the rows of CSV text"), std::string::npos) << system;
   EXPECT_NE(last_tool_result(1).find("returned: 2"), std::string::npos) << last_tool_result(1);
 
   // Bob neither sees nor loads it.

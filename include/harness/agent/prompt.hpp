@@ -29,6 +29,6 @@ std::string system_prompt(const prompt_inputs& inputs);
 
 // Groups tool names ("fs__read_file", ...) into one brief per server, keeping
 // at most `examples` names each, servers sorted by name.
-std::vector<server_brief> servers_from_tool_names(const std::vector<std::string>& tool_names, std::size_t examples = 3);
+std::vector<server_brief> servers_from_tool_names(const std::vector<std::string>& tool_names, std::size_t examples = 2);
 
 }  // namespace harness::agent
