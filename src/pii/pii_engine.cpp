@@ -22,14 +22,37 @@ bool valid_name(std::string_view name) {
 
 }  // namespace
 
-RE2::Options pii_re2_options() {
+RE2::Options pii_re2_options(bool bytes) {
   RE2::Options options;
   options.set_longest_match(true);
+  if (bytes) options.set_encoding(RE2::Options::EncodingLatin1);
   options.set_log_errors(false);
   // The alternation of every detector needs a large DFA cache; with the
   // default budget RE2 would fall back to the much slower NFA on big inputs.
   options.set_max_mem(std::int64_t{64} << 20);
   return options;
+}
+
+bool byte_safe_pattern(std::string_view pattern) {
+  auto at = [&](std::size_t i) { return i < pattern.size() ? pattern[i] : '\0'; };
+  bool in_class = false;  // inside [...], where '.' is a literal
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      if (std::string_view("DSWpPCX").find(at(i + 1)) != std::string_view::npos) return false;
+      ++i;  // an escaped character, e.g. \. or \[
+    } else if (in_class) {
+      if (c == '[' && at(i + 1) == ':' && at(i + 2) == '^') return false;  // [[:^alpha:]]
+      if (c == ']') in_class = false;
+    } else if (c == '[') {
+      if (at(i + 1) == '^') return false;
+      in_class = true;
+      if (at(i + 1) == ']') ++i;  // "[]...]": the first ] is a literal
+    } else if (c == '.') {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool same_name(std::string_view a, std::string_view b) {
@@ -63,15 +86,18 @@ status check_custom_pattern(std::string_view name, std::string_view pattern) {
 result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
   sources.insert(sources.begin(), kind_source{"token", std::string(token_shaped_pattern), nullptr});
   pii_engine engine;
-  engine.exact_ = std::make_unique<RE2::Set>(pii_re2_options(), RE2::ANCHOR_BOTH);
-  engine.at_start_ = std::make_unique<RE2::Set>(pii_re2_options(), RE2::ANCHOR_START);
+  engine.bytes_ = std::all_of(sources.begin(), sources.end(),
+                              [](const kind_source& src) { return byte_safe_pattern(src.pattern); });
+  const RE2::Options options = pii_re2_options(engine.bytes_);
+  engine.exact_ = std::make_unique<RE2::Set>(options, RE2::ANCHOR_BOTH);
+  engine.at_start_ = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
   std::string alternation;
   for (auto& src : sources) {
     kind_info info;
     info.name = src.name;
     info.token_kind = upper(src.name);
     info.validate = src.validate;
-    info.alone = std::make_unique<RE2>(src.pattern, pii_re2_options());
+    info.alone = std::make_unique<RE2>(src.pattern, options);
     std::string why;
     if (!info.alone->ok() || engine.exact_->Add(src.pattern, &why) < 0 ||
         engine.at_start_->Add(src.pattern, &why) < 0) {
@@ -82,7 +108,7 @@ result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
     alternation += "(?:" + src.pattern + ")";
     engine.kinds_.push_back(std::move(info));
   }
-  engine.combined_ = std::make_unique<RE2>(alternation, pii_re2_options());
+  engine.combined_ = std::make_unique<RE2>(alternation, options);
   if (!engine.combined_->ok() || !engine.exact_->Compile() || !engine.at_start_->Compile()) {
     return make_error("invalid_pii_pattern", "the combined PII program does not compile: " + engine.combined_->error(),
                       "simplify or remove custom patterns");

@@ -56,6 +56,7 @@ class pii_engine {
 
   // The alternation, for benchmarks that compare against a bare scan.
   const RE2& combined() const { return *combined_; }
+  bool byte_mode() const { return bytes_; }
   std::vector<std::string> patterns() const;
 
  private:
@@ -67,10 +68,19 @@ class pii_engine {
   std::unique_ptr<RE2> combined_;
   std::unique_ptr<RE2::Set> exact_;     // which kinds match a whole span
   std::unique_ptr<RE2::Set> at_start_;  // which kinds match somewhere from a start
+  bool bytes_ = false;                   // compiled in Latin-1 mode (every pattern byte-safe)
 };
 
-// Options every pii regex is compiled with.
-RE2::Options pii_re2_options();
+// Options every pii regex is compiled with. `bytes`: Latin-1 mode, where the
+// DFA steps over bytes instead of UTF-8 sequences (about 1.6x faster on
+// PII-dense text); only for patterns for which it changes nothing (below).
+RE2::Options pii_re2_options(bool bytes = false);
+
+// True when a pattern matches exactly the same spans in Latin-1 mode as in
+// UTF-8 mode: every construct in it matches ASCII bytes, or literal UTF-8
+// sequences as whole sequences. `.`, negated classes and \D \S \W \p \P \C
+// can match part of a multi-byte character in Latin-1 mode, so they are not.
+bool byte_safe_pattern(std::string_view pattern);
 
 // Checks a custom pattern's name and regex; the error names both and quotes RE2.
 status check_custom_pattern(std::string_view name, std::string_view pattern);
