@@ -170,9 +170,10 @@ async function runExec(frame) {
   currentExec = null;
 }
 
-// Before `ready`: one throwaway block through the same code, so the first
-// real block finds the runtime's own functions compiled (it saves a few
-// milliseconds of every warm /execute), then a fresh context for the task.
+// Before `ready`: two throwaway blocks (one returns, one throws) through the
+// same code, so the first real block finds the runtime's own functions
+// compiled (it saves a few milliseconds of every warm /execute), then a fresh
+// context for the task.
 async function warmUp() {
   await evaluate('const warm = [1, 2].map((x) => x + 1);\nreturn { warm, text: JSON.stringify(warm) };');
   await evaluate('throw new Error("warm-up")');

@@ -71,7 +71,6 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
  private:
-  // Creates, attaches and starts a container and waits for its runtime.
   // Creates, attaches and starts a container, waits for its runtime and,
   // with a call socket folder, moves the runtime onto its socket.
   asio::awaitable<result<sandbox_lease>> start_one() {
