@@ -67,7 +67,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   pool_stats stats() const override {
-    return {config_.size, ready_.size(), starting_, warm_claims_, cold_claims_, failed_starts_};
+    return {config_.size, ready_.size(), starting_, warm_claims_, cold_claims_, failed_starts_, linked_, link_failures_};
   }
 
  private:
@@ -98,9 +98,11 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       auto linked = co_await bridge::link_runtime(*lease.channel, *socket, config_.ready_timeout);
       if (!linked) {
         // The runtime stays on stdio, which works, only slower.
+        ++link_failures_;
         core::log_warn("sandbox {}: no call socket ({}); its frames stay on stdio",
                        lease.container->id().substr(0, 12), linked.error().describe());
       } else {
+        ++linked_;
         lease.stdio = std::move(lease.channel);
         lease.channel = std::move(*linked);
       }
@@ -148,7 +150,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   asio::steady_timer wake_;
   std::deque<sandbox_lease> ready_;
   std::size_t starting_ = 0;
-  std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0;
+  std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0, linked_ = 0, link_failures_ = 0;
   bool stopping_ = false;
 };
 
@@ -164,7 +166,9 @@ class pool_health_source final : public core::health_source {
              {"starting", s.starting},
              {"warmClaims", s.warm_claims},
              {"coldClaims", s.cold_claims},
-             {"failedStarts", s.failed_starts}}};
+             {"failedStarts", s.failed_starts},
+             {"linked", s.linked},
+             {"linkFailures", s.link_failures}}};
   }
 
  private:
@@ -208,6 +212,12 @@ void register_pool_metrics(core::metrics_registry& registry, const std::shared_p
                         core::metric_type::counter, {}, read([](const pool_stats& s) {
                           return std::vector<sample>{{{}, double(s.failed_starts)}};
                         }));
+  registry.add_callback(
+      "harness_sandbox_links_total",
+      "Sandboxes started with a call socket: linked to it, or left on stdio (slower; the log says why).",
+      core::metric_type::counter, {"result"}, read([](const pool_stats& s) {
+        return std::vector<sample>{{{"linked"}, double(s.linked)}, {{"stdio"}, double(s.link_failures)}};
+      }));
 }
 
 }  // namespace harness::execution

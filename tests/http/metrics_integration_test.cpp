@@ -89,6 +89,9 @@ TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
   EXPECT_EQ(sample_value(text, R"(harness_sandbox_claims_total{kind="cold"})"), 1) << text;
   EXPECT_EQ(sample_value(text, R"(harness_sandbox_claims_total{kind="warm"})"), 0) << text;
   EXPECT_EQ(sample_value(text, "harness_sandbox_pool_ready "), 0) << text;
+  // The cold sandbox was moved onto its call socket (the default SANDBOX_CALL_SOCKET_DIR).
+  EXPECT_EQ(sample_value(text, R"(harness_sandbox_links_total{result="linked"})"), 1) << text;
+  EXPECT_EQ(sample_value(text, R"(harness_sandbox_links_total{result="stdio"})"), 0) << text;
   EXPECT_EQ(sample_value(text, R"(harness_build_info{version=")"), 1) << text;
   EXPECT_GT(sample_value(text, "process_start_time_seconds "), 1.6e9) << text;
   // Every line is a comment or `name{labels} value`.

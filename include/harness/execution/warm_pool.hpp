@@ -51,6 +51,10 @@ struct pool_stats {
   std::uint64_t warm_claims = 0;
   std::uint64_t cold_claims = 0;
   std::uint64_t failed_starts = 0;
+  // Sandboxes started with a call socket, by how it ended: the runtime linked
+  // to it, or it stayed on stdio (slower; the log says why).
+  std::uint64_t linked = 0;
+  std::uint64_t link_failures = 0;
 };
 
 class warm_pool {
@@ -78,7 +82,8 @@ std::shared_ptr<warm_pool> create_warm_pool(const boost::asio::any_io_executor& 
 std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool);
 
 // harness_sandbox_claims_total{kind="warm|cold"}, harness_sandbox_pool_ready,
-// harness_sandbox_pool_target and harness_sandbox_start_failures_total, read
+// harness_sandbox_pool_target, harness_sandbox_start_failures_total and
+// harness_sandbox_links_total{result="linked|stdio"}, read
 // from stats() at each scrape: scrape on the pool's executor (GET /metrics
 // runs on the I/O thread). The registry holds the pool weakly.
 void register_pool_metrics(core::metrics_registry& registry, const std::shared_ptr<warm_pool>& pool);
