@@ -80,9 +80,14 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     if (!config_.call_socket_dir.empty()) {
       // Before the container: the engine mounts the socket file when it starts it.
       auto made = bridge::call_socket::listen(executor_, config_.call_socket_dir, sandbox::call_socket_mount);
-      if (!made) co_return made.error();
-      socket = std::move(*made);
-      socket_path = socket->path();
+      if (made) {
+        socket = std::move(*made);
+        socket_path = socket->path();
+      } else {
+        // A sandbox on stdio still works, only slower: better than none.
+        ++link_failures_;
+        core::log_warn("sandbox call socket: {}; this sandbox stays on stdio", made.error().describe());
+      }
     }
     auto container = co_await backend_->start(pool_task, std::move(socket_path));
     if (!container) co_return container.error();

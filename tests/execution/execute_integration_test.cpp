@@ -194,6 +194,18 @@ TEST_F(ExecuteIntegration, WithoutACallSocketFolderTheProtocolStaysOnStdio) {
   EXPECT_FALSE(fs::exists(workspace / "sockets"));
 }
 
+TEST_F(ExecuteIntegration, AnUnusableCallSocketFolderLeavesSandboxesOnStdio) {
+  ASSERT_EQ(server->stop(), 0) << server->output();
+  start_server({{"SANDBOX_CALL_SOCKET_DIR", "/proc/no-such-folder/sockets"}});
+  json r = execute({{"userId", "alice"}, {"code", "return (await list_mcp_tools('read')).length > 0"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["sandbox"]["channel"], "stdio");
+  auto health = http_call(port, "GET", "/health");
+  ASSERT_TRUE(health);
+  EXPECT_GE(health->json()["components"]["pool"]["linkFailures"].get<int>(), 1) << health->body;
+  EXPECT_EQ(health->json()["components"]["pool"]["linked"], 0);
+}
+
 TEST_F(ExecuteIntegration, FloodingTheRealStdoutStopsTheSandboxWithAClearError) {
   // console.* is captured and capped; the process's own stdout is no longer
   // the protocol once the runtime is on its call socket, but a flood there
