@@ -32,7 +32,7 @@ milliseconds since(clock::time_point t) {
 struct watchdog_state {
   explicit watchdog_state(asio::any_io_executor ex) : timer(std::move(ex)) {}
   asio::steady_timer timer;
-  bool fired = false;  // the deadline passed and the container was killed
+  bool fired = false;  // the deadline passed and the container is being killed
   bool pids_at_limit = false;
 };
 
@@ -254,8 +254,16 @@ class docker_sandbox final : public sandbox_backend,
                pids && pids->current >= pids_limit - std::max<std::int64_t>(4, pids_limit / 16)) {
       state->pids_at_limit = true;
     }
+    // Marked before the kill: the kill ends the output stream at once, and
+    // the run may read the exit state and classify before this coroutine
+    // resumes from the kill call (seen under load). If the kill call fails,
+    // the run's own grace period kills the container.
+    state->fired = true;
     auto killed = co_await engine->kill_container(id, "SIGKILL");
-    state->fired = killed.has_value();
+    if (!killed) {
+      core::log_warn("sandbox: could not kill container {} at its deadline: {}", id.substr(0, 12),
+                     killed.error().describe());
+    }
   }
 
   asio::any_io_executor executor_;
