@@ -120,7 +120,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (docker_config->endpoint.kind != docker::engine_endpoint::transport::unix_socket &&
       !exec_settings->pool.call_socket_dir.empty()) {
     // A remote engine cannot mount a socket of this host into its containers.
-    core::log_info("the engine is remote ({}): sandbox tool calls use the containers' stdio",
+    core::log_info("the engine is remote ({}): sandboxes speak over their stdio, not a call socket",
                    docker_config->endpoint.describe());
     exec_settings->pool.call_socket_dir.clear();
   }

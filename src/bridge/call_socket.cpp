@@ -101,11 +101,6 @@ class call_socket_impl final : public call_socket {
     co_return out;
   }
 
-  void cancel() override {
-    cancelled_ = true;
-    stop_waiting();
-  }
-
  private:
   asio::awaitable<result<std::unique_ptr<frame_channel>>> accept_loop(std::size_t max_line,
                                                                        std::chrono::milliseconds timeout) {
@@ -134,7 +129,6 @@ class call_socket_impl final : public call_socket {
   }
 
   std::optional<error> stopped(std::chrono::milliseconds timeout) const {
-    if (cancelled_) return make_error("cancelled", "the call socket was cancelled");
     if (timed_out_) {
       return make_error("call_socket_timeout",
                         fmt::format("the sandbox runtime did not connect to its call socket within {} ms", timeout.count()));
@@ -165,7 +159,6 @@ class call_socket_impl final : public call_socket {
   frame_channel* candidate_ = nullptr;  // the connection whose hello is being read
   bool bound_ = false;
   bool timed_out_ = false;
-  bool cancelled_ = false;
 };
 
 }  // namespace
@@ -182,6 +175,7 @@ result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_exec
   auto token = random_hex(16);
   if (!token) return token.error();
   std::string path = dir + "/" + *name + ".sock";
+  static_assert(call_socket::max_dir_length + 22 < sizeof(sockaddr_un{}.sun_path));
   if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return socket_error(fmt::format("the call socket path {} is longer than a unix socket allows ({} bytes)", path,
                                     sizeof(sockaddr_un{}.sun_path) - 1));

@@ -2,6 +2,10 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
+#include "harness/bridge/call_socket.hpp"
+
 namespace harness::execution {
 
 std::vector<core::setting_spec> execution_setting_specs() {
@@ -42,10 +46,12 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
     auto absolute = std::filesystem::absolute(dir, ec);
     if (ec) return make_error("invalid_setting", "invalid SANDBOX_CALL_SOCKET_DIR '" + dir + "': " + ec.message());
     out.pool.call_socket_dir = absolute.lexically_normal().string();
-    // A socket path has at most 107 bytes; ours add "/<16 hex>.sock".
-    if (out.pool.call_socket_dir.size() > 107 - 22) {
-      return make_error("invalid_setting", "SANDBOX_CALL_SOCKET_DIR is too long for unix sockets: " + out.pool.call_socket_dir,
-                        "use a folder with a path of at most 85 characters, e.g. /run/mcp-harness");
+    // Checked here too, so that a bad value stops start-up rather than every sandbox start.
+    if (out.pool.call_socket_dir.size() > bridge::call_socket::max_dir_length) {
+      return make_error("invalid_setting",
+                        "SANDBOX_CALL_SOCKET_DIR is too long for unix sockets: " + out.pool.call_socket_dir,
+                        fmt::format("use a folder with a path of at most {} characters, e.g. /run/mcp-harness",
+                                    bridge::call_socket::max_dir_length));
     }
   }
   out.pool.ready_timeout = *ready;

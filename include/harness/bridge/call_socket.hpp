@@ -46,12 +46,13 @@ class call_socket {
   // The first connection that says {"type":"hello","token":<token>} within
   // `timeout`, as a frame channel (lines capped at max_line); connections
   // with anything else are closed. Closes the listener either way. Errors:
-  // call_socket_timeout, cancelled.
+  // call_socket_timeout, call_socket_failed.
   virtual boost::asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(
       std::chrono::milliseconds timeout, std::size_t max_line) = 0;
 
-  // Ends a pending accept with "cancelled".
-  virtual void cancel() = 0;
+  // The longest folder listen() accepts: a socket path has at most 107 bytes,
+  // and the name adds "/<16 hex>.sock".
+  static constexpr std::size_t max_dir_length = 107 - 22;
 };
 
 // Moves a runtime that said `ready` on `stdio` onto `socket`: sends `link`
