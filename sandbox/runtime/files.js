@@ -17,15 +17,34 @@ class FileTracker {
 
   // files: [{root, path, content, encoding: 'utf8'|'base64'}]
   writeInitial(files) {
+    this.write(files);
+    this.snapshot = this.scan().entries;
+  }
+
+  // Writes files whose copy the host already has (see runPut in runtime.js):
+  // they enter the snapshot as they are, while changes made by the code since
+  // the last report still count as changes.
+  writeKnown(files) {
+    const written = this.write(files);
+    const { entries } = this.scan();
+    for (const key of written) {
+      if (entries.has(key)) this.snapshot.set(key, entries.get(key));
+    }
+  }
+
+  // Returns the snapshot keys ("root/rel") of the files written.
+  write(files) {
+    const written = [];
     for (const f of files || []) {
       const base = this.roots[f.root];
-      if (!base) throw new Error(`init file has unknown root '${f.root}'`);
+      if (!base) throw new Error(`file has unknown root '${f.root}'`);
       const target = path.resolve(base, f.path);
-      if (!target.startsWith(base + path.sep)) throw new Error(`init file path escapes ${f.root}: ${f.path}`);
+      if (!target.startsWith(base + path.sep)) throw new Error(`file path escapes ${f.root}: ${f.path}`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.writeFileSync(target, Buffer.from(f.content || '', f.encoding === 'base64' ? 'base64' : 'utf8'));
+      written.push(`${f.root}/${path.relative(base, target)}`);
     }
-    this.snapshot = this.scan().entries;
+    return written;
   }
 
   // Walks both roots without following symlinks.

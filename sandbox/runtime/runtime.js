@@ -10,6 +10,7 @@ const util = require('util');
 const fsp = require('fs/promises');
 const crypto = require('crypto');
 const { createRequire } = require('module');
+const { AsyncLocalStorage } = require('async_hooks');
 const { topLevelDeclarations } = require('./declarations');
 const { jsonProblem, describeError } = require('./serialize');
 const { FileTracker } = require('./files');
@@ -26,6 +27,11 @@ let limits = { ...DEFAULT_LIMITS };
 let tracker = new FileTracker(ROOTS, limits);
 let session = null;
 let currentExec = null;
+// Which block a piece of code belongs to: every block runs inside
+// blockScope.run(id), and timers and promises it creates inherit that id. So
+// a timer left by block x1 that fires while x2 runs still speaks as x1, and
+// its output and calls are refused as stale instead of being taken for x2's.
+const blockScope = new AsyncLocalStorage();
 let logState = { bytes: 0, truncated: false };
 let callSeq = 0;
 const pendingCalls = new Map();
@@ -41,9 +47,15 @@ function send(frame) {
   sendLine(JSON.stringify(frame));
 }
 
-// console.* inside agent code becomes `log` frames, capped per exec.
+// True when the calling code belongs to the block that is running now.
+function inLiveBlock() {
+  return currentExec !== null && blockScope.getStore() === currentExec;
+}
+
+// console.* inside agent code becomes `log` frames, capped per exec. Output
+// of a block that has finished is dropped: nobody reads it any more.
 function emitLog(level, args) {
-  if (logState.truncated) return;
+  if (!inLiveBlock() || logState.truncated) return;
   let text = util.format(...args);
   const room = limits.logBytes - logState.bytes;
   if (Buffer.byteLength(text) > room) {
@@ -57,8 +69,16 @@ function emitLog(level, args) {
   send({ type: 'log', exec: currentExec, level, text });
 }
 
-// One request to the host; resolves with its reply.
+// One request to the host; resolves with its reply. A call from a block that
+// has finished (a timer, a forgotten promise) is refused here at once, as the
+// host would refuse it, without a frame.
 function callHost(op, fields) {
+  if (!inLiveBlock()) {
+    const err = new Error('this call comes from a block that has already finished');
+    err.name = 'MCPToolError';
+    err.code = 'stale_call';
+    return Promise.reject(err);
+  }
   const id = ++callSeq;
   return new Promise((resolve, reject) => {
     pendingCalls.set(id, { resolve, reject });
@@ -152,7 +172,7 @@ async function runExec(frame) {
   currentExec = frame.id;
   logState = { bytes: 0, truncated: false };
   const started = process.hrtime.bigint();
-  const result = await evaluate(String(frame.code || ''));
+  const result = await blockScope.run(frame.id, () => evaluate(String(frame.code || '')));
   let files = [];
   try {
     files = tracker.changes();
@@ -182,6 +202,22 @@ async function warmUp() {
   contextUsed = false;
 }
 
+// `put` {id, files}: the host's own writes into /skills or /workspace (the
+// full text of a long observation). Done here with the runtime's own fs, out
+// of reach of anything the agent's code redefined, and not reported back as
+// a change: the host wrote its copy already.
+function runPut(frame) {
+  let ok = true;
+  let error;
+  try {
+    tracker.writeKnown(frame.files);
+  } catch (err) {
+    ok = false;
+    error = { name: 'PutError', message: String(err.message) };
+  }
+  send({ type: 'done', exec: frame.id, ok, ...(error ? { error } : {}), files: [] });
+}
+
 function runInit(frame) {
   session = frame.session || null;
   limits = { ...DEFAULT_LIMITS, ...(frame.limits || {}) };
@@ -201,6 +237,7 @@ function onFrame(frame) {
     try {
       if (frame.type === 'init') runInit(frame);
       else if (frame.type === 'exec') await runExec(frame);
+      else if (frame.type === 'put') runPut(frame);
       else process.stderr.write(`runtime: unknown frame type ${JSON.stringify(frame.type)}\n`);
     } catch (err) {
       process.stderr.write(`runtime: ${frame.type} failed: ${err && err.stack}\n`);

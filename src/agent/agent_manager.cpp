@@ -4,11 +4,11 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/format.h>
 
 #include "event_streams.hpp"
 #include "harness/core/ids.hpp"
@@ -44,16 +44,16 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto conversation = open_conversation(request);
     if (!conversation) return conversation.error();
     if (count_of_user(request.user_id) >= config_.max_per_user) {
-      return make_error("user_busy",
-                        fmt::format("user '{}' already has {} task(s) running or queued", request.user_id,
-                                    config_.max_per_user),
-                        "wait for one to finish (GET /tasks/{id}), or cancel one");
+      return make_error(
+          "user_busy",
+          fmt::format("user '{}' already has {} task(s) running or queued", request.user_id, config_.max_per_user),
+          "wait for one to finish (GET /tasks/{id}), or cancel one");
     }
     if (running_ >= config_.max_concurrent && queue_.size() >= config_.queue_size) {
-      return make_error("agent_busy",
-                        fmt::format("{} tasks are running and {} are queued, the most this server takes", running_,
-                                    queue_.size()),
-                        "retry later");
+      return make_error(
+          "agent_busy",
+          fmt::format("{} tasks are running and {} are queued, the most this server takes", running_, queue_.size()),
+          "retry later");
     }
     auto task = make_task(std::move(request), std::move(*conversation));
     if (auto created = deps_.store->create_task(task->record); !created) return created.error();
@@ -214,12 +214,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->vault = conversation.vault;
     task->filter = std::make_shared<execution::pii_filter>(
         deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr);
-    task->messages = std::move(conversation.messages);
-    llm::message user;
-    user.role = llm::message_role::user;
+    task->transcript.emplace(deps_.censor, task->vault, std::move(conversation.messages));
     // The caller's text is censored too: the LLM sees tokens, the tools get the values.
-    user.text = deps_.censor ? deps_.censor->tokenize(request.task, *task->vault) : request.task;
-    task->messages.push_back(std::move(user));
+    task->transcript->add_user(task->transcript->from_outside(request.task));
     return task;
   }
 

@@ -16,6 +16,7 @@
 #include "harness/llm/types.hpp"
 #include "harness/pii/pii_vault.hpp"
 #include "harness/store/task_store.hpp"
+#include "llm_transcript.hpp"
 #include "task_events.hpp"
 
 namespace harness::agent {
@@ -28,10 +29,10 @@ struct live_task {
   bool restore_pii = true;
   std::int64_t conversation_created_ms = 0;
 
-  // The conversation so far (without the system prompt), ending with this task's messages.
-  std::vector<llm::message> messages;
-  std::string system_prompt;
   std::shared_ptr<pii::pii_vault> vault;
+  // What the LLM is sent: the system prompt and the conversation so far,
+  // ending with this task's messages. Set when the task is admitted.
+  std::optional<llm_transcript> transcript;
   std::shared_ptr<execution::pii_filter> filter;
 
   task_events events;

@@ -7,7 +7,9 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 void append_error(std::string& out, const json& error) {
   std::string name = error.value("name", std::string("Error"));
@@ -47,7 +49,7 @@ std::string cut_utf8(const std::string& text, std::size_t max_chars) {
   return text.substr(0, end);
 }
 
-observation make_observation(const observation_inputs& in) {
+std::string observation_text(const observation_inputs& in) {
   const auto& r = in.outcome;
   std::string text;
   if (!in.sandbox_note.empty()) text += "note: " + in.sandbox_note + "\n";
@@ -67,19 +69,26 @@ observation make_observation(const observation_inputs& in) {
     text += fmt::format("tool calls: {}{}\n", r.tool_calls.size(), failed ? fmt::format(" ({} failed)", failed) : "");
   }
   append_files(text, in.files_report);
+  return text;
+}
 
+std::string fit_to_limit(const std::string& text, std::size_t max_chars, const std::string& full_text_path) {
+  if (text.size() <= max_chars) return text;
+  std::string tail = fmt::format(
+      "\n[cut: the observation was {} characters, the limit is {}. Full text: {}. "
+      "Print less: summarise in code.]",
+      text.size(), max_chars, full_text_path);
+  std::size_t keep = max_chars > tail.size() ? max_chars - tail.size() : 0;
+  return cut_utf8(text, keep) + tail;
+}
+
+observation make_observation(const observation_inputs& in) {
   observation out;
-  out.is_error = !r.ok;
-  if (text.size() > in.max_chars) {
-    out.truncated = true;
-    out.full_text = text;
-    std::string tail = fmt::format("\n[cut: the observation was {} characters, the limit is {}. Full text: {}. "
-                                   "Print less: summarise in code.]",
-                                   text.size(), in.max_chars, in.full_text_path);
-    std::size_t keep = in.max_chars > tail.size() ? in.max_chars - tail.size() : 0;
-    text = cut_utf8(text, keep) + tail;
-  }
-  out.text = std::move(text);
+  out.is_error = !in.outcome.ok;
+  std::string text = observation_text(in);
+  out.truncated = text.size() > in.max_chars;
+  out.text = fit_to_limit(text, in.max_chars, in.full_text_path);
+  if (out.truncated) out.full_text = std::move(text);
   return out;
 }
 

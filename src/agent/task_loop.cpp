@@ -2,15 +2,16 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/format.h>
 
 #include "harness/agent/observation.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/run_blocking.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "task_record.hpp"
@@ -46,14 +47,15 @@ class task_run {
     if (ctx_.deps.files) {
       inputs.skills = co_await blocking([&] { return ctx_.deps.files->skills(task_->record.user_id); });
     }
-    task_->system_prompt = system_prompt(inputs);
+    task_->transcript->set_system(std::move(inputs));
     start();
     loop_end end;
     try {
       end = co_await turns();
     } catch (const std::exception& e) {
       core::log_error("task {} failed unexpectedly: {}", task_->record.id, e.what());
-      end = {"failed", error_json(make_error("internal_error", "the task failed inside the server", "see the server log")),
+      end = {"failed",
+             error_json(make_error("internal_error", "the task failed inside the server", "see the server log")),
              {}};
     }
     co_await finish(std::move(end));
@@ -75,17 +77,10 @@ class task_run {
     });
   }
 
-  // Runs blocking work (the files of skills and workspaces) on the thread
-  // pool and resumes here, on the task's executor.
+  // Blocking work (the skills listed in the prompt) on the thread pool.
   template <class F>
   asio::awaitable<std::invoke_result_t<F>> blocking(F work) {
-    using value = std::invoke_result_t<F>;
-    if (!ctx_.deps.blocking) co_return work();
-    // A named local, not a temporary in the co_await expression (GCC 12
-    // destroys those twice).
-    auto run = [work = std::move(work)]() -> asio::awaitable<value> { co_return work(); };
-    auto out = co_await asio::co_spawn(ctx_.deps.blocking, std::move(run), asio::use_awaitable);
-    co_return out;
+    return core::run_blocking(ctx_.deps.blocking, std::move(work));
   }
 
   // Everything but the skills (which come from the disk, on the thread pool).
@@ -102,19 +97,21 @@ class task_run {
     const auto& why = task_->stop_reason;
     if (why.empty()) return std::nullopt;
     if (why == "cancelled") {
-      return loop_end{"cancelled", error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")), {}};
+      return loop_end{
+          "cancelled", error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")), {}};
     }
     if (why == "timed_out") {
-      return loop_end{"timed_out",
-                      error_json(make_error("task_timeout",
-                                            fmt::format("the task ran past its limit of {} ms",
-                                                        ctx_.config.task_timeout.count()),
-                                            "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
-                      {}};
+      return loop_end{
+          "timed_out",
+          error_json(make_error("task_timeout",
+                                fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
+                                "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
+          {}};
     }
-    return loop_end{"interrupted", error_json(make_error("interrupted", "the server shut down while the task ran",
-                                                          "submit the task again")),
-                    {}};
+    return loop_end{
+        "interrupted",
+        error_json(make_error("interrupted", "the server shut down while the task ran", "submit the task again")),
+        {}};
   }
 
   asio::awaitable<loop_end> turns() {
@@ -122,18 +119,18 @@ class task_run {
       if (auto stop = stopped()) co_return *stop;
       if (fatal_) co_return loop_end{"failed", *fatal_, {}};
       if (turn > ctx_.config.max_turns) {
-        co_return loop_end{"max_turns",
-                           error_json(make_error("max_turns",
-                                                 fmt::format("the task used its {} turns without a final answer",
-                                                             ctx_.config.max_turns),
-                                                 "raise AGENT_MAX_TURNS, or split the task")),
-                           {}};
+        co_return loop_end{
+            "max_turns",
+            error_json(make_error(
+                "max_turns", fmt::format("the task used its {} turns without a final answer", ctx_.config.max_turns),
+                "raise AGENT_MAX_TURNS, or split the task")),
+            {}};
       }
       if (tokens_used() > ctx_.config.token_budget) {
         co_return loop_end{"budget_exceeded",
                            error_json(make_error("budget_exceeded",
-                                                 fmt::format("the task used {} tokens; its budget is {}",
-                                                             tokens_used(), ctx_.config.token_budget),
+                                                 fmt::format("the task used {} tokens; its budget is {}", tokens_used(),
+                                                             ctx_.config.token_budget),
                                                  "raise AGENT_TOKEN_BUDGET, or ask for less in one task")),
                            {}};
       }
@@ -148,16 +145,11 @@ class task_run {
         co_return loop_end{"failed", error_json(answer.error()), {}};
       }
       account(*answer, turn);
-      llm::message assistant;
-      assistant.role = llm::message_role::assistant;
-      assistant.text = answer->text;
-      assistant.tool_calls = answer->tool_calls;
-      task_->messages.push_back(assistant);
+      task_->transcript->add_assistant(*answer);
       if (answer->tool_calls.empty()) co_return loop_end{"succeeded", nullptr, answer->text};
       for (const auto& call : answer->tool_calls) {
         // Every call gets its answer, even after a stop, so the transcript stays well-formed.
-        auto result_message = co_await run_call(call, turn);
-        task_->messages.push_back(std::move(result_message));
+        co_await run_call(call, turn);
       }
     }
   }
@@ -166,11 +158,7 @@ class task_run {
 
   asio::awaitable<result<llm::llm_turn>> ask_llm() {
     llm::llm_request request;
-    llm::message system;
-    system.role = llm::message_role::system;
-    system.text = task_->system_prompt;
-    request.messages.push_back(std::move(system));
-    request.messages.insert(request.messages.end(), task_->messages.begin(), task_->messages.end());
+    request.messages = task_->transcript->request_messages();
     request.tools.push_back(llm::execute_code_tool());
     // The task's own timer owns the wall-clock limit; the provider's deadline
     // is a backstop just after it, so a call cut by the limit ends as
@@ -194,19 +182,17 @@ class task_run {
     auto ledger = ctx_.deps.store->record_usage(record.user_id, record.id, answer.usage.input_tokens,
                                                 answer.usage.output_tokens, now_ms());
     if (!ledger) core::log_warn("task {}: usage not recorded: {}", record.id, ledger.error().describe());
-    task_->events.append("llm_end", {{"turn", turn},
-                                     {"usage", {{"inputTokens", answer.usage.input_tokens},
-                                                {"outputTokens", answer.usage.output_tokens}}},
-                                     {"stopReason", answer.stop_reason},
-                                     {"toolCalls", answer.tool_calls.size()},
-                                     {"text", answer.text}});
+    task_->events.append(
+        "llm_end",
+        {{"turn", turn},
+         {"usage", {{"inputTokens", answer.usage.input_tokens}, {"outputTokens", answer.usage.output_tokens}}},
+         {"stopReason", answer.stop_reason},
+         {"toolCalls", answer.tool_calls.size()},
+         {"text", answer.text}});
   }
 
-  asio::awaitable<llm::message> run_call(const llm::tool_call& call, int turn) {
-    llm::message out;
-    out.role = llm::message_role::tool;
-    out.tool_call_id = call.id;
-    out.from_text = call.from_text;
+  // Runs one tool call of the model and adds its answer to the transcript.
+  asio::awaitable<void> run_call(const llm::tool_call& call, int turn) {
     std::string problem;
     if (call.name != llm::execute_code_tool().name) {
       problem = "there is no tool '" + call.name + "'; the only tool is execute_code {\"code\": \"...\"}";
@@ -216,24 +202,23 @@ class task_run {
       problem = "not run: the task is ending";
     }
     if (!problem.empty()) {
-      out.text = problem;
-      out.is_error = true;
-      task_->events.append("observation", {{"turn", turn}, {"text", problem}, {"isError", true}, {"truncated", false}});
-      co_return out;
+      auto text = task_->transcript->from_sandbox(problem);
+      task_->events.append("observation",
+                           {{"turn", turn}, {"text", text.str()}, {"isError", true}, {"truncated", false}});
+      task_->transcript->add_tool_result(call, std::move(text), true);
+      co_return;
     }
     auto code = call.arguments["code"].get<std::string>();
     task_->events.append("code", {{"turn", turn}, {"code", code}});
     auto seen = co_await execute(std::move(code), turn);
-    out.text = std::move(seen.text);
-    out.is_error = seen.is_error;
-    co_return out;
+    task_->transcript->add_tool_result(call, std::move(seen.text), seen.is_error);
   }
 
-  std::string censor(const std::string& text) const {
-    if (!ctx_.deps.censor) return text;
-    // keep_issued: tokens the vault already issued stay as they are.
-    return ctx_.deps.censor->tokenize(text, *task_->vault, pii::token_policy::keep_issued);
-  }
+  // What the model reads about one block, censored.
+  struct block_observation {
+    censored_text text;
+    bool is_error = false;
+  };
 
   asio::awaitable<result<bool>> ensure_sandbox() {
     if (task_->sandbox) co_return false;
@@ -241,9 +226,10 @@ class task_run {
     options.id = task_->record.id;
     options.limits = ctx_.config.limits;
     options.metrics = ctx_.deps.metrics;
-    if (ctx_.deps.files) {
-      options.files = co_await blocking([&] { return ctx_.deps.files->init_files(task_->record.user_id, task_->record.id); });
-    }
+    options.user_id = task_->record.user_id;
+    options.workspace_id = task_->record.id;
+    options.files = ctx_.deps.files;
+    options.blocking = ctx_.deps.blocking;
     auto opened = co_await execution::sandbox_session::open(ctx_.executor, *ctx_.deps.pool, *ctx_.deps.tools,
                                                             task_->filter, std::move(options));
     if (!opened) co_return opened.error();
@@ -254,7 +240,8 @@ class task_run {
     co_return true;
   }
 
-  asio::awaitable<observation> execute(std::string code, int turn) {
+  asio::awaitable<block_observation> execute(std::string code, int turn) {
+    auto& transcript = *task_->transcript;
     std::string note;
     if (!task_->sandbox && task_->sandbox_lost) {
       note = "the sandbox of an earlier block was stopped (" + task_->sandbox_loss +
@@ -265,65 +252,64 @@ class task_run {
     if (!fresh) {
       fatal_ = error_json(fresh.error());
       task_->events.append("error", *fatal_);
-      observation failed;
-      failed.text = "error: no sandbox could be started: " + fresh.error().describe();
-      failed.is_error = true;
-      co_return failed;
+      co_return block_observation{
+          transcript.from_sandbox("error: no sandbox could be started: " + fresh.error().describe()), true};
     }
     auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline - clock_type::now());
     auto timeout = std::clamp(remaining, std::chrono::milliseconds(1), ctx_.config.exec_timeout);
     auto outcome = co_await task_->sandbox->exec(std::move(code), timeout);
 
     for (const auto& log : outcome.logs) {
-      task_->events.append("log", {{"turn", turn}, {"level", log.level}, {"text", censor(log.text)}});
+      task_->events.append("log",
+                           {{"turn", turn}, {"level", log.level}, {"text", transcript.from_sandbox(log.text).str()}});
     }
     for (const auto& call : outcome.tool_calls) {
       task_->events.append("tool_call", {{"turn", turn}, {"name", call.name}, {"ms", call.ms}, {"ok", call.ok}});
     }
-    json files_report = co_await apply_files(outcome.files);
+    if (!outcome.files_report.is_null())
+      task_->events.append("files", transcript.json_from_sandbox(outcome.files_report));
     bool can_save = !task_->sandbox->broken() && ctx_.deps.files;
-    if (task_->sandbox->broken()) co_await drop_sandbox(outcome);
+    if (task_->sandbox->broken()) {
+      std::string why =
+          outcome.error.value("name", "SandboxError") + ": " + outcome.error.value("message", "the sandbox stopped");
+      co_await drop_sandbox(std::move(why));
+    }
 
-    std::string full_path = fmt::format("/workspace/observations/turn-{}.txt", turn);
-    auto seen = make_observation({.outcome = outcome,
-                                  .files_report = files_report,
-                                  .sandbox_note = note,
-                                  .max_chars = ctx_.config.observation_max_chars,
-                                  .full_text_path = can_save ? full_path : std::string("(not kept)")});
-    seen.text = censor(seen.text);
-    if (seen.truncated && can_save) co_await save_full_text(full_path, censor(seen.full_text));
+    std::string full_path = fmt::format("observations/turn-{}.txt", turn);
+    // Censored whole, then cut: a cut must not split a value the censor would have found.
+    auto full = transcript.from_sandbox(observation_text({.outcome = outcome,
+                                                          .files_report = outcome.files_report,
+                                                          .sandbox_note = note,
+                                                          .max_chars = ctx_.config.observation_max_chars,
+                                                          .full_text_path = {}}));
+    bool truncated = full.size() > ctx_.config.observation_max_chars;
+    auto seen = full.fitted(ctx_.config.observation_max_chars, can_save ? "/workspace/" + full_path : "(not kept)");
+    if (truncated && can_save) co_await save_full_text(full_path, full.str());
     task_->events.append("observation",
-                         {{"turn", turn}, {"text", seen.text}, {"isError", seen.is_error}, {"truncated", seen.truncated}});
-    co_return seen;
+                         {{"turn", turn}, {"text", seen.str()}, {"isError", !outcome.ok}, {"truncated", truncated}});
+    co_return block_observation{std::move(seen), !outcome.ok};
   }
 
-  asio::awaitable<json> apply_files(const std::vector<bridge::file_change>& files) {
-    if (!ctx_.deps.files || files.empty()) co_return nullptr;
-    auto report =
-        co_await blocking([&] { return ctx_.deps.files->apply(task_->record.user_id, task_->record.id, files); });
-    task_->events.append("files", report);
-    co_return report;
-  }
-
-  asio::awaitable<void> drop_sandbox(const bridge::exec_result& outcome) {
+  // `why` goes into the note of the next block, which runs in a fresh sandbox.
+  asio::awaitable<void> drop_sandbox(std::string why) {
     task_->sandbox_lost = true;
-    task_->sandbox_loss = outcome.error.value("name", std::string("SandboxError")) + ": " +
-                          outcome.error.value("message", std::string("the sandbox stopped"));
+    task_->sandbox_loss = std::move(why);
     auto sandbox = std::move(task_->sandbox);
     co_await sandbox->close();
   }
 
-  // Writes an over-long observation into the sandbox's /workspace (so code can
-  // read it) through a small block of our own; its file report writes it back
-  // to the host workspace like any other file.
-  asio::awaitable<void> save_full_text(const std::string& path, const std::string& text) {
-    std::string code = "await fs.mkdir('/workspace/observations', {recursive: true});\nawait fs.writeFile(" +
-                       json(path).dump() + ", " + json(text).dump(-1, ' ', false, json::error_handler_t::replace) +
-                       ");";
-    auto saved = co_await task_->sandbox->exec(std::move(code), std::chrono::seconds(5));
-    if (!saved.ok) core::log_warn("task {}: observation not saved: {}", task_->record.id, saved.error.dump());
-    co_await apply_files(saved.files);
-    if (task_->sandbox->broken()) co_await drop_sandbox(saved);
+  // Keeps an over-long observation whole: in the task's workspace on the host
+  // and, through the runtime's own `put` (out of reach of whatever the
+  // agent's code named `fs`), in the sandbox's /workspace, where code can read it.
+  asio::awaitable<void> save_full_text(const std::string& relative_path, const std::string& text) {
+    std::vector<bridge::init_file> files{{"workspace", relative_path, text}};  // a named local: see blocking()
+    auto put = co_await task_->sandbox->put(std::move(files), std::chrono::seconds(5));
+    if (!put)
+      core::log_warn("task {}: observation not put into the sandbox: {}", task_->record.id, put.error().describe());
+    if (task_->sandbox->broken()) {
+      std::string why = "SandboxError: " + (put ? std::string("the sandbox stopped") : put.error().message);
+      co_await drop_sandbox(std::move(why));
+    }
   }
 
   asio::awaitable<void> finish(loop_end end) {

@@ -21,11 +21,7 @@ json iso_time(std::int64_t epoch_ms) {
 
 json transcript_json(const live_task& task) {
   json out = json::array();
-  llm::message system;
-  system.role = llm::message_role::system;
-  system.text = task.system_prompt;
-  out.push_back(llm::to_json(system));
-  for (const auto& m : task.messages) out.push_back(llm::to_json(m));
+  for (const auto& m : task.transcript->request_messages()) out.push_back(llm::to_json(m));
   return out;
 }
 
@@ -58,7 +54,7 @@ void save_conversation(const loop_context& context, const live_task& task) {
   c.id = task.record.conversation_id;
   c.user_id = task.record.user_id;
   c.messages = json::array();
-  for (const auto& m : task.messages) c.messages.push_back(llm::to_json(m));
+  for (const auto& m : task.transcript->messages()) c.messages.push_back(llm::to_json(m));
   c.vault = task.vault->to_json();
   c.created_ms = task.conversation_created_ms;
   c.updated_ms = now_ms();

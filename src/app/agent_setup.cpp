@@ -32,9 +32,9 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
       // A named local, not a temporary in the co_await expression: GCC 12
       // destroys such temporaries twice, which would drop `store` twice.
       auto apply = [store, config]() -> asio::awaitable<result<std::size_t>> {
-        auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+        auto now =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         co_return store::apply_retention(*store, config, now);
       };
       auto removed = co_await asio::co_spawn(worker, apply, asio::use_awaitable);
@@ -49,6 +49,27 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   return [timer] { timer->cancel(); };
 }
 
+void register_task_metrics(core::metrics_registry& metrics, const std::shared_ptr<agent::agent_manager>& manager) {
+  for (const char* status :
+       {"succeeded", "failed", "cancelled", "timed_out", "interrupted", "max_turns", "budget_exceeded"}) {
+    core::task_counter(metrics).with({status});
+  }
+  // Read at scrape time, on the I/O thread like the manager itself; the weak
+  // pointer keeps a scrape after shutdown from touching a destroyed manager.
+  // Without a manager (no LLM) both read 0.
+  auto gauge = [weak = std::weak_ptr<agent::agent_manager>(manager)](bool running) {
+    return [weak, running] {
+      auto m = weak.lock();
+      double value = 0;
+      if (m) value = double(running ? m->stats().running : m->stats().queued);
+      return std::vector<core::sample>{{{}, value}};
+    };
+  };
+  metrics.add_callback("harness_tasks_running", "Agent tasks running now.", core::metric_type::gauge, {}, gauge(true));
+  metrics.add_callback("harness_tasks_queued", "Agent tasks waiting for a slot.", core::metric_type::gauge, {},
+                       gauge(false));
+}
+
 result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
                                 const core::settings& settings, const llm::llm_config& llm_config,
                                 agent_inputs inputs) {
@@ -58,7 +79,11 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto store_config = store::load_store_config(settings);
   if (!store_config) return store_config.error();
   out.unavailable = missing_llm_setting(llm_config, settings);
-  if (!out.unavailable.empty()) return out;
+  if (inputs.metrics) llm::register_llm_metrics(*inputs.metrics, llm_config.provider);
+  if (!out.unavailable.empty()) {
+    if (inputs.metrics) register_task_metrics(*inputs.metrics, {});
+    return out;
+  }
 
   std::shared_ptr<llm::http_transport> transport;
   if (llm_config.provider != "replay") {
@@ -95,22 +120,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
     return agent::servers_from_tool_names(names);
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config);
-  if (inputs.metrics) {
-    // Read at scrape time, on the I/O thread like the manager itself; the weak pointer
-    // keeps a scrape after shutdown from touching a destroyed manager.
-    auto gauge = [weak = std::weak_ptr<agent::agent_manager>(out.manager)](bool running) {
-      return [weak, running] {
-        auto manager = weak.lock();
-        if (!manager) return std::vector<core::sample>{};
-        auto stats = manager->stats();
-        return std::vector<core::sample>{{{}, double(running ? stats.running : stats.queued)}};
-      };
-    };
-    inputs.metrics->add_callback("harness_tasks_running", "Agent tasks running now.", core::metric_type::gauge, {},
-                                 gauge(true));
-    inputs.metrics->add_callback("harness_tasks_queued", "Agent tasks waiting for a slot.", core::metric_type::gauge,
-                                 {}, gauge(false));
-  }
+  if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);
   core::log_info("agent ready: {} provider, store {}", llm_config.provider, store_config->path.string());
   return out;
 }

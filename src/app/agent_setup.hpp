@@ -25,7 +25,7 @@ struct agent_inputs {
   std::shared_ptr<bridge::tool_gateway> tools;
   std::shared_ptr<mcp::tool_registry> registry;
   std::shared_ptr<const pii::pii_censor> censor;
-  std::shared_ptr<agent::task_files> files;
+  std::shared_ptr<execution::sandbox_files> files;
   std::chrono::milliseconds exec_timeout{30000};
   bridge::session_limits limits;
   std::shared_ptr<core::metrics_registry> metrics;
@@ -35,7 +35,7 @@ struct agent_parts {
   std::shared_ptr<agent::agent_manager> manager;  // null without an LLM
   std::string unavailable;                        // why, when null
   core::health_sources health;
-  std::function<void()> stop_retention;           // empty when there is none
+  std::function<void()> stop_retention;  // empty when there is none
 };
 
 // Deletes finished tasks older than TASK_RETENTION_HOURS at start-up and then
@@ -49,9 +49,13 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);
 
+// harness_tasks_total{status} (a zero series per final status) and the
+// harness_tasks_running / harness_tasks_queued gauges read from `manager`
+// (0 without one), so /metrics lists them from the first scrape.
+void register_task_metrics(core::metrics_registry& metrics, const std::shared_ptr<agent::agent_manager>& manager);
+
 // Fails on an invalid setting or a store that cannot be opened.
 result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
-                                const core::settings& settings, const llm::llm_config& llm_config,
-                                agent_inputs inputs);
+                                const core::settings& settings, const llm::llm_config& llm_config, agent_inputs inputs);
 
 }  // namespace harness::app

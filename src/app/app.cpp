@@ -38,7 +38,14 @@ int serve(const core::settings& settings) {
   if (!http_config) return config_failure(http_config.error());
 
   boost::asio::io_context io;
-  auto parts = build_components(io, settings);
+  result<std::unique_ptr<components>> parts = make_error("startup_failed", "not built");
+  try {
+    parts = build_components(io, settings);
+  } catch (const std::exception& e) {
+    // Every expected start-up failure is an error value naming its setting;
+    // this is the backstop that keeps an unexpected one to one line too.
+    return config_failure(make_error("startup_failed", std::string("start-up failed: ") + e.what()));
+  }
   if (!parts) return config_failure(parts.error());
   http::router routes = http::make_api_router();
   auto server = http::create_http_server(io, http_config->server, routes, (*parts)->services());
@@ -51,8 +58,7 @@ int serve(const core::settings& settings) {
     if (ec) return;
     core::log_info("received signal {}: draining (grace {} ms)", signal, http_config->server.shutdown_grace.count());
     // Tasks end first (as "interrupted"), so requests that wait on them answer within the grace.
-    boost::asio::co_spawn(io, (*parts)->interrupt_tasks(http_config->server.shutdown_grace / 2),
-                          boost::asio::detached);
+    boost::asio::co_spawn(io, (*parts)->interrupt_tasks(http_config->server.shutdown_grace / 2), boost::asio::detached);
     server->shutdown([&] {
       // No request is in flight any more: end sessions and remove containers.
       boost::asio::co_spawn(io, (*parts)->shutdown(), [&](std::exception_ptr) {

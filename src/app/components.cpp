@@ -1,25 +1,26 @@
 #include "components.hpp"
 
-#include "agent_setup.hpp"
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include "agent_setup.hpp"
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/core/version.hpp"
+#include "harness/core/writable_dir.hpp"
 #include "harness/docker/engine_client.hpp"
-#include "harness/execution/execution_service.hpp"
 #include "harness/execution/data_path.hpp"
+#include "harness/execution/execution_service.hpp"
 #include "harness/execution/execution_settings.hpp"
+#include "harness/http/http_settings.hpp"
 #include "harness/llm/config.hpp"
 #include "harness/llm/health.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
-#include "harness/http/http_settings.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
-#include "harness/skills/agent_task_files.hpp"
+#include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
 
@@ -58,7 +59,8 @@ class components_impl final : public components {
   std::shared_ptr<agent::agent_manager> agent_;
   std::unique_ptr<skills::sweeper> sweeper_;
   std::function<void()> stop_retention_;
-  // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention deletes); its destructor stops and joins it.
+  // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention
+  // deletes); its destructor stops and joins it.
   asio::thread_pool background_{2};
 };
 
@@ -131,17 +133,14 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                                                    &execution::pii_detection_counter(*metrics));
   };
   execution::register_pool_metrics(*metrics, out->pool_);
+  execution::register_exec_metrics(*metrics);
+  for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
   exec_settings->service.metrics = metrics;
-  auto tools = execution::registry_tools(out->registry_);
-  out->execution_ =
-      execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);
-  out->services_.execution = out->execution_;
-  out->services_.health.push_back(out->sandbox_health_);
-  out->services_.health.push_back(execution::pool_health(out->pool_));
-
   // Skills per user and workspaces per task, on the host; the sandbox gets copies.
   auto skills_config = skills::load_skills_config(settings);
   if (!skills_config) return skills_config.error();
+  if (auto ok = core::ensure_writable_dir(skills_config->skills.dir / "users", "SKILLS_DIR"); !ok) return ok.error();
+  if (auto ok = core::ensure_writable_dir(skills_config->workspace.dir, "WORKSPACE_DIR"); !ok) return ok.error();
   std::shared_ptr<skills::skill_library> library = skills::create_skill_library(skills_config->skills);
   std::shared_ptr<skills::workspace_store> workspaces = skills::create_workspace_store(skills_config->workspace);
   out->services_.skills = library;
@@ -149,11 +148,21 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->sweeper_ = skills::start_sweeper(workspaces, executor, out->background_.get_executor(),
                                         skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
 
+  auto sandbox_files = skills::create_sandbox_files(library, workspaces);
+  exec_settings->service.files = sandbox_files;
+  exec_settings->service.blocking = out->background_.get_executor();
+  auto tools = execution::registry_tools(out->registry_);
+  out->execution_ =
+      execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);
+  out->services_.execution = out->execution_;
+  out->services_.health.push_back(out->sandbox_health_);
+  out->services_.health.push_back(execution::pool_health(out->pool_));
+
   agent_inputs inputs{.pool = out->pool_,
                       .tools = tools,
                       .registry = out->registry_,
                       .censor = out->censor_,
-                      .files = skills::create_agent_task_files(library, workspaces),
+                      .files = sandbox_files,
                       .exec_timeout = exec_settings->service.exec_timeout,
                       .limits = exec_settings->service.limits,
                       .metrics = metrics};

@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <optional>
 
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/format.h>
 
 #include "frames.hpp"
 #include "harness/bridge/pipe_frame_channel.hpp"
@@ -54,8 +54,7 @@ result<std::string> random_hex(std::size_t bytes) {
 
 class call_socket_impl final : public call_socket {
  public:
-  call_socket_impl(const asio::any_io_executor& executor, std::string path, std::string runtime_path,
-                   std::string token)
+  call_socket_impl(const asio::any_io_executor& executor, std::string path, std::string runtime_path, std::string token)
       : executor_(executor),
         acceptor_(executor),
         path_(std::move(path)),
@@ -84,7 +83,7 @@ class call_socket_impl final : public call_socket {
   const std::string& token() const override { return token_; }
 
   asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(std::chrono::milliseconds timeout,
-                                                                  std::size_t max_line) override {
+                                                                 std::size_t max_line) override {
     // `finished` guards a timer completion already queued when accept()
     // returns: by then `this` may be gone.
     auto finished = std::make_shared<bool>(false);
@@ -103,7 +102,7 @@ class call_socket_impl final : public call_socket {
 
  private:
   asio::awaitable<result<std::unique_ptr<frame_channel>>> accept_loop(std::size_t max_line,
-                                                                       std::chrono::milliseconds timeout) {
+                                                                      std::chrono::milliseconds timeout) {
     for (int attempt = 0; attempt < max_attempts; ++attempt) {
       local::socket peer(executor_);
       auto [ec] = co_await acceptor_.async_accept(peer, use_tuple);
@@ -123,15 +122,16 @@ class call_socket_impl final : public call_socket {
 
   bool says_hello(const std::string& line) const {
     auto frame = parse_frame(line);
-    if (!frame || frame->value("type", "") != "hello") return false;
+    if (!frame || string_field(*frame, "type") != "hello") return false;
     auto token = frame->find("token");
     return token != frame->end() && token->is_string() && same_token(token->get_ref<const std::string&>(), token_);
   }
 
   std::optional<error> stopped(std::chrono::milliseconds timeout) const {
     if (timed_out_) {
-      return make_error("call_socket_timeout",
-                        fmt::format("the sandbox runtime did not connect to its call socket within {} ms", timeout.count()));
+      return make_error(
+          "call_socket_timeout",
+          fmt::format("the sandbox runtime did not connect to its call socket within {} ms", timeout.count()));
     }
     return std::nullopt;
   }
@@ -163,8 +163,8 @@ class call_socket_impl final : public call_socket {
 
 }  // namespace
 
-result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_executor& executor,
-                                                         const std::string& dir, std::string runtime_path) {
+result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_executor& executor, const std::string& dir,
+                                                         std::string runtime_path) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return socket_error(fmt::format("cannot create {}: {}", dir, ec.message()));

@@ -1,9 +1,9 @@
 #include "harness/bridge/runtime_session.hpp"
 
+#include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <fmt/format.h>
 
 #include "frames.hpp"
 #include "harness/core/base64.hpp"
@@ -19,6 +19,21 @@ using clock_type = std::chrono::steady_clock;
 
 json failure(std::string name, std::string message) {
   return {{"name", std::move(name)}, {"message", std::move(message)}};
+}
+
+json files_json(const std::vector<init_file>& files) {
+  json list = json::array();
+  for (const auto& f : files) {
+    list.push_back(
+        {{"root", f.root}, {"path", f.path}, {"content", core::base64_encode(f.content)}, {"encoding", "base64"}});
+  }
+  return list;
+}
+
+// How long before the block's deadline its tool calls must end: the code
+// needs a moment to see the failed call and finish on its own.
+std::chrono::milliseconds call_margin(std::chrono::milliseconds block_timeout) {
+  return std::min<std::chrono::milliseconds>(std::chrono::seconds(1), block_timeout / 10);
 }
 
 // Cancels the channel (so the pending read ends) when the time is up. The
@@ -48,6 +63,24 @@ class deadline_guard {
   asio::steady_timer timer_;
 };
 
+// Marks the block as running for the calls it makes, and as over on every
+// way out (an exception included), so no call is ever taken for a block
+// that has ended.
+class block_scope {
+ public:
+  block_scope(session_shared& shared, std::string id, clock_type::time_point call_deadline) : shared_(shared) {
+    shared_.current_exec = std::move(id);
+    shared_.call_deadline = call_deadline;
+    shared_.calls.clear();
+  }
+  ~block_scope() { shared_.current_exec.clear(); }
+  block_scope(const block_scope&) = delete;
+  block_scope& operator=(const block_scope&) = delete;
+
+ private:
+  session_shared& shared_;
+};
+
 class runtime_session_impl final : public runtime_session {
  public:
   runtime_session_impl(const asio::any_io_executor& executor, frame_channel& channel, tool_gateway& tools,
@@ -66,74 +99,113 @@ class runtime_session_impl final : public runtime_session {
   }
 
   asio::awaitable<status> init(std::string session_id, std::vector<init_file> files) override {
-    auto& shared = *shared_;
-    json list = json::array();
-    for (auto& f : files) {
-      list.push_back(
-          {{"root", f.root}, {"path", f.path}, {"content", core::base64_encode(f.content)}, {"encoding", "base64"}});
-    }
-    json limits{{"logBytes", limits_.log_bytes}, {"maxFileBytes", limits_.max_file_bytes}, {"maxFiles", limits_.max_files}};
-    json frame{{"type", "init"}, {"session", session_id}, {"limits", limits}, {"files", std::move(list)}};
-    co_return co_await shared.send(dump_frame(frame));
+    json limits{
+        {"logBytes", limits_.log_bytes}, {"maxFileBytes", limits_.max_file_bytes}, {"maxFiles", limits_.max_files}};
+    json frame{{"type", "init"}, {"session", session_id}, {"limits", limits}, {"files", files_json(files)}};
+    co_return co_await shared_->send(dump_frame(frame));
   }
 
   asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout) override {
-    auto& shared = *shared_;
-    auto started = clock_type::now();
-    exec_result result;
-    if (shared.broken) {
-      result.error = failure("SandboxError", "this sandbox can no longer run code (an earlier block broke it); "
-                                             "start a new session");
-      co_return result;
-    }
-    std::string exec_id = "x" + std::to_string(++exec_seq_);
-    shared.current_exec = exec_id;
-    shared.calls.clear();
-    deadline_guard deadline(executor_, shared_, timeout);
-    json exec_frame{{"type", "exec"}, {"id", exec_id}, {"code", std::move(code)}};
-    auto sent = co_await shared.send(dump_frame(exec_frame));
-    if (!sent) result.error = channel_failure(sent.error(), timeout);
-    std::size_t log_bytes = 0;
-    while (sent) {
-      auto line = co_await channel_.read_line();
-      if (!line) {
-        result.error = channel_failure(line.error(), timeout);
-        break;
-      }
-      auto frame = parse_frame(*line);
-      if (!frame) {
-        shared.broken = true;
-        result.error = failure("ProtocolError", frame.error().describe());
-        break;
-      }
-      const std::string type = frame->value("type", "");
-      if (type == "call") {
-        ++shared.outstanding;  // before the spawn: see session_shared::outstanding
-        auto call = handle_call(shared_, std::move(*frame));
-        asio::co_spawn(executor_, std::move(call), asio::detached);
-      } else if (type == "log" && frame->value("exec", "") == exec_id) {
-        std::string text = frame->value("text", "");
-        if (log_bytes + text.size() <= limits_.log_bytes) {
-          log_bytes += text.size();
-          result.logs.push_back({frame->value("level", "info"), std::move(text)});
-        }
-      } else if (type == "done" && frame->value("exec", "") == exec_id) {
-        fill_done(*frame, result);
-        break;
-      }
-    }
-    // Calls the block started but did not await still need the channel: they
-    // get until the deadline, then fail on their own.
-    co_await shared.wait_calls_idle(deadline.expiry());
-    shared.current_exec.clear();
-    result.tool_calls = std::move(shared.calls);
-    result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
-    co_return result;
+    std::string id = "x" + std::to_string(++block_seq_);
+    json frame{{"type", "exec"}, {"id", id}, {"code", std::move(code)}};
+    co_return co_await run_block(std::move(frame), std::move(id), timeout);
+  }
+
+  asio::awaitable<status> put(std::vector<init_file> files, std::chrono::milliseconds timeout) override {
+    std::string id = "p" + std::to_string(++block_seq_);
+    json frame{{"type", "put"}, {"id", id}, {"files", files_json(files)}};
+    auto outcome = co_await run_block(std::move(frame), std::move(id), timeout);
+    if (outcome.ok) co_return status{};
+    co_return make_error(shared_->broken ? "sandbox_failed" : "sandbox_put_failed",
+                         "the sandbox did not take the files: " + string_field(outcome.error, "message"));
   }
 
   bool broken() const override { return shared_->broken; }
 
  private:
+  // Sends one frame that the runtime answers with `done` (an exec or a put),
+  // serves the calls made meanwhile, and collects the block's output.
+  asio::awaitable<exec_result> run_block(json frame, std::string id, std::chrono::milliseconds timeout) {
+    auto started = clock_type::now();
+    exec_result result;
+    if (shared_->broken) {
+      result.error = failure("SandboxError",
+                             "this sandbox can no longer run code (an earlier block broke it); "
+                             "start a new session");
+      co_return result;
+    }
+    deadline_guard deadline(executor_, shared_, timeout);
+    {
+      block_scope scope(*shared_, id, deadline.expiry() - call_margin(timeout));
+      try {
+        co_await read_block(std::move(frame), id, timeout, result);
+      } catch (const std::exception& e) {
+        // Nothing a frame holds may throw here (the readers above do not), but
+        // should it, the sandbox is given up rather than half-handled.
+        core::log_warn("sandbox block {} failed on the host: {}", id, e.what());
+        shared_->broken = true;
+        result.ok = false;
+        result.error =
+            failure("ProtocolError", std::string("the host could not handle the sandbox's output: ") + e.what());
+      }
+      // Calls the block started but did not await still need the channel: they
+      // get until the deadline, then fail on their own.
+      co_await shared_->wait_calls_idle(deadline.expiry());
+    }
+    result.tool_calls = std::move(shared_->calls);
+    result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    co_return result;
+  }
+
+  asio::awaitable<void> read_block(json frame, const std::string& id, std::chrono::milliseconds timeout,
+                                   exec_result& result) {
+    auto sent = co_await shared_->send(dump_frame(frame));
+    if (!sent) {
+      result.error = channel_failure(sent.error(), timeout);
+      co_return;
+    }
+    std::size_t log_bytes = 0;
+    for (;;) {
+      auto line = co_await channel_.read_line();
+      if (!line) {
+        result.error = channel_failure(line.error(), timeout);
+        co_return;
+      }
+      auto parsed = parse_frame(*line);
+      if (!parsed) {
+        shared_->broken = true;
+        result.error = failure("ProtocolError", parsed.error().describe());
+        co_return;
+      }
+      const std::string type = string_field(*parsed, "type");
+      const bool ours = string_field(*parsed, "exec") == id;
+      if (type == "call") {
+        ++shared_->outstanding;  // before the spawn: see session_shared::outstanding
+        auto call = handle_call(shared_, std::move(*parsed));
+        asio::co_spawn(executor_, std::move(call), asio::detached);
+      } else if (type == "log") {
+        // Output of a block that has ended (a timer the runtime could not
+        // attribute) is dropped: nobody waits for it.
+        if (!ours) continue;
+        std::string text = string_field(*parsed, "text");
+        if (log_bytes + text.size() <= limits_.log_bytes) {
+          log_bytes += text.size();
+          std::string level = string_field(*parsed, "level");
+          result.logs.push_back({level.empty() ? "info" : std::move(level), std::move(text)});
+        }
+      } else if (type == "done") {
+        if (!ours) continue;  // a late answer to a block that was already given up on
+        fill_done(*parsed, result);
+        co_return;
+      } else {
+        shared_->broken = true;
+        result.error = failure("ProtocolError", "the sandbox sent a '" + type.substr(0, 40) +
+                                                    "' frame while a block ran; only call, log and done belong there");
+        co_return;
+      }
+    }
+  }
+
   json channel_failure(const error& e, std::chrono::milliseconds timeout) {
     shared_->broken = true;
     if (shared_->deadline_hit) {
@@ -146,13 +218,24 @@ class runtime_session_impl final : public runtime_session {
                                        "); it may have run out of memory or processes");
   }
 
+  // The `error` of a failed `done`, reduced to {name, message, stack?} of
+  // strings: whatever else the sandbox put there is dropped, so no reader
+  // downstream meets a field of an unexpected type.
+  static json error_of(const json& frame) {
+    auto error = frame.find("error");
+    if (error == frame.end() || !error->is_object()) return failure("Error", "the code failed");
+    std::string name = string_field(*error, "name");
+    json out = failure(name.empty() ? "Error" : name, string_field(*error, "message"));
+    if (std::string stack = string_field(*error, "stack"); !stack.empty()) out["stack"] = std::move(stack);
+    return out;
+  }
+
   static void fill_done(const json& frame, exec_result& result) {
-    result.ok = frame.value("ok", false);
+    result.ok = bool_field(frame, "ok");
     if (result.ok) {
       result.value = frame.contains("value") ? frame["value"] : json();
     } else {
-      auto error = frame.find("error");
-      result.error = error != frame.end() && error->is_object() ? *error : failure("Error", "the code failed");
+      result.error = error_of(frame);
     }
     if (auto files = frame.find("files"); files != frame.end() && files->is_array()) {
       for (const auto& f : *files) {
@@ -165,7 +248,7 @@ class runtime_session_impl final : public runtime_session {
   frame_channel& channel_;
   session_limits limits_;
   std::shared_ptr<session_shared> shared_;
-  unsigned long exec_seq_ = 0;
+  unsigned long block_seq_ = 0;
 };
 
 }  // namespace
@@ -192,13 +275,14 @@ asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, fr
     if (!line) {
       timer.cancel();
       if (state->timed_out) {
-        co_return make_error("sandbox_timeout", fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
+        co_return make_error("sandbox_timeout",
+                             fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
                              "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
       }
       co_return make_error("sandbox_failed", "the sandbox runtime ended before it was ready: " + line.error().message);
     }
     auto frame = parse_frame(*line);
-    if (frame && frame->value("type", "") == "ready") {
+    if (frame && string_field(*frame, "type") == "ready") {
       timer.cancel();
       co_return status{};
     }
@@ -206,9 +290,9 @@ asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, fr
   }
 }
 
-std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor,
-                                                        frame_channel& channel, tool_gateway& tools,
-                                                        data_filter& filter, session_limits limits) {
+std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor, frame_channel& channel,
+                                                        tool_gateway& tools, data_filter& filter,
+                                                        session_limits limits) {
   return std::make_unique<runtime_session_impl>(executor, channel, tools, filter, limits);
 }
 

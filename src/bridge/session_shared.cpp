@@ -4,6 +4,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
+#include "harness/core/logging.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -29,23 +30,20 @@ struct call_request {
 // Checks the frame's shape; the error says what was wrong.
 result<call_request> read_call(const json& frame) {
   call_request call;
-  call.op = frame.value("op", "");
+  call.op = string_field(frame, "op");
+  auto args = frame.find("args");
   if (call.op == "list_tools") {
     call.label = "list_mcp_tools";
-    auto args = frame.value("args", json::object());
-    call.name = args.is_object() && args.contains("query") && args["query"].is_string() ? args["query"].get<std::string>()
-                                                                                        : std::string();
+    call.name = args != frame.end() && args->is_object() ? string_field(*args, "query") : std::string();
     return call;
   }
   if (call.op != "tool_details" && call.op != "call_tool") {
     return make_error("bad_call", "unknown helper operation '" + call.op + "'");
   }
-  if (!frame.contains("name") || !frame["name"].is_string() || frame["name"].get<std::string>().empty()) {
-    return make_error("bad_call", "a tool name (string) is required");
-  }
-  call.name = frame["name"].get<std::string>();
+  call.name = string_field(frame, "name");
+  if (call.name.empty()) return make_error("bad_call", "a tool name (string) is required");
   call.label = call.op == "tool_details" ? "get_mcp_tool_details" : call.name;
-  call.args = frame.value("args", json::object());
+  call.args = args != frame.end() ? *args : json::object();
   if (call.op == "call_tool" && !call.args.is_object()) {
     return make_error("bad_call", "tool arguments must be an object");
   }
@@ -81,38 +79,65 @@ void session_shared::call_finished() {
   if (--outstanding == 0) idle_timer.cancel();
 }
 
+namespace {
+
+// Asks the gateway for one validated call of the running block.
+asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
+  if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
+  if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(shared.call_deadline - clock_type::now());
+  if (left <= std::chrono::milliseconds::zero()) {
+    co_return make_error("block_deadline", "the block is about to reach its time limit; the call was not made",
+                         "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
+  }
+  auto args = shared.filter.out_of_sandbox(std::move(call.args));
+  auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), left);
+  if (!answer && answer.error().code == "mcp_timeout" && clock_type::now() >= shared.call_deadline) {
+    answer.error().hint =
+        "the call was cut short so that the block could end before its own limit "
+        "(SANDBOX_TIMEOUT_MS); do less per block or raise it";
+  }
+  co_return answer;
+}
+
+}  // namespace
+
 asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json frame) {
+  struct finished_on_exit {
+    session_shared& s;
+    ~finished_on_exit() { s.call_finished(); }
+  } finished{*shared};
   auto started = clock_type::now();
   json id = frame.contains("id") ? frame["id"] : json();
-  std::string exec = frame.value("exec", "");
+  std::string exec = string_field(frame, "exec");
   result<json> answer = make_error("bad_call", "unreachable");
   auto call = read_call(frame);
-  if (!call) {
-    answer = call.error();
-  } else if (exec.empty() || exec != shared->current_exec) {
-    // A timer or forgotten promise of a finished block: it cannot act any more.
-    answer = make_error("stale_call", "this call comes from a block that has already finished");
-  } else if (call->op == "list_tools") {
-    answer = co_await shared->tools.list_tools(call->name);
-  } else if (call->op == "tool_details") {
-    answer = co_await shared->tools.tool_details(call->name);
-  } else {
-    answer = co_await shared->tools.call_tool(call->name, shared->filter.out_of_sandbox(std::move(call->args)));
-  }
-  if (shared->alive) {
-    json reply{{"type", "reply"}, {"id", id}, {"ok", answer.has_value()}};
-    if (answer) {
-      reply["result"] = shared->filter.into_sandbox(std::move(*answer));
+  std::string label = call ? call->label : std::string();
+  try {
+    if (!call) {
+      answer = call.error();
+    } else if (exec.empty() || exec != shared->current_exec) {
+      // A timer or forgotten promise of a finished block: it cannot act any more.
+      answer = make_error("stale_call", "this call comes from a block that has already finished");
     } else {
-      reply["error"] = error_json(answer.error());
+      answer = co_await serve(*shared, std::move(*call));
     }
-    if (call && exec == shared->current_exec) {
-      shared->calls.push_back(
-          {call->label, std::chrono::duration<double, std::milli>(clock_type::now() - started).count(), answer.has_value()});
-    }
-    co_await shared->send(dump_frame(reply));
+  } catch (const std::exception& e) {
+    core::log_error("a sandbox call failed on the host: {}", e.what());
+    answer = make_error("internal_error", "the host failed while serving this call", "see the server log");
   }
-  shared->call_finished();
+  if (!shared->alive) co_return;
+  json reply{{"type", "reply"}, {"id", id}, {"ok", answer.has_value()}};
+  if (answer) {
+    reply["result"] = shared->filter.into_sandbox(std::move(*answer));
+  } else {
+    reply["error"] = error_json(answer.error());
+  }
+  if (!label.empty() && exec == shared->current_exec) {
+    shared->calls.push_back(
+        {label, std::chrono::duration<double, std::milli>(clock_type::now() - started).count(), answer.has_value()});
+  }
+  co_await shared->send(dump_frame(reply));
 }
 
 }  // namespace harness::bridge

@@ -30,7 +30,9 @@ struct session_shared {
   bool alive = true;    // false once the session object is gone
   bool broken = false;  // a timeout or protocol failure: the sandbox must go
   bool deadline_hit = false;
-  std::string current_exec;
+  std::string current_exec;  // the block running now; empty between blocks
+  // When the running block's tool calls must have ended (its deadline less a margin).
+  std::chrono::steady_clock::time_point call_deadline;
   std::vector<tool_call_record> calls;
   // Calls being served. Counted by whoever spawns handle_call, before the
   // spawn: co_spawn only posts the start, and a `done` read in between must
@@ -53,7 +55,7 @@ struct session_shared {
 
 // Serves one `call` frame: validates it, asks the tool gateway (arguments
 // through filter.out_of_sandbox, results through filter.into_sandbox), and
-// writes the `reply`.
+// writes the `reply`. Never throws; always calls call_finished().
 boost::asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, nlohmann::json frame);
 
 }  // namespace harness::bridge

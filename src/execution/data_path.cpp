@@ -17,8 +17,9 @@ class registry_gateway final : public bridge::tool_gateway {
   boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) override {
     co_return registry_->details(name);
   }
-  boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args) override {
-    co_return co_await registry_->call(std::move(name), std::move(args));
+  boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
+                                                           std::chrono::milliseconds timeout) override {
+    co_return co_await registry_->call(std::move(name), std::move(args), timeout);
   }
 
  private:

@@ -14,8 +14,11 @@ nlohmann::json exec_result_json(const bridge::exec_result& outcome) {
     if (f.op == "write") entry["size"] = f.size;
     files.push_back(std::move(entry));
   }
-  json body{{"result", outcome.ok ? outcome.value : json(nullptr)}, {"logs", std::move(logs)},
-            {"toolCalls", std::move(calls)}, {"files", std::move(files)}};
+  json body{{"result", outcome.ok ? outcome.value : json(nullptr)},
+            {"logs", std::move(logs)},
+            {"toolCalls", std::move(calls)},
+            {"files", std::move(files)}};
+  if (!outcome.files_report.is_null()) body["saved"] = outcome.files_report;
   if (!outcome.ok) body["error"] = outcome.error;
   return body;
 }

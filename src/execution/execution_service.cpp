@@ -28,6 +28,21 @@ struct live_session {
   bool busy = false;
 };
 
+// Marks a session busy for one block, and idle again on every way out.
+class busy_scope {
+ public:
+  explicit busy_scope(live_session& s) : session_(s) { session_.busy = true; }
+  ~busy_scope() {
+    session_.busy = false;
+    session_.last_used = clock_type::now();
+  }
+  busy_scope(const busy_scope&) = delete;
+  busy_scope& operator=(const busy_scope&) = delete;
+
+ private:
+  live_session& session_;
+};
+
 class execution_service_impl final : public execution_service,
                                      public std::enable_shared_from_this<execution_service_impl> {
  public:
@@ -72,17 +87,19 @@ class execution_service_impl final : public execution_service,
       session = std::move(*opened);
       if (request.session_id) sessions_[session->id] = session;
     }
-    session->busy = true;
-    auto outcome = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
-    session->busy = false;
-    session->last_used = clock_type::now();
+    bridge::exec_result outcome;
+    {
+      busy_scope busy(*session);
+      outcome = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
+    }
     bool ended = !request.session_id || session->sandbox->broken();
     json body = exec_result_json(outcome);
     body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
-    body["sandbox"] = {{"warm", session->sandbox->warm()}, {"ended", ended}, {"channel", session->sandbox->channel_kind()}};
+    body["sandbox"] = {
+        {"warm", session->sandbox->warm()}, {"ended", ended}, {"channel", session->sandbox->channel_kind()}};
     body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (ended) {
-      if (request.session_id) sessions_.erase(session->id);
+      forget(session);
       // Remove the container after answering: the caller need not wait for it.
       asio::co_spawn(executor_, close_session(std::move(session)), asio::detached);
     }
@@ -98,9 +115,15 @@ class execution_service_impl final : public execution_service,
     if (it->second->user_id != user_id) {
       co_return make_error("session_forbidden", "session '" + session_id + "' belongs to another user");
     }
-    if (it->second->busy) co_return make_error("session_busy", "session '" + session_id + "' is running a block");
-    auto session = std::move(it->second);
+    auto session = it->second;
     sessions_.erase(it);
+    if (session->busy) {
+      // The block in flight ends at once with a SandboxError; its request
+      // then removes the container.
+      core::log_info("session {} ended while a block ran; stopping its sandbox", session_id);
+      session->sandbox->kill();
+      co_return status{};
+    }
     co_await close_session(std::move(session));
     co_return status{};
   }
@@ -121,6 +144,9 @@ class execution_service_impl final : public execution_service,
     if (filters_) filter = filters_();
     sandbox_session_options options;  // a local: GCC 12 miscompiles braced lists in co_await arguments
     options.id = id;
+    options.user_id = user_id;
+    options.files = config_.files;
+    options.blocking = config_.blocking;
     options.limits = config_.limits;
     options.metrics = config_.metrics;
     auto opened = co_await sandbox_session::open(executor_, *pool_, *tools_, std::move(filter), std::move(options));
@@ -132,13 +158,20 @@ class execution_service_impl final : public execution_service,
     co_return session;
   }
 
+  // Drops `session` from the table, unless the id has moved on to a newer
+  // session (the old one was deleted while its block ran).
+  void forget(const std::shared_ptr<live_session>& session) {
+    auto it = sessions_.find(session->id);
+    if (it != sessions_.end() && it->second == session) sessions_.erase(it);
+  }
+
   static asio::awaitable<void> close_session(std::shared_ptr<live_session> session) {
     co_await session->sandbox->close();
   }
 
   static asio::awaitable<void> sweep_loop(std::shared_ptr<execution_service_impl> self) {
-    auto interval = std::clamp<std::chrono::milliseconds>(self->config_.idle_timeout / 4, std::chrono::milliseconds(250),
-                                                           std::chrono::milliseconds(5000));
+    auto interval = std::clamp<std::chrono::milliseconds>(
+        self->config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
     while (!self->stopping_) {
       self->sweep_timer_.expires_after(interval);
       auto [ec] = co_await self->sweep_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -174,8 +207,8 @@ std::shared_ptr<execution_service> create_execution_service(const asio::any_io_e
                                                             std::shared_ptr<warm_pool> pool,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
                                                             filter_factory filters, execution_config config) {
-  auto service = std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools),
-                                                          std::move(filters), config);
+  auto service =
+      std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools), std::move(filters), config);
   service->start_sweeper();
   return service;
 }

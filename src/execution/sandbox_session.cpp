@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/logging.hpp"
+#include "harness/core/run_blocking.hpp"
 
 namespace harness::execution {
 
@@ -17,27 +18,35 @@ namespace {
 // gives to failures of the sandbox rather than of the code.
 std::string_view exec_outcome(const bridge::exec_result& outcome) {
   if (outcome.ok) return "ok";
-  std::string_view name =
-      outcome.error.is_object() && outcome.error.contains("name") && outcome.error["name"].is_string()
-          ? std::string_view(outcome.error["name"].get_ref<const std::string&>())
-          : std::string_view();
+  auto found = outcome.error.is_object() ? outcome.error.find("name") : outcome.error.end();
+  std::string_view name = found != outcome.error.end() && found->is_string()
+                              ? std::string_view(found->get_ref<const std::string&>())
+                              : std::string_view();
   if (name == "TimeoutError") return "timeout";
   if (name == "SandboxError" || name == "ProtocolError") return "sandbox_error";
   return "error";
 }
 
+core::family<core::counter>& exec_counter(core::metrics_registry& metrics) {
+  return metrics.counters("harness_sandbox_execs_total",
+                          "Code blocks run in a sandbox, by outcome (ok, error, timeout, sandbox_error).", {"outcome"});
+}
+
+core::family<core::histogram>& exec_seconds(core::metrics_registry& metrics) {
+  return metrics.histograms("harness_sandbox_exec_duration_seconds", "Time to run one code block in a sandbox.", {});
+}
+
 void record(core::metrics_registry& metrics, const bridge::exec_result& outcome) {
-  metrics
-      .counters("harness_sandbox_execs_total",
-                "Code blocks run in a sandbox, by outcome (ok, error, timeout, sandbox_error).", {"outcome"})
-      .with({exec_outcome(outcome)})
-      .inc();
-  metrics.histograms("harness_sandbox_exec_duration_seconds", "Time to run one code block in a sandbox.", {})
-      .with({})
-      .observe(outcome.ms / 1000);
+  exec_counter(metrics).with({exec_outcome(outcome)}).inc();
+  exec_seconds(metrics).with({}).observe(outcome.ms / 1000);
 }
 
 }  // namespace
+
+void register_exec_metrics(core::metrics_registry& metrics) {
+  for (const char* outcome : {"ok", "error", "timeout", "sandbox_error"}) exec_counter(metrics).with({outcome});
+  exec_seconds(metrics).with({});
+}
 
 // The attached stdio of a runtime that speaks on its call socket. Shared with
 // the coroutine that reads it, which keeps the channel and the container (and
@@ -108,6 +117,11 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     const asio::any_io_executor& executor, warm_pool& pool, bridge::tool_gateway& tools,
     std::shared_ptr<bridge::data_filter> filter, sandbox_session_options options) {
   if (!filter) filter = std::make_shared<bridge::identity_filter>();
+  std::vector<bridge::init_file> files;
+  if (options.files) {
+    files = co_await core::run_blocking(
+        options.blocking, [&] { return options.files->init_files(options.user_id, options.workspace_id); });
+  }
   // A pooled container may have died while it waited: then try once more,
   // which cold-starts when the pool has nothing else.
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -115,9 +129,10 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     if (!lease) co_return lease.error();
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
     session->metrics_ = options.metrics;
+    session->options_ = options;
     session->runtime_ =
         bridge::create_runtime_session(executor, *session->channel_, tools, *session->filter_, options.limits);
-    auto init = co_await session->runtime_->init(options.id, options.files);
+    auto init = co_await session->runtime_->init(options.id, files);
     if (init) co_return session;
     core::log_warn("sandbox {} failed at init ({}); discarding it", session->container_->id().substr(0, 12),
                    init.error().message);
@@ -135,14 +150,42 @@ asio::awaitable<bridge::exec_result> sandbox_session::exec(std::string code, std
   }
   auto outcome = co_await runtime_->exec(std::move(code), timeout);
   if (drain_ && drain_->flooded && !outcome.ok) {
-    outcome.error = {{"name", "SandboxError"},
-                     {"message", fmt::format("the code wrote more than {} bytes to the process's stdout and the sandbox "
-                                             "was stopped; print with console.log (captured and capped), or write "
-                                             "large output to /workspace",
-                                             stray_output_limit)}};
+    outcome.error = {
+        {"name", "SandboxError"},
+        {"message", fmt::format("the code wrote more than {} bytes to the process's stdout and the sandbox "
+                                "was stopped; print with console.log (captured and capped), or write "
+                                "large output to /workspace",
+                                stray_output_limit)}};
   }
   if (metrics_) record(*metrics_, outcome);
+  if (options_.files && !outcome.files.empty()) outcome.files_report = co_await write_back(outcome.files);
   co_return outcome;
+}
+
+asio::awaitable<nlohmann::json> sandbox_session::write_back(const std::vector<bridge::file_change>& changes) {
+  co_return co_await core::run_blocking(
+      options_.blocking, [&] { return options_.files->apply(options_.user_id, options_.workspace_id, changes); });
+}
+
+asio::awaitable<status> sandbox_session::put(std::vector<bridge::init_file> files, std::chrono::milliseconds timeout) {
+  if (options_.files) {
+    std::vector<bridge::file_change> changes;
+    for (const auto& f : files) {
+      bridge::file_change change;
+      change.root = f.root;
+      change.path = f.path;
+      change.op = "write";
+      change.content = f.content;
+      change.size = f.content.size();
+      changes.push_back(std::move(change));
+    }
+    auto report = co_await write_back(changes);
+    if (!report.value("refused", nlohmann::json::array()).empty()) {
+      core::log_warn("sandbox {}: the host refused some of its own files: {}", id_, report["refused"].dump());
+    }
+  }
+  if (killed_ || !runtime_) co_return make_error("sandbox_failed", "the sandbox was stopped");
+  co_return co_await runtime_->put(std::move(files), timeout);
 }
 
 void sandbox_session::kill() {
@@ -151,10 +194,13 @@ void sandbox_session::kill() {
   // stop() closes the attach stream and removes the container, which ends a
   // block in flight; the coroutine holds its own reference to the container.
   auto container = container_;
-  asio::co_spawn(executor_, [container]() -> asio::awaitable<void> {
-    auto stopped = co_await container->stop();
-    if (!stopped) core::log_warn("could not stop sandbox container: {}", stopped.error().describe());
-  }, asio::detached);
+  asio::co_spawn(
+      executor_,
+      [container]() -> asio::awaitable<void> {
+        auto stopped = co_await container->stop();
+        if (!stopped) core::log_warn("could not stop sandbox container: {}", stopped.error().describe());
+      },
+      asio::detached);
 }
 
 asio::awaitable<void> sandbox_session::close() {
@@ -167,6 +213,8 @@ asio::awaitable<void> sandbox_session::close() {
   if (!stopped) core::log_warn("could not remove sandbox container: {}", stopped.error().describe());
 }
 
-bool sandbox_session::broken() const { return killed_ || !runtime_ || runtime_->broken(); }
+bool sandbox_session::broken() const {
+  return killed_ || !runtime_ || runtime_->broken();
+}
 
 }  // namespace harness::execution

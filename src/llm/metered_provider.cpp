@@ -7,21 +7,30 @@
 namespace harness::llm {
 namespace {
 
+core::family<core::counter>& request_counter(core::metrics_registry& metrics) {
+  return metrics.counters("harness_llm_requests_total", "LLM calls, by provider and outcome.", {"provider", "outcome"});
+}
+
+core::family<core::counter>& token_counter(core::metrics_registry& metrics) {
+  return metrics.counters("harness_llm_tokens_total",
+                          "Tokens the LLM reported, by provider and direction (input, output).",
+                          {"provider", "direction"});
+}
+
+core::family<core::histogram>& call_seconds(core::metrics_registry& metrics) {
+  return metrics.histograms("harness_llm_request_duration_seconds",
+                            "Time of one LLM call, retries and backoff included.", {"provider"});
+}
+
 class metered_provider final : public llm_provider {
  public:
   metered_provider(std::shared_ptr<llm_provider> inner, std::shared_ptr<core::metrics_registry> metrics)
       : inner_(std::move(inner)),
         metrics_(std::move(metrics)),
         name_(inner_->name()),
-        requests_(metrics_->counters("harness_llm_requests_total", "LLM calls, by provider and outcome.",
-                                     {"provider", "outcome"})),
-        tokens_(metrics_->counters("harness_llm_tokens_total",
-                                   "Tokens the LLM reported, by provider and direction (input, output).",
-                                   {"provider", "direction"})),
-        seconds_(metrics_
-                     ->histograms("harness_llm_request_duration_seconds",
-                                  "Time of one LLM call, retries and backoff included.", {"provider"})
-                     .with({name_})) {}
+        requests_(request_counter(*metrics_)),
+        tokens_(token_counter(*metrics_)),
+        seconds_(call_seconds(*metrics_).with({name_})) {}
 
   boost::asio::awaitable<result<llm_turn>> complete(llm_request request) override {
     const auto started = std::chrono::steady_clock::now();
@@ -50,6 +59,13 @@ class metered_provider final : public llm_provider {
 };
 
 }  // namespace
+
+void register_llm_metrics(core::metrics_registry& metrics, const std::string& provider) {
+  request_counter(metrics).with({provider, "ok"});
+  token_counter(metrics).with({provider, "input"});
+  token_counter(metrics).with({provider, "output"});
+  call_seconds(metrics).with({provider});
+}
 
 std::shared_ptr<llm_provider> create_metered_provider(std::shared_ptr<llm_provider> provider,
                                                       std::shared_ptr<core::metrics_registry> metrics) {

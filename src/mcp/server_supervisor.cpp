@@ -200,6 +200,9 @@ asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arg
         "see GET /health; the harness restarts crashed servers with backoff");
   }
   auto current = client_;
+  // A caller's timeout only shortens the call: the server's own request
+  // timeout (timeoutMs, MCP_REQUEST_TIMEOUT_MS) is its longest.
+  if (timeout) timeout = std::min(*timeout, limits_.request_timeout);
   auto outcome = co_await current->call_tool(std::move(tool), std::move(arguments), timeout);
   // An HTTP server has no process to watch: a failed connection is how we learn it is
   // gone, so mark it down (health) and reconnect with backoff, as for a crash.

@@ -20,8 +20,9 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 json code_step(const std::string& code) {
-  return {{"reply", {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", code}}}}})},
-                     {"usage", {{"inputTokens", 100}, {"outputTokens", 20}}}}}};
+  return {{"reply",
+           {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", code}}}}})},
+            {"usage", {{"inputTokens", 100}, {"outputTokens", 20}}}}}};
 }
 
 json answer_step(const std::string& text) {
@@ -170,21 +171,21 @@ TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("harness_tasks_total{status=\"succeeded\"} 1\n"), std::string::npos) << metrics->body;
   EXPECT_NE(metrics->body.find("harness_tasks_running 0\n"), std::string::npos) << metrics->body;
-  EXPECT_NE(metrics->body.find("harness_llm_requests_total{provider=\"openai\",outcome=\"ok\"} 2\n"), std::string::npos);
+  EXPECT_NE(metrics->body.find("harness_llm_requests_total{provider=\"openai\",outcome=\"ok\"} 2\n"),
+            std::string::npos);
 }
 
 TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) {
   std::ofstream(files / "contact.txt") << "Write to jane.doe@example.com about the invoice.";
-  llm.push(json::array(
-      {code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
-                 (files / "contact.txt").string() +
-                 "'});\n"
-                 "const email = text.match(/\\[EMAIL_\\d+\\]/)[0];\n"
-                 "await callMCPTool('fs__write_file', {path: '" +
-                 (files / "out.txt").string() +
-                 "', content: 'to: ' + email});\n"
-                 "return {email};"),
-       answer_step("I wrote to [EMAIL_1].")}));
+  llm.push(json::array({code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                                  (files / "contact.txt").string() +
+                                  "'});\n"
+                                  "const email = text.match(/\\[EMAIL_\\d+\\]/)[0];\n"
+                                  "await callMCPTool('fs__write_file', {path: '" +
+                                  (files / "out.txt").string() +
+                                  "', content: 'to: ' + email});\n"
+                                  "return {email};"),
+                        answer_step("I wrote to [EMAIL_1].")}));
   auto first = post_task({{"userId", "alice"}, {"task", "Note who to write to. My phone is +1 415 555 0100."}});
   EXPECT_EQ(first["status"], "succeeded") << first.dump();
   // The caller gets the real value back; the tool got it too.
@@ -200,8 +201,8 @@ TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) 
   // A follow-up in the same conversation sees the earlier messages and the same tokens.
   llm.reset();
   llm.push(answer_step("It was [EMAIL_1]."));
-  auto second = post_task({{"userId", "alice"}, {"task", "Who did you write to?"},
-                           {"conversationId", first["conversationId"]}});
+  auto second =
+      post_task({{"userId", "alice"}, {"task", "Who did you write to?"}, {"conversationId", first["conversationId"]}});
   EXPECT_EQ(second["status"], "succeeded") << second.dump();
   EXPECT_EQ(second["conversationId"], first["conversationId"]);
   EXPECT_EQ(second["result"], "It was jane.doe@example.com.");
@@ -219,8 +220,8 @@ TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) 
 }
 
 TEST_F(AgentEndToEnd, ATimedOutBlockIsReportedAndTheNextRunsInAFreshSandbox) {
-  llm.push(json::array({code_step("globalThis.kept = 1;\nwhile (true) {}"), code_step("return typeof kept;"),
-                        answer_step("done")}));
+  llm.push(json::array(
+      {code_step("globalThis.kept = 1;\nwhile (true) {}"), code_step("return typeof kept;"), answer_step("done")}));
   auto r = post_task({{"userId", "alice"}, {"task", "loop"}});
   EXPECT_EQ(r["status"], "succeeded") << r.dump();
   auto timed_out = last_tool_result(1);
@@ -263,8 +264,8 @@ TEST_F(AgentEndToEnd, CancellingStopsTheBlockInFlightAndRemovesTheSandbox) {
 
 TEST_F(AgentEndToEnd, StreamsEventsAndServesThemAgainAfterARestart) {
   llm.push(json::array({code_step("console.log('working');\nreturn 6 * 7;"), answer_step("42")}));
-  auto streamed = server->call("POST", "/task", json{{"userId", "alice"}, {"task", "compute"}, {"mode", "stream"}}.dump(),
-                               60s);
+  auto streamed =
+      server->call("POST", "/task", json{{"userId", "alice"}, {"task", "compute"}, {"mode", "stream"}}.dump(), 60s);
   ASSERT_TRUE(streamed);
   EXPECT_EQ(streamed->status, 200);
   EXPECT_EQ(streamed->header("content-type"), "text/event-stream; charset=utf-8");
@@ -322,8 +323,9 @@ TEST_F(AgentEndToEnd, EachLimitEndsTheTaskWithItsOwnStatus) {
   EXPECT_EQ(turns["error"]["code"], "max_turns");
   // One turn that spends more than the budget: budget_exceeded before the next LLM call.
   llm.reset();
-  llm.push({{"reply", {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}}})},
-                       {"usage", {{"inputTokens", 900}, {"outputTokens", 200}}}}}});
+  llm.push({{"reply",
+             {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}}})},
+              {"usage", {{"inputTokens", 900}, {"outputTokens", 200}}}}}});
   auto budget = post_task({{"userId", "alice"}, {"task", "spend"}});
   EXPECT_EQ(budget["status"], "budget_exceeded") << budget.dump();
   EXPECT_EQ(llm.requests().size(), 1u);
@@ -337,13 +339,29 @@ TEST_F(AgentEndToEnd, EachLimitEndsTheTaskWithItsOwnStatus) {
   EXPECT_LT(slow["durationMs"].get<double>(), 5000);
 }
 
+// Output and calls of a timer left by block 1 neither end the task nor reach block 2.
+TEST_F(AgentEndToEnd, ATimerOfAnEarlierBlockDoesNotBreakTheTask) {
+  llm.push(
+      json::array({code_step("setTimeout(() => { console.log('late'); callMCPTool('fs__list_allowed_directories', {})"
+                             ".catch((e) => { globalThis.late = e.code }) }, 50);\nreturn 1;"),
+                   code_step("await utils.sleep(300);\nreturn late;"), answer_step("done")}));
+  auto r = post_task({{"userId", "alice"}, {"task", "timers"}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  auto second = last_tool_result(2);
+  EXPECT_NE(second.find("returned: \"stale_call\""), std::string::npos) << second;
+  EXPECT_EQ(second.find("late"), std::string::npos) << second;
+}
+
 TEST_F(AgentEndToEnd, ALongObservationIsCutAndKeptWholeInTheWorkspace) {
   ASSERT_EQ(server->stop(), 0);
   server.reset();
   start_server({{"AGENT_OBSERVATION_MAX_CHARS", "500"}});
-  llm.push(json::array({code_step("console.log('x'.repeat(3000));\nreturn 'long';"),
-                        code_step("return (await fs.readFile('/workspace/observations/turn-1.txt', 'utf8')).length > 3000;"),
-                        answer_step("done")}));
+  // The block takes the name `fs` for the callback API: the harness's own
+  // saving of the full text must not depend on what the code named `fs`.
+  llm.push(
+      json::array({code_step("const fs = require('fs');\nconsole.log('x'.repeat(3000));\nreturn 'long';"),
+                   code_step("return fs.readFileSync('/workspace/observations/turn-1.txt', 'utf8').length > 3000;"),
+                   answer_step("done")}));
   auto r = post_task({{"userId", "alice"}, {"task", "print a lot"}});
   ASSERT_EQ(r["status"], "succeeded") << r.dump();
   auto cut = last_tool_result(1);
@@ -355,14 +373,48 @@ TEST_F(AgentEndToEnd, ALongObservationIsCutAndKeptWholeInTheWorkspace) {
   EXPECT_GT(fs::file_size(root / "workspace" / id / "observations/turn-1.txt"), 3000u);
 }
 
+// Raw values the code gets hold of (here it builds an address itself) reach
+// the LLM only as tokens, on every path: printed, returned, thrown, in a file
+// name, and in a skill's description in the system prompt.
+TEST_F(AgentEndToEnd, RawPiiFromCodeReachesTheLlmOnlyAsTokens) {
+  fs::create_directories(root / "skills" / "users" / "alice" / "contact");
+  std::ofstream(root / "skills" / "users" / "alice" / "contact" / "SKILL.md")
+      << "---\nname: contact\ndescription: Ask ops.lead@example.org or call +1 415 555 0199\n---\n";
+  llm.push(json::array(
+      {code_step("const address = ['gus', 'example.net'].join('@');\nconsole.log('printed', address);\n"
+                 "await fs.writeFile('/workspace/' + address + '.txt', 'x');\nreturn {address};"),
+       code_step("throw new Error('failed for ' + ['gus', 'example.net'].join('@'));"), answer_step("done")}));
+  auto r = post_task({{"userId", "alice"}, {"task", "find the address"}});
+  ASSERT_EQ(r["status"], "succeeded") << r.dump();
+  auto sent = all_llm_requests();
+  for (const char* raw : {"gus@example.net", "ops.lead@example.org", "555 0199"}) {
+    EXPECT_EQ(sent.find(raw), std::string::npos) << raw << " reached the LLM";
+  }
+  // (The skill's address was censored first, in the prompt: this one is the second.)
+  EXPECT_NE(last_tool_result(1).find("printed [EMAIL_2]"), std::string::npos) << last_tool_result(1);
+  EXPECT_NE(last_tool_result(1).find("returned: {\"address\":\"[EMAIL_2]\"}"), std::string::npos)
+      << last_tool_result(1);
+  // (A name like "gus@example.net.txt" is an address itself, and refused as a file name.)
+  EXPECT_NE(last_tool_result(1).find("file NOT saved: /workspace/[EMAIL_"), std::string::npos) << last_tool_result(1);
+  EXPECT_NE(last_tool_result(2).find("failed for [EMAIL_2]"), std::string::npos) << last_tool_result(2);
+  std::string system = llm.requests()[0].json["messages"][0]["content"];
+  EXPECT_NE(system.find("contact: Ask [EMAIL_1] or call [PHONE_1]"), std::string::npos) << system;
+  // The events the caller streams carry the same tokens.
+  std::string id = r["taskId"];
+  auto events = server->call("GET", "/tasks/" + id + "/events?userId=alice");
+  ASSERT_TRUE(events);
+  EXPECT_EQ(events->body.find("gus@example.net"), std::string::npos);
+}
+
 TEST_F(AgentEndToEnd, TheShippedReplayDemoRuns) {
   ASSERT_EQ(server->stop(), 0);
   server.reset();
   fs::copy_file(source_path("examples/replay-demo/scores.csv"), files / "scores.csv");
   start_server({{"LLM_PROVIDER", "replay"}, {"LLM_REPLAY_FILE", source_path("examples/replay-demo/session.jsonl")}});
   auto r = post_task({{"userId", "demo"},
-                      {"task", "Which team in scores.csv has the highest score, and what is the total? Remember the "
-                               "winner in the knowledge graph."}});
+                      {"task",
+                       "Which team in scores.csv has the highest score, and what is the total? Remember the "
+                       "winner in the knowledge graph."}});
   EXPECT_EQ(r["status"], "succeeded") << r.dump();
   EXPECT_EQ(r["result"],
             "gamma has the highest score (8 of 16 over 3 teams). I saved gamma in the knowledge graph; its contact is "
@@ -383,7 +435,8 @@ TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
       "await fs.mkdir('/skills/csv-stats', {recursive: true});\n"
       "await fs.writeFile('/skills/csv-stats/SKILL.md', '---\\nname: csv-stats\\ndescription: Counts the rows of CSV "
       "text\\n---\\nconst {rows} = require(\"/skills/csv-stats/index.js\");\\n');\n"
-      "await fs.writeFile('/skills/csv-stats/index.js', 'exports.rows = (text) => text.trim().split(\"\\\\n\").length - 1;');\n"
+      "await fs.writeFile('/skills/csv-stats/index.js', 'exports.rows = (text) => text.trim().split(\"\\\\n\").length "
+      "- 1;');\n"
       "return 'saved';";
   llm.push(json::array({code_step(save_skill), answer_step("saved")}));
   auto saved = post_task({{"userId", "alice"}, {"task", "Save a CSV row counter as a skill"}});
@@ -396,8 +449,9 @@ TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
 
   // A later task of alice sees it in its prompt and requires it.
   llm.reset();
-  llm.push(json::array({code_step("const {rows} = require('/skills/csv-stats/index.js');\nreturn rows('a,b\\n1,2\\n3,4\\n');"),
-                        answer_step("2 rows")}));
+  llm.push(json::array(
+      {code_step("const {rows} = require('/skills/csv-stats/index.js');\nreturn rows('a,b\\n1,2\\n3,4\\n');"),
+       answer_step("2 rows")}));
   auto used = post_task({{"userId", "alice"}, {"task", "Count the rows"}});
   EXPECT_EQ(used["status"], "succeeded") << used.dump();
   auto requests = llm.requests();
@@ -408,9 +462,10 @@ TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
 
   // Bob neither sees nor loads it.
   llm.reset();
-  llm.push(json::array({code_step("let found = true;\ntry { require('/skills/csv-stats/index.js') } catch (e) { found = false }\n"
-                                  "return {found, skills: (await fs.readdir('/skills')).sort()};"),
-                        answer_step("no")}));
+  llm.push(json::array(
+      {code_step("let found = true;\ntry { require('/skills/csv-stats/index.js') } catch (e) { found = false }\n"
+                 "return {found, skills: (await fs.readdir('/skills')).sort()};"),
+       answer_step("no")}));
   auto other = post_task({{"userId", "bob"}, {"task", "Count the rows"}});
   EXPECT_EQ(other["status"], "succeeded") << other.dump();
   std::string bob_system = llm.requests()[0].json["messages"][0]["content"];

@@ -16,6 +16,7 @@ class fake_tools final : public tool_gateway {
   int in_flight = 0;
   int max_in_flight = 0;
   std::vector<nlohmann::json> received_args;
+  std::vector<std::chrono::milliseconds> received_timeouts;
 
   boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) override {
     co_return nlohmann::json::array({{{"name", "t__echo"}, {"description", "echo, query=" + query}}});
@@ -24,8 +25,10 @@ class fake_tools final : public tool_gateway {
     if (name != "t__echo") co_return make_error("unknown_tool", "no tool named " + name);
     co_return nlohmann::json{{"name", name}, {"inputSchema", {{"type", "object"}}}};
   }
-  boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args) override {
+  boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
+                                                           std::chrono::milliseconds timeout) override {
     received_args.push_back(args);
+    received_timeouts.push_back(timeout);
     if (name == "t__fail") co_return make_error("tool_error", "the tool failed");
     ++in_flight;
     max_in_flight = std::max(max_in_flight, in_flight);

@@ -51,7 +51,10 @@ TEST_F(RuntimeSessionTest, ReadyInitAndASimpleExec) {
   channel.respond = [&](const std::string& line) {
     auto id = exec_id_of(line);
     channel.push(json{{"type", "log"}, {"exec", id}, {"level", "info"}, {"text", "hello"}}.dump());
-    channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}, {"value", {{"n", 2}}},
+    channel.push(json{{"type", "done"},
+                      {"exec", id},
+                      {"ok", true},
+                      {"value", {{"n", 2}}},
                       {"files", {{{"root", "workspace"}, {"path", "o.txt"}, {"op", "write"}, {"content", "aGk="}}}}}
                      .dump());
   };
@@ -77,7 +80,11 @@ TEST_F(RuntimeSessionTest, CallsGoThroughTheGatewayAndTheFilterBothWays) {
   channel.respond = [&](const std::string& line) {
     auto frame = json::parse(line);
     if (frame["type"] == "exec") {
-      channel.push(json{{"type", "call"}, {"id", 1}, {"exec", frame["id"]}, {"op", "call_tool"}, {"name", "t__echo"},
+      channel.push(json{{"type", "call"},
+                        {"id", 1},
+                        {"exec", frame["id"]},
+                        {"op", "call_tool"},
+                        {"name", "t__echo"},
                         {"args", {{"email", "[EMAIL_1]"}}}}
                        .dump());
       exec_of_test_ = frame["id"];
@@ -106,8 +113,8 @@ TEST_F(RuntimeSessionTest, ConcurrentCallsAreServedConcurrently) {
     if (frame["type"] == "exec") {
       id = frame["id"];
       for (int i = 1; i <= 4; ++i) {
-        channel.push(json{{"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", "t__slow"},
-                          {"args", {{"i", i}}}}
+        channel.push(json{
+            {"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", "t__slow"}, {"args", {{"i", i}}}}
                          .dump());
       }
     } else if (frame["type"] == "reply" && ++replies == 4) {
@@ -130,7 +137,8 @@ TEST_F(RuntimeSessionTest, ToolErrorsAndMalformedCallsBecomeErrorReplies) {
       channel.push(json{{"type", "call"}, {"id", 1}, {"exec", id}, {"op", "call_tool"}, {"name", "t__fail"}}.dump());
       channel.push(json{{"type", "call"}, {"id", 2}, {"exec", id}, {"op", "call_tool"}}.dump());
       channel.push(json{{"type", "call"}, {"id", 3}, {"exec", id}, {"op", "rm_rf"}, {"name", "x"}}.dump());
-      channel.push(json{{"type", "call"}, {"id", 4}, {"exec", "x999"}, {"op", "call_tool"}, {"name", "t__echo"}}.dump());
+      channel.push(
+          json{{"type", "call"}, {"id", 4}, {"exec", "x999"}, {"op", "call_tool"}, {"name", "t__echo"}}.dump());
     } else if (frame["type"] == "reply") {
       replies.push_back(frame);
       if (replies.size() == 4) channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
@@ -178,8 +186,8 @@ TEST_F(RuntimeSessionTest, RuntimeDyingMidCallIsASandboxError) {
   channel.respond = [&](const std::string& line) {
     auto frame = json::parse(line);
     if (frame["type"] == "exec") {
-      channel.push(json{{"type", "call"}, {"id", 1}, {"exec", frame["id"]}, {"op", "call_tool"}, {"name", "t__slow"}}
-                       .dump());
+      channel.push(
+          json{{"type", "call"}, {"id", 1}, {"exec", frame["id"]}, {"op", "call_tool"}, {"name", "t__slow"}}.dump());
       channel.close();
     }
   };
@@ -207,14 +215,141 @@ TEST_F(RuntimeSessionTest, StaleDoneAndForeignLogsAreIgnoredAndLogsAreCapped) {
     channel.push(json{{"type", "log"}, {"exec", "x0"}, {"text", "foreign"}}.dump());
     channel.push(json{{"type", "log"}, {"exec", id}, {"text", "123456"}}.dump());
     channel.push(json{{"type", "log"}, {"exec", id}, {"text", "789012"}}.dump());  // over the cap: dropped
-    channel.push(json{{"type", "done"}, {"exec", id}, {"ok", false}, {"error", {{"name", "TypeError"}, {"message", "m"}}}}
-                     .dump());
+    channel.push(
+        json{{"type", "done"}, {"exec", id}, {"ok", false}, {"error", {{"name", "TypeError"}, {"message", "m"}}}}
+            .dump());
   };
   auto r = run(capped->exec("x", 1s));
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "TypeError");
   ASSERT_EQ(r.logs.size(), 1u);
   EXPECT_EQ(r.logs[0].text, "123456");
+}
+
+// Frames of the wrong shape from hostile code (issue: one late frame wedged a
+// session for good): fields of another type read as absent, and the session
+// goes on.
+TEST_F(RuntimeSessionTest, FieldsOfTheWrongTypeNeitherThrowNorBreakTheSession) {
+  std::vector<json> replies;
+  std::string id;
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      id = frame["id"];
+      channel.push(R"({"type":"log","exec":null,"text":"late"})");
+      channel.push(R"({"type":"log","exec":7,"level":[],"text":{}})");
+      channel.push(json{{"type", "log"}, {"exec", id}, {"level", 5}, {"text", "kept"}}.dump());
+      channel.push(R"({"type":"done","exec":null,"ok":true})");
+      channel.push(R"({"type":"call","id":1,"exec":null,"op":"call_tool","name":"t__echo"})");
+      channel.push(json{{"type", "call"}, {"id", 2}, {"exec", id}, {"op", 3}, {"name", "t__echo"}}.dump());
+      channel.push(json{{"type", "call"}, {"id", 3}, {"exec", id}, {"op", "call_tool"}, {"name", {{"x", 1}}}}.dump());
+    } else if (frame["type"] == "reply") {
+      replies.push_back(frame);
+      if (replies.size() == 3) {
+        channel.push(
+            json{{"type", "done"},
+                 {"exec", id},
+                 {"ok", "yes"},
+                 {"error", {{"name", 1}, {"stack", false}}},
+                 {"files", {{{"root", "workspace"}, {"path", "a"}, {"op", "write"}, {"size", "big"}, {"content", 5}}}}}
+                .dump());
+      }
+    }
+  };
+  auto r = exec("...");
+  EXPECT_FALSE(r.ok);  // "ok" that is not true is not success
+  EXPECT_EQ(r.error, (json{{"name", "Error"}, {"message", ""}}));
+  ASSERT_EQ(r.logs.size(), 1u);
+  EXPECT_EQ(r.logs[0].text, "kept");
+  EXPECT_EQ(r.logs[0].level, "info");
+  ASSERT_EQ(replies.size(), 3u);
+  std::map<int, json> by_id;
+  for (auto& reply : replies) by_id[reply["id"].get<int>()] = reply;
+  EXPECT_EQ(by_id[1]["error"]["code"], "stale_call");
+  EXPECT_EQ(by_id[2]["error"]["code"], "bad_call");
+  EXPECT_EQ(by_id[3]["error"]["code"], "bad_call");
+  EXPECT_TRUE(tools.received_args.empty());
+  EXPECT_FALSE(session->broken());
+
+  // And the session runs its next block.
+  channel.respond = [&](const std::string& line) {
+    channel.push(json{{"type", "done"}, {"exec", exec_id_of(line)}, {"ok", true}, {"value", 2}}.dump());
+  };
+  auto next = exec("return 2");
+  EXPECT_TRUE(next.ok);
+  EXPECT_EQ(next.value, 2);
+}
+
+TEST_F(RuntimeSessionTest, AFrameTypeThatDoesNotBelongInABlockIsAProtocolError) {
+  channel.respond = [&](const std::string&) { channel.push(R"({"type":"ready"})"); };
+  auto r = exec("x");
+  EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_NE(r.error["message"].get<std::string>().find("'ready' frame"), std::string::npos) << r.error.dump();
+  EXPECT_TRUE(session->broken());
+}
+
+// A call left by an earlier block, read while the next block runs, is refused
+// at once and does not hold up that block (it used to wait for the deadline).
+TEST_F(RuntimeSessionTest, AStaleCallIsRefusedAtOnceAndTheBlockEndsOnTime) {
+  std::vector<json> replies;
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      channel.push(json{{"type", "call"}, {"id", 9}, {"exec", "x0"}, {"op", "call_tool"}, {"name", "t__slow"}}.dump());
+    } else if (frame["type"] == "reply") {
+      replies.push_back(frame);
+      channel.push(json{{"type", "done"}, {"exec", exec_id_of(channel.written.front())}, {"ok", true}}.dump());
+    }
+  };
+  // A deadline of an hour: were the stale call waited for, the test would hang.
+  auto r = exec("return 1", 3600s);
+  EXPECT_TRUE(r.ok) << r.error.dump();
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0]["error"]["code"], "stale_call");
+  EXPECT_FALSE(session->broken());
+}
+
+TEST_F(RuntimeSessionTest, ToolCallsGetTheTimeLeftInTheBlockLessAMargin) {
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      channel.push(
+          json{{"type", "call"}, {"id", 1}, {"exec", frame["id"]}, {"op", "call_tool"}, {"name", "t__echo"}}.dump());
+    } else if (frame["type"] == "reply") {
+      channel.push(json{{"type", "done"}, {"exec", exec_id_of(channel.written.front())}, {"ok", true}}.dump());
+    }
+  };
+  auto r = exec("await callMCPTool('t__echo')", 20s);
+  EXPECT_TRUE(r.ok);
+  ASSERT_EQ(tools.received_timeouts.size(), 1u);
+  // 20 s less a margin of 1 s, less what the test took so far.
+  EXPECT_LE(tools.received_timeouts[0], 19s);
+  EXPECT_GT(tools.received_timeouts[0], 10s);
+}
+
+TEST_F(RuntimeSessionTest, PutSendsFilesAndWaitsForTheirDone) {
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    ASSERT_EQ(frame["type"], "put");
+    EXPECT_EQ(frame["files"][0]["path"], "observations/turn-1.txt");
+    EXPECT_EQ(frame["files"][0]["content"], "aGk=");
+    channel.push(json{{"type", "log"}, {"exec", "x0"}, {"text", "late"}}.dump());
+    channel.push(json{{"type", "done"}, {"exec", frame["id"]}, {"ok", true}, {"files", json::array()}}.dump());
+  };
+  EXPECT_TRUE(run(session->put({{"workspace", "observations/turn-1.txt", "hi"}}, 1s)));
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    channel.push(json{{"type", "done"},
+                      {"exec", frame["id"]},
+                      {"ok", false},
+                      {"error", {{"name", "PutError"}, {"message", "file path escapes workspace: ../x"}}}}
+                     .dump());
+  };
+  auto refused = run(session->put({{"workspace", "../x", ""}}, 1s));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, "sandbox_put_failed");
+  EXPECT_NE(refused.error().message.find("escapes workspace"), std::string::npos);
+  EXPECT_FALSE(session->broken());
 }
 
 }  // namespace

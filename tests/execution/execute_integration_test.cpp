@@ -7,58 +7,10 @@
 #include <sstream>
 #include <thread>
 
-#include "support/harness_server.hpp"
+#include "execution/execute_fixture.hpp"
 
 namespace harness::testing {
 namespace {
-
-using namespace std::chrono_literals;
-using json = nlohmann::json;
-namespace fs = std::filesystem;
-
-class ExecuteIntegration : public ::testing::Test {
- protected:
-  void SetUp() override {
-    owner = "harness-it-" + std::to_string(getpid());
-    workspace = fs::temp_directory_path() / (owner + "-ws");
-    fs::create_directories(workspace);
-    start_server({});
-  }
-
-  void start_server(const std::map<std::string, std::string>& overrides) {
-    std::map<std::string, std::string> env{
-        {"PORT", "0"},           {"ENV_FILE", "/dev/null"},         {"SANDBOX_TIMEOUT_MS", "4000"},
-        {"SANDBOX_POOL_SIZE", "1"}, {"MCP_FS_ROOT", workspace.string()}, {"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()},
-        {"SANDBOX_IDLE_TIMEOUT_MS", "60000"}, {"SANDBOX_OWNER", owner},
-        {"SANDBOX_CALL_SOCKET_DIR", (workspace / "sockets").string()}};
-    for (const auto& [name, value] : overrides) env[name] = value;
-    server = std::make_unique<harness_server>(env);
-    port = server->port();
-    // Wait until the pool has a ready sandbox and the filesystem server is up.
-    ASSERT_TRUE(server->wait_healthy(1, {"mcp.fs"})) << server->call("GET", "/health")->body;
-  }
-
-  void TearDown() override {
-    EXPECT_EQ(server->stop(), 0) << server->output();
-    // Every test ends with none of its containers left: sessions, one-shot
-    // sandboxes, the warm pool and any start that was in flight at shutdown.
-    EXPECT_EQ(labelled_containers(owner), 0);
-    fs::remove_all(workspace);
-  }
-
-  json execute(json body, int expected_status = 200) {
-    auto r = http_call(port, "POST", "/execute", body.dump(), "application/json");
-    EXPECT_TRUE(r);
-    if (!r) return {};
-    EXPECT_EQ(r->status, expected_status) << r->body;
-    return r->json();
-  }
-
-  std::string owner;
-  fs::path workspace;
-  std::unique_ptr<harness_server> server;
-  unsigned short port = 0;
-};
 
 TEST_F(ExecuteIntegration, RunsCodeInAWarmSandboxAndCleansUp) {
   auto r = execute({{"userId", "alice"}, {"code", "console.log('hi', 6 * 7);\nreturn {answer: 42}"}});
@@ -71,7 +23,8 @@ TEST_F(ExecuteIntegration, RunsCodeInAWarmSandboxAndCleansUp) {
 }
 
 TEST_F(ExecuteIntegration, ASessionKeepsItsStateAndBelongsToItsUser) {
-  json first = execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "const rows = [1, 2, 3];\nreturn rows.length"}});
+  json first =
+      execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "const rows = [1, 2, 3];\nreturn rows.length"}});
   EXPECT_EQ(first["result"], 3);
   EXPECT_EQ(first["sessionId"], "nb-1");
   json second = execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "return rows.map((x) => x * 10)"}});
@@ -104,6 +57,34 @@ TEST_F(ExecuteIntegration, ATimeoutIsAResultAndTheSessionStartsOver) {
   EXPECT_EQ(after["result"], "undefined");
 }
 
+// /execute is a sandbox for its user like a task's: the user's skills are in
+// it, and a skill it saves is validated, kept, and in the next sandbox.
+TEST_F(ExecuteIntegration, SkillsSavedFromExecuteAreKeptForTheUser) {
+  json saved =
+      execute({{"userId", "alice"},
+               {"code",
+                "await fs.mkdir('/skills/double', {recursive: true});\n"
+                "await fs.writeFile('/skills/double/SKILL.md', '---\\nname: double\\ndescription: Doubles\\n---\\n');\n"
+                "await fs.writeFile('/skills/double/index.js', 'exports.double = (x) => 2 * x;');\n"
+                "await fs.writeFile('/skills/BAD NAME.txt', 'x');\n"
+                "await fs.writeFile('/workspace/scratch.txt', 'kept in the sandbox only');\n"
+                "return 'saved'"}});
+  ASSERT_EQ(saved["result"], "saved") << saved.dump();
+  EXPECT_EQ(saved["saved"]["written"], json::array({"/skills/double/SKILL.md", "/skills/double/index.js"}))
+      << saved.dump();
+  ASSERT_EQ(saved["saved"]["refused"].size(), 1u) << saved.dump();
+  EXPECT_EQ(saved["saved"]["refused"][0]["path"], "/skills/BAD NAME.txt");
+
+  auto listed = http_call(port, "GET", "/skills?userId=alice");
+  ASSERT_TRUE(listed);
+  EXPECT_NE(listed->body.find("\"double\""), std::string::npos) << listed->body;
+
+  json used = execute({{"userId", "alice"}, {"code", "return require('/skills/double').double(21)"}});
+  EXPECT_EQ(used["result"], 42) << used.dump();
+  json bob = execute({{"userId", "bob"}, {"code", "return (await fs.readdir('/skills')).includes('double')"}});
+  EXPECT_EQ(bob["result"], false) << bob.dump();
+}
+
 TEST_F(ExecuteIntegration, CodeErrorsComeBackWithTheAgentsStack) {
   json r = execute({{"userId", "alice"}, {"code", "function f() {\n  return null.x;\n}\nreturn f()"}});
   EXPECT_EQ(r["error"]["name"], "TypeError");
@@ -111,15 +92,20 @@ TEST_F(ExecuteIntegration, CodeErrorsComeBackWithTheAgentsStack) {
 }
 
 TEST_F(ExecuteIntegration, ToolsAreDiscoveredAndCalledThroughTheRealServers) {
-  json r = execute({{"userId", "alice"},
-                    {"code",
-                     "const tools = await list_mcp_tools('write file');\n"
-                     "const details = await get_mcp_tool_details('fs__write_file');\n"
-                     "await callMCPTool('fs__write_file', {path: '" + (workspace / "hello.txt").string() + "', content: 'hello'});\n"
-                     "const text = await callMCPTool('fs__read_text_file', {path: '" + (workspace / "hello.txt").string() + "'});\n"
-                     "let refused = null;\n"
-                     "try { await callMCPTool('fs__read_text_file', {path: '/etc/passwd'}) } catch (e) { refused = e.name }\n"
-                     "return {first: tools[0].name, required: details.inputSchema.required, text, refused}"}});
+  json r = execute(
+      {{"userId", "alice"},
+       {"code",
+        "const tools = await list_mcp_tools('write file');\n"
+        "const details = await get_mcp_tool_details('fs__write_file');\n"
+        "await callMCPTool('fs__write_file', {path: '" +
+            (workspace / "hello.txt").string() +
+            "', content: 'hello'});\n"
+            "const text = await callMCPTool('fs__read_text_file', {path: '" +
+            (workspace / "hello.txt").string() +
+            "'});\n"
+            "let refused = null;\n"
+            "try { await callMCPTool('fs__read_text_file', {path: '/etc/passwd'}) } catch (e) { refused = e.name }\n"
+            "return {first: tools[0].name, required: details.inputSchema.required, text, refused}"}});
   ASSERT_FALSE(r.contains("error")) << r.dump();
   EXPECT_EQ(r["result"]["first"], "fs__write_file");
   EXPECT_EQ(r["result"]["required"], json::array({"path", "content"}));
@@ -132,7 +118,8 @@ TEST_F(ExecuteIntegration, ToolsAreDiscoveredAndCalledThroughTheRealServers) {
 TEST_F(ExecuteIntegration, TheCallSocketIsBoundOnceAndLeavesNothingBehind) {
   // Inside: the socket is the one host path, and its runtime holds the only
   // connection (the host stopped listening after the runtime's hello, in the pool).
-  json r = execute({{"userId", "alice"}, {"sessionId", "sock"},
+  json r = execute({{"userId", "alice"},
+                    {"sessionId", "sock"},
                     {"code",
                      "await list_mcp_tools();\n"
                      "const names = await fs.readdir('/run');\n"
@@ -156,11 +143,13 @@ TEST_F(ExecuteIntegration, PiiIsTokenizedIntoTheSandboxAndRestoredForTools) {
   std::ofstream(source) << "Ada Lovelace <ada@example.com> +1 415-555-2671\n";
   auto copy = workspace / "copy.txt";
   json r = execute({{"userId", "alice"},
-                    {"code",
-                     "const text = await callMCPTool('fs__read_text_file', {path: '" + source.string() + "'});\n"
-                     "const body = typeof text === 'string' ? text : JSON.stringify(text);\n"
-                     "await callMCPTool('fs__write_file', {path: '" + copy.string() + "', content: body});\n"
-                     "return body"}});
+                    {"code", "const text = await callMCPTool('fs__read_text_file', {path: '" + source.string() +
+                                 "'});\n"
+                                 "const body = typeof text === 'string' ? text : JSON.stringify(text);\n"
+                                 "await callMCPTool('fs__write_file', {path: '" +
+                                 copy.string() +
+                                 "', content: body});\n"
+                                 "return body"}});
   ASSERT_FALSE(r.contains("error")) << r.dump();
   std::string seen = r["result"].get<std::string>();
   // The sandbox (and so the caller of /execute and any LLM) saw tokens only...

@@ -5,8 +5,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
-#include "harness/skills/agent_task_files.hpp"
 #include "harness/skills/exec_files.hpp"
+#include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
 #include "skills/skills_test_support.hpp"
@@ -209,7 +209,7 @@ TEST_F(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
   skills_config.dir = temp.path() / "skills";
   write_text(skills_config.dir / "examples/data-processor/SKILL.md", skill_md("data-processor", "Summarises."));
   std::shared_ptr<skill_library> library = create_skill_library(skills_config);
-  auto files = create_agent_task_files(library, store);
+  auto files = create_sandbox_files(library, store);
   auto saved = files->apply("alice", "task_1",
                             {write_change("skills", "csv/SKILL.md", skill_md("csv", "Writes CSV.")),
                              write_change("skills", "broken/index.js", "1"), write_change("workspace", "out.txt", "o"),
@@ -233,7 +233,7 @@ TEST_F(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
   for (const auto& f : init) paths.push_back(f.root + ":" + f.path);
   EXPECT_EQ(paths, (std::vector<std::string>{"skills:examples/data-processor/SKILL.md", "skills:broken/index.js",
                                              "skills:csv/SKILL.md", "workspace:out.txt"}));
-  auto none = create_agent_task_files(nullptr, nullptr);
+  auto none = create_sandbox_files(nullptr, nullptr);
   EXPECT_TRUE(none->skills("alice").empty());
   EXPECT_TRUE(none->init_files("alice", "task_1").empty());
   EXPECT_EQ(none->apply("alice", "task_1", {write_change("skills", "a/b", "x")})["refused"][0]["reason"],

@@ -20,10 +20,10 @@
 
 #include "harness/agent/agent_config.hpp"
 #include "harness/agent/prompt.hpp"
-#include "harness/agent/task_files.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/sandbox_files.hpp"
 #include "harness/store/task_store.hpp"
 
 namespace harness::execution {
@@ -108,12 +108,12 @@ struct agent_dependencies {
   std::shared_ptr<bridge::tool_gateway> tools;
   std::shared_ptr<const pii::pii_censor> censor;
   std::shared_ptr<store::task_store> store;
-  std::shared_ptr<task_files> files;                       // null: no skills, no workspace
+  std::shared_ptr<execution::sandbox_files> files;  // null: no skills, no workspace
   // Where the blocking file work of `files` runs (a thread pool), never the I/O thread.
   boost::asio::any_io_executor blocking;
-  std::function<std::vector<server_brief>()> servers;      // for the prompt; may be empty
+  std::function<std::vector<server_brief>()> servers;          // for the prompt; may be empty
   std::function<void(const std::string& status)> on_task_end;  // metrics hook; may be empty
-  std::shared_ptr<core::metrics_registry> metrics;            // sandbox and PII counts; may be null
+  std::shared_ptr<core::metrics_registry> metrics;             // sandbox and PII counts; may be null
 };
 
 // Marks tasks left "running" by a previous process as "interrupted".

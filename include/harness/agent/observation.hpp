@@ -15,7 +15,7 @@
 namespace harness::agent {
 
 struct observation {
-  std::string text;       // what goes to the LLM (before censoring)
+  std::string text;       // what goes to the LLM (before censoring: the task loop censors, then cuts)
   bool is_error = false;  // the block failed
   bool truncated = false;
   std::string full_text;  // the whole observation when truncated, else empty
@@ -23,12 +23,20 @@ struct observation {
 
 struct observation_inputs {
   const bridge::exec_result& outcome;
-  nlohmann::json files_report;   // task_files::apply's answer, or null
-  std::string sandbox_note;      // e.g. "this block ran in a fresh sandbox ...", or empty
+  nlohmann::json files_report;  // sandbox_files::apply's answer, or null
+  std::string sandbox_note;     // e.g. "this block ran in a fresh sandbox ...", or empty
   std::size_t max_chars = 8000;
-  std::string full_text_path;    // where the full text will be saved when cut
+  std::string full_text_path;  // where the full text will be saved when cut
 };
 
+// The whole text of the outcome, before censoring and cutting.
+std::string observation_text(const observation_inputs& in);
+
+// `text` itself when it fits in `max_chars`; else its start and a note that
+// it was cut and that the whole text is at `full_text_path`.
+std::string fit_to_limit(const std::string& text, std::size_t max_chars, const std::string& full_text_path);
+
+// observation_text, then fit_to_limit.
 observation make_observation(const observation_inputs& in);
 
 // Cuts `text` to at most `max_chars` bytes at a UTF-8 character boundary.

@@ -7,19 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "harness/agent/task_files.hpp"
+#include "harness/execution/sandbox_files.hpp"
 
 namespace harness::agent {
 
 struct server_brief {
-  std::string name;                     // the prefix of its tools: "fs" in "fs__read_file"
+  std::string name;  // the prefix of its tools: "fs" in "fs__read_file"
   std::size_t tool_count = 0;
-  std::vector<std::string> examples;    // a few tool names, to show the naming
+  std::vector<std::string> examples;  // a few tool names, to show the naming
 };
 
 struct prompt_inputs {
   std::vector<server_brief> servers;
-  std::vector<skill_brief> skills;
+  std::vector<execution::skill_brief> skills;
   int max_turns = 20;
   std::size_t observation_max_chars = 8000;
   long exec_timeout_ms = 30000;

@@ -64,6 +64,9 @@ struct exec_result {
   std::vector<log_entry> logs;
   std::vector<tool_call_record> tool_calls;
   std::vector<file_change> files;
+  // What the host did with `files` ({"written", "deleted", "refused"}), when
+  // the session's owner writes them back (execution::sandbox_session); else null.
+  nlohmann::json files_report;
   double ms = 0;
 };
 
@@ -79,8 +82,16 @@ class runtime_session {
 
   // Runs one block. Never fails as a call: failures are in the exec_result.
   // After a timeout or a protocol failure the session is broken() and the
-  // caller must destroy the sandbox.
+  // caller must destroy the sandbox. Tool calls of the block get the time
+  // left to the block's deadline less a margin, so a slow tool fails the call
+  // (and the code can react) before the block itself times out.
   virtual boost::asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout) = 0;
+
+  // Writes files of the host's own into the sandbox (`put`), with the
+  // runtime's own file functions, so nothing the agent's code redefined can
+  // get in the way. The files are not reported back as changes. Errors:
+  // sandbox_put_failed (the runtime refused them), or the exec failures above.
+  virtual boost::asio::awaitable<status> put(std::vector<init_file> files, std::chrono::milliseconds timeout) = 0;
 
   virtual bool broken() const = 0;
 };

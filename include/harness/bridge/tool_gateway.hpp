@@ -2,6 +2,7 @@
 // frames into these calls; the MCP tool registry implements them for real.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
@@ -19,7 +20,10 @@ class tool_gateway {
   // get_mcp_tool_details(name): {name, description, inputSchema, outputSchema?}
   virtual boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) = 0;
   // callMCPTool(name, args): the tool's result; a tool error is an error.
-  virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args) = 0;
+  // `timeout` is the most the call may take (what is left of the block that
+  // makes it); a server's own shorter request timeout still applies.
+  virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
+                                                                   std::chrono::milliseconds timeout) = 0;
 };
 
 // Where data crosses the sandbox boundary: tool results on their way in

@@ -24,10 +24,15 @@
 namespace harness::execution {
 
 struct execution_config {
-  std::chrono::milliseconds exec_timeout{30'000};     // one block (SANDBOX_TIMEOUT_MS)
-  std::chrono::milliseconds idle_timeout{300'000};    // a session unused this long is ended
-  std::size_t max_sessions = 16;                      // live sessions at once
+  std::chrono::milliseconds exec_timeout{30'000};   // one block (SANDBOX_TIMEOUT_MS)
+  std::chrono::milliseconds idle_timeout{300'000};  // a session unused this long is ended
+  std::size_t max_sessions = 16;                    // live sessions at once
   bridge::session_limits limits;
+  // The user's skills go into every sandbox and what a block saves under
+  // /skills is written back, as for a task; /workspace lives as long as the
+  // sandbox. Null: no files. `blocking` is where that file work runs.
+  std::shared_ptr<sandbox_files> files;
+  boost::asio::any_io_executor blocking;
   // Where harness_sandbox_execs_total{outcome} and
   // harness_sandbox_exec_duration_seconds are counted; null: not counted.
   std::shared_ptr<core::metrics_registry> metrics;
@@ -48,15 +53,16 @@ class execution_service {
   virtual ~execution_service() = default;
 
   // The /execute response body: {"result", "logs", "error"?, "toolCalls",
-  // "files", "durationMs", "sessionId", "sandbox": {"warm"}}. A block that
+  // "files", "saved"?, "durationMs", "sessionId", "sandbox": {"warm"}}. A block that
   // failed, timed out or broke its sandbox is still a result (with "error").
   // Errors: session_busy (the session is running another block),
   // session_forbidden (it belongs to another user), too_many_sessions, and the
   // pool's errors when no sandbox could be started.
   virtual boost::asio::awaitable<result<nlohmann::json>> execute(execute_request request) = 0;
 
-  // Ends a session and destroys its sandbox. Errors: session_not_found,
-  // session_forbidden, session_busy.
+  // Ends a session and destroys its sandbox. A session running a block can
+  // be ended too: its sandbox is killed, so the block's request answers at
+  // once with a SandboxError. Errors: session_not_found, session_forbidden.
   virtual boost::asio::awaitable<status> end_session(std::string user_id, std::string session_id) = 0;
 
   // Ends every session (server shutdown).

@@ -16,17 +16,28 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/sandbox_files.hpp"
 #include "harness/execution/warm_pool.hpp"
 
 namespace harness::execution {
 
 struct sandbox_session_options {
-  std::string id;                        // sent in `init`; names the session in logs
-  std::vector<bridge::init_file> files;  // the user's skills and the task's workspace
+  std::string id;  // sent in `init`; names the session in logs
+  // Whose sandbox this is: with `files`, the user's skills (and the
+  // workspace's files, unless `workspace_id` is empty) go in with `init`,
+  // and what each block changes there is validated and written back.
+  std::string user_id;
+  std::string workspace_id;
+  std::shared_ptr<sandbox_files> files;
+  boost::asio::any_io_executor blocking;  // where the file work runs (null: inline)
   bridge::session_limits limits;
   // Counts each block (harness_sandbox_execs_total{outcome}, harness_sandbox_exec_duration_seconds); may be null.
   std::shared_ptr<core::metrics_registry> metrics;
 };
+
+// Creates the families sandbox_session counts into, with a zero series per
+// outcome, so a fresh server's /metrics already lists them.
+void register_exec_metrics(core::metrics_registry& metrics);
 
 class sandbox_session {
  public:
@@ -41,8 +52,13 @@ class sandbox_session {
   sandbox_session(const sandbox_session&) = delete;
   sandbox_session& operator=(const sandbox_session&) = delete;
 
-  // Runs one block (see runtime_session::exec). Not concurrently with itself.
+  // Runs one block (see runtime_session::exec), then writes back the files it
+  // changed; the write-back's report is in files_report. Not concurrently with itself.
   boost::asio::awaitable<bridge::exec_result> exec(std::string code, std::chrono::milliseconds timeout);
+
+  // Writes the host's own files into the sandbox (see runtime_session::put)
+  // and, with `files`, into the user's folders on the host as well.
+  boost::asio::awaitable<status> put(std::vector<bridge::init_file> files, std::chrono::milliseconds timeout);
 
   // Kills the container without waiting, so a block in flight ends at once
   // (with a SandboxError); the session is broken afterwards. For cancellation.
@@ -70,12 +86,14 @@ class sandbox_session {
   // channel, the channel reads the container's stream).
   std::shared_ptr<sandbox::sandbox_container> container_;
   std::unique_ptr<bridge::frame_channel> channel_;
+  boost::asio::awaitable<nlohmann::json> write_back(const std::vector<bridge::file_change>& changes);
   struct stdio_drain;  // the attached stdio of a linked runtime, read and logged
   static boost::asio::awaitable<void> drain_stdio(std::shared_ptr<stdio_drain> drain);
   std::shared_ptr<stdio_drain> drain_;
   std::shared_ptr<bridge::data_filter> filter_;
   std::unique_ptr<bridge::runtime_session> runtime_;
   std::shared_ptr<core::metrics_registry> metrics_;
+  sandbox_session_options options_;  // whose files, and where the file work runs
   bool killed_ = false;
 };
 

@@ -65,6 +65,11 @@ std::shared_ptr<llm_provider> create_anthropic_provider(const llm_config& config
 // harness_llm_requests_total{provider,outcome} (outcome "ok" or the error code),
 // harness_llm_request_duration_seconds{provider} and
 // harness_llm_tokens_total{provider,direction="input|output"} from the reported usage.
+// Creates those families with zero series for `provider` (outcome "ok",
+// both directions), so /metrics lists them before the first call, and even
+// when no LLM is configured.
+void register_llm_metrics(core::metrics_registry& metrics, const std::string& provider);
+
 std::shared_ptr<llm_provider> create_metered_provider(std::shared_ptr<llm_provider> provider,
                                                       std::shared_ptr<core::metrics_registry> metrics);
 

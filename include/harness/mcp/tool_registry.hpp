@@ -49,6 +49,7 @@ class tool_registry {
   // Calls server__tool. On success: the tool's structuredContent if it has one, else
   // its content with text items parsed as JSON where they are JSON (callMCPTool).
   // A tool result with isError becomes error mcp_tool_error; see tool_result.hpp.
+  // `timeout` can only shorten a call: the server's request timeout is its longest.
   virtual boost::asio::awaitable<result<nlohmann::json>> call(
       std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
 

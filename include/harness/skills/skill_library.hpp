@@ -61,7 +61,9 @@ class skill_library {
 };
 
 // Creates <dir>/users when missing; a missing <dir>/examples only means no
-// examples (logged). Throws only if <dir>/users cannot be created (start-up).
+// examples (logged). Throws only if <dir>/users cannot be created: the server
+// checks that first (core::ensure_writable_dir), so that it fails with a line
+// naming SKILLS_DIR rather than an exception.
 std::unique_ptr<skill_library> create_skill_library(skill_config config);
 
 }  // namespace harness::skills

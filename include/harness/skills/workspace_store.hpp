@@ -54,7 +54,8 @@ class workspace_store {
   virtual std::size_t sweep(std::chrono::seconds retention) = 0;
 };
 
-// Creates the folder when missing; throws only if it cannot (start-up).
+// Creates the folder when missing; throws only if it cannot (the server
+// checks that first with core::ensure_writable_dir, naming WORKSPACE_DIR).
 std::unique_ptr<workspace_store> create_workspace_store(workspace_config config);
 
 // A periodic sweep; stop() (or destruction) ends it. A sweep already running

@@ -232,3 +232,63 @@ test('lines that are not JSON are ignored and stop ends the process', async () =
     rt.close();
   }
 });
+
+test('output and calls of a finished block are dropped, not taken for the next block', async () => {
+  const calls = [];
+  const onCall = (frame) => { calls.push(frame); return { ok: true, result: 'served' }; };
+  await withRuntime({ onCall }, async (rt) => {
+    // A timer of block 1 that fires while block 2 runs: it still speaks as block 1.
+    const first = await rt.exec([
+      'globalThis.late = {};',
+      'setTimeout(async () => {',
+      '  console.log("late output");',
+      '  try { late.value = await callMCPTool("t__echo", {}) } catch (e) { late.error = {name: e.name, code: e.code, message: e.message} }',
+      '}, 30);',
+      'return 1',
+    ].join('\n'));
+    assert.equal(first.value, 1);
+    const second = await rt.exec('await utils.sleep(100);\nreturn late');
+    assert.equal(second.ok, true, JSON.stringify(second.error));
+    assert.deepEqual(second.value.error, {
+      name: 'MCPToolError', code: 'stale_call', message: 'this call comes from a block that has already finished',
+    });
+    assert.deepEqual(second.logs, []);
+    assert.deepEqual(calls, [], 'no call frame reached the host');
+    assert.equal(rt.frames.filter((f) => f.type === 'log').length, 0, 'no log frame at all');
+  });
+});
+
+test('a block keeps its own calls and output across awaits and timers', async () => {
+  const onCall = (frame) => ({ ok: true, result: frame.args.i });
+  await withRuntime({ onCall }, async (rt) => {
+    const done = await rt.exec([
+      'const later = await new Promise((resolve) => setTimeout(async () => {',
+      '  console.log("from a timer of this block");',
+      '  resolve(await callMCPTool("t__echo", {i: 7}));',
+      '}, 5));',
+      'return later',
+    ].join('\n'));
+    assert.equal(done.value, 7);
+    assert.deepEqual(done.logs.map((l) => l.text), ['from a timer of this block']);
+    assert.equal(done.calls.length, 1);
+  });
+});
+
+test('put writes files with the runtime\'s own fs, whatever the code redefined', async () => {
+  await withRuntime({}, async (rt) => {
+    // The agent's code takes the name `fs` for itself (the callback API, which
+    // a harness block calling fs.writeFile(path, text) without a callback breaks on).
+    const shadow = await rt.exec('const fs = require("fs");\nreturn typeof fs.writeFileSync');
+    assert.equal(shadow.value, 'function');
+    rt.send({ type: 'put', id: 'p1', files: [{ root: 'workspace', path: 'observations/turn-1.txt', content: Buffer.from('full text').toString('base64'), encoding: 'base64' }] });
+    const put = await rt.next((f) => f.type === 'done' && f.exec === 'p1');
+    assert.equal(put.ok, true, JSON.stringify(put.error));
+    const read = await rt.exec(`return fs.readFileSync(${JSON.stringify(rt.workspace + '/observations/turn-1.txt')}, 'utf8')`);
+    assert.equal(read.value, 'full text');
+    assert.deepEqual(read.files, [], 'a file the host put is not reported back as a change');
+    rt.send({ type: 'put', id: 'p2', files: [{ root: 'workspace', path: '../escape.txt', content: '' }] });
+    const refused = await rt.next((f) => f.type === 'done' && f.exec === 'p2');
+    assert.equal(refused.ok, false);
+    assert.match(refused.error.message, /escapes workspace/);
+  });
+});

@@ -1,0 +1,121 @@
+// Hostile code against the production path (pooled sandbox, REPL session,
+// call socket): frames that do not fit the protocol, output and tool calls
+// of blocks that have finished, a session ended while it runs. Each case
+// used to wedge a session for good or hold up the next block.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "execution/execute_fixture.hpp"
+
+namespace harness::testing {
+namespace {
+
+// Code that finds the runtime's call socket among its own file descriptors
+// and writes raw frames on it, as hostile code can: `raw(frame)`.
+const std::string raw_socket_writer =
+    "const rawFs = require('fs');\n"
+    "const sockets = rawFs.readdirSync('/proc/self/fd').filter((fd) => {\n"
+    "  try { return rawFs.readlinkSync('/proc/self/fd/' + fd).startsWith('socket:'); } catch { return false; }\n"
+    "});\n"
+    "globalThis.raw = (frame) => { for (const fd of sockets) rawFs.writeSync(Number(fd), JSON.stringify(frame) + "
+    "'\\n'); };\n";
+
+json session_block(const std::string& session, const std::string& code) {
+  return {{"userId", "mallory"}, {"sessionId", session}, {"code", code}};
+}
+
+TEST_F(ExecuteIntegration, LateOutputOfAFinishedBlockDoesNotWedgeTheSession) {
+  json first = execute(session_block("w1", "setTimeout(() => console.log(1), 50); return 1"));
+  EXPECT_EQ(first["result"], 1) << first.dump();
+  // The timer fires while this block runs: its output is block 1's, dropped.
+  json second = execute(session_block("w1", "await utils.sleep(200); return 2"));
+  EXPECT_EQ(second["result"], 2) << second.dump();
+  EXPECT_EQ(second["logs"], json::array()) << second.dump();
+  EXPECT_FALSE(second.contains("error")) << second.dump();
+  auto ended = http_call(port, "DELETE", "/sessions/w1?userId=mallory");
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, 200) << ended->body;
+}
+
+TEST_F(ExecuteIntegration, FramesWithNullFieldsOnTheCallSocketAreHarmless) {
+  json first = execute(session_block("w2", raw_socket_writer +
+                                               "if (sockets.length === 0) throw new Error('no call socket found');\n"
+                                               "raw({type: 'log', exec: null, text: 'null exec'});\n"
+                                               "raw({type: 'log', exec: 'x1', level: null, text: null});\n"
+                                               "raw({type: 'done', exec: null, ok: null});\n"
+                                               "raw({type: 'call', id: 99, exec: null, op: 'call_tool', name: null});\n"
+                                               "setTimeout(() => raw({type: 'log', exec: null, text: 'later'}), 20);\n"
+                                               "return 1"));
+  EXPECT_EQ(first["result"], 1) << first.dump();
+  EXPECT_EQ(first["sandbox"]["channel"], "socket") << first.dump();
+  json second = execute(session_block("w2", "await utils.sleep(100); return 2"));
+  EXPECT_EQ(second["result"], 2) << second.dump();
+  auto ended = http_call(port, "DELETE", "/sessions/w2?userId=mallory");
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, 200) << ended->body;
+}
+
+TEST_F(ExecuteIntegration, AFrameThatDoesNotBelongEndsTheSandboxAndTheSessionStartsOver) {
+  execute(session_block("w3", "globalThis.kept = 1; return 1"));
+  json broken = execute(session_block("w3", raw_socket_writer + "raw({type: 'ready'});\nawait utils.sleep(1000);"));
+  EXPECT_EQ(broken["error"]["name"], "ProtocolError") << broken.dump();
+  EXPECT_EQ(broken["sandbox"]["ended"], true);
+  json fresh = execute(session_block("w3", "return typeof kept"));
+  EXPECT_EQ(fresh["result"], "undefined") << fresh.dump();
+  auto ended = http_call(port, "DELETE", "/sessions/w3?userId=mallory");
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, 200) << ended->body;
+}
+
+// The sandbox timeout is 4 s here: a stale call that held up the block would
+// end it as a TimeoutError instead.
+TEST_F(ExecuteIntegration, ALateToolCallIsRefusedAtOnceAsStale) {
+  json first = execute(session_block(
+      "w4",
+      "setTimeout(() => callMCPTool('fs__list_allowed_directories', {})"
+      ".then(() => { globalThis.late = 'served' }, (e) => { globalThis.late = e.code }), 50);\nreturn 1"));
+  EXPECT_EQ(first["result"], 1) << first.dump();
+  json second = execute(session_block("w4", "await utils.sleep(300); return late"));
+  EXPECT_EQ(second["result"], "stale_call") << second.dump();
+  EXPECT_EQ(second["toolCalls"], json::array()) << second.dump();
+
+  // The same call written raw, with an old block's id: the host refuses it and the block goes on.
+  json raw =
+      execute(session_block("w4", raw_socket_writer + "raw({type: 'call', id: 1234, exec: 'x1', op: 'call_tool', "
+                                                      "name: 'fs__list_allowed_directories', args: {}});\n"
+                                                      "await utils.sleep(100);\nreturn 'went on'"));
+  EXPECT_EQ(raw["result"], "went on") << raw.dump();
+  EXPECT_FALSE(raw.contains("error")) << raw.dump();
+}
+
+TEST_F(ExecuteIntegration, ASessionRunningABlockCanBeEnded) {
+  execute(session_block("w5", "globalThis.kept = 1; return 1"));
+  fs::path started = workspace / "started";
+  auto running = std::async(std::launch::async, [&] {
+    return http_call(port, "POST", "/execute",
+                     session_block("w5", "await callMCPTool('fs__write_file', {path: '" + started.string() +
+                                             "', content: 'x'});\nwhile (true) {}")
+                         .dump(),
+                     "application/json");
+  });
+  // The block signals through the filesystem server that it is running.
+  for (int i = 0; i < 200 && !fs::exists(started); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(fs::exists(started));
+  auto ended = http_call(port, "DELETE", "/sessions/w5?userId=mallory");
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->status, 200) << ended->body;
+  auto block = running.get();
+  ASSERT_TRUE(block);
+  EXPECT_EQ(block->json()["error"]["name"], "SandboxError") << block->body;
+  json fresh = execute(session_block("w5", "return typeof kept"));
+  EXPECT_EQ(fresh["result"], "undefined") << fresh.dump();
+  auto again = http_call(port, "DELETE", "/sessions/w5?userId=mallory");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200) << again->body;
+}
+
+}  // namespace
+}  // namespace harness::testing
