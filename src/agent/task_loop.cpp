@@ -43,6 +43,9 @@ class task_run {
   task_run(loop_context context, std::shared_ptr<live_task> task) : ctx_(context), task_(std::move(task)) {}
 
   asio::awaitable<void> run() {
+    // The prompt names the connected servers: a task sent right after
+    // start-up waits for those still starting (bounded by their start timeout).
+    if (ctx_.deps.tools) co_await ctx_.deps.tools->ready();
     auto inputs = prompt_for();
     if (ctx_.deps.files) {
       inputs.skills = co_await blocking([&] { return ctx_.deps.files->skills(task_->record.user_id); });

@@ -11,14 +11,22 @@ class registry_gateway final : public bridge::tool_gateway {
  public:
   explicit registry_gateway(std::shared_ptr<mcp::tool_registry> registry) : registry_(std::move(registry)) {}
 
+  // Each helper waits for the servers still starting (bounded by their
+  // start timeout): code run right after start-up sees every tool.
+  boost::asio::awaitable<void> ready() override {
+    if (!registry_->started()) co_await registry_->wait_started();
+  }
   boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) override {
+    co_await ready();
     co_return registry_->list(query);
   }
   boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) override {
+    co_await ready();
     co_return registry_->details(name);
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                            std::chrono::milliseconds timeout) override {
+    co_await ready();
     co_return co_await registry_->call(std::move(name), std::move(args), timeout);
   }
 

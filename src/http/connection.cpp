@@ -161,9 +161,9 @@ class connection {
     http_request request = to_request(std::move(raw), *target);
     http_response response = co_await dispatch(routes_, svc_, request, &route_);
     keep_alive = keep_alive && !registry_.stopping();
-    bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method,
-                            request.path, request.request_id);
-    co_return ok && keep_alive;
+    bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method, request.path,
+                            request.request_id);
+    co_return ok&& keep_alive;
   }
 
   asio::awaitable<void> send_continue(unsigned version) {
@@ -186,7 +186,8 @@ class connection {
     if (metrics_) metrics_->record(method, route_, status, ms / 1000);
     // A healthy probe is logged at debug: probes come every few seconds from
     // each orchestrator and load balancer and would drown the access log.
-    auto level = status == 200 && route_ == "/health" ? spdlog::level::debug : spdlog::level::info;
+    bool probe = route_ == "/health" || route_ == "/health/live" || route_ == "/health/ready";
+    auto level = status == 200 && probe ? spdlog::level::debug : spdlog::level::info;
     core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
     co_return !ec;
   }

@@ -48,6 +48,7 @@ class server_health final : public core::health_source {
       return health;
     }
     health.up = server->state() == server_state::ready;
+    health.starting = server->state() == server_state::starting;
     health.detail = server->status();
     return health;
   }

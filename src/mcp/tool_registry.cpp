@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/core/async_event.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/mcp/tool_result.hpp"
 #include "server_supervisor.hpp"
@@ -23,7 +24,7 @@ constexpr std::string_view separator = "__";
 class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
  public:
   tool_registry_impl(asio::any_io_executor executor, mcp_config config, std::shared_ptr<core::metrics_registry> metrics)
-      : executor_(std::move(executor)), config_(std::move(config)), metrics_(std::move(metrics)) {
+      : executor_(std::move(executor)), config_(std::move(config)), metrics_(std::move(metrics)), started_(executor_) {
     if (metrics_) {
       calls_ = &metrics_->counters("harness_mcp_tool_calls_total", "MCP tool calls, by server, tool and outcome.",
                                    {"server", "tool", "outcome"});
@@ -43,7 +44,14 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     std::size_t ready = 0;
     for (auto& [name, server] : servers_) ready += server->state() == detail::server_state::ready;
     core::log_info("mcp: {} of {} servers ready", ready, servers_.size());
+    started_.set();
   }
+
+  asio::awaitable<void> wait_started() override {
+    auto self = shared_from_this();
+    co_await started_.wait();
+  }
+  bool started() const override { return started_.is_set(); }
 
   asio::awaitable<void> stop() override {
     auto self = shared_from_this();
@@ -190,6 +198,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   core::family<core::counter>* calls_ = nullptr;
   core::family<core::histogram>* call_seconds_ = nullptr;
   std::map<std::string, std::shared_ptr<detail::server_supervisor>> servers_;
+  core::async_event started_;  // set when start() has settled every server
 };
 
 }  // namespace

@@ -18,6 +18,7 @@ class fake_tools final : public tool_gateway {
   std::vector<nlohmann::json> received_args;
   std::vector<std::chrono::milliseconds> received_timeouts;
 
+  boost::asio::awaitable<void> ready() override { co_return; }
   boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) override {
     co_return nlohmann::json::array({{{"name", "t__echo"}, {"description", "echo, query=" + query}}});
   }

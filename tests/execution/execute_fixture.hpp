@@ -27,7 +27,7 @@ class ExecuteIntegration : public ::testing::Test {
     start_server({});
   }
 
-  void start_server(const std::map<std::string, std::string>& overrides) {
+  void start_server(const std::map<std::string, std::string>& overrides, bool wait_for_pool = true) {
     std::map<std::string, std::string> env{{"PORT", "0"},
                                            {"ENV_FILE", "/dev/null"},
                                            {"SANDBOX_TIMEOUT_MS", "4000"},
@@ -42,8 +42,11 @@ class ExecuteIntegration : public ::testing::Test {
     for (const auto& [name, value] : overrides) env[name] = value;
     server = std::make_unique<harness_server>(env);
     port = server->port();
-    // Wait until the pool has a ready sandbox and the filesystem server is up.
-    ASSERT_TRUE(server->wait_healthy(1, {"mcp.fs"})) << server->call("GET", "/health")->body;
+    // A warm sandbox, so tests see the pooled path. The MCP servers are not
+    // waited for: code run while they start waits for them itself.
+    if (wait_for_pool) {
+      ASSERT_TRUE(server->wait_healthy(1, {})) << server->call("GET", "/health")->body;
+    }
   }
 
   void TearDown() override {

@@ -85,6 +85,29 @@ TEST_F(ExecuteIntegration, SkillsSavedFromExecuteAreKeptForTheUser) {
   EXPECT_EQ(bob["result"], false) << bob.dump();
 }
 
+// Code sent the moment the server answers sees every configured tool, and
+// the probes say what is still starting.
+TEST_F(ExecuteIntegration, CodeSentTheMomentTheServerAnswersSeesEveryTool) {
+  ASSERT_EQ(server->stop(), 0);
+  start_server({}, /*wait_for_pool=*/false);
+  auto live = http_call(port, "GET", "/health/live");
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->status, 200);
+  EXPECT_EQ(live->json()["status"], "alive");
+  json r =
+      execute({{"userId", "alice"}, {"code", "return (await list_mcp_tools()).map((t) => t.name.split('__')[0])"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_NE(r["result"].dump().find("\"fs\""), std::string::npos) << r.dump();
+  EXPECT_NE(r["result"].dump().find("\"memory\""), std::string::npos) << r.dump();
+  // Every server has settled now: readiness is no longer waiting for one.
+  auto ready = http_call(port, "GET", "/health/ready");
+  ASSERT_TRUE(ready);
+  auto body = ready->json();
+  for (const char* name : {"mcp.fs", "mcp.memory"}) {
+    EXPECT_EQ(body.value("notReady", json::array()).dump().find(name), std::string::npos) << body.dump();
+  }
+}
+
 TEST_F(ExecuteIntegration, CodeErrorsComeBackWithTheAgentsStack) {
   json r = execute({{"userId", "alice"}, {"code", "function f() {\n  return null.x;\n}\nreturn f()"}});
   EXPECT_EQ(r["error"]["name"], "TypeError");

@@ -15,6 +15,8 @@ namespace harness::bridge {
 class tool_gateway {
  public:
   virtual ~tool_gateway() = default;
+  // Returns once the tools can be listed (servers still starting have settled).
+  virtual boost::asio::awaitable<void> ready() = 0;
   // list_mcp_tools(query?): [{name, description}]
   virtual boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) = 0;
   // get_mcp_tool_details(name): {name, description, inputSchema, outputSchema?}

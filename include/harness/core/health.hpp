@@ -17,6 +17,9 @@ struct component_health {
   // Free-form details shown under components.<name> (version, id, reason...).
   // Never secrets: /health is unauthenticated.
   nlohmann::json detail = nlohmann::json::object();
+  // Still coming up for the first time (an MCP server starting): /health
+  // answers 503 "starting" while a required component is.
+  bool starting = false;
 };
 
 class health_source {

@@ -13,8 +13,15 @@
 namespace harness::http {
 
 // GET /health: 200 {"status":"ok",...} when every required component is up,
-// else 503 {"status":"degraded",...}; components listed under "components".
+// else 503 {"status":"starting",...} while a required component is still
+// coming up for the first time (an MCP server), or {"status":"degraded",...}
+// when one is down; components listed under "components".
 http_response handle_health(const request_context& context);
+// GET /health/live: 200 while the process answers (Kubernetes liveness).
+http_response handle_health_live(const request_context& context);
+// GET /health/ready: 200 {"status":"ready"} once every required component is
+// up; else 503 {"status":"starting"|"degraded","notReady":[names]} (readiness).
+http_response handle_health_ready(const request_context& context);
 
 // POST /task {"userId","task","conversationId"?,"mode"?,"restorePii"?}: sync
 // answers when the task ends, async answers 202 with the ids, stream answers

@@ -34,6 +34,12 @@ class tool_registry {
   // reported by health and retried in the background with backoff.
   virtual boost::asio::awaitable<void> start() = 0;
 
+  // Returns once start() has settled every server (each ready or failed,
+  // bounded by its start timeout): what a request that needs the tools
+  // waits for, so a task sent right after start-up sees every tool.
+  virtual boost::asio::awaitable<void> wait_started() = 0;
+  virtual bool started() const = 0;
+
   // Stops every server (graceful stdio shutdown, HTTP session DELETE). Idempotent.
   virtual boost::asio::awaitable<void> stop() = 0;
 

@@ -14,23 +14,44 @@ namespace {
 // their own state in the background anyway (the engine check, the MCP servers).
 constexpr std::chrono::milliseconds reuse_for{100};
 
-http_response render(const services& svc) {
-  bool healthy = true;
+// "ok", "starting" (a required component is still coming up for the first
+// time) or "degraded" (one is down), with the components that are not up.
+struct overall {
+  std::string status = "ok";
+  nlohmann::json waiting_for = nlohmann::json::array();
   nlohmann::json components = nlohmann::json::object();
+};
+
+overall assess(const services& svc) {
+  overall out;
+  bool starting = false, down = false;
   for (const auto& source : svc.health) {
     core::component_health health = source->check();
-    healthy = healthy && (health.up || !health.required);
     nlohmann::json entry = health.detail.is_object() ? health.detail : nlohmann::json::object();
-    entry["status"] = health.up ? "up" : "down";
+    entry["status"] = health.up ? "up" : health.starting ? "starting" : "down";
     entry["required"] = health.required;
-    components[source->name()] = std::move(entry);
+    out.components[source->name()] = std::move(entry);
+    if (health.up || !health.required) continue;
+    out.waiting_for.push_back(source->name());
+    (health.starting ? starting : down) = true;
   }
+  out.status = down ? "degraded" : starting ? "starting" : "ok";
+  return out;
+}
+
+http_response render(const services& svc) {
+  auto state = assess(svc);
   auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - svc.started_at);
-  nlohmann::json body{{"status", healthy ? "ok" : "degraded"},
+  nlohmann::json body{{"status", state.status},
                       {"version", core::version()},
                       {"uptimeSeconds", uptime.count()},
-                      {"components", std::move(components)}};
-  return json_response(healthy ? 200 : 503, body);
+                      {"components", std::move(state.components)}};
+  return json_response(state.status == "ok" ? 200 : 503, body);
+}
+
+http_response no_store(http_response response) {
+  response.set_header("Cache-Control", "no-store");
+  return response;
 }
 
 }  // namespace
@@ -53,6 +74,18 @@ http_response handle_health(const request_context& context) {
   response.set_header("Content-Type", "application/json");
   response.set_header("Cache-Control", "no-store");
   return response;
+}
+
+http_response handle_health_live(const request_context&) {
+  // The process answers: that is all liveness means (a restart would not help otherwise).
+  return no_store(json_response(200, {{"status", "alive"}}));
+}
+
+http_response handle_health_ready(const request_context& context) {
+  auto state = assess(context.svc);
+  nlohmann::json body{{"status", state.status == "ok" ? "ready" : state.status}};
+  if (!state.waiting_for.empty()) body["notReady"] = std::move(state.waiting_for);
+  return no_store(json_response(state.status == "ok" ? 200 : 503, body));
 }
 
 }  // namespace harness::http

@@ -5,6 +5,8 @@ namespace harness::http {
 router make_api_router() {
   return router({
       {"GET", "/health", handle_health},
+      {"GET", "/health/live", handle_health_live},
+      {"GET", "/health/ready", handle_health_ready},
       {"GET", "/metrics", handle_metrics},
       {.method = "POST", .pattern = "/task", .handle = nullptr, .json_body = true, .handle_async = handle_post_task},
       {"GET", "/tasks", handle_list_tasks},
@@ -14,7 +16,11 @@ router make_api_router() {
       {"GET", "/tools", handle_list_tools},
       {"GET", "/tools/{name}", handle_tool_details},
       {.method = "POST", .pattern = "/execute", .handle = nullptr, .json_body = true, .handle_async = handle_execute},
-      {.method = "DELETE", .pattern = "/sessions/{id}", .handle = nullptr, .json_body = false, .handle_async = handle_delete_session},
+      {.method = "DELETE",
+       .pattern = "/sessions/{id}",
+       .handle = nullptr,
+       .json_body = false,
+       .handle_async = handle_delete_session},
       {"GET", "/skills", handle_list_skills},
       {"GET", "/skills/{userId}/{name}", handle_get_skill},
       {"DELETE", "/skills/{userId}/{name}", handle_delete_skill},
