@@ -51,6 +51,19 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::vector<std::string_view> split_field_list(std::string_view value) {
+  std::vector<std::string_view> items;
+  while (!value.empty()) {
+    auto comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
+    auto first = item.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    items.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+  }
+  return items;
+}
+
 std::optional<std::string_view> http_request::header(std::string_view name) const {
   return find_header(headers, name);
 }

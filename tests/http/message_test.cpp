@@ -33,6 +33,12 @@ TEST(Message, HeadersAreCaseInsensitiveAndSetReplaces) {
   EXPECT_EQ(response.header("X-A").value(), "2");
 }
 
+TEST(Message, SplitFieldListTrimsAndDropsEmptyElements) {
+  EXPECT_EQ(split_field_list(" gzip ,\tchunked"), (std::vector<std::string_view>{"gzip", "chunked"}));
+  EXPECT_EQ(split_field_list(", ,a,,"), (std::vector<std::string_view>{"a"}));
+  EXPECT_TRUE(split_field_list("").empty());
+}
+
 TEST(Message, ErrorResponseHasTheOneErrorShape) {
   auto r = error_response(404, "not_found", "no such thing");
   EXPECT_EQ(r.status, 404u);

@@ -68,4 +68,8 @@ std::optional<parsed_target> parse_target(std::string_view target);
 
 bool iequals(std::string_view a, std::string_view b);
 
+// The elements of a comma-separated field value ("gzip, chunked"), trimmed of
+// spaces and tabs; empty elements are dropped, as RFC 9110 section 5.6.1 asks.
+std::vector<std::string_view> split_field_list(std::string_view value);
+
 }  // namespace harness::http
