@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace harness::http {
 namespace {
 
@@ -96,14 +98,17 @@ http_response error_response(unsigned status, std::string_view code, std::string
   return json_response(status, {{"error", {{"code", code}, {"message", message}}}});
 }
 
-std::optional<parsed_target> parse_target(std::string_view target) {
-  if (target.empty() || target[0] != '/') return std::nullopt;
+result<parsed_target> parse_target(std::string_view target) {
+  const auto not_a_path = [] {
+    return make_error("bad_target", "the request target is not a valid path; percent-encode it");
+  };
+  if (target.empty() || target[0] != '/') return not_a_path();
   auto question = target.find('?');
   auto fragment = target.find('#');
   std::string_view raw_path = target.substr(0, std::min(question, fragment));
   parsed_target out;
   auto path = decode(raw_path, false);
-  if (!path) return std::nullopt;
+  if (!path) return not_a_path();
   out.path = std::move(*path);
   if (question == std::string_view::npos) return out;
   std::string_view query = target.substr(question + 1, fragment == std::string_view::npos ? std::string_view::npos
@@ -116,8 +121,11 @@ std::optional<parsed_target> parse_target(std::string_view target) {
     auto eq = pair.find('=');
     auto key = decode(pair.substr(0, eq), true);
     auto value = decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
-    if (!key || !value) return std::nullopt;
-    out.query[std::move(*key)] = std::move(*value);
+    if (!key || !value) return not_a_path();
+    if (!out.query.try_emplace(std::move(*key), std::move(*value)).second) {  // leaves *key alone when present
+      return make_error("bad_target",
+                        fmt::format("the query parameter '{}' is given twice; send it once", key->substr(0, 60)));
+    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // The real server over real TCP against input two parsers could read two ways:
-// bytes after the JSON value, repeated keys, numbers beyond a double, content
-// and transfer codings it does not implement, malformed framing headers.
+// bytes after the JSON value, repeated keys and query parameters, numbers
+// beyond a double, content and transfer codings it does not implement,
+// malformed framing headers.
 #include <gtest/gtest.h>
 
 #include "http/server_process.hpp"
@@ -118,6 +119,12 @@ TEST_F(StrictParsing, TransferEncodingOnHttp10Is400) {
       task_chunk);
   expect_error(r, 400, "bad_request", "HTTP/1.0 has no transfer codings");
   EXPECT_TRUE(closed);
+}
+
+TEST_F(StrictParsing, QueryParameterGivenTwiceIs400) {
+  auto r = http_call(server_->port(), "GET", "/tasks?userId=alice&user%49d=root");
+  ASSERT_TRUE(r);
+  expect_error(*r, 400, "bad_target", "the query parameter 'userId' is given twice");
 }
 
 TEST_F(StrictParsing, ContentLengthWithASignIs400) {
