@@ -161,9 +161,7 @@ class connection {
     bool head_only = raw.method() == bhttp::verb::head;
     auto target = parse_target(raw.target());
     if (!target) {
-      auto failure = error_response(400, target.error().code, target.error().message);
-      failure.set_header("X-Request-Id", core::make_id("req_"));
-      co_await send_and_close(std::move(failure), started, std::string(raw.method_string()), "-");
+      co_await refuse(error_response(400, target.error().code, target.error().message), raw, started);
       co_return false;
     }
     http_request request = to_request(std::move(raw), *target);
