@@ -13,10 +13,11 @@ namespace {
 
 using json = nlohmann::json;
 
-// The body may be a megabyte; a message quoting from it (a key, a number, the
-// parser's reason) stays a line.
+// The body may be a megabyte; a message quoting from it stays a line: a key
+// or a number is cut at quote_max bytes, the parser's reason or a key's path
+// at long_quote_max.
 constexpr std::size_t quote_max = 60;
-constexpr std::size_t reason_max = 160;
+constexpr std::size_t long_quote_max = 160;
 
 std::string clipped(std::string_view text, std::size_t max = quote_max) {
   if (text.size() <= max) return std::string(text);
@@ -50,11 +51,11 @@ std::string syntax_reason(std::string_view what) {
     if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
   }
   auto echo = what.find("; last read: ");
-  if (echo == std::string_view::npos) return clipped(what, reason_max);
+  if (echo == std::string_view::npos) return clipped(what, long_quote_max);
   auto expected = what.rfind("; expected ");
   std::string reason(what.substr(0, echo));
   if (expected != std::string_view::npos && expected > echo) reason += what.substr(expected);
-  return clipped(reason, reason_max);
+  return clipped(reason, long_quote_max);
 }
 
 // Builds the value the way nlohmann's own DOM parser does, except that a key
@@ -152,8 +153,9 @@ class strict_builder final : public nlohmann::json_sax<json> {
     return true;
   }
 
-  // "files[2].path" for `name` in the innermost open object. Only runs on the
-  // error path, so it finds each member's name by searching its parent.
+  // "files[2].path" for `name` in the innermost open object, its start cut
+  // when deeply nested. Only runs on the error path, so it finds each
+  // member's name by searching its parent.
   std::string path_to(const std::string& name) const {
     std::string path;
     for (std::size_t i = 1; i < open_.size(); ++i) {
@@ -170,7 +172,11 @@ class strict_builder final : public nlohmann::json_sax<json> {
         }
       }
     }
-    return path.empty() ? clipped(name) : fmt::format("{}.{}", path, clipped(name));
+    path = path.empty() ? clipped(name) : fmt::format("{}.{}", path, clipped(name));
+    if (path.size() <= long_quote_max) return path;
+    // Deep nesting: keep the innermost steps, from a step's start.
+    auto cut = path.find_first_of(".[", path.size() - long_quote_max);
+    return "..." + path.substr(cut == std::string::npos ? path.size() - long_quote_max : cut);
   }
 
   std::string_view text_;

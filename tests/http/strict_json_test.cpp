@@ -61,6 +61,15 @@ TEST(StrictJson, DuplicateKeyIsNamedWithItsPath) {
   expect_message_has(refusal(R"({"x":1,"a":[0,{"y":[{"z":1},{"z":1,"z":2}]}]})"), "'a[1].y[1].z'");
 }
 
+TEST(StrictJson, DeepPathKeepsItsInnermostSteps) {
+  constexpr int depth = 100000;
+  auto e = refusal("{\"a\":" + std::string(depth, '[') + R"({"k":1,"k":2})" + std::string(depth, ']') + "}");
+  EXPECT_EQ(e.code, "invalid_body");
+  expect_message_has(e, "the key '...[0][0]");
+  expect_message_has(e, "[0][0].k' appears twice");
+  EXPECT_LT(e.message.size(), 400u);
+}
+
 TEST(StrictJson, EqualKeysInDifferentObjectsAreFine) {
   EXPECT_TRUE(parse_strict_json(R"({"a":{"x":1},"b":{"x":2},"c":[{"x":3},{"x":4}]})"));
 }
