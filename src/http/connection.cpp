@@ -10,6 +10,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/dispatch.hpp"
+#include "harness/http/transfer_coding.hpp"
 #include "io_deadline.hpp"
 
 namespace harness::http {
@@ -40,6 +41,14 @@ http_request to_request(bhttp::request<bhttp::string_body>&& raw, const parsed_t
   auto id = request.header("X-Request-Id");
   request.request_id = id && core::is_safe_id(*id) ? std::string(*id) : core::make_id("req_");
   return request;
+}
+
+// Every Transfer-Encoding line, in order: a second line continues the list.
+std::vector<std::string_view> transfer_encodings(const bhttp::request<bhttp::string_body>& header) {
+  std::vector<std::string_view> values;
+  auto [first, last] = header.equal_range(bhttp::field::transfer_encoding);
+  for (auto it = first; it != last; ++it) values.push_back(it->value());
+  return values;
 }
 
 bhttp::response<bhttp::string_body> to_beast(http_response&& response, unsigned version, bool keep_alive,
@@ -124,6 +133,11 @@ class connection {
     deadline_.arm(config_.request_timeout);
     auto [ec, unused] = co_await bhttp::async_read_header(socket_, buffer_, parser, use_tuple);
     if (!ec) {
+      if (auto refused = check_transfer_encoding(transfer_encodings(parser.get()), parser.get().version())) {
+        deadline_.disarm();
+        co_await refuse(std::move(*refused), parser.get(), started);
+        co_return false;
+      }
       auto length = parser.content_length();
       if (length && *length > config_.body_limit) {
         ec = bhttp::error::body_limit;  // refuse from Content-Length, before reading the body
@@ -137,13 +151,7 @@ class connection {
     deadline_.disarm();
     if (ec || timed_out) {
       auto failure = read_failure_response(ec, timed_out, config_);
-      if (!failure) co_return false;
-      failure->set_header("X-Request-Id", core::make_id("req_"));
-      // Name the request in the access log when its request line arrived.
-      const auto& partial = parser.get();
-      std::string method = partial.method_string().empty() ? "-" : std::string(partial.method_string());
-      std::string target = partial.target().empty() ? "-" : std::string(partial.target());
-      co_await send_and_close(std::move(*failure), started, method, target);
+      if (failure) co_await refuse(std::move(*failure), parser.get(), started);
       co_return false;
     }
 
@@ -153,9 +161,7 @@ class connection {
     bool head_only = raw.method() == bhttp::verb::head;
     auto target = parse_target(raw.target());
     if (!target) {
-      auto failure = error_response(400, "bad_target", "the request target is not a valid path; percent-encode it");
-      failure.set_header("X-Request-Id", core::make_id("req_"));
-      co_await send_and_close(std::move(failure), started, std::string(raw.method_string()), "-");
+      co_await refuse(error_response(400, target.error().code, target.error().message), raw, started);
       co_return false;
     }
     http_request request = to_request(std::move(raw), *target);
@@ -164,6 +170,17 @@ class connection {
     bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method, request.path,
                             request.request_id);
     co_return ok&& keep_alive;
+  }
+
+  // Answers a request that will not be served; the caller then closes, as
+  // its framing cannot be trusted to find where the next request starts. The
+  // access log names the request when its request line arrived.
+  asio::awaitable<void> refuse(http_response response, const bhttp::request<bhttp::string_body>& partial,
+                               clock_type::time_point started) {
+    response.set_header("X-Request-Id", core::make_id("req_"));
+    std::string method = partial.method_string().empty() ? "-" : std::string(partial.method_string());
+    std::string target = partial.target().empty() ? "-" : std::string(partial.target());
+    co_await send_and_close(std::move(response), started, method, target);
   }
 
   asio::awaitable<void> send_continue(unsigned version) {

@@ -5,17 +5,10 @@
 #include <fmt/format.h>
 
 #include "harness/core/logging.hpp"
+#include "harness/http/request_body.hpp"
 
 namespace harness::http {
 namespace {
-
-bool is_json_content_type(std::string_view value) {
-  // "application/json" with optional parameters ("; charset=utf-8").
-  auto semicolon = value.find(';');
-  std::string_view type = value.substr(0, semicolon);
-  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
-  return iequals(type, "application/json");
-}
 
 boost::asio::awaitable<http_response> route_request(const router& routes, services& svc,
                                                    const http_request& request, std::string_view* matched_pattern) {
@@ -35,18 +28,7 @@ boost::asio::awaitable<http_response> route_request(const router& routes, servic
   const route& r = *match.found;
   nlohmann::json body;
   if (r.json_body) {
-    auto content_type = request.header("Content-Type");
-    if (!content_type || !is_json_content_type(*content_type)) {
-      co_return error_response(415, "unsupported_media_type",
-                            "the body must be JSON: send Content-Type: application/json");
-    }
-    body = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-    if (body.is_discarded()) {
-      co_return error_response(400, "malformed_json", "the body is not valid JSON; check quoting and commas");
-    }
-    if (!body.is_object()) {
-      co_return error_response(400, "invalid_body", "the body must be a JSON object");
-    }
+    if (auto refused = parse_json_body(request, body)) co_return *refused;
   }
   request_context context{request, match.params, svc, body};
   if (r.handle_async) co_return co_await r.handle_async(context);

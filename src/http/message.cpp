@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace harness::http {
 namespace {
 
@@ -51,6 +53,19 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::vector<std::string_view> split_field_list(std::string_view value) {
+  std::vector<std::string_view> items;
+  while (!value.empty()) {
+    auto comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
+    auto first = item.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    items.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+  }
+  return items;
+}
+
 std::optional<std::string_view> http_request::header(std::string_view name) const {
   return find_header(headers, name);
 }
@@ -83,14 +98,17 @@ http_response error_response(unsigned status, std::string_view code, std::string
   return json_response(status, {{"error", {{"code", code}, {"message", message}}}});
 }
 
-std::optional<parsed_target> parse_target(std::string_view target) {
-  if (target.empty() || target[0] != '/') return std::nullopt;
+result<parsed_target> parse_target(std::string_view target) {
+  const auto not_a_path = [] {
+    return make_error("bad_target", "the request target is not a valid path; percent-encode it");
+  };
+  if (target.empty() || target[0] != '/') return not_a_path();
   auto question = target.find('?');
   auto fragment = target.find('#');
   std::string_view raw_path = target.substr(0, std::min(question, fragment));
   parsed_target out;
   auto path = decode(raw_path, false);
-  if (!path) return std::nullopt;
+  if (!path) return not_a_path();
   out.path = std::move(*path);
   if (question == std::string_view::npos) return out;
   std::string_view query = target.substr(question + 1, fragment == std::string_view::npos ? std::string_view::npos
@@ -103,8 +121,11 @@ std::optional<parsed_target> parse_target(std::string_view target) {
     auto eq = pair.find('=');
     auto key = decode(pair.substr(0, eq), true);
     auto value = decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
-    if (!key || !value) return std::nullopt;
-    out.query[std::move(*key)] = std::move(*value);
+    if (!key || !value) return not_a_path();
+    if (!out.query.try_emplace(std::move(*key), std::move(*value)).second) {  // leaves *key alone when present
+      return make_error("bad_target",
+                        fmt::format("the query parameter '{}' is given twice; send it once", key->substr(0, 60)));
+    }
   }
   return out;
 }

@@ -20,6 +20,17 @@ TEST(ParseTarget, RejectsBadEscapesAndNonOriginForm) {
   EXPECT_FALSE(parse_target("/a?b=%"));
   EXPECT_FALSE(parse_target("http://example/a"));
   EXPECT_FALSE(parse_target(""));
+  EXPECT_EQ(parse_target("/a%zz").error().code, "bad_target");
+}
+
+TEST(ParseTarget, RejectsAQueryParameterGivenTwice) {
+  auto twice = parse_target("/tasks?userId=alice&limit=2&userId=root");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().code, "bad_target");
+  EXPECT_EQ(twice.error().message, "the query parameter 'userId' is given twice; send it once");
+  // Equal once decoded is the same parameter.
+  EXPECT_FALSE(parse_target("/tasks?userId=alice&user%49d=root"));
+  EXPECT_TRUE(parse_target("/tasks?userId=alice&userid=root"));
 }
 
 TEST(Message, HeadersAreCaseInsensitiveAndSetReplaces) {
@@ -31,6 +42,12 @@ TEST(Message, HeadersAreCaseInsensitiveAndSetReplaces) {
   response.set_header("X-A", "1").set_header("x-a", "2");
   ASSERT_EQ(response.headers.size(), 1u);
   EXPECT_EQ(response.header("X-A").value(), "2");
+}
+
+TEST(Message, SplitFieldListTrimsAndDropsEmptyElements) {
+  EXPECT_EQ(split_field_list(" gzip ,\tchunked"), (std::vector<std::string_view>{"gzip", "chunked"}));
+  EXPECT_EQ(split_field_list(", ,a,,"), (std::vector<std::string_view>{"a"}));
+  EXPECT_TRUE(split_field_list("").empty());
 }
 
 TEST(Message, ErrorResponseHasTheOneErrorShape) {

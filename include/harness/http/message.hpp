@@ -14,6 +14,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/error.hpp"
+
 namespace harness::http {
 
 using header_list = std::vector<std::pair<std::string, std::string>>;
@@ -22,7 +24,7 @@ struct http_request {
   std::string method;  // "GET", "POST", ... as sent
   std::string target;  // raw request target, e.g. "/tasks?userId=a%20b"
   std::string path;    // percent-decoded path without the query
-  std::map<std::string, std::string> query;  // decoded; a repeated key keeps the last value
+  std::map<std::string, std::string> query;  // decoded; each key given once
   header_list headers;
   std::string body;
   std::string request_id;  // from X-Request-Id when safe, else generated
@@ -58,14 +60,20 @@ http_response json_response(unsigned status, const nlohmann::json& body);
 // `message` says what was wrong and what to do; it never carries internals.
 http_response error_response(unsigned status, std::string_view code, std::string_view message);
 
-// Splits "/a/b%20c?x=1&y=%2F" into a decoded path and query map. Returns
-// nullopt when the target is not origin-form or holds a bad %-escape.
+// Splits "/a/b%20c?x=1&y=%2F" into a decoded path and query map. Fails with
+// code "bad_target" when the target is not origin-form, holds a bad %-escape,
+// or gives a query parameter twice (after decoding: "a" and "%61" are one),
+// since a proxy may check one copy while a handler reads the other.
 struct parsed_target {
   std::string path;
   std::map<std::string, std::string> query;
 };
-std::optional<parsed_target> parse_target(std::string_view target);
+result<parsed_target> parse_target(std::string_view target);
 
 bool iequals(std::string_view a, std::string_view b);
+
+// The elements of a comma-separated field value ("gzip, chunked"), trimmed of
+// spaces and tabs; empty elements are dropped, as RFC 9110 section 5.6.1 asks.
+std::vector<std::string_view> split_field_list(std::string_view value);
 
 }  // namespace harness::http

@@ -39,7 +39,7 @@ struct route {
   std::string method;
   std::string pattern;
   handler handle;
-  bool json_body = false;  // requires Content-Type application/json and a JSON body
+  bool json_body = false;  // the body is read by parse_json_body (request_body.hpp) before the handler runs
   async_handler handle_async = nullptr;
 };
 
