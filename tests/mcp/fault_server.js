@@ -2,7 +2,9 @@
 // A misbehaving MCP server for the client's fault tests (Node, no dependencies).
 // Usage: node fault_server.js <mode>
 //   normal        a well-behaved server with the tools below
-//   garbage       also writes non-JSON lines, invalid UTF-8, a partial line and one huge line to stdout
+//   garbage       also writes to stdout what fails no request: text lines, whole objects without id
+//                 that are not JSON (invalid UTF-8, a broken member) and one huge text line
+//                 (hostile_server.js has the broken answers that do fail requests)
 //   stderr_flood  writes ~32 MB to stderr at start and more on every call
 //   bad_version   answers initialize with protocol version 1999-01-01
 //   endless_pages tools/list always has a nextCursor
@@ -26,7 +28,7 @@ function garbage() {
   if (mode !== 'garbage') return;
   process.stdout.write('this is not json\n');
   process.stdout.write(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));  // {"a":"\xff\xfe"}
-  process.stdout.write('{"jsonrpc":"2.0", "truncated\n');
+  process.stdout.write('{"jsonrpc":"2.0", "broken"}\n');  // whole, but no id: it answers nothing
   process.stdout.write('x'.repeat(2 * 1024 * 1024) + '\n');  // over the test's 1 MiB cap
   process.stdout.write('\n   \n');
 }
