@@ -98,9 +98,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       if (!answer->is_object() || !answer->contains("tools") || !(*answer)["tools"].is_array()) {
         co_return make_error("mcp_bad_response", "tools/list result has no tools array");
       }
-      for (auto& tool : (*answer)["tools"]) {
-        if (tool.is_object() && tool.contains("name") && tool["name"].is_string()) tools.push_back(std::move(tool));
-      }
+      // Every entry as listed: which ones are usable is the registry's call (tool_list_filter).
+      for (auto& tool : (*answer)["tools"]) tools.push_back(std::move(tool));
       if (!answer->contains("nextCursor") || !(*answer)["nextCursor"].is_string()) co_return tools;
       std::string next = (*answer)["nextCursor"].get<std::string>();
       if (cursor && next == *cursor) {

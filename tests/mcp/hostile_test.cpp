@@ -1,8 +1,12 @@
-// The client against tests/mcp/hostile_server.js, a real child process whose
-// answers are too large, not JSON or cut short by its death. The request
-// timeout is 10 minutes: a call that waited for its deadline instead of failing
-// at once would hang the test until ctest's timeout rather than pass.
+// The client and registry against tests/mcp/hostile_server.js, a real child
+// process whose answers are too large, not JSON or cut short by its death, and
+// whose tool lists are huge or badly named. The request timeout is 10 minutes:
+// a call that waited for its deadline instead of failing at once would hang the
+// test until ctest's timeout rather than pass.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/detached.hpp>
@@ -10,6 +14,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
 
 namespace harness::mcp {
@@ -133,6 +138,63 @@ TEST_F(HostileServer, OversizedRequestFromTheServerStillGetsAnAnswer) {
   const auto& answer = (*outcome)["structuredContent"];
   EXPECT_EQ(answer["error"]["code"], -32600) << answer.dump();
   EXPECT_TRUE(contains(answer["error"]["message"].get<std::string>(), "MCP_MAX_MESSAGE_BYTES")) << answer.dump();
+}
+
+mcp_config registry_config(const std::string& mode) {
+  mcp_config config;
+  config.servers = {hostile_server(mode)};
+  config.limits = patient_limits();
+  return config;
+}
+
+TEST(HostileToolLists, ToolsPastTheLimitAreDroppedAndCounted) {
+  asio::io_context ctx;
+  auto config = registry_config("many_tools");
+  ASSERT_EQ(config.limits.max_tools_per_server, 1000u);
+  auto registry = create_tool_registry(ctx.get_executor(), config);
+  run(ctx, registry->start());
+  EXPECT_EQ(registry->list("").size(), 1000u);
+  EXPECT_TRUE(registry->details("hostile__t999"));
+  EXPECT_FALSE(registry->details("hostile__t1000"));
+  const json server = registry->health_sources().at(0)->check().detail;
+  EXPECT_EQ(server["state"], "ready");
+  EXPECT_EQ(server["tools"], 1000);
+  EXPECT_EQ(server["droppedTools"]["count"], 4006) << server.dump();
+  EXPECT_EQ(server["droppedTools"]["overLimit"], 4006);
+  EXPECT_EQ(server["droppedTools"]["limit"], 1000);
+  run(ctx, registry->stop());
+}
+
+TEST(HostileToolLists, InvalidAndDuplicateNamesAreDroppedAndReported) {
+  asio::io_context ctx;
+  auto registry = create_tool_registry(ctx.get_executor(), registry_config("bad_names"));
+  run(ctx, registry->start());
+  std::vector<std::string> names;
+  for (const auto& tool : registry->list("")) names.push_back(tool["name"]);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"hostile__echo", "hostile__good.name-1_X"}));
+  EXPECT_EQ((*registry->details("hostile__good.name-1_X"))["description"], "first");
+  EXPECT_FALSE(registry->details("hostile__"));
+
+  const json dropped = registry->health_sources().at(0)->check().detail["droppedTools"];
+  EXPECT_EQ(dropped["count"], 10) << dropped.dump();
+  EXPECT_EQ(dropped["invalidOrDuplicate"], 10);
+  EXPECT_FALSE(dropped.contains("overLimit"));
+  std::map<std::string, std::string> reasons;  // by name; the tool without a name shows as ""
+  for (const auto& tool : dropped["rejected"]) {
+    if (tool["reason"] != "no name") reasons[tool["name"]] = tool["reason"];
+  }
+  EXPECT_EQ(dropped["rejected"][9], json({{"name", ""}, {"reason", "no name"}}));
+  EXPECT_EQ(reasons[""], "empty name");
+  EXPECT_TRUE(contains(reasons["a/b"], "'/'")) << reasons["a/b"];
+  EXPECT_EQ(reasons[".."], "name contains \"..\"");
+  EXPECT_EQ(reasons["x..y"], "name contains \"..\"");
+  EXPECT_TRUE(contains(reasons["sp ace"], "' '")) << reasons["sp ace"];
+  EXPECT_TRUE(contains(reasons[std::string(64, 'n') + "..."], "129 characters"));
+  EXPECT_TRUE(contains(reasons["caf??"], "byte 0xc3")) << dropped.dump();
+  EXPECT_EQ(reasons["good.name-1_X"], "duplicate of an earlier tool");
+  EXPECT_EQ(reasons["5"], "name is not a string");
+  run(ctx, registry->stop());
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ class client {
 
   virtual boost::asio::awaitable<status> notify(std::string method, nlohmann::json params) = 0;
 
-  // tools/list, following nextCursor for at most limits.max_pages pages.
+  // tools/list, following nextCursor for at most limits.max_pages pages. The entries come
+  // back as the server listed them, unchecked (names may be missing, invalid or repeated).
   virtual boost::asio::awaitable<result<std::vector<nlohmann::json>>> list_tools() = 0;
 
   // tools/call; the raw CallToolResult (isError results come back as values, not errors).
