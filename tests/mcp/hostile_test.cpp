@@ -23,14 +23,8 @@ namespace {
 namespace asio = boost::asio;
 using nlohmann::json;
 using testing::contains;
+using testing::patient_limits;
 using testing::run;
-
-client_limits patient_limits() {
-  auto limits = testing::test_limits();  // 1 MiB messages
-  limits.request_timeout = std::chrono::minutes(10);
-  limits.max_request_time = std::chrono::minutes(10);
-  return limits;
-}
 
 server_config hostile_server(const std::string& mode) {
   auto config = testing::node_server("hostile", {testing::source_dir() + "/tests/mcp/hostile_server.js", mode});

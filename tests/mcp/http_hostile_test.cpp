@@ -20,13 +20,10 @@ struct HostileHttp : ::testing::Test {
   asio::io_context ctx;
   std::unique_ptr<testing::http_server_fixture> server;
   void SetUp() override {
-    auto limits = testing::test_limits();  // 1 MiB messages
-    limits.request_timeout = std::chrono::minutes(10);
-    limits.max_request_time = std::chrono::minutes(10);
     const unsigned short port = testing::free_port(ctx);
     server = std::make_unique<testing::http_server_fixture>(
         ctx, std::vector<std::string>{testing::source_dir() + "/tests/mcp/http_fault_server.js", std::to_string(port)},
-        std::map<std::string, std::string>{}, testing::http_config(port), limits);
+        std::map<std::string, std::string>{}, testing::http_config(port), testing::patient_limits());
     ASSERT_TRUE(server->info) << server->info.error().describe();
   }
   void TearDown() override { server.reset(); }

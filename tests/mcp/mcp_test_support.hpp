@@ -85,4 +85,14 @@ inline client_limits test_limits() {
   return limits;
 }
 
+// For tests of failures that must come at once: with a 10-minute request timeout, a
+// call that waited for its deadline instead would hang the test until ctest's
+// timeout rather than pass. Messages are capped at 1 MiB, as in test_limits().
+inline client_limits patient_limits() {
+  auto limits = test_limits();
+  limits.request_timeout = std::chrono::minutes(10);
+  limits.max_request_time = std::chrono::minutes(10);
+  return limits;
+}
+
 }  // namespace harness::mcp::testing
