@@ -203,4 +203,8 @@ void child_process::signal(int sig) {
   if (::kill(-pid_, sig) != 0) ::kill(pid_, sig);
 }
 
+void child_process::kill_group() {
+  ::kill(-pid_, SIGKILL);
+}
+
 }  // namespace harness::mcp::detail

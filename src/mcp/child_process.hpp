@@ -40,6 +40,10 @@ class child_process {
   boost::asio::awaitable<bool> wait_exit(std::chrono::milliseconds limit);
   // Sends a signal to the child's process group; no-op once reaped.
   void signal(int sig);
+  // SIGKILLs what is left of the child's process group after the child itself exited
+  // (helpers it started). Call it only right after the exit, with evidence that the
+  // group lives on: a group's id is not reused while it has members.
+  void kill_group();
   // The wait status text once exited ("exit status 1", "signal 9"), else empty.
   std::string exit_description() const { return exit_text_; }
   bool exited() const { return reaped_; }

@@ -37,6 +37,7 @@ struct pending_request {
   clock::time_point deadline;
   clock::time_point hard_deadline;
   std::chrono::milliseconds timeout{0};
+  std::string method;  // for error messages
 };
 
 std::string id_key(const json& id) {
@@ -53,6 +54,9 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     transport_handlers handlers;
     handlers.on_message = [weak](json message) {
       if (auto self = weak.lock()) self->on_message(std::move(message));
+    };
+    handlers.on_undeliverable = [weak](undeliverable_message message) {
+      if (auto self = weak.lock()) self->on_undeliverable(std::move(message));
     };
     handlers.on_closed = [weak](error e) {
       if (auto self = weak.lock()) self->on_transport_closed(std::move(e));
@@ -94,9 +98,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       if (!answer->is_object() || !answer->contains("tools") || !(*answer)["tools"].is_array()) {
         co_return make_error("mcp_bad_response", "tools/list result has no tools array");
       }
-      for (auto& tool : (*answer)["tools"]) {
-        if (tool.is_object() && tool.contains("name") && tool["name"].is_string()) tools.push_back(std::move(tool));
-      }
+      // Every entry as listed: which ones are usable is the registry's call (tool_list_filter).
+      for (auto& tool : (*answer)["tools"]) tools.push_back(std::move(tool));
       if (!answer->contains("nextCursor") || !(*answer)["nextCursor"].is_string()) co_return tools;
       std::string next = (*answer)["nextCursor"].get<std::string>();
       if (cursor && next == *cursor) {
@@ -201,6 +204,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     const json id_json = id;
     auto entry = std::make_shared<pending_request>(executor_);
     entry->timeout = timeout.value_or(limits_.request_timeout);
+    entry->method = method;
     const auto start = clock::now();
     entry->deadline = start + entry->timeout;
     entry->hard_deadline = start + std::max(limits_.max_request_time, entry->timeout);
@@ -289,6 +293,62 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     }
   }
 
+  // Which request a message we could not read failed. By its id when that could be
+  // read; a message with a method is the server's request or notification, never an
+  // answer. A message without a readable id that was cut off or broken before its
+  // end may have been the answer to any request in flight: all of them fail (with
+  // one in flight, that is the one). A server that breaks its protocol stream is
+  // broken, and a caller's retry is better than every request waiting out its
+  // deadline. A whole message without an id answers nothing, so it fails nothing.
+  void on_undeliverable(undeliverable_message message) {
+    const auto& who = message.identity;
+    const error& problem = message.problem;
+    if (!who.looks_like_message) {
+      core::log_warn("mcp {}: ignored output that is not a JSON-RPC message ({})", transport_->describe(),
+                     problem.message);
+      return;
+    }
+    if (who.has_method) {
+      core::log_warn("mcp {}: dropped a request or notification from the server: {}", transport_->describe(),
+                     problem.describe());
+      if (who.id && !who.id->is_null()) answer_unreadable_request(*who.id, problem);
+      return;
+    }
+    if (who.id) {
+      auto it = pending_.find(id_key(*who.id));
+      if (it == pending_.end()) {
+        core::log_warn("mcp {}: dropped the answer to request {}, which no longer waits: {}", transport_->describe(),
+                       who.id->dump(), problem.describe());
+        return;
+      }
+      resolve(it->first, request_failed(it->second->method, problem, ""));
+      return;
+    }
+    if (who.complete) {
+      core::log_warn("mcp {}: dropped a message without id: {}", transport_->describe(), problem.describe());
+      return;
+    }
+    core::log_warn("mcp {}: a message without a readable id was lost; failing the {} request(s) in flight: {}",
+                   transport_->describe(), pending_.size(), problem.describe());
+    const std::string why = pending_.size() == 1
+                                ? ""
+                                : " (its id could not be read, so each of the " + std::to_string(pending_.size()) +
+                                      " requests in flight on this server failed)";
+    for (auto& [key, entry] : pending_) resolve(key, request_failed(entry->method, problem, why));
+  }
+
+  error request_failed(const std::string& method, const error& problem, const std::string& why) const {
+    return make_error(problem.code,
+                      method + " on " + transport_->describe() + " got no usable answer: " + problem.message + why,
+                      problem.hint);
+  }
+
+  // The server waits for an answer to its request, even one we could not read.
+  void answer_unreadable_request(const json& id, const error& problem) {
+    send_in_background(
+        {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", invalid_request}, {"message", problem.message}}}});
+  }
+
   void on_progress(const json& params) {
     if (!params.is_object() || !params.contains("progressToken")) return;
     auto it = pending_.find(id_key(params["progressToken"]));
@@ -313,11 +373,17 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     } else {
       reply["error"] = {{"code", method_not_found}, {"message", "method not found: " + method}};
     }
+    send_in_background(std::move(reply));
+  }
+
+  // Answers to the server's requests are sent beside whatever else runs; a failed send
+  // means the connection is gone, which on_closed reports.
+  void send_in_background(json message) {
     auto self = shared_from_this();
     asio::co_spawn(
         executor_,
-        [self, reply = std::move(reply)]() mutable -> asio::awaitable<void> {
-          co_await self->transport_->send(std::move(reply));
+        [self, message = std::move(message)]() mutable -> asio::awaitable<void> {
+          co_await self->transport_->send(std::move(message));
         },
         asio::detached);
   }

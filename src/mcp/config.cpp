@@ -201,6 +201,7 @@ std::vector<core::setting_spec> mcp_setting_specs() {
       {"MCP_STARTUP_TIMEOUT_MS", "60000", "time a server gets to start, initialize and list its tools"},
       {"MCP_SHUTDOWN_GRACE_MS", "2000", "stdio shutdown: wait after closing stdin, then after SIGTERM"},
       {"MCP_MAX_MESSAGE_BYTES", "16777216", "largest MCP message (stdio line, HTTP body, SSE event)"},
+      {"MCP_MAX_TOOLS_PER_SERVER", "1000", "most tools taken from one MCP server; the rest are dropped (see /health)"},
   };
 }
 
@@ -216,11 +217,14 @@ result<mcp_config> load_mcp_config(const core::settings& settings, const env_loo
   if (!grace) return grace.error();
   auto max_bytes = settings.get_int("MCP_MAX_MESSAGE_BYTES", 1024, std::int64_t{1} << 30);
   if (!max_bytes) return max_bytes.error();
+  auto max_tools = settings.get_int("MCP_MAX_TOOLS_PER_SERVER", 1, 100000);
+  if (!max_tools) return max_tools.error();
   config.limits.request_timeout = *timeout;
   config.limits.max_request_time = std::max(*max_time, *timeout);
   config.limits.startup_timeout = *startup;
   config.limits.shutdown_grace = *grace;
   config.limits.max_message_bytes = static_cast<std::size_t>(*max_bytes);
+  config.limits.max_tools_per_server = static_cast<std::size_t>(*max_tools);
 
   config.config_path = settings.get("MCP_CONFIG");
   std::ifstream file(config.config_path, std::ios::binary);

@@ -19,6 +19,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/transport.hpp"
+#include "message_errors.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
@@ -121,7 +122,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
     }
     const std::string content_type(head[http::field::content_type]);
     if (code < 200 || code >= 300) {
-      std::string body = co_await read_body(**stream, buffer, parser, 4096);
+      std::string body = (co_await read_body(**stream, buffer, parser, 4096)).text;
       co_return make_error("mcp_http_status", "POST " + config_.url + " answered HTTP " + std::to_string(code) +
                                                   (body.empty() ? "" : ": " + body.substr(0, 300)));
     }
@@ -134,19 +135,17 @@ class http_transport final : public transport, public std::enable_shared_from_th
         co_await sleep(state.retry);
         answered = co_await resume_get(state, want_id);
       }
+      if (state.unreadable_answer) co_return *state.unreadable_answer;
       if (!answered && want_id) {
-        co_return make_error("mcp_connection_lost", "the SSE stream for the request ended without a response");
+        co_return make_error("mcp_connection_lost",
+                             "the SSE stream for the request ended " +
+                                 std::string(state.cut_mid_event ? "in the middle of an event " : "") +
+                                 "without a response",
+                             "check that the MCP server is running at that URL");
       }
       co_return status{};
     }
-    std::string body = co_await read_body(**stream, buffer, parser, limits_.max_message_bytes);
-    if (body.find_first_not_of(" \t\r\n") == std::string::npos) co_return status{};
-    json parsed = json::parse(body, nullptr, false);
-    if (parsed.is_discarded()) {
-      co_return make_error("mcp_bad_response", "POST " + config_.url + " answered with a body that is not JSON");
-    }
-    deliver(std::move(parsed), want_id);
-    co_return status{};
+    co_return co_await read_json_answer(**stream, buffer, parser, want_id);
   }
 
   void set_protocol_version(const std::string& version) override { protocol_version_ = version; }
@@ -188,6 +187,14 @@ class http_transport final : public transport, public std::enable_shared_from_th
   struct sse_state {
     std::string last_id;
     std::chrono::milliseconds retry = default_retry;
+    bool cut_mid_event = false;              // the last stream ended inside an event
+    std::optional<error> unreadable_answer;  // the answer came but could not be read
+  };
+
+  struct body_read {
+    std::string text;
+    bool over_limit = false;          // stopped reading at the limit
+    boost::system::error_code error;  // the connection failed before the body ended
   };
 
   // Removes a stream from live_ when its operation ends.
@@ -232,17 +239,70 @@ class http_transport final : public transport, public std::enable_shared_from_th
                       "check that the MCP server is running at that URL");
   }
 
-  asio::awaitable<std::string> read_body(beast::tcp_stream& stream, beast::flat_buffer& buffer, response_parser& parser,
-                                         std::size_t limit) {
-    std::string body;
+  asio::awaitable<body_read> read_body(beast::tcp_stream& stream, beast::flat_buffer& buffer, response_parser& parser,
+                                       std::size_t limit) {
+    body_read body;
     while (!parser.is_done()) {
       stream.expires_after(limits_.request_timeout);
       auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-      body += parser.get().body();
+      body.text += parser.get().body();
       parser.get().body().clear();
-      if (ec || body.size() > limit) break;
+      if (body.text.size() > limit) {
+        body.over_limit = true;
+        break;
+      }
+      if (ec) {
+        body.error = ec;
+        break;
+      }
     }
     co_return body;
+  }
+
+  // A JSON answer to a POST: delivered, or, when it is too large, cut short or not
+  // JSON, reported (to fail its request at once) and returned as the error.
+  asio::awaitable<status> read_json_answer(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                           response_parser& parser, const std::optional<json>& want_id) {
+    const auto declared = parser.content_length();
+    auto body = co_await read_body(stream, buffer, parser, limits_.max_message_bytes);
+    if (body.over_limit) {
+      const std::size_t size = declared ? static_cast<std::size_t>(*declared) : body.text.size();
+      co_return unreadable_answer(detail::message_too_large(config_.name, size, limits_.max_message_bytes, !declared),
+                                  body.text, want_id);
+    }
+    if (body.error == beast::error::timeout) co_return io_error("POST", body.error);
+    if (body.error) {
+      const std::string of = declared ? " of " + std::to_string(*declared) : "";
+      co_return unreadable_answer(
+          make_error("mcp_connection_lost",
+                     "POST " + config_.url + ": the connection ended after " + std::to_string(body.text.size()) + of +
+                         " bytes of the answer, cut short (" + body.error.message() + ")",
+                     "check that the MCP server is running at that URL"),
+          body.text, want_id);
+    }
+    if (body.text.find_first_not_of(" \t\r\n") == std::string::npos) co_return status{};
+    auto parsed = detail::parse_message(body.text);
+    if (!parsed) {
+      co_return unreadable_answer(detail::message_not_json(config_.name, body.text, parsed.error().message), body.text,
+                                  want_id);
+    }
+    deliver(std::move(*parsed), want_id);
+    co_return status{};
+  }
+
+  // A POST's body can only answer that POST's request, so one without a readable id
+  // (and no method) is taken as that answer.
+  error unreadable_answer(error problem, std::string_view text, const std::optional<json>& want_id) {
+    report_unreadable(problem, identify_message(text), want_id);
+    return problem;
+  }
+
+  // Hands the client a message it cannot have; true when it was the answer to want_id.
+  bool report_unreadable(const error& problem, message_identity identity, const std::optional<json>& want_id) {
+    if (want_id && !identity.has_method && !identity.id) identity.id = *want_id;
+    const bool answer = want_id && !identity.has_method && identity.id == *want_id;
+    if (handlers_.on_undeliverable) handlers_.on_undeliverable({problem, std::move(identity)});
+    return answer;
   }
 
   // Reads an SSE body, delivering each message; true once the response to want_id came.
@@ -250,19 +310,29 @@ class http_transport final : public transport, public std::enable_shared_from_th
                                  sse_state& state, const std::optional<json>& want_id,
                                  std::optional<std::chrono::milliseconds> idle_limit) {
     bool answered = false;
+    // An answer to want_id that cannot be read ends the wait as surely as one that can.
+    auto unreadable = [&](const error& problem, message_identity identity) {
+      if (report_unreadable(problem, std::move(identity), want_id)) {
+        answered = true;
+        state.unreadable_answer = problem;
+      }
+    };
     sse_parser sse(
         limits_.max_message_bytes,
         [&](const sse_event& event) {
           if (event.id) state.last_id = *event.id;
           if (event.data.empty() || event.event != "message") return;  // priming / other events
-          json message = json::parse(event.data, nullptr, false);
-          if (message.is_discarded()) {
-            core::log_warn("mcp {}: ignored an SSE event that is not JSON", config_.name);
+          auto message = detail::parse_message(event.data);
+          if (!message) {
+            unreadable(detail::message_not_json(config_.name, event.data, message.error().message),
+                       identify_message(event.data));
             return;
           }
-          if (deliver(std::move(message), want_id)) answered = true;
+          if (deliver(std::move(*message), want_id)) answered = true;
         },
-        [&](const std::string& problem) { core::log_warn("mcp {}: {}", config_.name, problem); });
+        [&](const message_identity& identity) {
+          unreadable(detail::message_too_large(config_.name, identity.bytes, limits_.max_message_bytes), identity);
+        });
     while (!parser.is_done() && !closing_) {
       if (idle_limit) {
         stream.expires_after(*idle_limit);
@@ -277,6 +347,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       if (sse.retry_ms()) state.retry = std::chrono::milliseconds(*sse.retry_ms());
       if (ec || (answered && want_id)) break;
     }
+    state.cut_mid_event = !answered && sse.mid_event();
     co_return answered;
   }
 

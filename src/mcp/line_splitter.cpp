@@ -3,8 +3,12 @@
 namespace harness::mcp {
 
 line_splitter::line_splitter(std::size_t max_line, std::function<void(std::string_view)> on_line,
-                             std::function<void(std::size_t)> on_overflow)
-    : max_line_(max_line), on_line_(std::move(on_line)), on_overflow_(std::move(on_overflow)) {}
+                             std::function<void(std::size_t)> on_overflow,
+                             std::function<void(std::string_view)> on_dropped)
+    : max_line_(max_line),
+      on_line_(std::move(on_line)),
+      on_overflow_(std::move(on_overflow)),
+      on_dropped_(std::move(on_dropped)) {}
 
 void line_splitter::feed(std::string_view bytes) {
   while (!bytes.empty()) {
@@ -12,10 +16,15 @@ void line_splitter::feed(std::string_view bytes) {
     const std::string_view chunk = bytes.substr(0, nl);
     if (discarding_) {
       discarded_ += chunk.size();
+      if (on_dropped_) on_dropped_(chunk);
     } else if (buffer_.size() + chunk.size() > max_line_) {
       // Too long: drop what we hold and everything up to the next newline.
       discarding_ = true;
       discarded_ = buffer_.size() + chunk.size();
+      if (on_dropped_) {
+        on_dropped_(buffer_);
+        on_dropped_(chunk);
+      }
       buffer_.clear();
       buffer_.shrink_to_fit();
     } else {

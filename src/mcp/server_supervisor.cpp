@@ -118,7 +118,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   fresh->on_tools_changed([weak] {
     if (auto s = weak.lock()) asio::co_spawn(s->executor_, s->refresh_tools(), asio::detached);
   });
-  tools_ = std::move(*tools);
+  take_tools(std::move(*tools));
   state_ = server_state::ready;
   reason_.clear();
   ready_since_ = std::chrono::steady_clock::now();
@@ -137,6 +137,7 @@ void server_supervisor::on_lost(const error& e) {
   reason_ = e.describe();
   state_ = state_ == server_state::ready ? server_state::restarting : server_state::failed;
   tools_.clear();
+  dropped_ = {};
   core::log_warn("mcp {}: {} ({})", config_.name, state_ == server_state::restarting ? "crashed" : "failed to start",
                  reason_);
   if (!retry_scheduled_) {
@@ -175,9 +176,16 @@ asio::awaitable<void> server_supervisor::refresh_tools() {
     co_return;
   }
   if (client_ == current) {
-    tools_ = std::move(*tools);
+    take_tools(std::move(*tools));
     core::log_info("mcp {}: tool list changed ({} tools)", config_.name, tools_.size());
   }
+}
+
+void server_supervisor::take_tools(std::vector<json> listed) {
+  auto filtered = filter_tools(std::move(listed), limits_.max_tools_per_server);
+  if (!filtered.dropped.empty()) core::log_warn("mcp {}: {}", config_.name, describe(filtered.dropped));
+  tools_ = std::move(filtered.tools);
+  dropped_ = std::move(filtered.dropped);
 }
 
 asio::awaitable<void> server_supervisor::stop() {
@@ -185,6 +193,7 @@ asio::awaitable<void> server_supervisor::stop() {
   state_ = server_state::stopped;
   backoff_.cancel();
   tools_.clear();
+  dropped_ = {};
   if (client_) {
     auto current = std::move(client_);
     co_await current->close();
@@ -227,6 +236,7 @@ json server_supervisor::status() const {
               {"tools", tools_.size()},
               {"restarts", restarts_}};
   if (!reason_.empty()) out["reason"] = reason_;
+  if (!dropped_.empty()) out["droppedTools"] = to_json(dropped_);
   if (client_ && state_ == server_state::ready) {
     out["protocolVersion"] = client_->server().protocol_version;
     out["server"] = client_->server().info;

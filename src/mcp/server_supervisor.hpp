@@ -18,6 +18,7 @@
 #include "harness/core/health.hpp"
 #include "harness/mcp/client.hpp"
 #include "harness/mcp/config.hpp"
+#include "tool_list_filter.hpp"
 
 namespace harness::mcp::detail {
 
@@ -49,12 +50,14 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   boost::asio::awaitable<void> retry_loop();
   boost::asio::awaitable<void> refresh_tools();
   void on_lost(const error& e);
+  void take_tools(std::vector<nlohmann::json> listed);
 
   boost::asio::any_io_executor executor_;
   server_config config_;
   client_limits limits_;
   std::shared_ptr<client> client_;
   std::vector<nlohmann::json> tools_;
+  dropped_tools dropped_;  // what the last listing had that tools_ does not
   server_state state_ = server_state::starting;
   std::string reason_;
   int restarts_ = 0;

@@ -3,18 +3,20 @@
 #include <charconv>
 
 namespace harness::mcp {
+namespace {
+
+constexpr std::size_t max_field_name = 16;  // the fields we know are shorter
+
+}  // namespace
 
 sse_parser::sse_parser(std::size_t max_event, std::function<void(const sse_event&)> on_event,
-                       std::function<void(const std::string&)> on_error)
+                       std::function<void(const message_identity&)> on_oversized)
     : max_event_(max_event),
       on_event_(std::move(on_event)),
-      on_error_(std::move(on_error)),
+      on_oversized_(std::move(on_oversized)),
       lines_(
-          max_event, [this](std::string_view line) { on_line(line); },
-          [this](std::size_t n) {
-            oversized_ = true;
-            if (on_error_) on_error_("SSE line of " + std::to_string(n) + " bytes exceeds the limit; event dropped");
-          }) {}
+          max_event, [this](std::string_view line) { on_line(line); }, [this](std::size_t) { on_line_overflow(); },
+          [this](std::string_view bytes) { on_dropped_line_bytes(bytes); }) {}
 
 void sse_parser::feed(std::string_view bytes) {
   // Normalize CR and CRLF line ends to LF (a lone CR ends a line in SSE).
@@ -36,11 +38,65 @@ void sse_parser::feed(std::string_view bytes) {
   lines_.feed(normalized);
 }
 
+void sse_parser::go_oversized() {
+  if (oversized_) return;
+  oversized_ = true;
+  scanner_.reset();
+  scanner_.feed(current_.data);
+  current_.data.clear();
+  current_.data.shrink_to_fit();
+}
+
+// A line too long to hold passes here piece by piece. Only a data line matters:
+// its value is part of the event's data, which the scanner reads.
+void sse_parser::on_dropped_line_bytes(std::string_view bytes) {
+  while (!bytes.empty()) {
+    switch (dropped_line_) {
+      case dropped_line::field: {
+        const std::size_t colon = bytes.find(':');
+        const std::string_view name = bytes.substr(0, colon);
+        if (dropped_field_.size() + name.size() > max_field_name) {
+          dropped_line_ = dropped_line::other;
+          return;
+        }
+        dropped_field_.append(name);
+        if (colon == std::string_view::npos) return;
+        bytes.remove_prefix(colon + 1);
+        if (dropped_field_ != "data") {
+          dropped_line_ = dropped_line::other;
+          return;
+        }
+        go_oversized();
+        has_data_ = true;
+        dropped_line_ = dropped_line::skip_space;
+        break;
+      }
+      case dropped_line::skip_space:
+        if (bytes.front() == ' ') bytes.remove_prefix(1);
+        dropped_line_ = dropped_line::data;
+        break;
+      case dropped_line::data:
+        scanner_.feed(bytes);
+        return;
+      case dropped_line::other:
+        return;
+    }
+  }
+}
+
+void sse_parser::on_line_overflow() {
+  if (dropped_line_ == dropped_line::data || dropped_line_ == dropped_line::skip_space) scanner_.feed("\n");
+  dropped_line_ = dropped_line::field;
+  dropped_field_.clear();
+}
+
 void sse_parser::on_line(std::string_view line) {
   if (line.empty()) {  // blank line: dispatch
     if (has_id_) last_id_ = *current_.id;
     if (oversized_) {
+      if (on_oversized_) on_oversized_(scanner_.identity());
       oversized_ = false;
+      scanner_.reset();
     } else if (has_data_ || has_id_) {
       if (!current_.data.empty() && current_.data.back() == '\n') current_.data.pop_back();
       on_event_(current_);
@@ -58,17 +114,15 @@ void sse_parser::on_line(std::string_view line) {
     if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   }
   if (field == "data") {
-    if (current_.data.size() + value.size() + 1 > max_event_) {
-      oversized_ = true;
-      current_.data.clear();
-      if (on_error_) on_error_("SSE event exceeds the size limit; dropped");
-      return;
-    }
-    if (!oversized_) {
+    has_data_ = true;
+    if (current_.data.size() + value.size() + 1 > max_event_) go_oversized();
+    if (oversized_) {
+      scanner_.feed(value);
+      scanner_.feed("\n");
+    } else {
       current_.data.append(value);
       current_.data.push_back('\n');
     }
-    has_data_ = true;
   } else if (field == "event") {
     current_.event = std::string(value);
   } else if (field == "id") {

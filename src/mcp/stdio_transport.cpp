@@ -16,9 +16,11 @@
 #include "harness/core/logging.hpp"
 #include "harness/mcp/line_splitter.hpp"
 #include "harness/mcp/transport.hpp"
+#include "message_errors.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
+using detail::printable;
 using nlohmann::json;
 
 namespace {
@@ -26,13 +28,8 @@ namespace {
 constexpr std::size_t stderr_tail_lines = 20;
 constexpr std::size_t stderr_line_cap = 4096;
 constexpr std::chrono::seconds write_timeout{30};
-
-std::string printable(std::string_view text, std::size_t max = 200) {
-  std::string out;
-  for (char c : text.substr(0, max)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (text.size() > max) out += "...";
-  return out;
-}
+// After the server exits, what it wrote is still in the pipe; read_stdout gets this long to take it.
+constexpr std::chrono::milliseconds exit_drain{100};
 
 class stdio_transport final : public transport, public std::enable_shared_from_this<stdio_transport> {
  public:
@@ -44,9 +41,11 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
         stdout_lines_(
             limits.max_message_bytes, [this](std::string_view line) { on_stdout_line(line); },
             [this](std::size_t n) {
-              core::log_warn("mcp {}: dropped a {}-byte stdout line over the {}-byte limit", config_.name, n,
-                             limits_.max_message_bytes);
-            }),
+              undeliverable(detail::message_too_large(config_.name, n, limits_.max_message_bytes),
+                            oversized_.identity());
+              oversized_.reset();
+            },
+            [this](std::string_view bytes) { oversized_.feed(bytes); }),
         stderr_lines_(
             stderr_line_cap, [this](std::string_view line) { on_stderr_line(line); },
             [this](std::size_t n) { on_stderr_line("[" + std::to_string(n) + " bytes of stderr without newline]"); }) {}
@@ -69,6 +68,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     asio::co_spawn(executor_, read_stdout(self), asio::detached);
     asio::co_spawn(executor_, read_stderr(self), asio::detached);
     asio::co_spawn(executor_, write_loop(self), asio::detached);
+    asio::co_spawn(executor_, watch_exit(self), asio::detached);
     co_return status{};
   }
 
@@ -132,6 +132,26 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     }
   }
 
+  // The server's exit ends the connection even when no EOF comes: a helper it started
+  // with inherited stdio holds stdout open for as long as it lives. That helper is
+  // killed with the rest of the server's process group.
+  static asio::awaitable<void> watch_exit(std::shared_ptr<stdio_transport> self) {
+    while (!self->closing_ && !self->lost_) {
+      if (co_await self->child_->wait_exit(std::chrono::hours(1))) break;
+    }
+    if (self->closing_ || self->lost_) co_return;
+    asio::steady_timer drain(self->executor_, exit_drain);
+    co_await drain.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (self->closing_ || self->lost_) co_return;  // stdout ended: read_stdout reported it
+    self->child_->kill_group();
+    co_await self->connection_lost("exited, leaving its stdout open to a process it started");
+    // Should that process have left the group, our ends of its pipes close anyway, so the
+    // readers (and this transport) do not wait for it.
+    boost::system::error_code ignored;
+    self->child_->stdout_pipe().close(ignored);
+    self->child_->stderr_pipe().close(ignored);
+  }
+
   static asio::awaitable<void> write_loop(std::shared_ptr<stdio_transport> self) {
     asio::steady_timer deadline(self->executor_);
     while (!self->closing_ && !self->lost_) {
@@ -168,8 +188,13 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
 
   void on_stdout_line(std::string_view line) {
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;
-    json message = json::parse(line.begin(), line.end(), nullptr, false);
-    if (message.is_discarded() || !(message.is_object() || message.is_array())) {
+    auto parsed = detail::parse_message(line);
+    if (!parsed) {
+      undeliverable(detail::message_not_json(config_.name, line, parsed.error().message), identify_message(line));
+      return;
+    }
+    json message = std::move(*parsed);
+    if (!(message.is_object() || message.is_array())) {
       core::log_warn("mcp {}: ignored a stdout line that is not a JSON-RPC message: {}", config_.name, printable(line));
       return;
     }
@@ -203,7 +228,24 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
       child_->signal(SIGKILL);
       co_await child_->wait_exit(std::chrono::seconds(5));
     }
+    report_cut_short(reason);
     if (handlers_.on_closed) handlers_.on_closed(make_error("mcp_connection_lost", reason));
+  }
+
+  // The server died in the middle of a line: that message (often the reply the
+  // call waits for) is cut short. Reported before the loss itself, so the request
+  // it answered gets this more precise error.
+  void report_cut_short(const std::string& reason) {
+    message_identity identity =
+        stdout_lines_.dropping() ? oversized_.identity() : identify_message(stdout_lines_.partial());
+    if (identity.bytes == 0 || !identity.looks_like_message) return;
+    undeliverable(make_error("mcp_connection_lost", reason + "; its last message was cut short after " +
+                                                        std::to_string(identity.bytes) + " bytes"),
+                  std::move(identity));
+  }
+
+  void undeliverable(error problem, message_identity identity) {
+    if (handlers_.on_undeliverable) handlers_.on_undeliverable({std::move(problem), std::move(identity)});
   }
 
   asio::any_io_executor executor_;
@@ -213,6 +255,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   std::unique_ptr<detail::child_process> child_;
   std::deque<std::string> outbox_;
   asio::steady_timer wake_writer_;
+  message_identity_scanner oversized_;  // reads the stdout line being dropped as too large
   line_splitter stdout_lines_;
   line_splitter stderr_lines_;
   std::deque<std::string> stderr_tail_;

@@ -47,6 +47,10 @@ class fake_transport final : public transport {
     asio::post(ctx_, [this, message] { handlers_.on_message(message); });
   }
   void lose(error e) { handlers_.on_closed(std::move(e)); }
+  // A message the transport could not read, with what it could read of it.
+  void unreadable(message_identity identity) {
+    handlers_.on_undeliverable({make_error("mcp_message_too_large", "it was too big", "raise it"), identity});
+  }
   void set_protocol_version(const std::string& v) override { version = v; }
   void on_initialized() override {}
   void reset_session() override { ++resets; }
@@ -169,6 +173,65 @@ TEST_F(FakeClient, ConnectionLossFailsRequestsInFlight) {
   auto after = run(ctx, c->request("again", json::object()));
   ASSERT_FALSE(after);
   EXPECT_EQ(after.error().code, "mcp_not_connected");
+}
+
+message_identity looks(std::optional<json> id, bool complete, bool has_method = false) {
+  message_identity identity;
+  identity.looks_like_message = true;
+  identity.id = std::move(id);
+  identity.complete = complete;
+  identity.has_method = has_method;
+  return identity;
+}
+
+TEST_F(FakeClient, UnreadableAnswerFailsOnlyTheRequestItsIdNames) {
+  auto a = start("a");
+  auto b = start("b");
+  fake->unreadable(looks(fake->held[0]["id"], false));
+  settle();
+  ASSERT_TRUE(*a);
+  ASSERT_FALSE(**a);
+  EXPECT_EQ((**a).error().code, "mcp_message_too_large");
+  EXPECT_EQ((**a).error().message, "a on fake got no usable answer: it was too big");
+  EXPECT_EQ((**a).error().hint, "raise it");
+  EXPECT_FALSE(*b);
+  fake->reply(fake->held[1]["id"], {{"ok", true}});
+  settle();
+  ASSERT_TRUE(*b && **b);
+}
+
+TEST_F(FakeClient, UnreadableRequestFromTheServerFailsNothingAndIsAnswered) {
+  auto a = start("a");
+  fake->unreadable(looks(json(77), false, true));
+  settle();
+  EXPECT_FALSE(*a);
+  EXPECT_EQ(fake->sent.back()["id"], 77);
+  EXPECT_EQ(fake->sent.back()["error"]["code"], -32600);
+  EXPECT_EQ(fake->sent.back()["error"]["message"], "it was too big");
+}
+
+TEST_F(FakeClient, UnreadableWholeMessageWithoutIdOrStrayOutputFailsNothing) {
+  auto a = start("a");
+  fake->unreadable(looks(std::nullopt, true));  // whole, and no id: it answers nothing
+  fake->unreadable(message_identity{});         // stray output, not a message
+  fake->unreadable(looks(json(12345), true));   // an id nothing waits for
+  settle();
+  EXPECT_FALSE(*a);
+  EXPECT_EQ(c->in_flight(), 1u);
+}
+
+TEST_F(FakeClient, UnreadableBrokenMessageWithoutIdFailsEveryRequestInFlight) {
+  auto a = start("a");
+  auto b = start("b");
+  fake->unreadable(looks(std::nullopt, false));
+  settle();
+  for (const auto& slot : {a, b}) {
+    ASSERT_TRUE(*slot);
+    ASSERT_FALSE(**slot);
+    EXPECT_NE((**slot).error().message.find("each of the 2 requests in flight"), std::string::npos)
+        << (**slot).error().message;
+  }
+  EXPECT_EQ(c->in_flight(), 0u);
 }
 
 }  // namespace

@@ -79,6 +79,25 @@ TEST(McpConfig, DefaultConfigFileLoads) {
     EXPECT_TRUE(std::filesystem::path(server.args[0]).is_absolute()) << server.args[0];
   }
   EXPECT_EQ(config->limits.request_timeout, std::chrono::milliseconds(30000));
+  EXPECT_EQ(config->limits.max_tools_per_server, 1000u);
+}
+
+TEST(McpConfig, ToolsPerServerLimitIsASetting) {
+  core::setting_sources sources;
+  sources.env["MCP_CONFIG"] = testing::source_dir() + "/servers/mcp.json";
+  sources.env["MCP_MAX_TOOLS_PER_SERVER"] = "50";
+  auto settings = core::settings::resolve(mcp_setting_specs(), sources);
+  ASSERT_TRUE(settings);
+  auto config = load_mcp_config(*settings, fake_env({}));
+  ASSERT_TRUE(config) << config.error().describe();
+  EXPECT_EQ(config->limits.max_tools_per_server, 50u);
+
+  sources.env["MCP_MAX_TOOLS_PER_SERVER"] = "0";
+  auto zero = core::settings::resolve(mcp_setting_specs(), sources);
+  ASSERT_TRUE(zero);
+  auto refused = load_mcp_config(*zero, fake_env({}));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("MCP_MAX_TOOLS_PER_SERVER"), std::string::npos) << refused.error().message;
 }
 
 TEST(McpConfig, MissingFileIsAClearError) {

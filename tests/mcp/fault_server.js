@@ -2,7 +2,9 @@
 // A misbehaving MCP server for the client's fault tests (Node, no dependencies).
 // Usage: node fault_server.js <mode>
 //   normal        a well-behaved server with the tools below
-//   garbage       also writes non-JSON lines, invalid UTF-8, a partial line and one huge line to stdout
+//   garbage       also writes to stdout what fails no request: text lines, whole objects without id
+//                 that are not JSON (invalid UTF-8, a broken member) and one huge text line
+//                 (hostile_server.js has the broken answers that do fail requests)
 //   stderr_flood  writes ~32 MB to stderr at start and more on every call
 //   bad_version   answers initialize with protocol version 1999-01-01
 //   endless_pages tools/list always has a nextCursor
@@ -12,21 +14,17 @@
 // ask_client (sends ping, roots/list, sampling/createMessage, elicitation/create to the client
 // and returns the answers), add_tool (adds tool "added" and sends tools/list_changed), fail (isError).
 'use strict';
+const { send, reply, fail, askClient, serve } = require('./stdio_jsonrpc');
 const mode = process.argv[2] || 'normal';
 const cancelled = [];
-const waiting = new Map();  // our requests to the client, by id
-let nextId = 1000;
 let extraTool = false;
 
-function send(obj) { process.stdout.write(JSON.stringify(obj) + '\n'); }
-function reply(id, result) { send({ jsonrpc: '2.0', id, result }); }
-function fail(id, code, message) { send({ jsonrpc: '2.0', id, error: { code, message } }); }
 function text(t) { return { content: [{ type: 'text', text: typeof t === 'string' ? t : JSON.stringify(t) }] }; }
 function garbage() {
   if (mode !== 'garbage') return;
   process.stdout.write('this is not json\n');
   process.stdout.write(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));  // {"a":"\xff\xfe"}
-  process.stdout.write('{"jsonrpc":"2.0", "truncated\n');
+  process.stdout.write('{"jsonrpc":"2.0", "broken"}\n');  // whole, but no id: it answers nothing
   process.stdout.write('x'.repeat(2 * 1024 * 1024) + '\n');  // over the test's 1 MiB cap
   process.stdout.write('\n   \n');
 }
@@ -34,11 +32,6 @@ function flood(bytes) {
   if (mode !== 'stderr_flood') return;
   const line = 'e'.repeat(1023) + '\n';
   for (let i = 0; i < bytes / 1024; i++) process.stderr.write(line);
-}
-function askClient(method, params) {
-  const id = nextId++;
-  send({ jsonrpc: '2.0', id, method, params });
-  return new Promise((resolve) => waiting.set(id, resolve));
 }
 function tools() {
   const t = [
@@ -90,11 +83,6 @@ async function call(id, name, args, meta) {
 }
 
 function handle(msg) {
-  if (msg.id !== undefined && msg.method === undefined) {  // an answer to our request
-    const resolve = waiting.get(msg.id);
-    if (resolve) { waiting.delete(msg.id); resolve(msg.error ? { error: msg.error } : { result: msg.result }); }
-    return;
-  }
   const p = msg.params || {};
   switch (msg.method) {
     case 'initialize':
@@ -121,15 +109,4 @@ function handle(msg) {
 
 if (mode === 'crash_on_start') { process.stderr.write('fault_server: cannot start\n'); process.exit(7); }
 flood(32 * 1024 * 1024);
-let buffered = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buffered += chunk;
-  let nl;
-  while ((nl = buffered.indexOf('\n')) >= 0) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    if (line.trim()) handle(JSON.parse(line));
-  }
-});
-process.stdin.on('end', () => process.exit(0));
+serve(handle);

@@ -113,6 +113,8 @@ TEST_F(FaultServer, ProgressExtendsTheDeadlineUpToTheHardCap) {
   EXPECT_EQ(too_long.error().code, "mcp_timeout");
 }
 
+// Stray output and broken objects that answer no request are logged and skipped;
+// broken answers fail their requests (hostile_test.cpp).
 TEST_F(FaultServer, GarbageOnStdoutIsSkipped) {
   auto c = connect("garbage");
   clients.push_back(c);

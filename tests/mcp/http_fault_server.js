@@ -4,6 +4,9 @@
 // Tools: headers (returns the request headers we care about), expire (forgets every
 // session, so the next request gets a 404), stats (initialize/DELETE counts),
 // batch (answers with a JSON array: a notification and the response).
+// Hostile answers: huge_json / huge_json_chunked / huge_sse {bytes} (a body with or without
+// Content-Length / an SSE event of that size),
+// bad_json / bad_sse (not JSON), cut_json / cut_sse (the connection ends halfway).
 'use strict';
 const http = require('http');
 const port = Number(process.argv[2]);
@@ -15,6 +18,29 @@ function json(res, status, body, headers = {}) {
   res.end(body === undefined ? '' : JSON.stringify(body));
 }
 const text = (t) => ({ content: [{ type: 'text', text: JSON.stringify(t) }] });
+const hostile = ['huge_json', 'huge_json_chunked', 'huge_sse', 'bad_json', 'bad_sse', 'cut_json', 'cut_sse'];
+
+// Answers that are too large, not JSON, or cut short, as a JSON body or an SSE event.
+function hostileAnswer(res, name, id, args) {
+  const answer = (body) => `{"result":${body},"jsonrpc":"2.0","id":${id}}`;
+  const big = answer(JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(args.bytes ?? 2 * 1024 * 1024) }] }));
+  const notJson = `{"jsonrpc":"2.0","id":${id},"result":{"content":[],"value":NaN}}`;
+  const whole = answer(JSON.stringify({ content: [{ type: 'text', text: 'y'.repeat(1000) }] }));
+  const sse = () => res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+  switch (name) {
+    case 'huge_json': res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': big.length }); return res.end(big);
+    case 'huge_json_chunked': res.writeHead(200, { 'Content-Type': 'application/json' }); return res.end(big);
+    case 'bad_json': res.writeHead(200, { 'Content-Type': 'application/json' }); return res.end(notJson);
+    case 'huge_sse': sse(); return res.end(`event: message\ndata: ${big}\n\n`);
+    case 'bad_sse': sse(); return res.end(`event: message\ndata: ${notJson}\n\n`);
+    case 'cut_json':
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': whole.length });
+      return res.write(whole.slice(0, 500), () => res.socket.destroy());
+    case 'cut_sse':
+      sse();
+      return res.write(`event: message\ndata: ${whole.slice(0, 500)}`, () => res.socket.destroy());
+  }
+}
 
 http.createServer((req, res) => {
   let body = '';
@@ -36,8 +62,9 @@ http.createServer((req, res) => {
     const reply = (result) => json(res, 200, { jsonrpc: '2.0', id: msg.id, result });
     switch (msg.method) {
       case 'tools/list':
-        return reply({ tools: ['headers', 'expire', 'stats', 'batch'].map((name) => ({ name, inputSchema: { type: 'object' } })) });
+        return reply({ tools: ['headers', 'expire', 'stats', 'batch', ...hostile].map((name) => ({ name, inputSchema: { type: 'object' } })) });
       case 'tools/call':
+        if (hostile.includes(msg.params.name)) return hostileAnswer(res, msg.params.name, msg.id, msg.params.arguments || {});
         switch (msg.params.name) {
           case 'headers': return reply(text({ authorization: req.headers['authorization'], version: req.headers['mcp-protocol-version'], accept: req.headers['accept'], session: sid }));
           case 'expire': sessions.clear(); return reply(text('expired'));

@@ -5,79 +5,21 @@
 
 #include <signal.h>
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
-#include "child_process.hpp"
 #include "harness/mcp/client.hpp"
 #include "harness/mcp/tool_registry.hpp"
-#include "mcp_test_support.hpp"
+#include "http_test_support.hpp"
 
 namespace harness::mcp {
 namespace {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+using testing::free_port;
+using testing::http_config;
+using testing::http_server_fixture;
 using testing::run;
-
-// A free loopback port for the HTTP server.
-unsigned short free_port(asio::io_context& ctx) {
-  asio::ip::tcp::acceptor acceptor(ctx, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
-
-// Starts `node script args... ` and connects an HTTP client to it; the server needs
-// a moment to listen, so the handshake is retried for up to 20 s.
-struct http_server_fixture {
-  asio::io_context& ctx;
-  std::unique_ptr<detail::child_process> child;
-  std::shared_ptr<client> c;
-  result<server_info> info = make_error("not_started", "");
-
-  http_server_fixture(asio::io_context& io, std::vector<std::string> args, std::map<std::string, std::string> env,
-                      server_config config)
-      : ctx(io) {
-    detail::spawn_request request;
-    request.command = "node";
-    request.args = std::move(args);
-    request.env = detail::minimal_environment();
-    for (auto& [k, v] : env) request.env[k] = v;
-    auto spawned = detail::child_process::spawn(ctx.get_executor(), request);
-    if (!spawned) {
-      info = spawned.error();
-      return;
-    }
-    child = std::move(*spawned);
-    auto limits = testing::test_limits();
-    for (int i = 0; i < 100 && !info; ++i) {
-      c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits), limits);
-      info = run(ctx, c->connect());
-      if (!info) {
-        run(ctx, c->close());
-        run(ctx, [&]() -> asio::awaitable<void> {
-          asio::steady_timer t(ctx, std::chrono::milliseconds(200));
-          co_await t.async_wait(asio::use_awaitable);
-        }());
-      }
-    }
-  }
-  ~http_server_fixture() {
-    if (c) run(ctx, c->close());
-    if (child) {
-      child->signal(SIGTERM);
-      run(ctx, child->wait_exit(std::chrono::seconds(5)));
-    }
-  }
-};
-
-server_config http_config(unsigned short port) {
-  server_config config;
-  config.name = "remote";
-  config.kind = transport_kind::http;
-  config.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
-  return config;
-}
+using testing::spawn_node;
+using testing::wait_health;
 
 TEST(StreamableHttp, HeadersSessionExpiryAndBatches) {
   asio::io_context ctx;
@@ -128,32 +70,11 @@ TEST(StreamableHttp, EverythingServerOverHttp) {
   ASSERT_TRUE(slow) << slow.error().describe();
 }
 
-// Spawns node with args (the server for the test); the caller waits for it to listen.
-std::unique_ptr<detail::child_process> spawn_node(asio::io_context& ctx, std::vector<std::string> args) {
-  detail::spawn_request request;
-  request.command = "node";
-  request.args = std::move(args);
-  request.env = detail::minimal_environment();
-  auto child = detail::child_process::spawn(ctx.get_executor(), request);
-  return child ? std::move(*child) : nullptr;
-}
-
-// Polls (bounded: 30 s) until the health source says `up`.
-bool wait_health(asio::io_context& ctx, const core::health_source& health, bool up) {
-  return run(ctx, [&]() -> asio::awaitable<bool> {
-    asio::steady_timer t(ctx);
-    for (int i = 0; i < 300 && health.check().up != up; ++i) {
-      t.expires_after(std::chrono::milliseconds(100));
-      co_await t.async_wait(asio::use_awaitable);
-    }
-    co_return health.check().up == up;
-  }());
-}
-
 TEST(StreamableHttp, RegistryMarksAVanishedServerDownAndReconnects) {
   asio::io_context ctx;
   const unsigned short port = free_port(ctx);
-  const std::vector<std::string> args = {testing::source_dir() + "/tests/mcp/http_fault_server.js", std::to_string(port)};
+  const std::vector<std::string> args = {testing::source_dir() + "/tests/mcp/http_fault_server.js",
+                                         std::to_string(port)};
   auto server = spawn_node(ctx, args);
   ASSERT_TRUE(server);
   mcp_config config;

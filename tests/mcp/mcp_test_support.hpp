@@ -1,14 +1,19 @@
 // Helpers for the MCP tests: run a coroutine to completion on a fresh
-// io_context, and find the npm servers and the fault server script.
+// io_context, find the npm servers and the fault server script, and wait
+// (bounded) for a process to be gone.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <string>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include "harness/mcp/config.hpp"
@@ -24,6 +29,10 @@ T run(boost::asio::io_context& ctx, boost::asio::awaitable<T> task) {
     if (ctx.run_one() == 0) ctx.restart();
   }
   return future.get();
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 inline std::string source_dir() {
@@ -47,12 +56,42 @@ inline server_config fault_server(const std::string& mode) {
   return node_server("fault", {source_dir() + "/tests/mcp/fault_server.js", mode});
 }
 
+// A process that has exited (or is a zombie no one reaps: in a container PID 1 may not).
+inline bool process_gone(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  const auto close = text.rfind(')');
+  return text.empty() || (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z');
+}
+
+// Polls (bounded: 10 s) until the process is gone: a SIGKILL takes effect soon, not at once.
+inline bool wait_until_gone(boost::asio::io_context& ctx, int pid) {
+  return run(ctx, [&]() -> boost::asio::awaitable<bool> {
+    boost::asio::steady_timer timer(ctx);
+    for (int i = 0; i < 200 && !process_gone(pid); ++i) {
+      timer.expires_after(std::chrono::milliseconds(50));
+      co_await timer.async_wait(boost::asio::use_awaitable);
+    }
+    co_return process_gone(pid);
+  }());
+}
+
 inline client_limits test_limits() {
   client_limits limits;
   limits.request_timeout = std::chrono::seconds(20);
   limits.startup_timeout = std::chrono::seconds(30);
   limits.max_message_bytes = 1024 * 1024;
   limits.restart_backoff_min = std::chrono::milliseconds(100);
+  return limits;
+}
+
+// For tests of failures that must come at once: with a 10-minute request timeout, a
+// call that waited for its deadline instead would hang the test until ctest's
+// timeout rather than pass. Messages are capped at 1 MiB, as in test_limits().
+inline client_limits patient_limits() {
+  auto limits = test_limits();
+  limits.request_timeout = std::chrono::minutes(10);
+  limits.max_request_time = std::chrono::minutes(10);
   return limits;
 }
 

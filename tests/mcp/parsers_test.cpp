@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/mcp/line_splitter.hpp"
+#include "harness/mcp/message_identity.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/tool_result.hpp"
 
@@ -8,6 +9,10 @@ namespace harness::mcp {
 namespace {
 
 using nlohmann::json;
+
+json id_of(const message_identity& identity) {
+  return identity.id ? *identity.id : json("(no id)");
+}
 
 TEST(LineSplitter, SplitsPartialLinesAndDropsOversizedOnes) {
   std::vector<std::string> lines;
@@ -23,6 +28,59 @@ TEST(LineSplitter, SplitsPartialLinesAndDropsOversizedOnes) {
   ASSERT_EQ(dropped.size(), 1u);
   EXPECT_EQ(dropped[0], 16u);
   EXPECT_EQ(splitter.pending(), 0u);
+}
+
+TEST(LineSplitter, ShowsTheBytesOfADroppedLineAndHoldsAPartialOne) {
+  std::string seen;
+  line_splitter splitter(
+      8, [](std::string_view) {}, [](std::size_t) {}, [&](std::string_view bytes) { seen.append(bytes); });
+  splitter.feed("0123");
+  splitter.feed("456789");
+  EXPECT_TRUE(splitter.dropping());
+  splitter.feed("ab\ncd");
+  EXPECT_EQ(seen, "0123456789ab");
+  EXPECT_FALSE(splitter.dropping());
+  EXPECT_EQ(splitter.partial(), "cd");
+}
+
+TEST(MessageIdentity, FindsTheTopLevelIdAndMethodWhereverTheyAre) {
+  auto last = identify_message(R"({"result":{"id":99,"content":[{"text":"\"id\":7"}]},"jsonrpc":"2.0","id":5})");
+  EXPECT_EQ(id_of(last), 5);
+  EXPECT_FALSE(last.has_method);
+  EXPECT_TRUE(last.complete);
+  EXPECT_TRUE(last.looks_like_message);
+  EXPECT_EQ(id_of(identify_message(R"( {"id" : "a\"b", "result": {}})")), "a\"b");
+  EXPECT_EQ(id_of(identify_message(R"({"jsonrpc":"2.0","id":null,"error":{}})")), nullptr);
+  auto request = identify_message(R"({"method":"sampling/createMessage","id":3,"params":{}})");
+  EXPECT_TRUE(request.has_method);
+  EXPECT_EQ(id_of(request), 3);
+}
+
+TEST(MessageIdentity, ReadsWhatItCanOfBrokenOrCutMessages) {
+  auto cut = identify_message(R"({"jsonrpc":"2.0","id":12,"result":{"content":[{"text":"abc)");
+  EXPECT_EQ(id_of(cut), 12);
+  EXPECT_FALSE(cut.complete);
+  EXPECT_FALSE(identify_message(R"({"jsonrpc":"2.0","id":12)").id);  // the number may go on
+  auto broken = identify_message(R"({"id":4,"result":{"value":NaN}})");
+  EXPECT_EQ(id_of(broken), 4);
+  EXPECT_TRUE(broken.complete);
+  EXPECT_FALSE(identify_message(R"({"id":{"a":1}})").id);  // an object is no id
+  EXPECT_FALSE(identify_message("this is a log line").looks_like_message);
+  EXPECT_FALSE(identify_message("   ").looks_like_message);
+  EXPECT_TRUE(identify_message(R"([{"id":1}])").complete);
+  EXPECT_FALSE(identify_message(R"([{"id":1}])").id);  // batches are not read
+}
+
+TEST(MessageIdentity, StreamsInPiecesWithBoundedMemory) {
+  message_identity_scanner scanner;
+  scanner.feed(R"({"result":{"text":")");
+  for (int i = 0; i < 1000; ++i) scanner.feed(std::string(1000, 'x'));
+  scanner.feed(R"("},"jsonrpc":"2.0","i)");
+  scanner.feed(R"(d":4)");
+  scanner.feed("2}");
+  EXPECT_EQ(id_of(scanner.identity()), 42);
+  EXPECT_EQ(scanner.identity().bytes, 1000u * 1000u + 46u);
+  EXPECT_FALSE(identify_message(R"({"id":")" + std::string(1000, '7') + R"("})").id);  // too long for an id
 }
 
 TEST(SseParser, ParsesEventsIdsRetryAndCommentsAcrossChunks) {
@@ -44,13 +102,32 @@ TEST(SseParser, ParsesEventsIdsRetryAndCommentsAcrossChunks) {
 
 TEST(SseParser, DropsAnOversizedEventAndRecovers) {
   std::vector<sse_event> events;
-  int errors = 0;
+  int dropped = 0;
   sse_parser parser(
-      16, [&](const sse_event& e) { events.push_back(e); }, [&](const std::string&) { ++errors; });
+      16, [&](const sse_event& e) { events.push_back(e); }, [&](const message_identity&) { ++dropped; });
   parser.feed("data: 0123456789\ndata: 0123456789\n\ndata: ok\n\n");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].data, "ok");
-  EXPECT_GE(errors, 1);
+  EXPECT_EQ(dropped, 1);
+}
+
+TEST(SseParser, ReadsTheIdOfAnOversizedEventAndKnowsWhenItIsCutInOne) {
+  std::vector<message_identity> dropped;
+  sse_parser parser(
+      32, [](const sse_event&) {}, [&](const message_identity& identity) { dropped.push_back(identity); });
+  parser.feed(": long comments are skipped " + std::string(100, 'c') + "\nevent: message\nid: 7\n");
+  parser.feed(R"(data: {"result":{"text":")" + std::string(100, 'x'));
+  parser.feed(std::string(100, 'x') + "\"}");
+  parser.feed(R"(,"jsonrpc":"2.0","id":3})");
+  EXPECT_TRUE(dropped.empty());
+  parser.feed("\n\n");
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(id_of(dropped[0]), 3);
+  EXPECT_TRUE(dropped[0].complete);
+  EXPECT_EQ(parser.last_event_id(), "7");
+  EXPECT_FALSE(parser.mid_event());
+  parser.feed("data: {\"id\":4,");
+  EXPECT_TRUE(parser.mid_event());
 }
 
 TEST(ToolResult, PrefersStructuredContentThenParsesJsonText) {

@@ -42,9 +42,13 @@ struct server_info {
 
 // Error codes a request can fail with (error::code):
 //   mcp_timeout           no answer within the deadline (we sent notifications/cancelled)
-//   mcp_connection_lost   the server went away while the request was in flight
+//   mcp_connection_lost   the server went away while the request was in flight, or its
+//                         answer was cut short when it did ("... cut short after N bytes")
+//   mcp_message_too_large the answer was over limits.max_message_bytes (MCP_MAX_MESSAGE_BYTES)
+//   mcp_bad_response      the answer is not valid JSON, or not a valid JSON-RPC response
 //   mcp_jsonrpc_error     the server answered with a JSON-RPC error ("code: message" in message)
-//   mcp_unsupported_protocol, mcp_bad_response, mcp_endless_pagination, mcp_not_connected
+//   mcp_unsupported_protocol, mcp_endless_pagination, mcp_not_connected
+// An answer that cannot be read fails its request at once (see on_undeliverable in client.cpp).
 class client {
  public:
   virtual ~client() = default;
@@ -61,7 +65,8 @@ class client {
 
   virtual boost::asio::awaitable<status> notify(std::string method, nlohmann::json params) = 0;
 
-  // tools/list, following nextCursor for at most limits.max_pages pages.
+  // tools/list, following nextCursor for at most limits.max_pages pages. The entries come
+  // back as the server listed them, unchecked (names may be missing, invalid or repeated).
   virtual boost::asio::awaitable<result<std::vector<nlohmann::json>>> list_tools() = 0;
 
   // tools/call; the raw CallToolResult (isError results come back as values, not errors).

@@ -49,6 +49,7 @@ struct client_limits {
   std::chrono::milliseconds shutdown_grace{2000};      // stdin closed -> SIGTERM -> SIGKILL steps
   std::size_t max_message_bytes = 16 * 1024 * 1024;    // one stdio line / one HTTP body or SSE event
   std::size_t max_pages = 100;                         // tools/list pages before we call it endless
+  std::size_t max_tools_per_server = 1000;             // tools taken from one server; the rest are dropped
   std::chrono::milliseconds restart_backoff_min{500};
   std::chrono::milliseconds restart_backoff_max{30000};
 };

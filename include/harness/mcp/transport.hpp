@@ -13,12 +13,25 @@
 
 #include "harness/core/error.hpp"
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/message_identity.hpp"
 
 namespace harness::mcp {
+
+// A message from the server that cannot be delivered: over MCP_MAX_MESSAGE_BYTES
+// (mcp_message_too_large), not valid JSON (mcp_bad_response), or cut short when the
+// connection ended (mcp_connection_lost). `problem` says what was wrong and what to
+// do; `identity` is what could still be read of the message (its id, a method).
+struct undeliverable_message {
+  error problem;
+  message_identity identity;
+};
 
 struct transport_handlers {
   // Every message the server sends (responses, notifications, requests), in order.
   std::function<void(nlohmann::json)> on_message;
+  // Every message that could not be delivered, in order with on_message; the client
+  // decides which request, if any, it answered (see client.cpp).
+  std::function<void(undeliverable_message)> on_undeliverable;
   // The connection is gone for good (process exited, fatal I/O error); called at most once,
   // never after close() was called.
   std::function<void(error)> on_closed;
