@@ -85,13 +85,12 @@ namespace {
 asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
   if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
   if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(shared.call_deadline - clock_type::now());
-  if (left <= std::chrono::milliseconds::zero()) {
+  if (clock_type::now() >= shared.call_deadline) {
     co_return make_error("block_deadline", "the block is about to reach its time limit; the call was not made",
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
   }
   auto args = shared.filter.out_of_sandbox(std::move(call.args));
-  auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), left);
+  auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline);
   if (!answer && answer.error().code == "mcp_timeout" && clock_type::now() >= shared.call_deadline) {
     answer.error().hint =
         "the call was cut short so that the block could end before its own limit "

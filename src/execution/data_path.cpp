@@ -25,9 +25,9 @@ class registry_gateway final : public bridge::tool_gateway {
     co_return registry_->details(name);
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
-                                                           std::chrono::milliseconds timeout) override {
+                                                           std::chrono::steady_clock::time_point not_after) override {
     co_await ready();
-    co_return co_await registry_->call(std::move(name), std::move(args), timeout);
+    co_return co_await registry_->call(std::move(name), std::move(args), mcp::call_deadline::until(not_after));
   }
 
  private:

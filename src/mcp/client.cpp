@@ -66,8 +66,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     co_return co_await handshake();
   }
 
-  asio::awaitable<result<json>> request(std::string method, json params,
-                                        std::optional<std::chrono::milliseconds> timeout) override {
+  asio::awaitable<result<json>> request(std::string method, json params, call_deadline timeout) override {
     auto self = shared_from_this();
     const std::uint64_t session = session_generation_;
     auto outcome = co_await send_request(method, params, timeout);
@@ -112,8 +111,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
                          "the server paginates without end");
   }
 
-  asio::awaitable<result<json>> call_tool(std::string name, json arguments,
-                                          std::optional<std::chrono::milliseconds> timeout) override {
+  asio::awaitable<result<json>> call_tool(std::string name, json arguments, call_deadline timeout) override {
     json params = {{"name", std::move(name)},
                    {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
     co_return co_await request("tools/call", std::move(params), timeout);
@@ -196,18 +194,18 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     co_return info;
   }
 
-  asio::awaitable<result<json>> send_request(const std::string& method, json params,
-                                             std::optional<std::chrono::milliseconds> timeout) {
+  asio::awaitable<result<json>> send_request(const std::string& method, json params, call_deadline deadline) {
     if (!open_) co_return make_error("mcp_not_connected", "the MCP client is not connected");
     auto self = shared_from_this();
     const std::int64_t id = next_id_++;
     const json id_json = id;
     auto entry = std::make_shared<pending_request>(executor_);
-    entry->timeout = timeout.value_or(limits_.request_timeout);
+    entry->timeout = deadline.timeout.value_or(limits_.request_timeout);
     entry->method = method;
     const auto start = clock::now();
-    entry->deadline = start + entry->timeout;
     entry->hard_deadline = start + std::max(limits_.max_request_time, entry->timeout);
+    if (deadline.not_after) entry->hard_deadline = std::min(entry->hard_deadline, *deadline.not_after);
+    entry->deadline = std::min(start + entry->timeout, entry->hard_deadline);
     const std::string key = id_key(id_json);
     pending_[key] = entry;
 

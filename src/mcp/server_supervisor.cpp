@@ -200,8 +200,7 @@ asio::awaitable<void> server_supervisor::stop() {
   }
 }
 
-asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arguments,
-                                                      std::optional<std::chrono::milliseconds> timeout) {
+asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arguments, call_deadline deadline) {
   auto self = shared_from_this();
   if (state_ != server_state::ready || !client_) {
     co_return make_error(
@@ -210,10 +209,7 @@ asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arg
         "see GET /health; the harness restarts crashed servers with backoff");
   }
   auto current = client_;
-  // A caller's timeout only shortens the call: the server's own request
-  // timeout (timeoutMs, MCP_REQUEST_TIMEOUT_MS) is its longest.
-  if (timeout) timeout = std::min(*timeout, limits_.request_timeout);
-  auto outcome = co_await current->call_tool(std::move(tool), std::move(arguments), timeout);
+  auto outcome = co_await current->call_tool(std::move(tool), std::move(arguments), deadline);
   // An HTTP server has no process to watch: a failed connection is how we learn it is
   // gone, so mark it down (health) and reconnect with backoff, as for a crash.
   if (!outcome && outcome.error().code == "mcp_connection_lost" && config_.kind == transport_kind::http &&

@@ -36,7 +36,7 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
 
   // Calls a tool (its MCP name, without the server prefix); the raw CallToolResult.
   boost::asio::awaitable<result<nlohmann::json>> call(std::string tool, nlohmann::json arguments,
-                                                      std::optional<std::chrono::milliseconds> timeout);
+                                                      call_deadline deadline);
 
   const server_config& config() const { return config_; }
   server_state state() const { return state_; }

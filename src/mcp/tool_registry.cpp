@@ -86,8 +86,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     return out;
   }
 
-  asio::awaitable<result<json>> call_raw(std::string name, json arguments,
-                                         std::optional<std::chrono::milliseconds> timeout) override {
+  asio::awaitable<result<json>> call_raw(std::string name, json arguments, call_deadline timeout) override {
     if (!calls_) co_return co_await call_unmetered(name, std::move(arguments), timeout);
     const auto started = std::chrono::steady_clock::now();
     auto raw = co_await call_unmetered(name, std::move(arguments), timeout);
@@ -95,8 +94,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     co_return raw;
   }
 
-  asio::awaitable<result<json>> call_unmetered(std::string name, json arguments,
-                                               std::optional<std::chrono::milliseconds> timeout) {
+  asio::awaitable<result<json>> call_unmetered(std::string name, json arguments, call_deadline timeout) {
     auto self = shared_from_this();
     auto found = find(name);
     if (!found) co_return found.error();
@@ -108,8 +106,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
                                     timeout);
   }
 
-  asio::awaitable<result<json>> call(std::string name, json arguments,
-                                     std::optional<std::chrono::milliseconds> timeout) override {
+  asio::awaitable<result<json>> call(std::string name, json arguments, call_deadline timeout) override {
     auto raw = co_await call_raw(name, std::move(arguments), timeout);
     if (!raw) co_return raw.error();
     auto value = tool_result_value(*raw);

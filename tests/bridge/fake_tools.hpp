@@ -16,7 +16,7 @@ class fake_tools final : public tool_gateway {
   int in_flight = 0;
   int max_in_flight = 0;
   std::vector<nlohmann::json> received_args;
-  std::vector<std::chrono::milliseconds> received_timeouts;
+  std::vector<std::chrono::steady_clock::time_point> received_deadlines;
 
   boost::asio::awaitable<void> ready() override { co_return; }
   boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) override {
@@ -27,9 +27,9 @@ class fake_tools final : public tool_gateway {
     co_return nlohmann::json{{"name", name}, {"inputSchema", {{"type", "object"}}}};
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
-                                                           std::chrono::milliseconds timeout) override {
+                                                           std::chrono::steady_clock::time_point not_after) override {
     received_args.push_back(args);
-    received_timeouts.push_back(timeout);
+    received_deadlines.push_back(not_after);
     if (name == "t__fail") co_return make_error("tool_error", "the tool failed");
     ++in_flight;
     max_in_flight = std::max(max_in_flight, in_flight);

@@ -117,5 +117,24 @@ TEST_F(ExecuteIntegration, ASessionRunningABlockCanBeEnded) {
   EXPECT_EQ(again->status, 200) << again->body;
 }
 
+// A tool that reports progress forever: progress extends an MCP call's
+// deadline, but never past the block's own, so the call fails while the
+// block still has time to catch it, and the sandbox lives on.
+TEST_F(ExecuteIntegration, AToolCallEndsBeforeItsBlocksDeadlineWhateverProgressItReports) {
+  ASSERT_EQ(server->stop(), 0);
+  fs::path config = workspace / "mcp-hostile.json";
+  std::ofstream(config)
+      << json{{"mcpServers",
+               {{"hostile", {{"command", "node"}, {"args", {source_path("tests/mcp/hostile_server.js"), "normal"}}}}}}}
+             .dump();
+  start_server({{"MCP_CONFIG", config.string()}, {"MCP_REQUEST_TIMEOUT_MS", "1000"}, {"MCP_MAX_REQUEST_MS", "600000"}});
+  json r = execute(session_block("w6",
+                                 "try { await callMCPTool('hostile__progress_forever', {}); return 'answered' }\n"
+                                 "catch (e) { return e.code }"));
+  EXPECT_EQ(r["result"], "mcp_timeout") << r.dump();
+  EXPECT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["sandbox"]["ended"], false) << r.dump();
+}
+
 }  // namespace
 }  // namespace harness::testing

@@ -10,7 +10,8 @@
 // the TypeScript SDK writes it) unless id_first; not_json: an answer that is not JSON;
 // half_then_exit: half an answer, then exit 5; half_then_exit_keep_stdout: the same, but
 // a child that lives on holds stdout open (its pid in the last stderr line); no_id_cut: a broken
-// line without id (the answer comes never); hang: never answers; huge_notification {bytes}: an oversized
+// line without id (the answer comes never); hang: never answers; progress_forever: reports
+// progress every 100 ms and never answers; huge_notification {bytes}: an oversized
 // notifications/message before a normal answer; huge_request {bytes}: an oversized
 // request to the client, then the client's answer to it as the result.
 'use strict';
@@ -32,10 +33,10 @@ function tools() {
     ].map((t) => ({ inputSchema: schema, ...t }));
   }
   return ['echo', 'huge', 'not_json', 'half_then_exit', 'half_then_exit_keep_stdout', 'no_id_cut', 'hang',
-    'huge_notification', 'huge_request'].map((name) => ({ name, inputSchema: schema }));
+    'progress_forever', 'huge_notification', 'huge_request'].map((name) => ({ name, inputSchema: schema }));
 }
 
-async function call(id, name, args) {
+async function call(id, name, args, progressToken) {
   const bytes = args.bytes ?? 2 * 1024 * 1024;
   switch (name) {
     case 'echo': return reply(id, text(args.text ?? ''));
@@ -58,6 +59,12 @@ async function call(id, name, args) {
       return process.exit(5);
     }
     case 'hang': return;
+    case 'progress_forever': {
+      let progress = 0;
+      const timer = setInterval(() => send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: ++progress } }), 100);
+      timer.unref();
+      return;
+    }
     case 'no_id_cut': return write('{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"cut\n');
     case 'huge_notification':
       send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'z'.repeat(bytes) } });
@@ -76,7 +83,7 @@ function handle(msg) {
     case 'initialize':
       return reply(msg.id, { protocolVersion: p.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } });
     case 'tools/list': return reply(msg.id, { tools: tools() });
-    case 'tools/call': return call(msg.id, p.name, p.arguments || {});
+    case 'tools/call': return call(msg.id, p.name, p.arguments || {}, p._meta && p._meta.progressToken);
     default:
       if (msg.id !== undefined) fail(msg.id, -32601, 'method not found');
   }

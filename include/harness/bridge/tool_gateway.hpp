@@ -22,10 +22,11 @@ class tool_gateway {
   // get_mcp_tool_details(name): {name, description, inputSchema, outputSchema?}
   virtual boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) = 0;
   // callMCPTool(name, args): the tool's result; a tool error is an error.
-  // `timeout` is the most the call may take (what is left of the block that
-  // makes it); a server's own shorter request timeout still applies.
+  // The call ends by `not_after` (the block that makes it must end soon
+  // after), whatever progress the tool reports; a server's own shorter
+  // request timeout still applies.
   virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
-                                                                   std::chrono::milliseconds timeout) = 0;
+                                                                   std::chrono::steady_clock::time_point not_after) = 0;
 };
 
 // Where data crosses the sandbox boundary: tool results on their way in

@@ -57,11 +57,11 @@ class client {
   // when the server answers with a revision we do not speak.
   virtual boost::asio::awaitable<result<server_info>> connect() = 0;
 
-  // Sends a request and waits for its result. timeout: nullopt = the default
-  // request_timeout. Progress notifications for this request push the deadline
-  // out again, up to max_request_time after the start.
-  virtual boost::asio::awaitable<result<nlohmann::json>> request(
-      std::string method, nlohmann::json params, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+  // Sends a request and waits for its result, within `deadline` (see
+  // call_deadline: progress notifications push the timeout out again, up to
+  // max_request_time after the start, never past not_after).
+  virtual boost::asio::awaitable<result<nlohmann::json>> request(std::string method, nlohmann::json params,
+                                                                 call_deadline deadline = {}) = 0;
 
   virtual boost::asio::awaitable<status> notify(std::string method, nlohmann::json params) = 0;
 
@@ -70,8 +70,8 @@ class client {
   virtual boost::asio::awaitable<result<std::vector<nlohmann::json>>> list_tools() = 0;
 
   // tools/call; the raw CallToolResult (isError results come back as values, not errors).
-  virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(
-      std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+  virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json arguments,
+                                                                   call_deadline deadline = {}) = 0;
 
   // Called on notifications/tools/list_changed.
   virtual void on_tools_changed(std::function<void()> callback) = 0;

@@ -42,6 +42,23 @@ struct server_config {
   std::optional<std::chrono::milliseconds> timeout;
 };
 
+// How long one request may take. `timeout`: the deadline without progress
+// (nullopt: the server's request timeout); progress notifications push it out
+// again, up to MCP_MAX_REQUEST_MS. `not_after`: a hard end that progress
+// cannot push back (a sandbox block's own deadline).
+struct call_deadline {
+  call_deadline() = default;
+  call_deadline(std::chrono::milliseconds t) : timeout(t) {}                 // NOLINT: implicit on purpose
+  call_deadline(std::optional<std::chrono::milliseconds> t) : timeout(t) {}  // NOLINT
+  static call_deadline until(std::chrono::steady_clock::time_point end) {
+    call_deadline d;
+    d.not_after = end;
+    return d;
+  }
+  std::optional<std::chrono::milliseconds> timeout;
+  std::optional<std::chrono::steady_clock::time_point> not_after;
+};
+
 struct client_limits {
   std::chrono::milliseconds request_timeout{30000};    // without progress
   std::chrono::milliseconds max_request_time{300000};  // hard cap, progress notifications included

@@ -55,13 +55,13 @@ class tool_registry {
   // Calls server__tool. On success: the tool's structuredContent if it has one, else
   // its content with text items parsed as JSON where they are JSON (callMCPTool).
   // A tool result with isError becomes error mcp_tool_error; see tool_result.hpp.
-  // `timeout` can only shorten a call: the server's request timeout is its longest.
-  virtual boost::asio::awaitable<result<nlohmann::json>> call(
-      std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+  // `deadline`: see call_deadline (config.hpp); by default the server's own.
+  virtual boost::asio::awaitable<result<nlohmann::json>> call(std::string name, nlohmann::json arguments,
+                                                              call_deadline deadline = {}) = 0;
 
   // The raw CallToolResult (content, structuredContent, isError) for callers that want it.
-  virtual boost::asio::awaitable<result<nlohmann::json>> call_raw(
-      std::string name, nlohmann::json arguments, std::optional<std::chrono::milliseconds> timeout = {}) = 0;
+  virtual boost::asio::awaitable<result<nlohmann::json>> call_raw(std::string name, nlohmann::json arguments,
+                                                                  call_deadline deadline = {}) = 0;
 
   // One health source per server ("mcp.fs": up, state, reason, tools, restarts).
   virtual core::health_sources health_sources() const = 0;
