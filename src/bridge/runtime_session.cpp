@@ -165,6 +165,7 @@ class runtime_session_impl final : public runtime_session {
       co_return;
     }
     std::size_t log_bytes = 0;
+    bool logs_cut = false;
     for (;;) {
       auto line = co_await channel_.read_line();
       if (!line) {
@@ -192,6 +193,10 @@ class runtime_session_impl final : public runtime_session {
           log_bytes += text.size();
           std::string level = string_field(*parsed, "level");
           result.logs.push_back({level.empty() ? "info" : std::move(level), std::move(text)});
+        } else if (!logs_cut) {
+          // Said once, by the host: the runtime's own note no longer fits either.
+          logs_cut = true;
+          result.logs.push_back({"warn", fmt::format("[log output truncated at {} bytes]", limits_.log_bytes)});
         }
       } else if (type == "done") {
         if (!ours) continue;  // a late answer to a block that was already given up on

@@ -222,8 +222,9 @@ TEST_F(RuntimeSessionTest, StaleDoneAndForeignLogsAreIgnoredAndLogsAreCapped) {
   auto r = run(capped->exec("x", 1s));
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "TypeError");
-  ASSERT_EQ(r.logs.size(), 1u);
+  ASSERT_EQ(r.logs.size(), 2u);
   EXPECT_EQ(r.logs[0].text, "123456");
+  EXPECT_EQ(r.logs[1].text, "[log output truncated at 10 bytes]");  // the host says so once
 }
 
 // Frames of the wrong shape from hostile code (issue: one late frame wedged a

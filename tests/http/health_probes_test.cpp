@@ -25,14 +25,6 @@ class state_health final : public core::health_source {
   bool up_, starting_;
 };
 
-http_request get(std::string path) {
-  http_request r;
-  r.method = "GET";
-  r.path = r.target = std::move(path);
-  r.request_id = "req_1";
-  return r;
-}
-
 nlohmann::json body_of(const http_response& r) {
   return nlohmann::json::parse(r.body);
 }

@@ -4,8 +4,8 @@
 
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
-#include "http/run_dispatch.hpp"
 #include "harness/http/services.hpp"
+#include "http/run_dispatch.hpp"
 
 namespace harness::http {
 namespace {
@@ -22,14 +22,6 @@ class fixed_health final : public core::health_source {
   std::string name_;
   bool up_, required_;
 };
-
-http_request get(std::string path) {
-  http_request r;
-  r.method = "GET";
-  r.path = r.target = std::move(path);
-  r.request_id = "req_1";
-  return r;
-}
 
 http_request post_task(std::string body) {
   http_request r;
@@ -128,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(TaskRoute, ValidTaskIs503NamingWhatIsMissingWithoutAnAgent) {
   services svc;
   svc.agent_unavailable = "no LLM is configured: set LLM_API_KEY";
-  auto r = run_dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
+  auto r =
+      run_dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
   EXPECT_EQ(r.status, 503u);
   auto body = nlohmann::json::parse(r.body);
   EXPECT_EQ(body["error"]["code"], "agent_unavailable");

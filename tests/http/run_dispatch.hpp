@@ -9,6 +9,15 @@
 
 namespace harness::http {
 
+// A GET of `path` (target and path alike) with a fixed request id.
+inline http_request get(std::string path) {
+  http_request r;
+  r.method = "GET";
+  r.path = r.target = std::move(path);
+  r.request_id = "req_1";
+  return r;
+}
+
 inline http_response run_dispatch(const router& routes, services& svc, const http_request& request) {
   boost::asio::io_context io;
   return harness::testing::run_sync(io, dispatch(routes, svc, request));
