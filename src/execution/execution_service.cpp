@@ -80,6 +80,13 @@ class execution_service_impl final : public execution_service,
                              "there are already " + std::to_string(config_.max_sessions) + " live sessions",
                              "end one with DELETE /sessions/{id}, or run without a sessionId");
       }
+      if (request.session_id && sessions_of(request.user_id) >= config_.max_sessions_per_user) {
+        co_return make_error("too_many_sessions",
+                             "user '" + request.user_id + "' already has " +
+                                 std::to_string(config_.max_sessions_per_user) + " live sessions",
+                             "end one with DELETE /sessions/{id}, or run without a sessionId "
+                             "(SANDBOX_MAX_SESSIONS_PER_USER)");
+      }
       ++opening_;
       auto opened = co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id);
       --opening_;
@@ -156,6 +163,12 @@ class execution_service_impl final : public execution_service,
     session->user_id = std::move(user_id);
     session->sandbox = std::move(*opened);
     co_return session;
+  }
+
+  std::size_t sessions_of(const std::string& user_id) const {
+    std::size_t n = 0;
+    for (const auto& [id, s] : sessions_) n += s->user_id == user_id ? 1 : 0;
+    return n;
   }
 
   // Drops `session` from the table, unless the id has moved on to a newer

@@ -14,6 +14,7 @@ std::vector<core::setting_spec> execution_setting_specs() {
       {"SANDBOX_READY_TIMEOUT_MS", "20000", "longest wait for a new sandbox's runtime to boot"},
       {"SANDBOX_IDLE_TIMEOUT_MS", "300000", "an /execute session unused this long is ended and its sandbox removed"},
       {"SANDBOX_MAX_SESSIONS", "16", "live /execute sessions at once (429 past it)"},
+      {"SANDBOX_MAX_SESSIONS_PER_USER", "4", "live /execute sessions of one user at once (429 past it)"},
       {"SANDBOX_LOG_BYTES", "65536", "console output kept per code block"},
       {"SANDBOX_MAX_FILE_BYTES", "1048576", "largest file a block may write back from /skills or /workspace"},
       {"SANDBOX_MAX_FILES", "200", "most files a sandbox may hold in /skills and /workspace"},
@@ -33,6 +34,8 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   if (!idle) return idle.error();
   auto sessions = s.get_int("SANDBOX_MAX_SESSIONS", 1, 10000);
   if (!sessions) return sessions.error();
+  auto per_user = s.get_int("SANDBOX_MAX_SESSIONS_PER_USER", 1, 10000);
+  if (!per_user) return per_user.error();
   auto log_bytes = s.get_int("SANDBOX_LOG_BYTES", 1024, 64 << 20);
   if (!log_bytes) return log_bytes.error();
   auto file_bytes = s.get_int("SANDBOX_MAX_FILE_BYTES", 1, 1 << 30);
@@ -58,6 +61,7 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   out.service.exec_timeout = exec_timeout;
   out.service.idle_timeout = *idle;
   out.service.max_sessions = static_cast<std::size_t>(*sessions);
+  out.service.max_sessions_per_user = static_cast<std::size_t>(*per_user);
   out.service.limits.log_bytes = static_cast<std::size_t>(*log_bytes);
   out.service.limits.max_file_bytes = static_cast<std::size_t>(*file_bytes);
   out.service.limits.max_files = static_cast<std::size_t>(*files);

@@ -91,6 +91,20 @@ TEST_F(ExecuteIntegration, ALateToolCallIsRefusedAtOnceAsStale) {
   EXPECT_FALSE(raw.contains("error")) << raw.dump();
 }
 
+// One user cannot take every session slot (the wedged sessions of an earlier
+// defect locked every user out once sixteen were stuck).
+TEST_F(ExecuteIntegration, OneUserCannotHoldEverySession) {
+  ASSERT_EQ(server->stop(), 0);
+  start_server({{"SANDBOX_MAX_SESSIONS_PER_USER", "2"}});
+  for (const char* id : {"u1", "u2"}) EXPECT_EQ(execute(session_block(id, "return 1"))["result"], 1);
+  json refused = execute(session_block("u3", "return 1"), 429);
+  EXPECT_EQ(refused["error"]["code"], "too_many_sessions");
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("mallory"), std::string::npos) << refused.dump();
+  // Another user still gets one.
+  json other = execute({{"userId", "alice"}, {"sessionId", "a1"}, {"code", "return 2"}});
+  EXPECT_EQ(other["result"], 2) << other.dump();
+}
+
 TEST_F(ExecuteIntegration, ASessionRunningABlockCanBeEnded) {
   execute(session_block("w5", "globalThis.kept = 1; return 1"));
   fs::path started = workspace / "started";

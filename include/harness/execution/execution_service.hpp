@@ -27,6 +27,7 @@ struct execution_config {
   std::chrono::milliseconds exec_timeout{30'000};   // one block (SANDBOX_TIMEOUT_MS)
   std::chrono::milliseconds idle_timeout{300'000};  // a session unused this long is ended
   std::size_t max_sessions = 16;                    // live sessions at once
+  std::size_t max_sessions_per_user = 4;            // of one user, so one user cannot take them all
   bridge::session_limits limits;
   // The user's skills go into every sandbox and what a block saves under
   // /skills is written back, as for a task; /workspace lives as long as the
