@@ -177,7 +177,8 @@ async function runExec(frame) {
   try {
     files = tracker.changes();
   } catch (err) {
-    emitLog('warn', [`could not scan files: ${err.message}`]);
+    // In the block's scope, so that the block's own output takes it.
+    blockScope.run(frame.id, () => emitLog('warn', [`could not scan files: ${err.message}`]));
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const done = { type: 'done', exec: frame.id, ...result, files, ms };
