@@ -9,10 +9,10 @@ router make_api_router() {
       {"GET", "/health/ready", handle_health_ready},
       {"GET", "/metrics", handle_metrics},
       {.method = "POST", .pattern = "/task", .handle = nullptr, .json_body = true, .handle_async = handle_post_task},
-      {"GET", "/tasks", handle_list_tasks},
-      {"GET", "/tasks/{id}", handle_get_task},
-      {"GET", "/tasks/{id}/events", handle_task_events},
-      {"DELETE", "/tasks/{id}", handle_cancel_task},
+      {.method = "GET", .pattern = "/tasks", .handle = nullptr, .json_body = false, .handle_async = handle_list_tasks},
+      {.method = "GET", .pattern = "/tasks/{id}", .handle = nullptr, .json_body = false, .handle_async = handle_get_task},
+      {.method = "GET", .pattern = "/tasks/{id}/events", .handle = nullptr, .json_body = false, .handle_async = handle_task_events},
+      {.method = "DELETE", .pattern = "/tasks/{id}", .handle = nullptr, .json_body = false, .handle_async = handle_cancel_task},
       {"GET", "/tools", handle_list_tools},
       {"GET", "/tools/{name}", handle_tool_details},
       {.method = "POST", .pattern = "/execute", .handle = nullptr, .json_body = true, .handle_async = handle_execute},
@@ -24,8 +24,8 @@ router make_api_router() {
       {"GET", "/skills", handle_list_skills},
       {"GET", "/skills/{userId}/{name}", handle_get_skill},
       {"DELETE", "/skills/{userId}/{name}", handle_delete_skill},
-      {"GET", "/tasks/{id}/files", handle_list_task_files},
-      {"GET", "/tasks/{id}/files/{path...}", handle_get_task_file},
+      {.method = "GET", .pattern = "/tasks/{id}/files", .handle = nullptr, .json_body = false, .handle_async = handle_list_task_files},
+      {.method = "GET", .pattern = "/tasks/{id}/files/{path...}", .handle = nullptr, .json_body = false, .handle_async = handle_get_task_file},
   });
 }
 
