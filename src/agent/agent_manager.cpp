@@ -142,7 +142,8 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     timer->expires_at(clock_.steady_now() + grace);
     all_ended_ = timer.get();
     while (running_ > 0) {
-      if (co_await timer->wait()) break;  // the grace period is over
+      bool expired = co_await timer->wait();
+      if (expired) break;  // the grace period is over
     }
     all_ended_ = nullptr;
     if (running_ > 0) core::log_warn("{} task(s) still ending after the grace period", running_);

@@ -34,7 +34,8 @@ struct loop_end {
 // Waits out the task's wall-clock limit; stops the task when it passes.
 // finish() cancels the timer, which ends this.
 asio::awaitable<void> watch_deadline(std::shared_ptr<live_task> task) {
-  if (co_await task->deadline_timer->wait()) task->request_stop(stop_reason::timed_out);
+  bool expired = co_await task->deadline_timer->wait();
+  if (expired) task->request_stop(stop_reason::timed_out);
 }
 
 class task_run {

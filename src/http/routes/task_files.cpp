@@ -49,7 +49,8 @@ std::string_view content_type_of(std::string_view path) {
 boost::asio::awaitable<http_response> handle_list_task_files(const request_context& context) {
   if (!context.svc.workspaces) co_return no_store();
   const auto& task_id = context.params.at("id");
-  if (auto bad = co_await check_task_owner(context, task_id)) co_return *bad;
+  auto bad = co_await check_task_owner(context, task_id);  // not in the if: GCC 12 and co_await in conditions
+  if (bad) co_return *bad;
   auto files = context.svc.workspaces->list(task_id);
   if (!files) co_return service_error_response(files.error());
   co_return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
@@ -58,7 +59,8 @@ boost::asio::awaitable<http_response> handle_list_task_files(const request_conte
 boost::asio::awaitable<http_response> handle_get_task_file(const request_context& context) {
   if (!context.svc.workspaces) co_return no_store();
   const auto& task_id = context.params.at("id");
-  if (auto bad = co_await check_task_owner(context, task_id)) co_return *bad;
+  auto bad = co_await check_task_owner(context, task_id);
+  if (bad) co_return *bad;
   const auto& path = context.params.at("path");
   auto bytes = context.svc.workspaces->read(task_id, path);
   if (!bytes) co_return service_error_response(bytes.error());
