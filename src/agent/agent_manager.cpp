@@ -321,9 +321,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   std::deque<std::shared_ptr<live_task>> queue_;
   std::set<std::string> busy_conversations_;
   std::size_t running_ = 0;
-  std::size_t admitting_ = 0;                          // submits between admission and creation
+  std::size_t admitting_ = 0;                             // submits between admission and creation
   std::map<std::string, std::size_t> admitting_by_user_;  // the same, per user
-  core::timer* all_ended_ = nullptr;                    // the shutdown's grace timer, while it waits
+  core::timer* all_ended_ = nullptr;                      // the shutdown's grace timer, while it waits
   bool stopping_ = false;
 };
 

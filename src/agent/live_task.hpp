@@ -26,8 +26,7 @@ namespace harness::agent {
 enum class stop_reason { none, cancelled, timed_out, interrupted };
 
 struct live_task {
-  live_task(const boost::asio::any_io_executor& executor, core::clock& clock, std::string id,
-            task_events::sink persist)
+  live_task(const boost::asio::any_io_executor& executor, core::clock& clock, std::string id, task_events::sink persist)
       : events(executor, clock, std::move(id), std::move(persist)), deadline_timer(clock.make_timer(executor)) {}
 
   store::task_record record;

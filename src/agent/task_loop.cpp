@@ -97,18 +97,19 @@ class task_run {
 
   std::optional<loop_end> stopped() const {
     switch (task_->stop) {
-      case stop_reason::none: return std::nullopt;
+      case stop_reason::none:
+        return std::nullopt;
       case stop_reason::cancelled:
         return loop_end{task_status::cancelled,
                         error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")),
                         {}};
       case stop_reason::timed_out:
-        return loop_end{task_status::timed_out,
-                        error_json(make_error(
-                            "task_timeout",
-                            fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
-                            "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
-                        {}};
+        return loop_end{
+            task_status::timed_out,
+            error_json(make_error("task_timeout",
+                                  fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
+                                  "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
+            {}};
       case stop_reason::interrupted:
         return loop_end{
             task_status::interrupted,

@@ -122,7 +122,8 @@ class sqlite_task_store final : public blocking_task_store {
       if (!st) return st.error();
       const bool paged = q.before_ms != 0;
       if (!q.user_id.empty()) st->bind(1, q.user_id);
-      st->bind(2, q.status ? to_string(*q.status) : std::string_view("")).bind(3, paged ? q.before_ms : std::numeric_limits<std::int64_t>::max());
+      st->bind(2, q.status ? to_string(*q.status) : std::string_view(""))
+          .bind(3, paged ? q.before_ms : std::numeric_limits<std::int64_t>::max());
       st->bind(4, paged ? std::string_view(q.before_id) : std::string_view());
       st->bind(5, clamp_limit(q.limit, max_list_limit));
       std::vector<task_record> out;

@@ -33,8 +33,9 @@ class threaded_task_store final : public task_store {
   }
   asio::awaitable<result<std::vector<event_record>>> events(std::string task_id, std::int64_t after_seq,
                                                             std::size_t limit) override {
-    return on_thread(
-        [b = backend_, task_id = std::move(task_id), after_seq, limit] { return b->events(task_id, after_seq, limit); });
+    return on_thread([b = backend_, task_id = std::move(task_id), after_seq, limit] {
+      return b->events(task_id, after_seq, limit);
+    });
   }
   asio::awaitable<result<std::optional<conversation_record>>> get_conversation(std::string id) override {
     return on_thread([b = backend_, id = std::move(id)] { return b->get_conversation(id); });
@@ -44,9 +45,9 @@ class threaded_task_store final : public task_store {
   }
   asio::awaitable<status> record_usage(std::string user_id, std::string task_id, std::int64_t input_tokens,
                                        std::int64_t output_tokens, std::int64_t at_ms) override {
-    return on_thread([b = backend_, user_id = std::move(user_id), task_id = std::move(task_id),
-                                  input_tokens, output_tokens,
-                                  at_ms] { return b->record_usage(user_id, task_id, input_tokens, output_tokens, at_ms); });
+    return on_thread([b = backend_, user_id = std::move(user_id), task_id = std::move(task_id), input_tokens,
+                      output_tokens,
+                      at_ms] { return b->record_usage(user_id, task_id, input_tokens, output_tokens, at_ms); });
   }
   asio::awaitable<result<usage_totals>> usage(std::string user_id, std::int64_t since_ms) override {
     return on_thread([b = backend_, user_id = std::move(user_id), since_ms] { return b->usage(user_id, since_ms); });

@@ -3,10 +3,10 @@
 // Time moves only when a test advances the clock; no test sleeps or times anything.
 #include <future>
 
+#include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
-#include <gtest/gtest.h>
 
 #include "agent/fake_llm.hpp"
 #include "agent/fake_sandbox.hpp"

@@ -58,8 +58,8 @@ class fake_pool final : public execution::warm_pool {
           ++c->blocks_running;
           return;
         }
-        self->push(nlohmann::json{{"type", "done"}, {"exec", id}, {"ok", true}, {"value", value_of(frame["code"])}}
-                       .dump());
+        self->push(
+            nlohmann::json{{"type", "done"}, {"exec", id}, {"ok", true}, {"value", value_of(frame["code"])}}.dump());
       } else if (type == "put") {
         self->push(nlohmann::json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
       }

@@ -54,9 +54,8 @@ class fake_task_store final : public store::task_store {
       out.push_back(t);
       out.back().transcript = nlohmann::json::array();
     }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.created_ms, a.id) > std::tie(b.created_ms, b.id);
-    });
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return std::tie(a.created_ms, a.id) > std::tie(b.created_ms, b.id); });
     out.resize(std::min(out.size(), std::min(q.limit, store::max_list_limit)));
     co_return out;
   }

@@ -141,16 +141,15 @@ struct agent_dependencies {
   std::shared_ptr<execution::sandbox_files> files;  // null: no skills, no workspace
   // Where the blocking file work of `files` runs (a thread pool), never the I/O thread.
   boost::asio::any_io_executor blocking;
-  std::function<std::vector<server_brief>()> servers;          // for the prompt; may be empty
-  std::function<void(task_status)> on_task_end;                // metrics hook; may be empty
-  std::shared_ptr<core::metrics_registry> metrics;             // sandbox and PII counts; may be null
+  std::function<std::vector<server_brief>()> servers;  // for the prompt; may be empty
+  std::function<void(task_status)> on_task_end;        // metrics hook; may be empty
+  std::shared_ptr<core::metrics_registry> metrics;     // sandbox and PII counts; may be null
 };
 
 // `clock` must outlive the manager. Tasks a previous process left queued or
 // running are not its business: the start-up marks them interrupted in the
 // store (blocking_task_store::mark_interrupted) before the manager is created.
 std::shared_ptr<agent_manager> create_agent_manager(const boost::asio::any_io_executor& executor,
-                                                    agent_dependencies deps, agent_config config,
-                                                    core::clock& clock);
+                                                    agent_dependencies deps, agent_config config, core::clock& clock);
 
 }  // namespace harness::agent

@@ -93,7 +93,7 @@ boost::asio::awaitable<http_response> handle_get_task_file(const request_context
 // With ?userId= in the query: 403 task_forbidden unless the task is that
 // user's (404 when there is no such task). Without it, or without an agent: nothing.
 boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
-                                                                   const std::string& task_id);
+                                                                      const std::string& task_id);
 
 // The HTTP status and JSON error for a service error, by its code.
 http_response service_error_response(const error& e);

@@ -22,8 +22,8 @@ enum class task_status {
 };
 
 inline constexpr std::array<task_status, 9> all_task_statuses{
-    task_status::queued,    task_status::running,     task_status::succeeded,
-    task_status::failed,    task_status::cancelled,   task_status::timed_out,
+    task_status::queued,      task_status::running,   task_status::succeeded,
+    task_status::failed,      task_status::cancelled, task_status::timed_out,
     task_status::interrupted, task_status::max_turns, task_status::budget_exceeded};
 
 // The task has ended (every status but queued and running); it never changes again.
@@ -33,15 +33,24 @@ constexpr bool is_terminal(task_status s) {
 
 constexpr std::string_view to_string(task_status s) {
   switch (s) {
-    case task_status::queued: return "queued";
-    case task_status::running: return "running";
-    case task_status::succeeded: return "succeeded";
-    case task_status::failed: return "failed";
-    case task_status::cancelled: return "cancelled";
-    case task_status::timed_out: return "timed_out";
-    case task_status::interrupted: return "interrupted";
-    case task_status::max_turns: return "max_turns";
-    case task_status::budget_exceeded: return "budget_exceeded";
+    case task_status::queued:
+      return "queued";
+    case task_status::running:
+      return "running";
+    case task_status::succeeded:
+      return "succeeded";
+    case task_status::failed:
+      return "failed";
+    case task_status::cancelled:
+      return "cancelled";
+    case task_status::timed_out:
+      return "timed_out";
+    case task_status::interrupted:
+      return "interrupted";
+    case task_status::max_turns:
+      return "max_turns";
+    case task_status::budget_exceeded:
+      return "budget_exceeded";
   }
   return "unknown";
 }

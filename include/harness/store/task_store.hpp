@@ -76,9 +76,9 @@ inline constexpr std::size_t max_list_limit = 1000;
 struct task_query {
   // Strings have initializers so designated initializers may leave them out
   // without -Wmissing-field-initializers.
-  std::string user_id{};   // empty = every user
+  std::string user_id{};                // empty = every user
   std::optional<task_status> status{};  // empty = any
-  std::size_t limit = 50;  // 0 returns nothing; above max_list_limit: max_list_limit
+  std::size_t limit = 50;               // 0 returns nothing; above max_list_limit: max_list_limit
   // Pagination: only tasks created before this (0 = from the newest). With
   // before_id set too, a task created at exactly before_ms is listed when its id
   // sorts below before_id, so paging by (created_ms, id) of the last row seen
@@ -154,8 +154,7 @@ class task_store {
   virtual boost::asio::awaitable<result<std::optional<task_record>>> get_task(std::string id) = 0;
   virtual boost::asio::awaitable<result<std::vector<task_record>>> list_tasks(task_query q) = 0;
   virtual boost::asio::awaitable<status> append_event(event_record event) = 0;
-  virtual boost::asio::awaitable<result<std::vector<event_record>>> events(std::string task_id,
-                                                                           std::int64_t after_seq,
+  virtual boost::asio::awaitable<result<std::vector<event_record>>> events(std::string task_id, std::int64_t after_seq,
                                                                            std::size_t limit) = 0;
   virtual boost::asio::awaitable<result<std::optional<conversation_record>>> get_conversation(std::string id) = 0;
   virtual boost::asio::awaitable<status> save_conversation(conversation_record c) = 0;

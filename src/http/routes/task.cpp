@@ -45,7 +45,7 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
 }  // namespace
 
 boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
-                                                                   const std::string& task_id) {
+                                                                      const std::string& task_id) {
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!query_value(context, "userId") || !agent) co_return std::nullopt;
   auto view = co_await agent->view(task_id, false);
@@ -76,12 +76,11 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   if (!ticket) co_return service_error_response(ticket.error());
 
   if (request.mode == "async") {
-    co_return json_response(202, {{"taskId", ticket->task_id},
-                                  {"conversationId", ticket->conversation_id},
-                                  {"status", to_string(ticket->status)},
-                                  {"links",
-                                   {{"task", "/tasks/" + ticket->task_id},
-                                    {"events", "/tasks/" + ticket->task_id + "/events"}}}});
+    co_return json_response(
+        202, {{"taskId", ticket->task_id},
+              {"conversationId", ticket->conversation_id},
+              {"status", to_string(ticket->status)},
+              {"links", {{"task", "/tasks/" + ticket->task_id}, {"events", "/tasks/" + ticket->task_id + "/events"}}}});
   }
   if (request.mode == "stream") {
     auto events = co_await agent->events(ticket->task_id, 0);
