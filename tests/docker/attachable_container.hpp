@@ -16,9 +16,11 @@ inline std::string sandbox_image() {
 }
 
 // Not the hardened body (that is the sandbox's): just attachable stdio, no
-// network, and the label org.mcp-harness.test=<test_label> for cleanup.
+// network, and the label org.mcp-harness.test=<test_label> for cleanup. It
+// runs plain `node`, which reads a script from stdin to its end and runs it.
 inline nlohmann::json attachable_container(const std::string& test_label) {
   return {{"Image", sandbox_image()},
+          {"Entrypoint", {"node"}},
           {"OpenStdin", true},
           {"StdinOnce", true},
           {"AttachStdin", true},
