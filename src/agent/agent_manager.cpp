@@ -11,9 +11,11 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "event_streams.hpp"
+#include "harness/agent/errors.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "harness/store/errors.hpp"
 #include "task_loop.hpp"
 #include "task_record.hpp"
 
@@ -38,20 +40,20 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
 
   result<task_ticket> submit(task_request request) override {
     if (stopping_) {
-      return make_error("agent_stopping", "the server is shutting down and takes no new tasks",
+      return make_error(agent::errc::stopping, "the server is shutting down and takes no new tasks",
                         "retry against another instance or after the restart");
     }
     auto conversation = open_conversation(request);
     if (!conversation) return conversation.error();
     if (count_of_user(request.user_id) >= config_.max_per_user) {
       return make_error(
-          "user_busy",
+          agent::errc::user_busy,
           fmt::format("user '{}' already has {} task(s) running or queued", request.user_id, config_.max_per_user),
           "wait for one to finish (GET /tasks/{id}), or cancel one");
     }
     if (running_ >= config_.max_concurrent && queue_.size() >= config_.queue_size) {
       return make_error(
-          "agent_busy",
+          agent::errc::agent_busy,
           fmt::format("{} tasks are running and {} are queued, the most this server takes", running_, queue_.size()),
           "retry later");
     }
@@ -104,7 +106,8 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     if (it == live_.end() || it->second->finished) {
       auto stored = find_stored(task_id);
       if (!stored) return stored.error();
-      return make_error("task_finished", fmt::format("task '{}' has already ended ({})", task_id, stored->status));
+      return make_error(agent::errc::task_finished,
+                        fmt::format("task '{}' has already ended ({})", task_id, stored->status));
     }
     auto task = it->second;
     if (auto queued = std::find(queue_.begin(), queue_.end(), task); queued != queue_.end()) {
@@ -151,7 +154,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   result<store::task_record> find_stored(const std::string& task_id) {
     auto stored = deps_.store->get_task(task_id);
     if (!stored) return stored.error();
-    if (!*stored) return make_error("task_not_found", fmt::format("there is no task '{}'", task_id));
+    if (!*stored) return make_error(store::errc::task_not_found, fmt::format("there is no task '{}'", task_id));
     return std::move(**stored);
   }
 
@@ -170,21 +173,23 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     }
     out.id = *request.conversation_id;
     if (busy_conversations_.count(out.id)) {
-      return make_error("conversation_busy", fmt::format("a task of conversation '{}' is still running", out.id),
+      return make_error(agent::errc::conversation_busy,
+                        fmt::format("a task of conversation '{}' is still running", out.id),
                         "wait for it to end, then send the follow-up");
     }
     auto stored = deps_.store->get_conversation(out.id);
     if (!stored) return stored.error();
     if (!*stored) {
-      return make_error("conversation_not_found", fmt::format("there is no conversation '{}'", out.id),
+      return make_error(agent::errc::conversation_not_found, fmt::format("there is no conversation '{}'", out.id),
                         "leave out conversationId to start one; every task's answer carries its conversationId");
     }
     if ((*stored)->user_id != request.user_id) {
-      return make_error("conversation_forbidden", fmt::format("conversation '{}' belongs to another user", out.id));
+      return make_error(agent::errc::conversation_forbidden,
+                        fmt::format("conversation '{}' belongs to another user", out.id));
     }
     for (const auto& m : (*stored)->messages) {
       auto message = llm::message_from_json(m);
-      if (!message) return make_error("store_corrupt", "a stored message of the conversation is unreadable");
+      if (!message) return make_error(store::errc::corrupt, "a stored message of the conversation is unreadable");
       out.messages.push_back(std::move(*message));
     }
     auto vault = pii::pii_vault::from_json((*stored)->vault);

@@ -9,6 +9,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/agent/errors.hpp"
 #include "harness/agent/observation.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
@@ -33,7 +34,7 @@ struct loop_end {
 };
 
 json error_json(const harness::error& e) {
-  json out{{"code", e.code}, {"message", e.message}};
+  json out{{"code", e.code.wire_name()}, {"message", e.message}};
   if (!e.hint.empty()) out["hint"] = e.hint;
   return out;
 }
@@ -57,9 +58,10 @@ class task_run {
       end = co_await turns();
     } catch (const std::exception& e) {
       core::log_error("task {} failed unexpectedly: {}", task_->record.id, e.what());
-      end = {"failed",
-             error_json(make_error("internal_error", "the task failed inside the server", "see the server log")),
-             {}};
+      end = {
+          "failed",
+          error_json(make_error(core::errc::internal_error, "the task failed inside the server", "see the server log")),
+          {}};
     }
     co_await finish(std::move(end));
   }
@@ -100,21 +102,22 @@ class task_run {
     const auto& why = task_->stop_reason;
     if (why.empty()) return std::nullopt;
     if (why == "cancelled") {
-      return loop_end{
-          "cancelled", error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")), {}};
+      return loop_end{"cancelled",
+                      error_json(make_error(core::errc::cancelled, "the task was cancelled (DELETE /tasks/{id})")),
+                      {}};
     }
     if (why == "timed_out") {
       return loop_end{
           "timed_out",
-          error_json(make_error("task_timeout",
+          error_json(make_error(agent::errc::task_timeout,
                                 fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
                                 "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
           {}};
     }
-    return loop_end{
-        "interrupted",
-        error_json(make_error("interrupted", "the server shut down while the task ran", "submit the task again")),
-        {}};
+    return loop_end{"interrupted",
+                    error_json(make_error(agent::errc::interrupted, "the server shut down while the task ran",
+                                          "submit the task again")),
+                    {}};
   }
 
   asio::awaitable<loop_end> turns() {
@@ -122,16 +125,16 @@ class task_run {
       if (auto stop = stopped()) co_return *stop;
       if (fatal_) co_return loop_end{"failed", *fatal_, {}};
       if (turn > ctx_.config.max_turns) {
-        co_return loop_end{
-            "max_turns",
-            error_json(make_error(
-                "max_turns", fmt::format("the task used its {} turns without a final answer", ctx_.config.max_turns),
-                "raise AGENT_MAX_TURNS, or split the task")),
-            {}};
+        co_return loop_end{"max_turns",
+                           error_json(make_error(
+                               agent::errc::max_turns,
+                               fmt::format("the task used its {} turns without a final answer", ctx_.config.max_turns),
+                               "raise AGENT_MAX_TURNS, or split the task")),
+                           {}};
       }
       if (tokens_used() > ctx_.config.token_budget) {
         co_return loop_end{"budget_exceeded",
-                           error_json(make_error("budget_exceeded",
+                           error_json(make_error(agent::errc::budget_exceeded,
                                                  fmt::format("the task used {} tokens; its budget is {}", tokens_used(),
                                                              ctx_.config.token_budget),
                                                  "raise AGENT_TOKEN_BUDGET, or ask for less in one task")),
@@ -361,8 +364,8 @@ void finish_unstarted(const loop_context& context, live_task& task, const std::s
   auto& record = task.record;
   record.status = status;
   record.error = status == "cancelled"
-                     ? error_json(make_error("cancelled", "the task was cancelled before it started"))
-                     : error_json(make_error("interrupted", "the server shut down before the task started",
+                     ? error_json(make_error(core::errc::cancelled, "the task was cancelled before it started"))
+                     : error_json(make_error(agent::errc::interrupted, "the server shut down before the task started",
                                              "submit the task again"));
   record.finished_ms = now_ms();
   record.transcript = transcript_json(task);

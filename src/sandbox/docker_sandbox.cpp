@@ -12,7 +12,9 @@
 #include "container_session.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/docker/errors.hpp"
 #include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/output_collector.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "run_classifier.hpp"
@@ -59,7 +61,7 @@ class docker_sandbox final : public sandbox_backend,
   task<result<run_result>> run_once(std::string task_id, std::string code) override {
     auto t0 = clock::now();
     if (static_cast<std::int64_t>(code.size()) > config_.max_code_bytes) {
-      co_return make_error("sandbox_bad_request",
+      co_return make_error(sandbox::errc::bad_request,
                            fmt::format("the code block is larger than {} bytes", config_.max_code_bytes),
                            "send smaller code; move data into files or tools");
     }
@@ -95,7 +97,7 @@ class docker_sandbox final : public sandbox_backend,
       auto task = c.labels.find(task_label);
       if (is_live && task != c.labels.end() && is_live(task->second)) continue;
       auto s = co_await engine_->remove_container(c.id, true);
-      if (s || s.error().code == "docker_not_found") {
+      if (s || s.error().code == docker::errc::not_found) {
         ++removed;
       } else {
         core::log_warn("sandbox sweep: could not remove container {}: {}", c.id.substr(0, 12), s.error().describe());
@@ -123,7 +125,7 @@ class docker_sandbox final : public sandbox_backend,
   // container_owner: how a container handle removes itself.
   task<status> remove(std::string id) override {
     auto s = co_await engine_->remove_container(id, true);
-    if (!s && s.error().code != "docker_not_found") co_return s;
+    if (!s && s.error().code != docker::errc::not_found) co_return s;
     std::lock_guard lock(mutex_);
     live_.erase(id);
     co_return status{};
@@ -154,18 +156,18 @@ class docker_sandbox final : public sandbox_backend,
                                                                    std::vector<std::string> entrypoint,
                                                                    std::string call_socket = {}) {
     if (!core::is_safe_id(task_id)) {
-      co_return make_error("sandbox_bad_request", fmt::format("invalid task id '{}'", task_id.substr(0, 64)),
+      co_return make_error(sandbox::errc::bad_request, fmt::format("invalid task id '{}'", task_id.substr(0, 64)),
                            "task ids are 1-128 characters of letters, digits, . _ -");
     }
     {
       std::lock_guard lock(mutex_);
-      if (shutting_down_) co_return make_error("sandbox_shutting_down", "the server is shutting down");
+      if (shutting_down_) co_return make_error(sandbox::errc::shutting_down, "the server is shutting down");
     }
     auto body = hardened_container_body(config_, task_id, entrypoint, call_socket);
     auto id = co_await engine_->create_container(body, "");
     if (!id) {
       auto e = id.error();
-      if (e.code == "docker_image_not_found") {
+      if (e.code == docker::errc::image_not_found) {
         e.message = fmt::format("sandbox image {} not found", config_.image);
         e.hint = "run ./sandbox/build-image.sh (./scripts/run.sh runs it), or set SANDBOX_IMAGE to an existing image";
       }

@@ -14,6 +14,8 @@
 
 #include "sandbox/sandbox_fixture.hpp"
 
+#include "harness/sandbox/errors.hpp"
+
 namespace harness::sandbox {
 namespace {
 
@@ -48,7 +50,7 @@ TEST_F(escape, fork_bomb_is_contained_and_reported) {
   EXPECT_EQ(pings.get(), 5);
   EXPECT_EQ(r->outcome, run_outcome::pids_limit) << to_string(r->outcome) << " " << r->stderr_text;
   ASSERT_TRUE(r->failure);
-  EXPECT_EQ(r->failure->code, "sandbox_pids_limit");
+  EXPECT_EQ(r->failure->code, harness::sandbox::errc::pids_limit);
   EXPECT_EQ(b->live_count(), 0u);
 }
 
@@ -61,7 +63,7 @@ TEST_F(escape, allocating_past_the_memory_limit_is_an_oom) {
     console.log('allocated 1 GB');)");
   EXPECT_EQ(r.outcome, run_outcome::out_of_memory) << r.stdout_text << r.stderr_text;
   ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->code, "sandbox_oom");
+  EXPECT_EQ(r.failure->code, harness::sandbox::errc::oom);
   EXPECT_EQ(r.stdout_text.find("allocated 1 GB"), std::string::npos);
 }
 
@@ -71,7 +73,7 @@ TEST_F(escape, endless_loop_is_killed_at_the_deadline) {
   auto r = run_code("console.log('spinning'); for (;;) {}");
   EXPECT_EQ(r.outcome, run_outcome::timeout);
   ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->code, "sandbox_timeout");
+  EXPECT_EQ(r.failure->code, harness::sandbox::errc::timeout);
   EXPECT_NE(r.failure->message.find("5000 ms"), std::string::npos);
   EXPECT_EQ(r.stdout_text, "spinning\n");  // output before the kill is kept
   EXPECT_GE(r.timings.run, std::chrono::milliseconds(5000));

@@ -4,6 +4,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "harness/docker/errors.hpp"
+#include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
 #include "sandbox/sandbox_fixture.hpp"
 
@@ -36,7 +38,7 @@ TEST_F(sandbox_run, a_thrown_error_is_a_code_error_with_the_stack) {
   auto r = run_code("throw new TypeError('bad input here');");
   EXPECT_EQ(r.outcome, run_outcome::code_error);
   ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->code, "sandbox_code_error");
+  EXPECT_EQ(r.failure->code, harness::sandbox::errc::code_error);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.stderr_text.find("TypeError: bad input here"), std::string::npos);
 }
@@ -46,16 +48,16 @@ TEST_F(sandbox_run, a_missing_image_says_how_to_build_it) {
   auto b = backend();
   auto r = run(b->run_once("task-1", "1"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_image_not_found");
+  EXPECT_EQ(r.error().code, harness::docker::errc::image_not_found);
   EXPECT_NE(r.error().message.find("mcp-harness-no-such-image:0"), std::string::npos);
   EXPECT_NE(r.error().hint.find("sandbox/build-image.sh"), std::string::npos);
 }
 
 TEST_F(sandbox_run, bad_task_ids_and_oversized_code_are_refused) {
   auto b = backend();
-  EXPECT_EQ(run(b->run_once("../etc", "1")).error().code, "sandbox_bad_request");
+  EXPECT_EQ(run(b->run_once("../etc", "1")).error().code, harness::sandbox::errc::bad_request);
   config.max_code_bytes = 10;
-  EXPECT_EQ(run(backend()->run_once("t", "console.log('too long')")).error().code, "sandbox_bad_request");
+  EXPECT_EQ(run(backend()->run_once("t", "console.log('too long')")).error().code, harness::sandbox::errc::bad_request);
 }
 
 TEST_F(sandbox_run, sweep_removes_only_orphans) {
@@ -69,7 +71,7 @@ TEST_F(sandbox_run, sweep_removes_only_orphans) {
   auto removed = run(b->sweep([](const std::string& task) { return task == "task-claimed"; }));
   ASSERT_TRUE(removed) << removed.error().describe();
   EXPECT_EQ(*removed, 1u);
-  EXPECT_EQ(run(engine->inspect_container(*orphan)).error().code, "docker_not_found");
+  EXPECT_EQ(run(engine->inspect_container(*orphan)).error().code, harness::docker::errc::not_found);
   EXPECT_TRUE(run(engine->inspect_container(*claimed)));
   EXPECT_TRUE(run(engine->inspect_container((*owned)->id())));
   // At start-up nothing is live and a fresh backend owns nothing: both remaining go.
@@ -85,8 +87,8 @@ TEST_F(sandbox_run, shutdown_removes_running_containers_and_refuses_new_ones) {
   EXPECT_EQ(b->live_count(), 2u);
   run(b->shutdown());
   EXPECT_EQ(b->live_count(), 0u);
-  EXPECT_EQ(run(engine->inspect_container((*a)->id())).error().code, "docker_not_found");
-  EXPECT_EQ(run(b->run_once("task-c", "1")).error().code, "sandbox_shutting_down");
+  EXPECT_EQ(run(engine->inspect_container((*a)->id())).error().code, harness::docker::errc::not_found);
+  EXPECT_EQ(run(b->run_once("task-c", "1")).error().code, harness::sandbox::errc::shutting_down);
   EXPECT_TRUE(run((*a)->stop()));  // already gone: still fine
 }
 
@@ -101,7 +103,7 @@ TEST_F(sandbox_run, a_dropped_handle_still_removes_its_container) {
   io.restart();
   io.run();
   EXPECT_EQ(b->live_count(), 0u);
-  EXPECT_EQ(run(engine->inspect_container(id)).error().code, "docker_not_found");
+  EXPECT_EQ(run(engine->inspect_container(id)).error().code, harness::docker::errc::not_found);
 }
 
 TEST_F(sandbox_run, health_reports_engine_and_image) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/output_collector.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
@@ -152,13 +153,14 @@ TEST(run_classifier, picks_the_cause) {
   };
   EXPECT_EQ(classify({}).outcome, run_outcome::ok);
   EXPECT_FALSE(classify({}).failure);
-  EXPECT_EQ(classify({.exit_code = 1}).failure->code, "sandbox_code_error");
+  EXPECT_EQ(classify({.exit_code = 1}).failure->code, harness::sandbox::errc::code_error);
   EXPECT_EQ(classify({.deadline_fired = true, .exit_code = 137}).outcome, run_outcome::timeout);
   EXPECT_EQ(classify({.deadline_fired = true, .pids_at_limit = true, .exit_code = 137}).outcome,
             run_outcome::pids_limit);
   EXPECT_EQ(classify({.deadline_fired = true, .oom_killed = true, .exit_code = 137}).outcome,
             run_outcome::out_of_memory);
-  EXPECT_EQ(classify({.output_over_limit = true, .exit_code = 137}).failure->code, "sandbox_output_limit");
+  EXPECT_EQ(classify({.output_over_limit = true, .exit_code = 137}).failure->code,
+            harness::sandbox::errc::output_limit);
   EXPECT_EQ(classify({.exit_code = 134}, "FATAL ERROR: Reached heap limit ... JavaScript heap out of memory").outcome,
             run_outcome::out_of_memory);
 }

@@ -2,6 +2,7 @@
 
 #include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/http/validation.hpp"
 #include "sse.hpp"
@@ -12,7 +13,7 @@ namespace {
 using json = nlohmann::json;
 
 http_response agent_unavailable(const services& svc) {
-  auto response = error_response(503, "agent_unavailable", svc.agent_unavailable);
+  auto response = error_response(http::errc::agent_unavailable, svc.agent_unavailable);
   response.set_header("Retry-After", "60");
   return response;
 }
@@ -29,7 +30,7 @@ std::optional<http_response> check_owner(const request_context& context, const j
   if (!user) return std::nullopt;
   if (auto bad = check_user_id(json{{"userId", *user}})) return bad;
   if (view.value("userId", std::string()) != *user) {
-    return error_response(403, "task_forbidden", "this task belongs to another user");
+    return error_response(http::errc::task_forbidden, "this task belongs to another user");
   }
   return std::nullopt;
 }
@@ -46,7 +47,7 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
 std::optional<http_response> check_task_owner(const request_context& context, const std::string& task_id) {
   if (!query_value(context, "userId") || !context.svc.agent) return std::nullopt;
   auto view = context.svc.agent->view(task_id, false);
-  if (!view) return service_error_response(view.error());
+  if (!view) return error_response(view.error());
   return check_owner(context, *view);
 }
 
@@ -70,43 +71,43 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   request.mode = body.value("mode", std::string("sync"));
   request.restore_pii = body.value("restorePii", true);
   auto ticket = agent->submit(request);
-  if (!ticket) co_return service_error_response(ticket.error());
+  if (!ticket) co_return error_response(ticket.error());
 
   if (request.mode == "async") {
-    co_return json_response(202, {{"taskId", ticket->task_id},
-                                  {"conversationId", ticket->conversation_id},
-                                  {"status", ticket->status},
-                                  {"links",
-                                   {{"task", "/tasks/" + ticket->task_id},
-                                    {"events", "/tasks/" + ticket->task_id + "/events"}}}});
+    co_return json_response(
+        202, {{"taskId", ticket->task_id},
+              {"conversationId", ticket->conversation_id},
+              {"status", ticket->status},
+              {"links", {{"task", "/tasks/" + ticket->task_id}, {"events", "/tasks/" + ticket->task_id + "/events"}}}});
   }
   if (request.mode == "stream") {
     auto events = agent->events(ticket->task_id, 0);
-    if (!events) co_return service_error_response(events.error());
+    if (!events) co_return error_response(events.error());
     auto response = sse_response(std::move(*events));
     response.set_header("X-Task-Id", ticket->task_id);
     co_return response;
   }
   auto done = co_await agent->wait(ticket->task_id);
-  if (!done) co_return service_error_response(done.error());
+  if (!done) co_return error_response(done.error());
   co_return json_response(200, *done);
 }
 
 http_response handle_list_tasks(const request_context& context) {
   if (!context.svc.agent) return agent_unavailable(context.svc);
   auto user = query_value(context, "userId");
-  if (!user) return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
+  if (!user)
+    return error_response(http::errc::invalid_request, "the 'userId' query parameter is required: ?userId=...");
   if (auto bad = check_user_id(json{{"userId", *user}})) return *bad;
   store::task_query query;
   query.user_id = *user;
   query.status = query_value(context, "status").value_or("");
   if (auto limit = query_value(context, "limit")) {
     auto n = parse_int(*limit);
-    if (!n || *n < 1 || *n > 500) return error_response(400, "invalid_request", "'limit' must be 1-500");
+    if (!n || *n < 1 || *n > 500) return error_response(http::errc::invalid_request, "'limit' must be 1-500");
     query.limit = static_cast<std::size_t>(*n);
   }
   auto listed = context.svc.agent->list(query);
-  if (!listed) return service_error_response(listed.error());
+  if (!listed) return error_response(listed.error());
   return json_response(200, *listed);
 }
 
@@ -114,7 +115,7 @@ http_response handle_get_task(const request_context& context) {
   if (!context.svc.agent) return agent_unavailable(context.svc);
   bool transcript = query_value(context, "transcript").value_or("true") != "false";
   auto view = context.svc.agent->view(context.params.at("id"), transcript);
-  if (!view) return service_error_response(view.error());
+  if (!view) return error_response(view.error());
   if (auto bad = check_owner(context, *view)) return *bad;
   return json_response(200, *view);
 }
@@ -123,15 +124,15 @@ http_response handle_task_events(const request_context& context) {
   if (!context.svc.agent) return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
   auto view = context.svc.agent->view(id, false);
-  if (!view) return service_error_response(view.error());
+  if (!view) return error_response(view.error());
   if (auto bad = check_owner(context, *view)) return *bad;
   // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
   std::string after_text(context.request.header("Last-Event-ID").value_or(""));
   if (after_text.empty()) after_text = query_value(context, "after").value_or("0");
   auto after = parse_int(after_text);
-  if (!after) return error_response(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event number");
+  if (!after) return error_response(http::errc::invalid_request, "Last-Event-ID (or ?after=) must be an event number");
   auto events = context.svc.agent->events(id, *after);
-  if (!events) return service_error_response(events.error());
+  if (!events) return error_response(events.error());
   return sse_response(std::move(*events));
 }
 
@@ -139,10 +140,10 @@ http_response handle_cancel_task(const request_context& context) {
   if (!context.svc.agent) return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
   auto view = context.svc.agent->view(id, false);
-  if (!view) return service_error_response(view.error());
+  if (!view) return error_response(view.error());
   if (auto bad = check_owner(context, *view)) return *bad;
   auto cancelled = context.svc.agent->cancel(id);
-  if (!cancelled) return service_error_response(cancelled.error());
+  if (!cancelled) return error_response(cancelled.error());
   return json_response(202, *cancelled);
 }
 

@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/skills/workspace_store.hpp"
 
@@ -9,7 +10,7 @@ namespace harness::http {
 namespace {
 
 http_response no_store() {
-  return error_response(503, "workspace_unavailable",
+  return error_response(http::errc::workspace_unavailable,
                         "this server keeps no task workspaces; set WORKSPACE_DIR and restart");
 }
 
@@ -51,7 +52,7 @@ http_response handle_list_task_files(const request_context& context) {
   const auto& task_id = context.params.at("id");
   if (auto bad = check_task_owner(context, task_id)) return *bad;
   auto files = context.svc.workspaces->list(task_id);
-  if (!files) return service_error_response(files.error());
+  if (!files) return error_response(files.error());
   return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
 }
 
@@ -60,7 +61,7 @@ http_response handle_get_task_file(const request_context& context) {
   if (auto bad = check_task_owner(context, context.params.at("id"))) return *bad;
   const auto& path = context.params.at("path");
   auto bytes = context.svc.workspaces->read(context.params.at("id"), path);
-  if (!bytes) return service_error_response(bytes.error());
+  if (!bytes) return error_response(bytes.error());
   http_response response;
   response.status = 200;
   response.body = std::move(*bytes);
