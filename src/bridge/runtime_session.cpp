@@ -144,7 +144,8 @@ class runtime_session_impl final : public runtime_session {
         // should it, the sandbox is given up rather than half-handled.
         core::log_warn("sandbox block {} failed on the host: {}", id, e.what());
         shared_->broken = true;
-        fail(result, failure_kind::protocol, std::string("the host could not handle the sandbox's output: ") + e.what());
+        fail(result, failure_kind::protocol,
+             std::string("the host could not handle the sandbox's output: ") + e.what());
       }
       // Calls the block started but did not await still need the channel: they
       // get until the deadline, then fail on their own.
@@ -220,9 +221,9 @@ class runtime_session_impl final : public runtime_session {
     } else if (e.code == bridge::errc::frame_too_large) {
       fail(result, failure_kind::protocol, e.describe());
     } else {
-      fail(result, failure_kind::sandbox,
-           "the sandbox stopped while running the code (" + e.message +
-               "); it may have run out of memory or processes");
+      fail(
+          result, failure_kind::sandbox,
+          "the sandbox stopped while running the code (" + e.message + "); it may have run out of memory or processes");
     }
   }
 

@@ -46,9 +46,10 @@ TEST(ServiceErrorRoute, TheCodeSetsTheStatusAndTheBodyHasTheOneShape) {
                                            "use a session id of your own"));
   EXPECT_EQ(r.status, 403u) << r.body;
   auto body = nlohmann::json::parse(r.body);
-  EXPECT_EQ(body, (nlohmann::json{{"error",
-                                   {{"code", "session_forbidden"},
-                                    {"message", "session s1 belongs to another user (use a session id of your own)"}}}}));
+  EXPECT_EQ(body,
+            (nlohmann::json{{"error",
+                             {{"code", "session_forbidden"},
+                              {"message", "session s1 belongs to another user (use a session id of your own)"}}}}));
   EXPECT_EQ(r.header("Retry-After"), std::nullopt);
 }
 
