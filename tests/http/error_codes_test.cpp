@@ -85,7 +85,9 @@ TEST(ErrorCodes, WireNamesAreUnique) {
   for (const auto& [wire, categories] : owners) {
     std::set<std::string> distinct(categories.begin(), categories.end());
     EXPECT_EQ(distinct.size(), categories.size()) << wire << " appears twice in one component";
-    if (!shared.contains(wire)) EXPECT_EQ(categories.size(), 1u) << wire << " is a code of several components";
+    if (!shared.contains(wire)) {
+      EXPECT_EQ(categories.size(), 1u) << wire << " is a code of several components";
+    }
   }
 }
 
