@@ -9,9 +9,11 @@
 #include <boost/asio/detached.hpp>
 
 #include "event_streams.hpp"
+#include "harness/agent/errors.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "harness/store/errors.hpp"
 #include "task_loop.hpp"
 #include "task_record.hpp"
 
@@ -104,7 +106,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     if (it == live_.end() || it->second->finished) {
       auto stored = co_await find_stored(task_id);
       if (!stored) co_return stored.error();
-      co_return make_error("task_finished",
+      co_return make_error(agent::errc::task_finished,
                            fmt::format("task '{}' has already ended ({})", task_id, to_string(stored->status)));
     }
     auto task = it->second;
@@ -184,7 +186,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   loop_context context() const { return {executor_, deps_, config_, clock_}; }
 
   error stopping_error() const {
-    return make_error("agent_stopping", "the server is shutting down and takes no new tasks",
+    return make_error(agent::errc::stopping, "the server is shutting down and takes no new tasks",
                       "retry against another instance or after the restart");
   }
 
@@ -192,19 +194,19 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   std::optional<error> admission(const task_request& request) const {
     if (stopping_) return stopping_error();
     if (request.conversation_id && busy_conversations_.count(*request.conversation_id)) {
-      return make_error("conversation_busy",
+      return make_error(agent::errc::conversation_busy,
                         fmt::format("a task of conversation '{}' is still running", *request.conversation_id),
                         "wait for it to end, then send the follow-up");
     }
     if (count_of_user(request.user_id) >= config_.max_per_user) {
       return make_error(
-          "user_busy",
+          agent::errc::user_busy,
           fmt::format("user '{}' already has {} task(s) running or queued", request.user_id, config_.max_per_user),
           "wait for one to finish (GET /tasks/{id}), or cancel one");
     }
     if (running_ + queue_.size() + admitting_ >= config_.max_concurrent + config_.queue_size) {
       return make_error(
-          "agent_busy",
+          agent::errc::agent_busy,
           fmt::format("{} tasks are running and {} are queued, the most this server takes", running_, queue_.size()),
           "retry later");
     }
@@ -214,7 +216,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   asio::awaitable<result<store::task_record>> find_stored(std::string task_id) {
     auto stored = co_await deps_.store->get_task(task_id);
     if (!stored) co_return stored.error();
-    if (!*stored) co_return make_error("task_not_found", fmt::format("there is no task '{}'", task_id));
+    if (!*stored) co_return make_error(store::errc::task_not_found, fmt::format("there is no task '{}'", task_id));
     co_return std::move(**stored);
   }
 
@@ -236,15 +238,16 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto stored = co_await deps_.store->get_conversation(out.id);
     if (!stored) co_return stored.error();
     if (!*stored) {
-      co_return make_error("conversation_not_found", fmt::format("there is no conversation '{}'", out.id),
+      co_return make_error(agent::errc::conversation_not_found, fmt::format("there is no conversation '{}'", out.id),
                            "leave out conversationId to start one; every task's answer carries its conversationId");
     }
     if ((*stored)->user_id != request.user_id) {
-      co_return make_error("conversation_forbidden", fmt::format("conversation '{}' belongs to another user", out.id));
+      co_return make_error(agent::errc::conversation_forbidden,
+                           fmt::format("conversation '{}' belongs to another user", out.id));
     }
     for (const auto& m : (*stored)->messages) {
       auto message = llm::message_from_json(m);
-      if (!message) co_return make_error("store_corrupt", "a stored message of the conversation is unreadable");
+      if (!message) co_return make_error(store::errc::corrupt, "a stored message of the conversation is unreadable");
       out.messages.push_back(std::move(*message));
     }
     auto vault = pii::pii_vault::from_json((*stored)->vault);

@@ -11,12 +11,13 @@ std::string dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-void append_error(std::string& out, const json& error) {
+void append_error(std::string& out, const bridge::exec_result& result) {
+  const json& error = result.error;
   std::string name = error.value("name", std::string("Error"));
   std::string message = error.value("message", std::string());
   out += fmt::format("error: {}: {}\n", name, message);
   if (error.contains("stack") && error["stack"].is_string()) out += error["stack"].get<std::string>() + "\n";
-  if (name == "TimeoutError") {
+  if (result.failure == bridge::failure_kind::timeout) {
     out += "The block was stopped at its time limit. Make it do less per block, or work in smaller steps.\n";
   }
 }
@@ -61,7 +62,7 @@ std::string observation_text(const observation_inputs& in) {
     if (!r.value.is_null()) text += "returned: " + dump(r.value) + "\n";
     if (r.value.is_null() && r.logs.empty()) text += "(the block returned nothing and printed nothing)\n";
   } else {
-    append_error(text, r.error);
+    append_error(text, r);
   }
   if (!r.tool_calls.empty()) {
     std::size_t failed = 0;

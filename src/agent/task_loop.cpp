@@ -9,6 +9,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/agent/errors.hpp"
 #include "harness/agent/observation.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
@@ -57,9 +58,10 @@ class task_run {
       end = co_await turns();
     } catch (const std::exception& e) {
       core::log_error("task {} failed unexpectedly: {}", task_->record.id, e.what());
-      end = {task_status::failed,
-             error_json(make_error("internal_error", "the task failed inside the server", "see the server log")),
-             {}};
+      end = {
+          task_status::failed,
+          error_json(make_error(core::errc::internal_error, "the task failed inside the server", "see the server log")),
+          {}};
     }
     co_await finish(std::move(end));
   }
@@ -101,20 +103,20 @@ class task_run {
         return std::nullopt;
       case stop_reason::cancelled:
         return loop_end{task_status::cancelled,
-                        error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")),
+                        error_json(make_error(core::errc::cancelled, "the task was cancelled (DELETE /tasks/{id})")),
                         {}};
       case stop_reason::timed_out:
         return loop_end{
             task_status::timed_out,
-            error_json(make_error("task_timeout",
+            error_json(make_error(agent::errc::task_timeout,
                                   fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
                                   "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
             {}};
       case stop_reason::interrupted:
-        return loop_end{
-            task_status::interrupted,
-            error_json(make_error("interrupted", "the server shut down while the task ran", "submit the task again")),
-            {}};
+        return loop_end{task_status::interrupted,
+                        error_json(make_error(agent::errc::interrupted, "the server shut down while the task ran",
+                                              "submit the task again")),
+                        {}};
     }
     return std::nullopt;
   }
@@ -124,16 +126,16 @@ class task_run {
       if (auto stop = stopped()) co_return *stop;
       if (fatal_) co_return loop_end{task_status::failed, *fatal_, {}};
       if (turn > ctx_.config.max_turns) {
-        co_return loop_end{
-            task_status::max_turns,
-            error_json(make_error(
-                "max_turns", fmt::format("the task used its {} turns without a final answer", ctx_.config.max_turns),
-                "raise AGENT_MAX_TURNS, or split the task")),
-            {}};
+        co_return loop_end{task_status::max_turns,
+                           error_json(make_error(
+                               agent::errc::max_turns,
+                               fmt::format("the task used its {} turns without a final answer", ctx_.config.max_turns),
+                               "raise AGENT_MAX_TURNS, or split the task")),
+                           {}};
       }
       if (tokens_used() > ctx_.config.token_budget) {
         co_return loop_end{task_status::budget_exceeded,
-                           error_json(make_error("budget_exceeded",
+                           error_json(make_error(agent::errc::budget_exceeded,
                                                  fmt::format("the task used {} tokens; its budget is {}", tokens_used(),
                                                              ctx_.config.token_budget),
                                                  "raise AGENT_TOKEN_BUDGET, or ask for less in one task")),
@@ -365,8 +367,8 @@ asio::awaitable<void> finish_unstarted(loop_context context, std::shared_ptr<liv
   auto& record = task->record;
   record.status = status;
   record.error = status == task_status::cancelled
-                     ? error_json(make_error("cancelled", "the task was cancelled before it started"))
-                     : error_json(make_error("interrupted", "the server shut down before the task started",
+                     ? error_json(make_error(core::errc::cancelled, "the task was cancelled before it started"))
+                     : error_json(make_error(agent::errc::interrupted, "the server shut down before the task started",
                                              "submit the task again"));
   record.finished_ms = context.clock.epoch_ms();
   record.transcript = transcript_json(*task);

@@ -38,13 +38,13 @@ int serve(const core::settings& settings) {
   if (!http_config) return config_failure(http_config.error());
 
   boost::asio::io_context io;
-  result<std::unique_ptr<components>> parts = make_error("startup_failed", "not built");
+  result<std::unique_ptr<components>> parts = make_error(core::errc::startup_failed, "not built");
   try {
     parts = build_components(io, settings);
   } catch (const std::exception& e) {
     // Every expected start-up failure is an error value naming its setting;
     // this is the backstop that keeps an unexpected one to one line too.
-    return config_failure(make_error("startup_failed", std::string("start-up failed: ") + e.what()));
+    return config_failure(make_error(core::errc::startup_failed, std::string("start-up failed: ") + e.what()));
   }
   if (!parts) return config_failure(parts.error());
   http::router routes = http::make_api_router();

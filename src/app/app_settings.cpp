@@ -59,7 +59,7 @@ result<core::settings> load_settings(const std::vector<core::setting_spec>& spec
     text << file.rdbuf();
     sources.dotenv_text = text.str();
   } else if (explicit_file) {
-    return make_error("invalid_setting", "invalid ENV_FILE: '" + env_file + "' cannot be read",
+    return make_error(core::errc::invalid_setting, "invalid ENV_FILE: '" + env_file + "' cannot be read",
                       "point ENV_FILE (or --env-file) at an existing file");
   }
   return core::settings::resolve(specs, sources);

@@ -18,6 +18,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/core/logging.hpp"
 
@@ -32,7 +33,7 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr int max_attempts = 16;
 
 error socket_error(std::string message) {
-  return make_error("call_socket_failed", std::move(message),
+  return make_error(bridge::errc::call_socket_failed, std::move(message),
                     "check SANDBOX_CALL_SOCKET_DIR (a writable local folder), or set it empty to use stdio only");
 }
 
@@ -130,7 +131,7 @@ class call_socket_impl final : public call_socket {
   std::optional<error> stopped(std::chrono::milliseconds timeout) const {
     if (timed_out_) {
       return make_error(
-          "call_socket_timeout",
+          bridge::errc::call_socket_timeout,
           fmt::format("the sandbox runtime did not connect to its call socket within {} ms", timeout.count()));
     }
     return std::nullopt;

@@ -1,4 +1,5 @@
 #include "harness/bridge/frame_lines.hpp"
+#include "harness/bridge/errors.hpp"
 
 namespace harness::bridge {
 
@@ -14,8 +15,8 @@ std::optional<result<std::string>> frame_lines::next() {
   auto line = std::move(ready_.front());
   ready_.pop_front();
   if (!line) {
-    return result<std::string>(
-        make_error("frame_too_large", "the sandbox wrote a line longer than " + std::to_string(max_line_) + " bytes"));
+    return result<std::string>(make_error(
+        bridge::errc::frame_too_large, "the sandbox wrote a line longer than " + std::to_string(max_line_) + " bytes"));
   }
   return result<std::string>(std::move(*line));
 }

@@ -1,5 +1,6 @@
 #include "frames.hpp"
 
+#include "harness/bridge/errors.hpp"
 #include "harness/core/base64.hpp"
 
 namespace harness::bridge {
@@ -7,13 +8,13 @@ namespace harness::bridge {
 result<nlohmann::json> parse_frame(const std::string& line) {
   nlohmann::json frame = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (frame.is_discarded()) {
-    return make_error("protocol_error",
+    return make_error(bridge::errc::protocol_error,
                       "the sandbox wrote a line that is not a protocol frame (not JSON or not UTF-8): '" +
                           line.substr(0, 120) + (line.size() > 120 ? "...'" : "'"),
                       "write output with console.log, never to process.stdout directly");
   }
   if (!frame.is_object() || !frame.contains("type") || !frame["type"].is_string()) {
-    return make_error("protocol_error", "the sandbox wrote JSON that is not a protocol frame (no \"type\")",
+    return make_error(bridge::errc::protocol_error, "the sandbox wrote JSON that is not a protocol frame (no \"type\")",
                       "write output with console.log, never to process.stdout directly");
   }
   return frame;

@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/frame_lines.hpp"
 
 namespace harness::bridge {
@@ -25,20 +26,20 @@ class pipe_frame_channel final : public frame_channel {
   asio::awaitable<result<std::string>> read_line() override {
     std::array<char, 65536> chunk;
     for (;;) {
-      if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
+      if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
       if (auto line = lines_.next()) co_return std::move(*line);
       auto [ec, n] = co_await in_.async_read_some(asio::buffer(chunk), use_tuple);
-      if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
-      if (ec) co_return make_error("channel_closed", "the runtime's output ended (" + ec.message() + ")");
+      if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
+      if (ec) co_return make_error(bridge::errc::channel_closed, "the runtime's output ended (" + ec.message() + ")");
       lines_.append(std::string_view(chunk.data(), n));
     }
   }
 
   asio::awaitable<status> write_line(std::string line) override {
-    if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
+    if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
     line.push_back('\n');
     auto [ec, n] = co_await asio::async_write(out_, asio::buffer(line), use_tuple);
-    if (ec) co_return make_error("channel_closed", "the runtime's input is closed (" + ec.message() + ")");
+    if (ec) co_return make_error(bridge::errc::channel_closed, "the runtime's input is closed (" + ec.message() + ")");
     co_return status{};
   }
 

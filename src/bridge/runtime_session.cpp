@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "frames.hpp"
+#include "harness/bridge/errors.hpp"
 #include "harness/core/base64.hpp"
 #include "harness/core/logging.hpp"
 #include "session_shared.hpp"
@@ -17,8 +18,8 @@ namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
-json failure(std::string name, std::string message) {
-  return {{"name", std::move(name)}, {"message", std::move(message)}};
+json failure(std::string_view name, std::string message) {
+  return {{"name", name}, {"message", std::move(message)}};
 }
 
 json files_json(const std::vector<init_file>& files) {
@@ -116,7 +117,7 @@ class runtime_session_impl final : public runtime_session {
     json frame{{"type", "put"}, {"id", id}, {"files", files_json(files)}};
     auto outcome = co_await run_block(std::move(frame), std::move(id), timeout);
     if (outcome.ok) co_return status{};
-    co_return make_error(shared_->broken ? "sandbox_failed" : "sandbox_put_failed",
+    co_return make_error(shared_->broken ? bridge::errc::sandbox_failed : bridge::errc::sandbox_put_failed,
                          "the sandbox did not take the files: " + string_field(outcome.error, "message"));
   }
 
@@ -129,9 +130,8 @@ class runtime_session_impl final : public runtime_session {
     auto started = clock_type::now();
     exec_result result;
     if (shared_->broken) {
-      result.error = failure("SandboxError",
-                             "this sandbox can no longer run code (an earlier block broke it); "
-                             "start a new session");
+      fail(result, failure_kind::sandbox,
+           "this sandbox can no longer run code (an earlier block broke it); start a new session");
       co_return result;
     }
     deadline_guard deadline(executor_, shared_, timeout);
@@ -144,9 +144,8 @@ class runtime_session_impl final : public runtime_session {
         // should it, the sandbox is given up rather than half-handled.
         core::log_warn("sandbox block {} failed on the host: {}", id, e.what());
         shared_->broken = true;
-        result.ok = false;
-        result.error =
-            failure("ProtocolError", std::string("the host could not handle the sandbox's output: ") + e.what());
+        fail(result, failure_kind::protocol,
+             std::string("the host could not handle the sandbox's output: ") + e.what());
       }
       // Calls the block started but did not await still need the channel: they
       // get until the deadline, then fail on their own.
@@ -161,7 +160,7 @@ class runtime_session_impl final : public runtime_session {
                                    exec_result& result) {
     auto sent = co_await shared_->send(dump_frame(frame));
     if (!sent) {
-      result.error = channel_failure(sent.error(), timeout);
+      channel_failure(result, sent.error(), timeout);
       co_return;
     }
     std::size_t log_bytes = 0;
@@ -169,13 +168,13 @@ class runtime_session_impl final : public runtime_session {
     for (;;) {
       auto line = co_await channel_.read_line();
       if (!line) {
-        result.error = channel_failure(line.error(), timeout);
+        channel_failure(result, line.error(), timeout);
         co_return;
       }
       auto parsed = parse_frame(*line);
       if (!parsed) {
         shared_->broken = true;
-        result.error = failure("ProtocolError", parsed.error().describe());
+        fail(result, failure_kind::protocol, parsed.error().describe());
         co_return;
       }
       const std::string type = string_field(*parsed, "type");
@@ -204,23 +203,28 @@ class runtime_session_impl final : public runtime_session {
         co_return;
       } else {
         shared_->broken = true;
-        result.error = failure("ProtocolError", "the sandbox sent a '" + type.substr(0, 40) +
-                                                    "' frame while a block ran; only call, log and done belong there");
+        fail(result, failure_kind::protocol,
+             "the sandbox sent a '" + type.substr(0, 40) +
+                 "' frame while a block ran; only call, log and done belong there");
         co_return;
       }
     }
   }
 
-  json channel_failure(const error& e, std::chrono::milliseconds timeout) {
+  void channel_failure(exec_result& result, const error& e, std::chrono::milliseconds timeout) {
     shared_->broken = true;
     if (shared_->deadline_hit) {
-      return failure("TimeoutError", fmt::format("the code did not finish within {} ms and was stopped; the sandbox "
-                                                 "was discarded, so variables from earlier blocks are gone",
-                                                 timeout.count()));
+      fail(result, failure_kind::timeout,
+           fmt::format("the code did not finish within {} ms and was stopped; the sandbox "
+                       "was discarded, so variables from earlier blocks are gone",
+                       timeout.count()));
+    } else if (e.code == bridge::errc::frame_too_large) {
+      fail(result, failure_kind::protocol, e.describe());
+    } else {
+      fail(
+          result, failure_kind::sandbox,
+          "the sandbox stopped while running the code (" + e.message + "); it may have run out of memory or processes");
     }
-    if (e.code == "frame_too_large") return failure("ProtocolError", e.describe());
-    return failure("SandboxError", "the sandbox stopped while running the code (" + e.message +
-                                       "); it may have run out of memory or processes");
   }
 
   // The `error` of a failed `done`, reduced to {name, message, stack?} of
@@ -228,9 +232,9 @@ class runtime_session_impl final : public runtime_session {
   // downstream meets a field of an unexpected type.
   static json error_of(const json& frame) {
     auto error = frame.find("error");
-    if (error == frame.end() || !error->is_object()) return failure("Error", "the code failed");
+    if (error == frame.end() || !error->is_object()) return failure(to_string(failure_kind::code), "the code failed");
     std::string name = string_field(*error, "name");
-    json out = failure(name.empty() ? "Error" : name, string_field(*error, "message"));
+    json out = failure(name.empty() ? to_string(failure_kind::code) : name, string_field(*error, "message"));
     if (std::string stack = string_field(*error, "stack"); !stack.empty()) out["stack"] = std::move(stack);
     return out;
   }
@@ -240,6 +244,7 @@ class runtime_session_impl final : public runtime_session {
     if (result.ok) {
       result.value = frame.contains("value") ? frame["value"] : json();
     } else {
+      result.failure = failure_kind::code;
       result.error = error_of(frame);
     }
     if (auto files = frame.find("files"); files != frame.end() && files->is_array()) {
@@ -257,6 +262,28 @@ class runtime_session_impl final : public runtime_session {
 };
 
 }  // namespace
+
+std::string_view to_string(failure_kind kind) {
+  switch (kind) {
+    case failure_kind::none:
+      return "";
+    case failure_kind::code:
+      return "Error";
+    case failure_kind::timeout:
+      return "TimeoutError";
+    case failure_kind::sandbox:
+      return "SandboxError";
+    case failure_kind::protocol:
+      return "ProtocolError";
+  }
+  return "";
+}
+
+void fail(exec_result& result, failure_kind kind, std::string message) {
+  result.ok = false;
+  result.failure = kind;
+  result.error = failure(to_string(kind), std::move(message));
+}
 
 asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
                                        std::chrono::milliseconds timeout) {
@@ -280,11 +307,12 @@ asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, fr
     if (!line) {
       timer.cancel();
       if (state->timed_out) {
-        co_return make_error("sandbox_timeout",
+        co_return make_error(bridge::errc::sandbox_timeout,
                              fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
                              "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
       }
-      co_return make_error("sandbox_failed", "the sandbox runtime ended before it was ready: " + line.error().message);
+      co_return make_error(bridge::errc::sandbox_failed,
+                           "the sandbox runtime ended before it was ready: " + line.error().message);
     }
     auto frame = parse_frame(*line);
     if (frame && string_field(*frame, "type") == "ready") {

@@ -4,7 +4,9 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
+#include "harness/bridge/errors.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -15,7 +17,7 @@ using clock_type = std::chrono::steady_clock;
 
 json error_json(const error& e) {
   json out{{"message", e.message}};
-  if (!e.code.empty()) out["code"] = e.code;
+  out["code"] = e.code.wire_name();
   if (!e.hint.empty()) out["hint"] = e.hint;
   return out;
 }
@@ -38,14 +40,14 @@ result<call_request> read_call(const json& frame) {
     return call;
   }
   if (call.op != "tool_details" && call.op != "call_tool") {
-    return make_error("bad_call", "unknown helper operation '" + call.op + "'");
+    return make_error(bridge::errc::bad_call, "unknown helper operation '" + call.op + "'");
   }
   call.name = string_field(frame, "name");
-  if (call.name.empty()) return make_error("bad_call", "a tool name (string) is required");
+  if (call.name.empty()) return make_error(bridge::errc::bad_call, "a tool name (string) is required");
   call.label = call.op == "tool_details" ? "get_mcp_tool_details" : call.name;
   call.args = args != frame.end() ? *args : json::object();
   if (call.op == "call_tool" && !call.args.is_object()) {
-    return make_error("bad_call", "tool arguments must be an object");
+    return make_error(bridge::errc::bad_call, "tool arguments must be an object");
   }
   return call;
 }
@@ -86,12 +88,13 @@ asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
   if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
   if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
   if (clock_type::now() >= shared.call_deadline) {
-    co_return make_error("block_deadline", "the block is about to reach its time limit; the call was not made",
+    co_return make_error(bridge::errc::block_deadline,
+                         "the block is about to reach its time limit; the call was not made",
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
   }
   auto args = shared.filter.out_of_sandbox(std::move(call.args));
   auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline);
-  if (!answer && answer.error().code == "mcp_timeout" && clock_type::now() >= shared.call_deadline) {
+  if (!answer && answer.error().code == mcp::errc::timeout && clock_type::now() >= shared.call_deadline) {
     answer.error().hint =
         "the call was cut short so that the block could end before its own limit "
         "(SANDBOX_TIMEOUT_MS); do less per block or raise it";
@@ -109,7 +112,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   auto started = clock_type::now();
   json id = frame.contains("id") ? frame["id"] : json();
   std::string exec = string_field(frame, "exec");
-  result<json> answer = make_error("bad_call", "unreachable");
+  result<json> answer = make_error(bridge::errc::bad_call, "unreachable");
   auto call = read_call(frame);
   std::string label = call ? call->label : std::string();
   try {
@@ -117,13 +120,13 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
       answer = call.error();
     } else if (exec.empty() || exec != shared->current_exec) {
       // A timer or forgotten promise of a finished block: it cannot act any more.
-      answer = make_error("stale_call", "this call comes from a block that has already finished");
+      answer = make_error(bridge::errc::stale_call, "this call comes from a block that has already finished");
     } else {
       answer = co_await serve(*shared, std::move(*call));
     }
   } catch (const std::exception& e) {
     core::log_error("a sandbox call failed on the host: {}", e.what());
-    answer = make_error("internal_error", "the host failed while serving this call", "see the server log");
+    answer = make_error(core::errc::internal_error, "the host failed while serving this call", "see the server log");
   }
   if (!shared->alive) co_return;
   json reply{{"type", "reply"}, {"id", id}, {"ok", answer.has_value()}};

@@ -33,7 +33,7 @@ result<std::string> parse_value(std::string raw, int line_no) {
   }
   auto close = raw.rfind(quote);
   if (close == 0) {
-    return make_error("invalid_dotenv", ".env line " + std::to_string(line_no) + ": unterminated quote",
+    return make_error(core::errc::invalid_dotenv, ".env line " + std::to_string(line_no) + ": unterminated quote",
                       "close the quote on the same line");
   }
   std::string inner = raw.substr(1, close - 1);
@@ -66,13 +66,13 @@ result<std::map<std::string, std::string>> parse_dotenv(const std::string& text)
     if (line.rfind("export ", 0) == 0) line = trim(line.substr(7));
     auto eq = line.find('=');
     if (eq == std::string::npos) {
-      return make_error("invalid_dotenv", ".env line " + std::to_string(line_no) + ": expected KEY=VALUE",
+      return make_error(core::errc::invalid_dotenv, ".env line " + std::to_string(line_no) + ": expected KEY=VALUE",
                         "comment the line out with '#' or add '='");
     }
     std::string key = trim(line.substr(0, eq));
     if (!valid_key(key)) {
-      return make_error("invalid_dotenv", ".env line " + std::to_string(line_no) + ": '" + key +
-                                              "' is not a valid variable name");
+      return make_error(core::errc::invalid_dotenv,
+                        ".env line " + std::to_string(line_no) + ": '" + key + "' is not a valid variable name");
     }
     auto value = parse_value(trim(line.substr(eq + 1)), line_no);
     if (!value) return value.error();

@@ -19,7 +19,7 @@ const setting_spec* find_spec(std::span<const setting_spec> specs, const std::st
 }
 
 error invalid(const std::string& name, const std::string& value, const std::string& rule) {
-  return make_error("invalid_setting", fmt::format("invalid {}: '{}' {}", name, value, rule),
+  return make_error(core::errc::invalid_setting, fmt::format("invalid {}: '{}' {}", name, value, rule),
                     fmt::format("set {} (or {}) to a valid value; see --help", name, flag_name(name)));
 }
 
@@ -63,7 +63,7 @@ result<settings> settings::resolve(std::span<const setting_spec> specs, const se
   for (std::size_t i = 0; i < sources.args.size(); ++i) {
     const std::string& arg = sources.args[i];
     if (arg.rfind("--", 0) != 0) {
-      return make_error("invalid_argument", fmt::format("unexpected argument '{}'", arg),
+      return make_error(core::errc::invalid_argument, fmt::format("unexpected argument '{}'", arg),
                         "settings are given as --name value; see --help");
     }
     std::string flag = arg;
@@ -74,13 +74,15 @@ result<settings> settings::resolve(std::span<const setting_spec> specs, const se
       value = arg.substr(eq + 1);
       has_value = true;
     }
-    auto spec = std::find_if(specs.begin(), specs.end(), [&](const setting_spec& s) { return flag_name(s.name) == flag; });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const setting_spec& s) { return flag_name(s.name) == flag; });
     if (spec == specs.end()) {
-      return make_error("invalid_argument", fmt::format("unknown flag '{}'", flag), "see --help for the list");
+      return make_error(core::errc::invalid_argument, fmt::format("unknown flag '{}'", flag),
+                        "see --help for the list");
     }
     if (!has_value) {
       if (i + 1 >= sources.args.size()) {
-        return make_error("invalid_argument", fmt::format("flag '{}' needs a value", flag),
+        return make_error(core::errc::invalid_argument, fmt::format("flag '{}' needs a value", flag),
                           fmt::format("write {} VALUE or {}=VALUE", flag, flag));
       }
       value = sources.args[++i];
@@ -137,13 +139,16 @@ result<std::string> settings::get_choice(const std::string& name, const std::vec
 }
 
 std::string help_text(std::span<const setting_spec> specs, const std::string& usage) {
-  std::string out = usage + "\n\nEvery setting can be given as an environment variable, in a .env file, or as a flag\n"
-                            "(flags win over the environment, which wins over .env, which wins over the default).\n\n";
+  std::string out = usage +
+                    "\n\nEvery setting can be given as an environment variable, in a .env file, or as a flag\n"
+                    "(flags win over the environment, which wins over .env, which wins over the default).\n\n";
   std::size_t width = 0;
   for (const auto& spec : specs) width = std::max(width, spec.name.size() + flag_name(spec.name).size() + 2);
   for (const auto& spec : specs) {
     std::string left = spec.name + ", " + flag_name(spec.name);
-    std::string def = spec.secret ? "(secret, no default)" : spec.default_value.empty() ? "(empty)" : spec.default_value;
+    std::string def = spec.secret                  ? "(secret, no default)"
+                      : spec.default_value.empty() ? "(empty)"
+                                                   : spec.default_value;
     out += fmt::format("  {:<{}}  {}\n  {:<{}}  default: {}\n", left, width, spec.help, "", width, def);
   }
   return out;

@@ -16,7 +16,7 @@ status ensure_writable_dir(const fs::path& dir, std::string_view setting) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    return make_error("invalid_setting",
+    return make_error(core::errc::invalid_setting,
                       fmt::format("{}: cannot create the folder {}: {}", setting, dir.string(),
                                   ec ? ec.message() : std::string("a file of that name is in the way")),
                       "point it at a folder the server may create and write");
@@ -27,7 +27,7 @@ status ensure_writable_dir(const fs::path& dir, std::string_view setting) {
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     int err = errno;
-    return make_error("invalid_setting",
+    return make_error(core::errc::invalid_setting,
                       fmt::format("{}: the folder {} is not writable: {}", setting, dir.string(), std::strerror(err)),
                       "give the server's user write access, or point it at another folder");
   }

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "engine_errors.hpp"
+#include "harness/docker/errors.hpp"
 
 namespace harness::docker::detail {
 
@@ -16,12 +17,12 @@ attach_stream_impl::~attach_stream_impl() {
 }
 
 task<status> attach_stream_impl::write_stdin(std::string_view data, std::chrono::milliseconds timeout) {
-  if (closed_) co_return make_error("docker_unreachable", "the attach stream is closed");
+  if (closed_) co_return make_error(docker::errc::unreachable, "the attach stream is closed");
   co_return co_await conn_->write_all(data.data(), data.size(), timeout);
 }
 
 status attach_stream_impl::close_stdin() {
-  if (closed_) return make_error("docker_unreachable", "the attach stream is closed");
+  if (closed_) return make_error(docker::errc::unreachable, "the attach stream is closed");
   return conn_->shutdown_send();
 }
 

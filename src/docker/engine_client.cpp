@@ -1,4 +1,5 @@
 #include "harness/docker/engine_client.hpp"
+#include "harness/docker/errors.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -54,7 +55,7 @@ bool is_safe_reference(std::string_view text) {
 }
 
 error bad_reference(std::string_view what, std::string_view text) {
-  return make_error("docker_bad_request", fmt::format("invalid {} '{}'", what, text),
+  return make_error(docker::errc::bad_request, fmt::format("invalid {} '{}'", what, text),
                     "ids, names and images use letters, digits and - _ . : / @");
 }
 
@@ -84,7 +85,7 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     auto chosen = std::min(*engine_max, max_api);
     if (chosen < min_api || chosen < *engine_min) {
       co_return make_error(
-          "docker_api_version",
+          docker::errc::api_version,
           fmt::format("the Docker engine speaks API {} to {}; this client needs {}.{} to {}.{}", info->min_api_version,
                       info->api_version, min_api.first, min_api.second, max_api.first, max_api.second),
           "use Docker Engine 20.10 or newer");
@@ -103,7 +104,7 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     if (!res) co_return res.error();
     if (res->result_int() != 200) {
       auto err = detail::engine_error(res->result_int(), res->body(), "inspect image " + name);
-      if (res->result_int() == 404) err.code = "docker_image_not_found";
+      if (res->result_int() == 404) err.code = docker::errc::image_not_found;
       co_return err;
     }
     co_return detail::parse_image(res->body());

@@ -12,6 +12,8 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include "harness/docker/errors.hpp"
+
 namespace harness::docker::detail {
 namespace {
 
@@ -25,10 +27,10 @@ using tls_stream = asio::ssl::stream<beast::tcp_stream>;
 
 error io_error(const char* what, const error_code& ec) {
   if (ec == beast::error::timeout) {
-    return make_error("docker_timeout", fmt::format("the Docker engine did not answer in time ({})", what),
+    return make_error(docker::errc::timeout, fmt::format("the Docker engine did not answer in time ({})", what),
                       "the engine may be overloaded; check `docker info`");
   }
-  return make_error("docker_unreachable",
+  return make_error(docker::errc::unreachable,
                     fmt::format("connection to the Docker engine failed while {}: {}", what, ec.message()));
 }
 
@@ -55,7 +57,7 @@ class connection_impl final : public connection {
     parser.body_limit(body_limit);
     auto [rec, read] = co_await http::async_read(stream_, buffer_, parser, use_tuple);
     if (rec == http::error::body_limit) {
-      co_return make_error("docker_protocol_error",
+      co_return make_error(docker::errc::protocol_error,
                            fmt::format("the Docker engine's answer to {} is larger than {} bytes",
                                        std::string(req.target()), body_limit));
     }
@@ -142,7 +144,7 @@ error unreachable(const engine_endpoint& endpoint, const std::string& why) {
   std::string hint = endpoint.kind == engine_endpoint::transport::unix_socket
                          ? "start the engine (./scripts/run.sh does it) or point DOCKER_HOST at a running one"
                          : "check that the engine listens there and that DOCKER_HOST is right";
-  return make_error("docker_unreachable",
+  return make_error(docker::errc::unreachable,
                     fmt::format("cannot reach the Docker engine at {}: {}", endpoint.describe(), why), hint);
 }
 

@@ -10,7 +10,7 @@ namespace harness::docker {
 namespace {
 
 error bad_host(const std::string& value, const std::string& why) {
-  return make_error("invalid_setting", fmt::format("invalid DOCKER_HOST '{}': {}", value, why),
+  return make_error(core::errc::invalid_setting, fmt::format("invalid DOCKER_HOST '{}': {}", value, why),
                     "use unix:///var/run/docker.sock or tcp://host:port");
 }
 
@@ -66,11 +66,12 @@ result<engine_endpoint> parse_engine_endpoint(const std::string& docker_host, co
       if (fs::exists(p)) *file = p.string();
     }
     if (out.verify_peer && out.ca_file.empty()) {
-      return make_error("invalid_setting", fmt::format("DOCKER_TLS_VERIFY is set but {}/ca.pem does not exist", dir),
+      return make_error(core::errc::invalid_setting,
+                        fmt::format("DOCKER_TLS_VERIFY is set but {}/ca.pem does not exist", dir),
                         "set DOCKER_CERT_PATH to the folder with ca.pem, cert.pem and key.pem");
     }
     if (out.cert_file.empty() != out.key_file.empty()) {
-      return make_error("invalid_setting", fmt::format("{} holds only one of cert.pem and key.pem", dir),
+      return make_error(core::errc::invalid_setting, fmt::format("{} holds only one of cert.pem and key.pem", dir),
                         "a client certificate needs both files");
     }
   }

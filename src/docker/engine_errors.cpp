@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/docker/errors.hpp"
+
 namespace harness::docker::detail {
 
 std::string engine_message(const std::string& body) {
@@ -21,25 +23,26 @@ error engine_error(unsigned http_status, const std::string& body, const std::str
   switch (http_status) {
     case 404:
       if (message.find("image") != std::string::npos) {
-        return make_error("docker_image_not_found", text, "build or pull the image first");
+        return make_error(docker::errc::image_not_found, text, "build or pull the image first");
       }
-      return make_error("docker_not_found", text);
+      return make_error(docker::errc::not_found, text);
     case 409:
-      return make_error("docker_conflict", text);
+      return make_error(docker::errc::conflict, text);
     case 400:
-      return make_error("docker_bad_request", text, "the engine rejected a setting; check the sandbox configuration");
+      return make_error(docker::errc::bad_request, text,
+                        "the engine rejected a setting; check the sandbox configuration");
     case 401:
     case 403:
-      return make_error("docker_engine_error", text,
+      return make_error(docker::errc::engine_error, text,
                         "the engine refused access; check DOCKER_HOST and its certificates");
     default:
-      return make_error("docker_engine_error", fmt::format("{} (HTTP {})", text, http_status),
+      return make_error(docker::errc::engine_error, fmt::format("{} (HTTP {})", text, http_status),
                         "see the engine's log for details");
   }
 }
 
 error protocol_error(const std::string& what, const std::string& detail) {
-  return make_error("docker_protocol_error",
+  return make_error(docker::errc::protocol_error,
                     fmt::format("unexpected answer from the Docker engine to {}: {}", what, detail));
 }
 

@@ -1,7 +1,9 @@
 #include "harness/execution/attach_frame_channel.hpp"
 
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/frame_lines.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/docker/errors.hpp"
 
 namespace harness::execution {
 namespace {
@@ -21,15 +23,15 @@ class attach_frame_channel final : public bridge::frame_channel {
 
   asio::awaitable<result<std::string>> read_line() override {
     for (;;) {
-      if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
+      if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
       if (auto line = lines_.next()) co_return std::move(*line);
       auto chunk = co_await stream_.read(read_slice);
-      if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
+      if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
       if (!chunk) {
-        if (chunk.error().code == "docker_timeout") continue;
-        co_return make_error("channel_closed", chunk.error().message);
+        if (chunk.error().code == docker::errc::timeout) continue;
+        co_return make_error(bridge::errc::channel_closed, chunk.error().message);
       }
-      if (!*chunk) co_return make_error("channel_closed", "the container's output ended");
+      if (!*chunk) co_return make_error(bridge::errc::channel_closed, "the container's output ended");
       if ((*chunk)->stream == docker::output_stream::stderr_stream) {
         log_stderr((*chunk)->data);
       } else {
@@ -39,10 +41,10 @@ class attach_frame_channel final : public bridge::frame_channel {
   }
 
   asio::awaitable<status> write_line(std::string line) override {
-    if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
+    if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
     line.push_back('\n');
     auto written = co_await stream_.write_stdin(line, write_timeout);
-    if (!written) co_return make_error("channel_closed", written.error().message);
+    if (!written) co_return make_error(bridge::errc::channel_closed, written.error().message);
     co_return status{};
   }
 

@@ -11,6 +11,7 @@
 #include "exec_json.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/execution/errors.hpp"
 
 namespace harness::execution {
 namespace {
@@ -66,22 +67,24 @@ class execution_service_impl final : public execution_service,
       if (it != sessions_.end()) {
         session = it->second;
         if (session->user_id != request.user_id) {
-          co_return make_error("session_forbidden", "session '" + *request.session_id + "' belongs to another user");
+          co_return make_error(execution::errc::session_forbidden,
+                               "session '" + *request.session_id + "' belongs to another user");
         }
         if (session->busy) {
-          co_return make_error("session_busy", "session '" + *request.session_id + "' is running another block",
+          co_return make_error(execution::errc::session_busy,
+                               "session '" + *request.session_id + "' is running another block",
                                "wait for it to finish, or use another sessionId");
         }
       }
     }
     if (!session) {
       if (request.session_id && sessions_.size() + opening_ >= config_.max_sessions) {
-        co_return make_error("too_many_sessions",
+        co_return make_error(execution::errc::too_many_sessions,
                              "there are already " + std::to_string(config_.max_sessions) + " live sessions",
                              "end one with DELETE /sessions/{id}, or run without a sessionId");
       }
       if (request.session_id && sessions_of(request.user_id) >= config_.max_sessions_per_user) {
-        co_return make_error("too_many_sessions",
+        co_return make_error(execution::errc::too_many_sessions,
                              "user '" + request.user_id + "' already has " +
                                  std::to_string(config_.max_sessions_per_user) + " live sessions",
                              "end one with DELETE /sessions/{id}, or run without a sessionId "
@@ -116,11 +119,11 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) {
-      co_return make_error("session_not_found", "no live session '" + session_id + "'",
+      co_return make_error(execution::errc::session_not_found, "no live session '" + session_id + "'",
                            "it may have idled out or ended after a timeout");
     }
     if (it->second->user_id != user_id) {
-      co_return make_error("session_forbidden", "session '" + session_id + "' belongs to another user");
+      co_return make_error(execution::errc::session_forbidden, "session '" + session_id + "' belongs to another user");
     }
     auto session = it->second;
     sessions_.erase(it);

@@ -47,11 +47,12 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
     // The engine resolves bind-mount sources itself: the path must be absolute.
     std::error_code ec;
     auto absolute = std::filesystem::absolute(dir, ec);
-    if (ec) return make_error("invalid_setting", "invalid SANDBOX_CALL_SOCKET_DIR '" + dir + "': " + ec.message());
+    if (ec)
+      return make_error(core::errc::invalid_setting, "invalid SANDBOX_CALL_SOCKET_DIR '" + dir + "': " + ec.message());
     out.pool.call_socket_dir = absolute.lexically_normal().string();
     // Checked here too, so that a bad value stops start-up rather than every sandbox start.
     if (out.pool.call_socket_dir.size() > bridge::call_socket::max_dir_length) {
-      return make_error("invalid_setting",
+      return make_error(core::errc::invalid_setting,
                         "SANDBOX_CALL_SOCKET_DIR is too long for unix sockets: " + out.pool.call_socket_dir,
                         fmt::format("use a folder with a path of at most {} characters, e.g. /run/mcp-harness",
                                     bridge::call_socket::max_dir_length));

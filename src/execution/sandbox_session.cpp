@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bridge/errors.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 
@@ -17,13 +18,17 @@ namespace {
 // The outcome label of a finished block: the error names the runtime session
 // gives to failures of the sandbox rather than of the code.
 std::string_view exec_outcome(const bridge::exec_result& outcome) {
-  if (outcome.ok) return "ok";
-  auto found = outcome.error.is_object() ? outcome.error.find("name") : outcome.error.end();
-  std::string_view name = found != outcome.error.end() && found->is_string()
-                              ? std::string_view(found->get_ref<const std::string&>())
-                              : std::string_view();
-  if (name == "TimeoutError") return "timeout";
-  if (name == "SandboxError" || name == "ProtocolError") return "sandbox_error";
+  switch (outcome.failure) {
+    case bridge::failure_kind::none:
+      return outcome.ok ? "ok" : "error";
+    case bridge::failure_kind::code:
+      return "error";
+    case bridge::failure_kind::timeout:
+      return "timeout";
+    case bridge::failure_kind::sandbox:
+    case bridge::failure_kind::protocol:
+      return "sandbox_error";
+  }
   return "error";
 }
 
@@ -75,7 +80,7 @@ asio::awaitable<void> sandbox_session::drain_stdio(std::shared_ptr<stdio_drain> 
   std::size_t seen = 0;
   for (;;) {
     auto line = co_await drain->channel->read_line();
-    if (!line && line.error().code != "frame_too_large") co_return;  // the output ended, or we hung up
+    if (!line && line.error().code != bridge::errc::frame_too_large) co_return;  // the output ended, or we hung up
     std::size_t bytes = line ? line->size() + 1 : stray_output_limit + 1;
     if (line && seen < log_cap) {
       core::log_debug("sandbox {} stdout: {}", drain->container->id().substr(0, 12), line->substr(0, log_cap));
@@ -138,24 +143,23 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
                    init.error().message);
     co_await session->close();
   }
-  co_return make_error("sandbox_failed", "no sandbox could be started for this request",
+  co_return make_error(bridge::errc::sandbox_failed, "no sandbox could be started for this request",
                        "check GET /health (docker engine, sandbox image)");
 }
 
 asio::awaitable<bridge::exec_result> sandbox_session::exec(std::string code, std::chrono::milliseconds timeout) {
   if (killed_ || !runtime_) {
     bridge::exec_result out;
-    out.error = {{"name", "SandboxError"}, {"message", "the sandbox was stopped"}};
+    bridge::fail(out, bridge::failure_kind::sandbox, "the sandbox was stopped");
     co_return out;
   }
   auto outcome = co_await runtime_->exec(std::move(code), timeout);
   if (drain_ && drain_->flooded && !outcome.ok) {
-    outcome.error = {
-        {"name", "SandboxError"},
-        {"message", fmt::format("the code wrote more than {} bytes to the process's stdout and the sandbox "
-                                "was stopped; print with console.log (captured and capped), or write "
-                                "large output to /workspace",
-                                stray_output_limit)}};
+    bridge::fail(outcome, bridge::failure_kind::sandbox,
+                 fmt::format("the code wrote more than {} bytes to the process's stdout and the sandbox "
+                             "was stopped; print with console.log (captured and capped), or write "
+                             "large output to /workspace",
+                             stray_output_limit));
   }
   if (metrics_) record(*metrics_, outcome);
   if (options_.files && !outcome.files.empty()) outcome.files_report = co_await write_back(outcome.files);
@@ -184,7 +188,7 @@ asio::awaitable<status> sandbox_session::put(std::vector<bridge::init_file> file
       core::log_warn("sandbox {}: the host refused some of its own files: {}", id_, report["refused"].dump());
     }
   }
-  if (killed_ || !runtime_) co_return make_error("sandbox_failed", "the sandbox was stopped");
+  if (killed_ || !runtime_) co_return make_error(bridge::errc::sandbox_failed, "the sandbox was stopped");
   co_return co_await runtime_->put(std::move(files), timeout);
 }
 

@@ -10,6 +10,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/dispatch.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/transfer_coding.hpp"
 #include "io_deadline.hpp"
 
@@ -70,23 +71,23 @@ bhttp::response<bhttp::string_body> to_beast(http_response&& response, unsigned 
 std::optional<http_response> read_failure_response(const boost::system::error_code& ec, bool timed_out,
                                                    const server_config& config) {
   if (timed_out) {
-    return error_response(408, "request_timeout",
-                          "the request did not arrive within " + std::to_string(config.request_timeout.count()) +
-                              " ms; send the whole request promptly");
+    return error_response(http::errc::request_timeout, "the request did not arrive within " +
+                                                           std::to_string(config.request_timeout.count()) +
+                                                           " ms; send the whole request promptly");
   }
   if (ec == bhttp::error::header_limit) {
-    return error_response(431, "headers_too_large",
+    return error_response(http::errc::headers_too_large,
                           "the request headers exceed " + std::to_string(config.header_limit) + " bytes");
   }
   if (ec == bhttp::error::body_limit) {
-    return error_response(413, "body_too_large",
+    return error_response(http::errc::body_too_large,
                           "the body exceeds the limit of " + std::to_string(config.body_limit) + " bytes");
   }
   if (ec == bhttp::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
       ec == asio::error::operation_aborted || ec == bhttp::error::partial_message) {
     return std::nullopt;
   }
-  return error_response(400, "bad_request", "the request is not valid HTTP/1.1: " + ec.message());
+  return error_response(http::errc::bad_request, "the request is not valid HTTP/1.1: " + ec.message());
 }
 
 class connection {
@@ -161,7 +162,7 @@ class connection {
     bool head_only = raw.method() == bhttp::verb::head;
     auto target = parse_target(raw.target());
     if (!target) {
-      co_await refuse(error_response(400, target.error().code, target.error().message), raw, started);
+      co_await refuse(error_response(target.error().code, target.error().message), raw, started);
       co_return false;
     }
     http_request request = to_request(std::move(raw), *target);

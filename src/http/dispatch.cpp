@@ -5,23 +5,25 @@
 #include <fmt/format.h>
 
 #include "harness/core/logging.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/request_body.hpp"
 
 namespace harness::http {
 namespace {
 
-boost::asio::awaitable<http_response> route_request(const router& routes, services& svc,
-                                                   const http_request& request, std::string_view* matched_pattern) {
+boost::asio::awaitable<http_response> route_request(const router& routes, services& svc, const http_request& request,
+                                                    std::string_view* matched_pattern) {
   auto match = routes.match(request.method, request.path);
   if (match.found && matched_pattern) *matched_pattern = match.found->pattern;
   if (!match.found) {
     if (match.allowed.empty()) {
-      co_return error_response(404, "not_found",
-                            fmt::format("no route for {}; see the API reference in docs/API_EXAMPLES.md", request.path));
+      co_return error_response(
+          http::errc::not_found,
+          fmt::format("no route for {}; see the API reference in docs/API_EXAMPLES.md", request.path));
     }
     auto allow = fmt::format("{}", fmt::join(match.allowed, ", "));
-    auto response = error_response(
-        405, "method_not_allowed", fmt::format("{} does not accept {}; use {}", request.path, request.method, allow));
+    auto response = error_response(http::errc::method_not_allowed,
+                                   fmt::format("{} does not accept {}; use {}", request.path, request.method, allow));
     response.set_header("Allow", allow);
     co_return response;
   }
@@ -51,7 +53,7 @@ boost::asio::awaitable<http_response> dispatch(const router& routes, services& s
   if (!failure.empty()) {
     core::log_for(spdlog::level::err, request.request_id, "unhandled exception in {} {}: {}", request.method,
                   request.path, failure);
-    response = error_response(500, "internal_error",
+    response = error_response(core::errc::internal_error,
                               "the server failed to handle this request; it has been logged under the request id");
   }
   response.set_header("X-Request-Id", request.request_id);

@@ -1,4 +1,5 @@
 #include "harness/http/message.hpp"
+#include "harness/http/errors.hpp"
 
 #include <cctype>
 
@@ -94,13 +95,20 @@ http_response json_response(unsigned status, const nlohmann::json& body) {
   return response;
 }
 
-http_response error_response(unsigned status, std::string_view code, std::string_view message) {
-  return json_response(status, {{"error", {{"code", code}, {"message", message}}}});
+http_response error_response(error_code code, std::string_view message) {
+  return json_response(code.http_status(), {{"error", {{"code", code.wire_name()}, {"message", message}}}});
+}
+
+http_response error_response(const error& e) {
+  auto response = error_response(e.code, e.describe());
+  // A service that is busy or cannot serve now may well serve in a moment.
+  if (response.status == 429 || response.status == 503) response.set_header("Retry-After", "5");
+  return response;
 }
 
 result<parsed_target> parse_target(std::string_view target) {
   const auto not_a_path = [] {
-    return make_error("bad_target", "the request target is not a valid path; percent-encode it");
+    return make_error(http::errc::bad_target, "the request target is not a valid path; percent-encode it");
   };
   if (target.empty() || target[0] != '/') return not_a_path();
   auto question = target.find('?');
@@ -111,8 +119,8 @@ result<parsed_target> parse_target(std::string_view target) {
   if (!path) return not_a_path();
   out.path = std::move(*path);
   if (question == std::string_view::npos) return out;
-  std::string_view query = target.substr(question + 1, fragment == std::string_view::npos ? std::string_view::npos
-                                                                                         : fragment - question - 1);
+  std::string_view query = target.substr(
+      question + 1, fragment == std::string_view::npos ? std::string_view::npos : fragment - question - 1);
   while (!query.empty()) {
     auto amp = query.find('&');
     std::string_view pair = query.substr(0, amp);
@@ -123,7 +131,7 @@ result<parsed_target> parse_target(std::string_view target) {
     auto value = decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
     if (!key || !value) return not_a_path();
     if (!out.query.try_emplace(std::move(*key), std::move(*value)).second) {  // leaves *key alone when present
-      return make_error("bad_target",
+      return make_error(http::errc::bad_target,
                         fmt::format("the query parameter '{}' is given twice; send it once", key->substr(0, 60)));
     }
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/http/errors.hpp"
 #include "harness/http/strict_json.hpp"
 
 namespace harness::http {
@@ -32,22 +33,23 @@ std::optional<std::string_view> unsupported_coding(const http_request& request) 
 std::optional<http_response> parse_json_body(const http_request& request, nlohmann::json& body) {
   auto content_type = request.header("Content-Type");
   if (!content_type || !is_json_content_type(*content_type)) {
-    return error_response(415, "unsupported_media_type", "the body must be JSON: send Content-Type: application/json");
+    return error_response(http::errc::unsupported_media_type,
+                          "the body must be JSON: send Content-Type: application/json");
   }
   if (auto coding = unsupported_coding(request)) {
     auto response = error_response(
-        415, "unsupported_media_type",
+        http::errc::unsupported_media_type,
         fmt::format("the body has Content-Encoding '{}', which this server does not decode; send it unencoded",
                     coding->substr(0, 40)));
     response.set_header("Accept-Encoding", "identity");
     return response;
   }
   if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return error_response(400, "malformed_json", "the body is empty; send a JSON object");
+    return error_response(http::errc::malformed_json, "the body is empty; send a JSON object");
   }
   auto parsed = parse_strict_json(request.body);
-  if (!parsed) return error_response(400, parsed.error().code, parsed.error().message);
-  if (!parsed->is_object()) return error_response(400, "invalid_body", "the body must be a JSON object");
+  if (!parsed) return error_response(parsed.error().code, parsed.error().message);
+  if (!parsed->is_object()) return error_response(http::errc::invalid_body, "the body must be a JSON object");
   body = std::move(*parsed);
   return std::nullopt;
 }

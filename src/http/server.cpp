@@ -14,6 +14,7 @@
 
 #include "connection.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/http/errors.hpp"
 
 namespace harness::http {
 namespace {
@@ -30,14 +31,14 @@ class server_impl final : public http_server, public connection_registry {
   result<unsigned short> start() override {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(config_.host, ec);
-    if (ec) return make_error("invalid_setting", "invalid HOST: '" + config_.host + "' is not an IP address");
+    if (ec) return make_error(core::errc::invalid_setting, "invalid HOST: '" + config_.host + "' is not an IP address");
     tcp::endpoint endpoint(address, config_.port);
     acceptor_.open(endpoint.protocol(), ec);
     if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
     if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
-      return make_error("bind_failed",
+      return make_error(http::errc::bind_failed,
                         "cannot listen on " + config_.host + ":" + std::to_string(config_.port) + ": " + ec.message(),
                         "choose another PORT or stop the process that holds it");
     }

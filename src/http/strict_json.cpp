@@ -1,4 +1,5 @@
 #include "harness/http/strict_json.hpp"
+#include "harness/http/errors.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -83,7 +84,7 @@ class strict_builder final : public nlohmann::json_sax<json> {
     auto& members = open_.back()->get_ref<json::object_t&>();
     auto [slot, inserted] = members.try_emplace(std::move(name));  // leaves `name` alone when present
     if (!inserted) {
-      failure_ = make_error("invalid_body",
+      failure_ = make_error(http::errc::invalid_body,
                             fmt::format("the key '{}' appears twice in one object; send each key once", path_to(name)));
       return false;
     }
@@ -96,18 +97,20 @@ class strict_builder final : public nlohmann::json_sax<json> {
     // at position - 1 is where the parser gave up.
     std::size_t stopped = std::min(position == 0 ? 0 : position - 1, text_.size());
     if (complete_) {
-      failure_ = make_error("malformed_json", trailing_data(text_, stopped));
+      failure_ = make_error(http::errc::malformed_json, trailing_data(text_, stopped));
     } else if (e.id == number_overflow) {
       // The token is the number's own text, which ends at `position`.
       std::size_t start = position - std::min(position, token.size());
-      failure_ = make_error("invalid_body", fmt::format("the number {} at byte offset {} is out of a double's range "
-                                                        "(its magnitude exceeds about 1.8e308); send a smaller one",
-                                                        clipped(token), start));
+      failure_ =
+          make_error(http::errc::invalid_body, fmt::format("the number {} at byte offset {} is out of a double's range "
+                                                           "(its magnitude exceeds about 1.8e308); send a smaller one",
+                                                           clipped(token), start));
     } else {
       std::string where = stopped == text_.size() ? fmt::format("at byte offset {} (the end of the body)", stopped)
                                                   : fmt::format("at byte offset {}", stopped);
-      failure_ = make_error("malformed_json", fmt::format("the body is not valid JSON: {} {}; check quoting and commas",
-                                                          syntax_reason(e.what()), where));
+      failure_ = make_error(
+          http::errc::malformed_json,
+          fmt::format("the body is not valid JSON: {} {}; check quoting and commas", syntax_reason(e.what()), where));
     }
     return false;
   }
@@ -197,7 +200,7 @@ result<json> parse_strict_json(std::string_view text) {
   // whatever follows it passed as the end. A NUL cannot stand inside a JSON
   // value (a string must escape it), so the first one begins trailing data.
   if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
-    return make_error("malformed_json", trailing_data(text, static_cast<const char*>(nul) - text.data()));
+    return make_error(http::errc::malformed_json, trailing_data(text, static_cast<const char*>(nul) - text.data()));
   }
   return root;
 }

@@ -1,4 +1,5 @@
 #include "harness/http/transfer_coding.hpp"
+#include "harness/http/errors.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -21,7 +22,7 @@ bool is_token(std::string_view text) {
 }
 
 http_response bad_framing(const std::string& why) {
-  return error_response(400, "bad_request",
+  return error_response(http::errc::bad_request,
                         fmt::format("Transfer-Encoding is not valid: {}; send the body with Content-Length, or with "
                                     "Transfer-Encoding: chunked alone",
                                     why));
@@ -52,7 +53,7 @@ std::optional<http_response> check_transfer_encoding(const std::vector<std::stri
   if (chunked == 0 || !iequals(names.back(), "chunked")) return bad_framing("chunked must be the last transfer coding");
   if (chunked_has_parameters) return bad_framing("chunked takes no parameters");
   if (names.size() > 1) {
-    return error_response(501, "not_implemented",
+    return error_response(http::errc::not_implemented,
                           fmt::format("the transfer coding '{}' is not implemented; send the body with "
                                       "Transfer-Encoding: chunked alone, or with Content-Length",
                                       names.front().substr(0, name_max)));

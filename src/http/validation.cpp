@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 
 #include "harness/core/ids.hpp"
+#include "harness/http/errors.hpp"
 
 namespace harness::http {
 namespace {
 
-http_response invalid(std::string message) { return error_response(400, "invalid_request", message); }
+http_response invalid(std::string message) {
+  return error_response(http::errc::invalid_request, message);
+}
 
 }  // namespace
 

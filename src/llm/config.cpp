@@ -11,7 +11,7 @@ namespace {
 using harness::core::setting_spec;
 
 error invalid(const std::string& name, const std::string& value, const std::string& rule, const std::string& hint) {
-  return make_error("invalid_setting", fmt::format("invalid {}: '{}' {}", name, value, rule), hint);
+  return make_error(core::errc::invalid_setting, fmt::format("invalid {}: '{}' {}", name, value, rule), hint);
 }
 
 // Accepts http(s)://host[:port][/path] only: no credentials in the URL (they
@@ -32,7 +32,8 @@ result<std::string> check_base_url(const std::string& url) {
   if (authority.empty()) return invalid("LLM_BASE_URL", url, "has no host", hint);
   if (authority.find('@') != std::string_view::npos) {
     // Do not echo it: the user part may be a key.
-    return make_error("invalid_setting", "invalid LLM_BASE_URL: credentials in the URL are not accepted", hint);
+    return make_error(core::errc::invalid_setting, "invalid LLM_BASE_URL: credentials in the URL are not accepted",
+                      hint);
   }
   if (url.find_first_of("?# \t") != std::string::npos) {
     return invalid("LLM_BASE_URL", url, "must not contain a query, a fragment or spaces", hint);
@@ -121,7 +122,7 @@ result<llm_config> load_llm_config(const harness::core::settings& s) {
   c.record_file = s.get("LLM_RECORD");
   c.replay_file = s.get("LLM_REPLAY_FILE");
   if (c.provider == "replay" && c.replay_file.empty()) {
-    return make_error("invalid_setting", "LLM_PROVIDER=replay needs LLM_REPLAY_FILE",
+    return make_error(core::errc::invalid_setting, "LLM_PROVIDER=replay needs LLM_REPLAY_FILE",
                       "point LLM_REPLAY_FILE at a JSONL file written with LLM_RECORD");
   }
   return c;

@@ -26,6 +26,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/version.hpp"
+#include "harness/llm/errors.hpp"
 #include "harness/llm/http_transport.hpp"
 
 namespace harness::llm {
@@ -85,7 +86,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 }
 
 error cancelled_error() {
-  return make_error("cancelled", "the LLM call was cancelled");
+  return make_error(core::errc::cancelled, "the LLM call was cancelled");
 }
 
 class curl_engine {
@@ -115,9 +116,10 @@ class curl_engine {
         bool stopping = stopping_;
         lock.unlock();
         if (stopping) {
-          t->done(make_error("cancelled", "the LLM transport is shutting down"));
+          t->done(make_error(core::errc::cancelled, "the LLM transport is shutting down"));
         } else {
-          t->done(make_error("llm_busy", fmt::format("too many LLM calls waiting ({} queued)", options_.max_queued),
+          t->done(make_error(llm::errc::busy,
+                             fmt::format("too many LLM calls waiting ({} queued)", options_.max_queued),
                              "raise LLM_MAX_CONCURRENT or run fewer tasks at once"));
         }
         return;
@@ -199,7 +201,7 @@ class curl_engine {
       rest.push_back(std::move(t));
     }
     active_.clear();
-    for (auto& t : rest) t->done(make_error("cancelled", "the LLM transport shut down"));
+    for (auto& t : rest) t->done(make_error(core::errc::cancelled, "the LLM transport shut down"));
   }
 
   static std::chrono::milliseconds time_left(const transfer& t) {
@@ -208,7 +210,7 @@ class curl_engine {
   }
 
   error queue_timeout(const transfer& t) const {
-    return make_error("llm_timeout",
+    return make_error(llm::errc::timeout,
                       fmt::format("the call to {} waited {} ms for one of the {} LLM connection slots and timed out",
                                   t.request.url, t.request.timeout.count(), options_.max_concurrent),
                       "raise LLM_MAX_CONCURRENT or run fewer tasks at once");
@@ -220,14 +222,14 @@ class curl_engine {
     for (const auto& [name, value] : t.request.headers) {
       if ((name + value).find_first_of("\r\n") != std::string::npos) {
         // The value is not echoed: it may be the key.
-        return make_error("invalid_setting", fmt::format("HTTP header '{}' contains a line break", name),
+        return make_error(core::errc::invalid_setting, fmt::format("HTTP header '{}' contains a line break", name),
                           "check LLM_API_KEY and the other LLM_* settings for stray newlines");
       }
       t.headers = curl_slist_append(t.headers, (name + ": " + value).c_str());
     }
     t.headers = curl_slist_append(t.headers, "Expect:");  // no 100-continue round trip
     t.easy = curl_easy_init();
-    if (!t.easy || !t.headers) return make_error("llm_transport", "libcurl could not allocate a transfer");
+    if (!t.easy || !t.headers) return make_error(llm::errc::transport, "libcurl could not allocate a transfer");
     static const std::string user_agent = std::string("mcp-harness/") + harness::core::version();
     t.max_bytes = options_.max_response_bytes;
     CURL* e = t.easy;
@@ -251,7 +253,7 @@ class curl_engine {
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
     if (curl_multi_add_handle(multi_, e) != CURLM_OK) {
-      return make_error("llm_transport", "libcurl refused the transfer");
+      return make_error(llm::errc::transport, "libcurl refused the transfer");
     }
     return {};
   }
@@ -266,16 +268,16 @@ class curl_engine {
     }
     std::string detail = t.error_buffer[0] ? t.error_buffer : curl_easy_strerror(code);
     if (code == CURLE_OPERATION_TIMEDOUT) {
-      return make_error("llm_timeout",
+      return make_error(llm::errc::timeout,
                         fmt::format("no complete answer from {} within {} ms", url, t.request.timeout.count()),
                         "raise LLM_TIMEOUT_MS for slow models, or check that the server is up");
     }
     if (code == CURLE_WRITE_ERROR && t.too_large) {
-      return make_error("llm_response_too_large",
+      return make_error(llm::errc::response_too_large,
                         fmt::format("the answer from {} exceeded {} bytes", url, options_.max_response_bytes),
                         "lower LLM_MAX_TOKENS");
     }
-    return make_error("llm_connection_failed", fmt::format("could not talk to the LLM at {}: {}", url, detail),
+    return make_error(llm::errc::connection_failed, fmt::format("could not talk to the LLM at {}: {}", url, detail),
                       "check LLM_BASE_URL and that the server is reachable");
   }
 

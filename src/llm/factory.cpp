@@ -11,13 +11,13 @@ result<std::shared_ptr<llm_provider>> create_llm_provider(const llm_config& conf
     if (!replay) return replay.error();
     provider = std::move(*replay);
   } else if (!transport) {
-    return make_error("invalid_argument", "the " + config.provider + " provider needs an HTTP transport");
+    return make_error(core::errc::invalid_argument, "the " + config.provider + " provider needs an HTTP transport");
   } else if (config.provider == "anthropic") {
     provider = create_anthropic_provider(config, std::move(transport));
   } else if (config.provider == "openai") {
     provider = create_openai_provider(config, std::move(transport));
   } else {
-    return make_error("invalid_setting", "unknown LLM_PROVIDER '" + config.provider + "'",
+    return make_error(core::errc::invalid_setting, "unknown LLM_PROVIDER '" + config.provider + "'",
                       "use openai, anthropic or replay");
   }
   if (config.record_file.empty()) return provider;

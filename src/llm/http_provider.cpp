@@ -12,6 +12,7 @@
 #include <boost/system/system_error.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/llm/text_tool_calls.hpp"
 #include "retry.hpp"
@@ -25,7 +26,7 @@ using clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 error cancelled() {
-  return make_error("cancelled", "the LLM call was cancelled");
+  return make_error(core::errc::cancelled, "the LLM call was cancelled");
 }
 
 long long ms_between(clock::time_point a, clock::time_point b) {
@@ -61,9 +62,9 @@ class http_provider_impl final : public llm_provider {
       co_return co_await run(std::move(request));
     } catch (const boost::system::system_error& e) {
       if (e.code() == asio::error::operation_aborted) co_return cancelled();
-      co_return make_error("llm_internal", fmt::format("LLM call failed: {}", e.what()));
+      co_return make_error(llm::errc::internal, fmt::format("LLM call failed: {}", e.what()));
     } catch (const std::exception& e) {
-      co_return make_error("llm_internal", fmt::format("LLM call failed: {}", e.what()));
+      co_return make_error(llm::errc::internal, fmt::format("LLM call failed: {}", e.what()));
     }
   }
 
@@ -77,7 +78,7 @@ class http_provider_impl final : public llm_provider {
     auto cs = co_await asio::this_coro::cancellation_state;
     const long call = ++calls_;
 
-    error last = make_error("llm_deadline_exceeded", "the LLM call had no time left before its first attempt");
+    error last = make_error(llm::errc::deadline_exceeded, "the LLM call had no time left before its first attempt");
     for (int attempt = 1;; ++attempt) {
       if (cs.cancelled() != asio::cancellation_type::none) co_return cancelled();
       auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now());
@@ -88,9 +89,9 @@ class http_provider_impl final : public llm_provider {
       std::optional<milliseconds> server_wait;
       bool retryable = false;
       if (!response) {
-        if (response.error().code == "cancelled") co_return response.error();
+        if (response.error().code == core::errc::cancelled) co_return response.error();
         last = response.error();
-        retryable = last.code == "llm_connection_failed" || last.code == "llm_timeout";
+        retryable = last.code == llm::errc::connection_failed || last.code == llm::errc::timeout;
       } else if (response->status >= 200 && response->status < 300) {
         auto turn = parse(response->body);
         if (!turn) co_return turn.error();
@@ -115,7 +116,7 @@ class http_provider_impl final : public llm_provider {
                                  last.hint.empty() ? "" : "; ", wait.count(), server_wait ? ", Retry-After" : "");
         co_return with_attempts(std::move(last), attempt);
       }
-      core::log_warn("llm call {} {}: {} (attempt {}/{}), retrying in {} ms", call, name(), last.code, attempt,
+      core::log_warn("llm call {} {}: {} (attempt {}/{}), retrying in {} ms", call, name(), last.code.wire_name(), attempt,
                      config_.retry.max_retries + 1, wait.count());
       if (observer_) observer_(attempt, wait, last);
       asio::steady_timer timer(co_await asio::this_coro::executor, wait);
@@ -170,7 +171,7 @@ class http_provider_impl final : public llm_provider {
   }
 
   error deadline_error(const error& last, int attempts, clock::time_point start) const {
-    return make_error("llm_deadline_exceeded",
+    return make_error(llm::errc::deadline_exceeded,
                       fmt::format("the LLM call ran out of time after {} ms and {} attempt(s); last failure: {}",
                                   ms_between(start, clock::now()), attempts, last.message),
                       "raise LLM_DEADLINE_MS, or check the LLM server");

@@ -3,6 +3,7 @@
 // "tool" results, usage.prompt_tokens / completion_tokens.
 #include <fmt/format.h>
 
+#include "harness/llm/errors.hpp"
 #include "wire_format.hpp"
 
 namespace harness::llm::detail {
@@ -166,7 +167,7 @@ void read_usage_and_stop(const json& body, const char* input_name, const char* o
 }
 
 error bad_response(const std::string& api, const std::string& what) {
-  return make_error("llm_bad_response", fmt::format("unexpected answer from the {} API: {}", api, what),
+  return make_error(llm::errc::bad_response, fmt::format("unexpected answer from the {} API: {}", api, what),
                     "check that LLM_PROVIDER matches the server at LLM_BASE_URL");
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/logging.hpp"
+#include "harness/llm/errors.hpp"
 #include "retry.hpp"
 
 namespace harness::llm {
@@ -29,7 +30,8 @@ class recording_provider final : public llm_provider {
   status open() {
     out_.open(path_, std::ios::app | std::ios::binary);
     if (!out_) {
-      return make_error("invalid_setting", fmt::format("cannot open LLM_RECORD file '{}' for appending", path_),
+      return make_error(core::errc::invalid_setting,
+                        fmt::format("cannot open LLM_RECORD file '{}' for appending", path_),
                         "check that its folder exists and is writable");
     }
     return {};
@@ -84,7 +86,7 @@ class replay_provider final : public llm_provider {
       index = next_++;
     }
     if (index >= entries_.size()) {
-      co_return make_error("replay_exhausted",
+      co_return make_error(llm::errc::replay_exhausted,
                            fmt::format("the replay file '{}' has {} replies and all were used", path_, entries_.size()),
                            "record a longer session with LLM_RECORD, or the agent took more turns than recorded");
     }
@@ -116,7 +118,7 @@ result<std::shared_ptr<llm_provider>> create_recording_provider(std::shared_ptr<
 result<std::shared_ptr<llm_provider>> create_replay_provider(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return make_error("invalid_setting", fmt::format("cannot read LLM_REPLAY_FILE '{}'", path),
+    return make_error(core::errc::invalid_setting, fmt::format("cannot read LLM_REPLAY_FILE '{}'", path),
                       "point LLM_REPLAY_FILE at a file written with LLM_RECORD");
   }
   std::vector<replay_entry> entries;
@@ -124,12 +126,13 @@ result<std::shared_ptr<llm_provider>> create_replay_provider(const std::string& 
   for (int line_no = 1; std::getline(in, text); ++line_no) {
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto bad = [&](const std::string& why) {
-      return make_error("invalid_setting", fmt::format("LLM_REPLAY_FILE '{}' line {}: {}", path, line_no, why),
+      return make_error(core::errc::invalid_setting,
+                        fmt::format("LLM_REPLAY_FILE '{}' line {}: {}", path, line_no, why),
                         "each line must be one exchange as written by LLM_RECORD");
     };
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
-    replay_entry entry{make_error("replay_invalid", "unset")};
+    replay_entry entry{make_error(llm::errc::replay_invalid, "unset")};
     if (j.contains("turn")) {
       auto turn = turn_from_json(j["turn"]);
       if (!turn) return bad(turn.error().message);

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include "harness/llm/errors.hpp"
 #include "wire_format.hpp"
 
 namespace harness::llm::detail {
@@ -78,44 +79,44 @@ harness::error http_status_error(long status, const std::string& body, const llm
   };
   switch (status) {
     case 401:
-      return make_error("llm_unauthorized", msg("the API key was rejected"),
+      return make_error(llm::errc::unauthorized, msg("the API key was rejected"),
                         config.api_key.empty() ? "LLM_API_KEY is not set; set it to a valid key for this provider"
                                                : "check LLM_API_KEY: it is wrong, expired, or for another provider");
     case 403:
-      return make_error("llm_forbidden", msg("the key may not use this model or endpoint"),
+      return make_error(llm::errc::forbidden, msg("the key may not use this model or endpoint"),
                         "check the key's permissions, the account's region and billing, and LLM_MODEL");
     case 404:
-      return make_error("llm_not_found",
+      return make_error(llm::errc::not_found,
                         msg(fmt::format("unknown model '{}' or wrong endpoint {}", config.model, endpoint_url(config))),
                         config.provider == "anthropic"
                             ? "check LLM_MODEL; LLM_BASE_URL must not include /v1 (e.g. https://api.anthropic.com)"
                             : "check LLM_MODEL; LLM_BASE_URL must include the version (e.g. https://api.openai.com/v1, "
                               "http://localhost:11434/v1)");
     case 408:
-      return make_error("llm_timeout", msg("the server timed out reading the request"), "try again later");
+      return make_error(llm::errc::timeout, msg("the server timed out reading the request"), "try again later");
     case 413:
-      return make_error("llm_request_too_large", msg("the request is too large"),
+      return make_error(llm::errc::request_too_large, msg("the request is too large"),
                         "the conversation is too long for this API; shorten the task or its observations");
     case 429:
-      return make_error("llm_rate_limited", msg("rate limit or quota exceeded"),
+      return make_error(llm::errc::rate_limited, msg("rate limit or quota exceeded"),
                         "wait and retry, lower the request rate, or check the account's quota");
     case 529:
     case 503:
-      return make_error("llm_overloaded", msg("the service is overloaded or unavailable"), "try again later");
+      return make_error(llm::errc::overloaded, msg("the service is overloaded or unavailable"), "try again later");
     default:
       break;
   }
   if (status == 400 || status == 422) {
     if (mentions_context_size(said)) {
-      return make_error("llm_request_too_large", msg("the conversation exceeds the model's context"),
+      return make_error(llm::errc::request_too_large, msg("the conversation exceeds the model's context"),
                         "shorten the task, lower LLM_MAX_TOKENS, or use a model with a larger context");
     }
-    return make_error("llm_bad_request", msg("the request was rejected as invalid"),
+    return make_error(llm::errc::bad_request, msg("the request was rejected as invalid"),
                       "check LLM_MODEL, LLM_MAX_TOKENS and LLM_TEMPERATURE for this model (some OpenAI models "
                       "reject max_tokens: set LLM_MAX_TOKENS=0)");
   }
-  if (status >= 500) return make_error("llm_server_error", msg("server error"), "try again later");
-  return make_error("llm_bad_request", msg("unexpected status"), "check LLM_BASE_URL and LLM_PROVIDER");
+  if (status >= 500) return make_error(llm::errc::server_error, msg("server error"), "try again later");
+  return make_error(llm::errc::bad_request, msg("unexpected status"), "check LLM_BASE_URL and LLM_PROVIDER");
 }
 
 }  // namespace harness::llm::detail

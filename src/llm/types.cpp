@@ -1,4 +1,5 @@
 #include "harness/llm/types.hpp"
+#include "harness/llm/errors.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +9,8 @@ namespace {
 using nlohmann::json;
 
 error bad_field(std::string_view what, std::string_view field) {
-  return make_error("invalid_json", fmt::format("{}: field '{}' is missing or has the wrong type", what, field),
+  return make_error(llm::errc::invalid_json,
+                    fmt::format("{}: field '{}' is missing or has the wrong type", what, field),
                     "the file or body does not follow the llm exchange format (docs/architecture/llm.md)");
 }
 
@@ -54,13 +56,12 @@ status read_text_and_calls(const json& j, std::string_view what, std::string& te
 }  // namespace
 
 tool_spec execute_code_tool() {
-  return tool_spec{
-      "execute_code",
-      // Short: it is sent with every request, and the system prompt teaches the API.
-      "Run JavaScript in the sandbox; returns its console output and returned value.",
-      json{{"type", "object"},
-           {"properties", {{"code", {{"type", "string"}, {"description", "the JavaScript to run"}}}}},
-           {"required", {"code"}}}};
+  return tool_spec{"execute_code",
+                   // Short: it is sent with every request, and the system prompt teaches the API.
+                   "Run JavaScript in the sandbox; returns its console output and returned value.",
+                   json{{"type", "object"},
+                        {"properties", {{"code", {{"type", "string"}, {"description", "the JavaScript to run"}}}}},
+                        {"required", {"code"}}}};
 }
 
 std::string_view to_string(message_role r) {
@@ -82,7 +83,8 @@ result<message_role> role_from_string(std::string_view s) {
   if (s == "user") return message_role::user;
   if (s == "assistant") return message_role::assistant;
   if (s == "tool") return message_role::tool;
-  return make_error("invalid_json", fmt::format("unknown message role '{}'", s), "use system, user, assistant or tool");
+  return make_error(llm::errc::invalid_json, fmt::format("unknown message role '{}'", s),
+                    "use system, user, assistant or tool");
 }
 
 json to_json(const message& m) {
@@ -117,7 +119,7 @@ json to_json(const llm_turn& t) {
 }
 
 json to_json(const harness::error& e) {
-  return json{{"code", e.code}, {"message", e.message}, {"hint", e.hint}};
+  return json{{"code", e.code.wire_name()}, {"message", e.message}, {"hint", e.hint}};
 }
 
 namespace {
@@ -168,8 +170,17 @@ result<llm_turn> turn_from_json_unchecked(const json& j) {
 }
 
 harness::error error_from_json_unchecked(const json& j) {
-  if (!j.is_object()) return make_error("llm_error", "recorded error without details");
-  return make_error(j.value("code", "llm_error"), j.value("message", ""), j.value("hint", ""));
+  if (!j.is_object()) return make_error(llm::errc::error, "recorded error without details");
+  // A recording names the code by its wire name; one this build does not know
+  // replays as llm_error.
+  const std::string wire = j.value("code", "");
+  harness::error_code code = llm::errc::error;
+  if (auto own = errc_from_wire_name<llm::errc>(wire)) {
+    code = *own;
+  } else if (auto common = errc_from_wire_name<core::errc>(wire)) {
+    code = *common;
+  }
+  return make_error(code, j.value("message", ""), j.value("hint", ""));
 }
 
 // The public parsers: nlohmann throws on a field of the wrong type (an id
@@ -179,7 +190,7 @@ auto guarded(F f, std::string_view what) -> decltype(f()) {
   try {
     return f();
   } catch (const json::exception& e) {
-    return make_error("invalid_json", fmt::format("{}: {}", what, e.what()),
+    return make_error(llm::errc::invalid_json, fmt::format("{}: {}", what, e.what()),
                       "the file or body does not follow the llm exchange format (docs/architecture/llm.md)");
   }
 }
@@ -199,7 +210,7 @@ harness::error error_from_json(const json& j) {
   try {
     return error_from_json_unchecked(j);
   } catch (const json::exception&) {
-    return make_error("llm_error", "recorded error with malformed details");
+    return make_error(llm::errc::error, "recorded error with malformed details");
   }
 }
 

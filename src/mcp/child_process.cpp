@@ -17,6 +17,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/mcp/errors.hpp"
+
 namespace harness::mcp::detail {
 namespace asio = boost::asio;
 
@@ -70,7 +72,7 @@ result<std::unique_ptr<child_process>> child_process::spawn(asio::any_io_executo
   auto fail = [&](const std::string& what) -> result<std::unique_ptr<child_process>> {
     const int saved = errno;
     for (int* fd : {&in.read, &in.write, &out.read, &out.write, &err.read, &err.write}) close_fd(*fd);
-    return make_error("mcp_spawn_failed",
+    return make_error(mcp::errc::spawn_failed,
                       "cannot start `" + request.command + "`: " + what + ": " + std::strerror(saved),
                       "check the command and args in the MCP config");
   };

@@ -14,6 +14,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
@@ -70,7 +71,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     auto self = shared_from_this();
     const std::uint64_t session = session_generation_;
     auto outcome = co_await send_request(method, params, timeout);
-    if (!outcome && outcome.error().code == "session_expired" && method != "initialize") {
+    if (!outcome && outcome.error().code == mcp::errc::session_expired && method != "initialize") {
       // The HTTP server forgot our session: start a fresh one and try once more.
       auto again = co_await reinitialize(session);
       if (!again) co_return again.error();
@@ -80,7 +81,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   }
 
   asio::awaitable<status> notify(std::string method, json params) override {
-    if (!open_) co_return make_error("mcp_not_connected", "the MCP client is not connected");
+    if (!open_) co_return make_error(mcp::errc::not_connected, "the MCP client is not connected");
     json message = {{"jsonrpc", "2.0"}, {"method", std::move(method)}};
     if (!params.is_null()) message["params"] = std::move(params);
     co_return co_await transport_->send(std::move(message));
@@ -95,18 +96,18 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       auto answer = co_await request("tools/list", params, {});
       if (!answer) co_return answer.error();
       if (!answer->is_object() || !answer->contains("tools") || !(*answer)["tools"].is_array()) {
-        co_return make_error("mcp_bad_response", "tools/list result has no tools array");
+        co_return make_error(mcp::errc::bad_response, "tools/list result has no tools array");
       }
       // Every entry as listed: which ones are usable is the registry's call (tool_list_filter).
       for (auto& tool : (*answer)["tools"]) tools.push_back(std::move(tool));
       if (!answer->contains("nextCursor") || !(*answer)["nextCursor"].is_string()) co_return tools;
       std::string next = (*answer)["nextCursor"].get<std::string>();
       if (cursor && next == *cursor) {
-        co_return make_error("mcp_endless_pagination", "tools/list returned the same nextCursor twice");
+        co_return make_error(mcp::errc::endless_pagination, "tools/list returned the same nextCursor twice");
       }
       cursor = std::move(next);
     }
-    co_return make_error("mcp_endless_pagination",
+    co_return make_error(mcp::errc::endless_pagination,
                          "tools/list still had a nextCursor after " + std::to_string(limits_.max_pages) + " pages",
                          "the server paginates without end");
   }
@@ -125,7 +126,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     if (closed_) co_return;
     closed_ = true;
     open_ = false;
-    fail_all(make_error("mcp_connection_lost", "the MCP client was closed"));
+    fail_all(make_error(mcp::errc::connection_lost, "the MCP client was closed"));
     co_await transport_->close();
   }
 
@@ -144,7 +145,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       co_await wait.async_wait(asio::as_tuple(asio::use_awaitable));
     }
     if (session_generation_ != seen) {
-      if (!initialized_) co_return make_error("mcp_not_connected", "re-initializing the MCP session failed");
+      if (!initialized_) co_return make_error(mcp::errc::not_connected, "re-initializing the MCP session failed");
       co_return server_;
     }
     core::log_info("mcp: session expired on {}; re-initializing", transport_->describe());
@@ -166,7 +167,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
         co_await send_request("initialize", params, std::max(limits_.request_timeout, std::chrono::milliseconds(1)));
     if (!answer) co_return answer.error();
     if (!answer->is_object() || !(*answer)["protocolVersion"].is_string()) {
-      co_return make_error("mcp_bad_response", "initialize result has no protocolVersion");
+      co_return make_error(mcp::errc::bad_response, "initialize result has no protocolVersion");
     }
     server_info info;
     info.protocol_version = (*answer)["protocolVersion"].get<std::string>();
@@ -174,7 +175,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     if (std::find(supported.begin(), supported.end(), info.protocol_version) == supported.end()) {
       std::string list;
       for (const auto& v : supported) list += (list.empty() ? "" : ", ") + v;
-      co_return make_error("mcp_unsupported_protocol",
+      co_return make_error(mcp::errc::unsupported_protocol,
                            "server " + transport_->describe() + " answered with MCP protocol version " +
                                info.protocol_version + ", which this client does not support",
                            "supported versions: " + list + "; upgrade the server or the harness");
@@ -195,7 +196,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   }
 
   asio::awaitable<result<json>> send_request(const std::string& method, json params, call_deadline deadline) {
-    if (!open_) co_return make_error("mcp_not_connected", "the MCP client is not connected");
+    if (!open_) co_return make_error(mcp::errc::not_connected, "the MCP client is not connected");
     auto self = shared_from_this();
     const std::int64_t id = next_id_++;
     const json id_json = id;
@@ -238,7 +239,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
           cancel["reason"] = "timed out after " + std::to_string(ms) + " ms";
           co_await notify("notifications/cancelled", std::move(cancel));
         }
-        co_return make_error("mcp_timeout",
+        co_return make_error(mcp::errc::timeout,
                              method + " on " + transport_->describe() + " got no answer within " + std::to_string(ms) +
                                  " ms; the request was cancelled",
                              "raise the timeout (MCP_REQUEST_TIMEOUT_MS or timeoutMs) if the tool is slow");
@@ -267,11 +268,11 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
         std::string text = std::to_string(e.value("code", 0)) + ": " + e.value("message", std::string("(no message)"));
         if (e.contains("data"))
           text += " " + e["data"].dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 500);
-        resolve(key, make_error("mcp_jsonrpc_error", text));
+        resolve(key, make_error(mcp::errc::jsonrpc_error, text));
       } else if (message.contains("result")) {
         resolve(key, message["result"]);
       } else {
-        resolve(key, make_error("mcp_bad_response", "response has neither result nor error"));
+        resolve(key, make_error(mcp::errc::bad_response, "response has neither result nor error"));
       }
       return;
     }

@@ -1,4 +1,5 @@
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/errors.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -35,10 +36,10 @@ std::size_t closing_brace(const std::string& text, std::size_t open) {
 }
 
 result<std::string> expand_string(const json& value, const std::string& where, const env_lookup& env) {
-  if (!value.is_string()) return make_error("invalid_mcp_config", where + ": expected a string");
+  if (!value.is_string()) return make_error(mcp::errc::invalid_config, where + ": expected a string");
   auto expanded = expand_variables(value.get<std::string>(), env);
   if (!expanded) {
-    return make_error("invalid_mcp_config", where + ": " + expanded.error().message, expanded.error().hint);
+    return make_error(mcp::errc::invalid_config, where + ": " + expanded.error().message, expanded.error().hint);
   }
   return expanded;
 }
@@ -47,7 +48,7 @@ result<std::map<std::string, std::string>> expand_map(const json& value, const s
                                                       const env_lookup& env) {
   std::map<std::string, std::string> out;
   if (value.is_null()) return out;
-  if (!value.is_object()) return make_error("invalid_mcp_config", where + ": expected an object of strings");
+  if (!value.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object of strings");
   for (const auto& [key, item] : value.items()) {
     auto expanded = expand_string(item, where + "." + key, env);
     if (!expanded) return expanded.error();
@@ -59,33 +60,34 @@ result<std::map<std::string, std::string>> expand_map(const json& value, const s
 result<server_config> parse_server(const std::string& name, const json& entry, const env_lookup& env) {
   const std::string where = "mcpServers." + name;
   if (!valid_server_name(name)) {
-    return make_error("invalid_mcp_config", where + ": invalid server name",
+    return make_error(mcp::errc::invalid_config, where + ": invalid server name",
                       "use 1-64 characters of letters, digits, '-' and '_', without \"__\"");
   }
-  if (!entry.is_object()) return make_error("invalid_mcp_config", where + ": expected an object");
+  if (!entry.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object");
   server_config server;
   server.name = name;
   const bool has_command = entry.contains("command");
   const bool has_url = entry.contains("url");
   if (has_command == has_url) {
-    return make_error("invalid_mcp_config", where + ": needs exactly one of \"command\" (stdio) or \"url\" (HTTP)");
+    return make_error(mcp::errc::invalid_config,
+                      where + ": needs exactly one of \"command\" (stdio) or \"url\" (HTTP)");
   }
   if (entry.contains("type")) {
     const auto& type = entry["type"];
     const bool ok = type.is_string() &&
                     (type == "stdio" || type == "http" || type == "streamable-http" || type == "streamableHttp");
-    if (!ok) return make_error("invalid_mcp_config", where + ".type: expected \"stdio\" or \"http\"");
+    if (!ok) return make_error(mcp::errc::invalid_config, where + ".type: expected \"stdio\" or \"http\"");
     if ((type == "stdio") != has_command) {
-      return make_error("invalid_mcp_config", where + ".type: does not match command/url");
+      return make_error(mcp::errc::invalid_config, where + ".type: does not match command/url");
     }
   }
   if (has_command) {
     auto command = expand_string(entry["command"], where + ".command", env);
     if (!command) return command.error();
-    if (command->empty()) return make_error("invalid_mcp_config", where + ".command: is empty");
+    if (command->empty()) return make_error(mcp::errc::invalid_config, where + ".command: is empty");
     server.command = std::move(*command);
     if (entry.contains("args")) {
-      if (!entry["args"].is_array()) return make_error("invalid_mcp_config", where + ".args: expected an array");
+      if (!entry["args"].is_array()) return make_error(mcp::errc::invalid_config, where + ".args: expected an array");
       for (std::size_t i = 0; i < entry["args"].size(); ++i) {
         auto arg = expand_string(entry["args"][i], where + ".args[" + std::to_string(i) + "]", env);
         if (!arg) return arg.error();
@@ -105,7 +107,7 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
     auto url = expand_string(entry["url"], where + ".url", env);
     if (!url) return url.error();
     if (url->rfind("http://", 0) != 0) {
-      return make_error("invalid_mcp_config", where + ".url: only http:// URLs are supported",
+      return make_error(mcp::errc::invalid_config, where + ".url: only http:// URLs are supported",
                         "run a local TLS-terminating proxy for https servers");
     }
     server.url = std::move(*url);
@@ -115,13 +117,13 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
   }
   if (entry.contains("required")) {
     if (!entry["required"].is_boolean())
-      return make_error("invalid_mcp_config", where + ".required: expected true/false");
+      return make_error(mcp::errc::invalid_config, where + ".required: expected true/false");
     server.required = entry["required"].get<bool>();
   }
   if (entry.contains("timeoutMs")) {
     const auto& t = entry["timeoutMs"];
     if (!t.is_number_integer() || t.get<std::int64_t>() < 1 || t.get<std::int64_t>() > 3600000) {
-      return make_error("invalid_mcp_config", where + ".timeoutMs: expected an integer 1..3600000");
+      return make_error(mcp::errc::invalid_config, where + ".timeoutMs: expected an integer 1..3600000");
     }
     server.timeout = std::chrono::milliseconds(t.get<std::int64_t>());
   }
@@ -149,11 +151,11 @@ result<std::string> expand_variables(const std::string& text, const env_lookup& 
     }
     out.append(text, pos, open - pos);
     const std::size_t close = closing_brace(text, open);
-    if (close == std::string::npos) return make_error("invalid_mcp_config", "unterminated ${ in \"" + text + "\"");
+    if (close == std::string::npos) return make_error(mcp::errc::invalid_config, "unterminated ${ in \"" + text + "\"");
     const std::string inner = text.substr(open + 2, close - open - 2);
     const std::size_t dash = inner.find(":-");
     const std::string name = inner.substr(0, dash);
-    if (name.empty()) return make_error("invalid_mcp_config", "empty variable name in \"" + text + "\"");
+    if (name.empty()) return make_error(mcp::errc::invalid_config, "empty variable name in \"" + text + "\"");
     auto value = env(name);
     if (value && !value->empty()) {
       out += *value;
@@ -164,7 +166,7 @@ result<std::string> expand_variables(const std::string& text, const env_lookup& 
     } else if (value) {
       out += *value;
     } else {
-      return make_error("invalid_mcp_config", "environment variable " + name + " is not set",
+      return make_error(mcp::errc::invalid_config, "environment variable " + name + " is not set",
                         "set it, or write ${" + name + ":-default}");
     }
     pos = close + 1;
@@ -175,9 +177,9 @@ result<std::string> expand_variables(const std::string& text, const env_lookup& 
 result<std::vector<server_config>> parse_mcp_servers(const std::string& json_text, const std::string& config_dir,
                                                      const env_lookup& env) {
   json doc = json::parse(json_text, nullptr, false);
-  if (doc.is_discarded()) return make_error("invalid_mcp_config", "not valid JSON");
+  if (doc.is_discarded()) return make_error(mcp::errc::invalid_config, "not valid JSON");
   if (!doc.is_object() || !doc.contains("mcpServers") || !doc["mcpServers"].is_object()) {
-    return make_error("invalid_mcp_config", "expected an object with an \"mcpServers\" object");
+    return make_error(mcp::errc::invalid_config, "expected an object with an \"mcpServers\" object");
   }
   env_lookup with_dir = [&](const std::string& name) -> std::optional<std::string> {
     if (name == "MCP_CONFIG_DIR") return config_dir;
@@ -229,7 +231,7 @@ result<mcp_config> load_mcp_config(const core::settings& settings, const env_loo
   config.config_path = settings.get("MCP_CONFIG");
   std::ifstream file(config.config_path, std::ios::binary);
   if (!file) {
-    return make_error("invalid_mcp_config", "cannot read MCP config file " + config.config_path,
+    return make_error(mcp::errc::invalid_config, "cannot read MCP config file " + config.config_path,
                       "set MCP_CONFIG to an mcpServers JSON file");
   }
   std::stringstream text;

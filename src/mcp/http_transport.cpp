@@ -17,6 +17,7 @@
 #include <boost/beast/http.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
@@ -43,7 +44,8 @@ struct parsed_url {
 
 result<parsed_url> parse_url(const std::string& url) {
   const std::string scheme = "http://";
-  if (url.rfind(scheme, 0) != 0) return make_error("invalid_mcp_config", "only http:// URLs are supported: " + url);
+  if (url.rfind(scheme, 0) != 0)
+    return make_error(mcp::errc::invalid_config, "only http:// URLs are supported: " + url);
   parsed_url out;
   std::string rest = url.substr(scheme.size());
   const std::size_t slash = rest.find_first_of("/?");
@@ -51,11 +53,12 @@ result<parsed_url> parse_url(const std::string& url) {
   if (slash != std::string::npos) out.target = rest.substr(slash);
   if (out.target.front() == '?') out.target = "/" + out.target;
   if (authority.find('@') != std::string::npos) {
-    return make_error("invalid_mcp_config", "credentials in the URL are not supported", "use headers.Authorization");
+    return make_error(mcp::errc::invalid_config, "credentials in the URL are not supported",
+                      "use headers.Authorization");
   }
   if (!authority.empty() && authority.front() == '[') {
     const std::size_t close = authority.find(']');
-    if (close == std::string::npos) return make_error("invalid_mcp_config", "bad IPv6 host in " + url);
+    if (close == std::string::npos) return make_error(mcp::errc::invalid_config, "bad IPv6 host in " + url);
     out.host = authority.substr(1, close - 1);
     if (close + 1 < authority.size() && authority[close + 1] == ':') out.port = authority.substr(close + 2);
   } else {
@@ -63,7 +66,7 @@ result<parsed_url> parse_url(const std::string& url) {
     out.host = authority.substr(0, colon);
     if (colon != std::string::npos) out.port = authority.substr(colon + 1);
   }
-  if (out.host.empty() || out.port.empty()) return make_error("invalid_mcp_config", "no host in " + url);
+  if (out.host.empty() || out.port.empty()) return make_error(mcp::errc::invalid_config, "no host in " + url);
   return out;
 }
 
@@ -118,13 +121,13 @@ class http_transport final : public transport, public std::enable_shared_from_th
     if (code == 202 || code == 204) co_return status{};
     if (code == 404 && !session_id_.empty() && !is_initialize) {
       session_id_.clear();
-      co_return make_error("session_expired", "the server no longer knows our MCP session (HTTP 404)");
+      co_return make_error(mcp::errc::session_expired, "the server no longer knows our MCP session (HTTP 404)");
     }
     const std::string content_type(head[http::field::content_type]);
     if (code < 200 || code >= 300) {
       std::string body = (co_await read_body(**stream, buffer, parser, 4096)).text;
-      co_return make_error("mcp_http_status", "POST " + config_.url + " answered HTTP " + std::to_string(code) +
-                                                  (body.empty() ? "" : ": " + body.substr(0, 300)));
+      co_return make_error(mcp::errc::http_status, "POST " + config_.url + " answered HTTP " + std::to_string(code) +
+                                                       (body.empty() ? "" : ": " + body.substr(0, 300)));
     }
     if (content_type.rfind("text/event-stream", 0) == 0) {
       sse_state state;
@@ -137,7 +140,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       }
       if (state.unreadable_answer) co_return *state.unreadable_answer;
       if (!answered && want_id) {
-        co_return make_error("mcp_connection_lost",
+        co_return make_error(mcp::errc::connection_lost,
                              "the SSE stream for the request ended " +
                                  std::string(state.cut_mid_event ? "in the middle of an event " : "") +
                                  "without a response",
@@ -221,7 +224,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
   }
 
   asio::awaitable<result<stream_ptr>> connect() {
-    if (closing_) co_return make_error("mcp_connection_lost", "the transport is closed");
+    if (closing_) co_return make_error(mcp::errc::connection_lost, "the transport is closed");
     tcp::resolver resolver(executor_);
     auto [rec, endpoints] = co_await resolver.async_resolve(url_.host, url_.port, asio::as_tuple(asio::use_awaitable));
     if (rec) co_return io_error("resolve", rec);
@@ -234,7 +237,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
 
   error io_error(const std::string& what, const boost::system::error_code& ec) const {
     const bool timeout = ec == beast::error::timeout;
-    return make_error(timeout ? "mcp_timeout" : "mcp_connection_lost",
+    return make_error(timeout ? mcp::errc::timeout : mcp::errc::connection_lost,
                       what + " " + config_.url + " failed: " + (timeout ? "timed out" : ec.message()),
                       "check that the MCP server is running at that URL");
   }
@@ -274,7 +277,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
     if (body.error) {
       const std::string of = declared ? " of " + std::to_string(*declared) : "";
       co_return unreadable_answer(
-          make_error("mcp_connection_lost",
+          make_error(mcp::errc::connection_lost,
                      "POST " + config_.url + ": the connection ended after " + std::to_string(body.text.size()) + of +
                          " bytes of the answer, cut short (" + body.error.message() + ")",
                      "check that the MCP server is running at that URL"),

@@ -1,9 +1,10 @@
 #include "message_errors.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::mcp::detail {
 
 error message_too_large(const std::string& server, std::size_t bytes, std::size_t limit, bool at_least) {
-  return make_error("mcp_message_too_large",
+  return make_error(mcp::errc::message_too_large,
                     "server " + server + " sent a message of " + (at_least ? "more than " : "") +
                         std::to_string(bytes) + " bytes, over the limit of " + std::to_string(limit) +
                         " bytes (MCP_MAX_MESSAGE_BYTES); it was dropped",
@@ -11,7 +12,7 @@ error message_too_large(const std::string& server, std::size_t bytes, std::size_
 }
 
 error message_not_json(const std::string& server, std::string_view text, const std::string& parse_error) {
-  return make_error("mcp_bad_response",
+  return make_error(mcp::errc::bad_response,
                     "server " + server + " sent a message that is not valid JSON (" + parse_error +
                         "); it starts: " + printable(text, 120),
                     "the server is broken: check its log and version");
@@ -25,7 +26,7 @@ result<nlohmann::json> parse_message(std::string_view text) {
   } catch (const nlohmann::json::parse_error& e) {
     std::string reason = e.what();
     if (auto end = reason.find("] "); reason.starts_with("[") && end != std::string::npos) reason.erase(0, end + 2);
-    return make_error("mcp_bad_response", reason);
+    return make_error(mcp::errc::bad_response, reason);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "harness/core/logging.hpp"
 #include "harness/core/version.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;
@@ -96,7 +97,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   auto finish = [&](error e) -> harness::status {
     deadline.cancel();
     if (timed_out) {
-      e = make_error("mcp_startup_timeout",
+      e = make_error(mcp::errc::startup_timeout,
                      "server " + config_.name + " did not start within " +
                          std::to_string(limits_.startup_timeout.count()) + " ms (" + e.message + ")",
                      "raise MCP_STARTUP_TIMEOUT_MS or check the server command");
@@ -109,7 +110,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   auto tools = co_await fresh->list_tools();
   if (!tools) co_return finish(tools.error());
   deadline.cancel();
-  if (timed_out || client_ != fresh) co_return finish(make_error("mcp_connection_lost", "superseded"));
+  if (timed_out || client_ != fresh) co_return finish(make_error(mcp::errc::connection_lost, "superseded"));
 
   std::weak_ptr<server_supervisor> weak = self;
   fresh->on_closed([weak](error e) {
@@ -204,7 +205,7 @@ asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arg
   auto self = shared_from_this();
   if (state_ != server_state::ready || !client_) {
     co_return make_error(
-        "mcp_server_unavailable",
+        mcp::errc::server_unavailable,
         "MCP server " + config_.name + " is " + to_string(state_) + (reason_.empty() ? std::string() : ": " + reason_),
         "see GET /health; the harness restarts crashed servers with backoff");
   }
@@ -212,7 +213,7 @@ asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arg
   auto outcome = co_await current->call_tool(std::move(tool), std::move(arguments), deadline);
   // An HTTP server has no process to watch: a failed connection is how we learn it is
   // gone, so mark it down (health) and reconnect with backoff, as for a crash.
-  if (!outcome && outcome.error().code == "mcp_connection_lost" && config_.kind == transport_kind::http &&
+  if (!outcome && outcome.error().code == mcp::errc::connection_lost && config_.kind == transport_kind::http &&
       client_ == current && state_ == server_state::ready) {
     on_lost(outcome.error());
   }

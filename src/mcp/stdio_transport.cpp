@@ -13,8 +13,9 @@
 #include <boost/asio/write.hpp>
 
 #include "child_process.hpp"
-#include "harness/core/logging.hpp"
 #include "harness/core/line_splitter.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
 
@@ -74,7 +75,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
 
   asio::awaitable<status> send(json message) override {
     if (!child_ || closing_ || lost_) {
-      co_return make_error("mcp_connection_lost", "server " + config_.name + " is not running");
+      co_return make_error(mcp::errc::connection_lost, "server " + config_.name + " is not running");
     }
     std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
     line.push_back('\n');
@@ -229,7 +230,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
       co_await child_->wait_exit(std::chrono::seconds(5));
     }
     report_cut_short(reason);
-    if (handlers_.on_closed) handlers_.on_closed(make_error("mcp_connection_lost", reason));
+    if (handlers_.on_closed) handlers_.on_closed(make_error(mcp::errc::connection_lost, reason));
   }
 
   // The server died in the middle of a line: that message (often the reply the
@@ -239,8 +240,8 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     message_identity identity =
         stdout_lines_.dropping() ? oversized_.identity() : identify_message(stdout_lines_.partial());
     if (identity.bytes == 0 || !identity.looks_like_message) return;
-    undeliverable(make_error("mcp_connection_lost", reason + "; its last message was cut short after " +
-                                                        std::to_string(identity.bytes) + " bytes"),
+    undeliverable(make_error(mcp::errc::connection_lost, reason + "; its last message was cut short after " +
+                                                             std::to_string(identity.bytes) + " bytes"),
                   std::move(identity));
   }
 

@@ -10,6 +10,7 @@
 
 #include "harness/core/async_event.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_result.hpp"
 #include "server_supervisor.hpp"
 
@@ -99,7 +100,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     auto found = find(name);
     if (!found) co_return found.error();
     if (!arguments.is_null() && !arguments.is_object()) {
-      co_return make_error("invalid_arguments", "arguments for " + name + " must be a JSON object");
+      co_return make_error(mcp::errc::invalid_arguments, "arguments for " + name + " must be a JSON object");
     }
     auto server = found->first;
     co_return co_await server->call(name.substr(name.find(separator) + separator.size()), std::move(arguments),
@@ -110,8 +111,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     auto raw = co_await call_raw(name, std::move(arguments), timeout);
     if (!raw) co_return raw.error();
     auto value = tool_result_value(*raw);
-    if (!value && value.error().code == "mcp_tool_error") {
-      co_return make_error("mcp_tool_error", name + " failed: " + value.error().message);
+    if (!value && value.error().code == mcp::errc::tool_error) {
+      co_return make_error(mcp::errc::tool_error, name + " failed: " + value.error().message);
     }
     co_return value;
   }
@@ -148,8 +149,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   // Names of unknown tools come from sandbox code: they share one label set.
   void record_call(std::string_view name, const result<json>& raw, std::chrono::steady_clock::duration took) {
-    const std::string code = raw ? std::string() : raw.error().code;  // error() returns a copy: keep it alive
-    bool unknown = code == "mcp_unknown_tool";
+    const bool unknown = !raw && raw.error().code == mcp::errc::unknown_tool;
+    const std::string code = raw ? std::string() : std::string(raw.error().code.wire_name());
     auto split = name.find(separator);
     std::string_view server = unknown ? "unknown" : name.substr(0, split);
     std::string_view tool = unknown ? "unknown" : name.substr(split + separator.size());
@@ -165,17 +166,17 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   result<found_tool> find(const std::string& name) const {
     const std::size_t split = name.find(separator);
     if (split == std::string::npos || split == 0) {
-      return make_error("mcp_unknown_tool", "no tool named " + name,
+      return make_error(mcp::errc::unknown_tool, "no tool named " + name,
                         "tool names are server__tool; list them with list_mcp_tools()");
     }
     auto it = servers_.find(name.substr(0, split));
     if (it == servers_.end()) {
-      return make_error("mcp_unknown_tool", "no MCP server named " + name.substr(0, split),
+      return make_error(mcp::errc::unknown_tool, "no MCP server named " + name.substr(0, split),
                         "tool names are server__tool; list them with list_mcp_tools()");
     }
     const auto& server = it->second;
     if (server->state() != detail::server_state::ready) {
-      return make_error("mcp_server_unavailable",
+      return make_error(mcp::errc::server_unavailable,
                         "MCP server " + it->first + " is " + detail::to_string(server->state()) +
                             (server->status().contains("reason") ? ": " + server->status()["reason"].get<std::string>()
                                                                  : std::string()),
@@ -183,7 +184,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     }
     const json* tool = server->find_tool(name.substr(split + separator.size()));
     if (!tool) {
-      return make_error("mcp_unknown_tool", "server " + it->first + " has no tool " + name.substr(split + 2),
+      return make_error(mcp::errc::unknown_tool, "server " + it->first + " has no tool " + name.substr(split + 2),
                         "list the tools with list_mcp_tools()");
     }
     return found_tool{server, tool};

@@ -1,4 +1,5 @@
 #include "harness/mcp/tool_result.hpp"
+#include "harness/mcp/errors.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -56,18 +57,18 @@ std::string text_of(const json& content) {
 
 result<json> tool_result_value(const json& call_tool_result) {
   if (!call_tool_result.is_object()) {
-    return make_error("mcp_bad_response", "tools/call result is not an object");
+    return make_error(mcp::errc::bad_response, "tools/call result is not an object");
   }
   const json content = call_tool_result.value("content", json::array());
   if (call_tool_result.value("isError", false)) {
     std::string text = text_of(content);
     if (text.empty()) text = "the tool reported an error without text";
-    return make_error("mcp_tool_error", text);
+    return make_error(mcp::errc::tool_error, text);
   }
   if (call_tool_result.contains("structuredContent") && !call_tool_result["structuredContent"].is_null()) {
     return call_tool_result["structuredContent"];
   }
-  if (!content.is_array()) return make_error("mcp_bad_response", "tools/call result has no content array");
+  if (!content.is_array()) return make_error(mcp::errc::bad_response, "tools/call result has no content array");
   json items = json::array();
   for (const auto& item : content) {
     if (item.is_object() && item.value("type", "") == "text" && item.contains("text") && item["text"].is_string()) {
@@ -82,7 +83,7 @@ result<json> tool_result_value(const json& call_tool_result) {
 }
 
 json error_json(const error& e) {
-  json out = {{"code", e.code}, {"message", e.message}};
+  json out = {{"code", e.code.wire_name()}, {"message", e.message}};
   if (!e.hint.empty()) out["hint"] = e.hint;
   return out;
 }

@@ -2,6 +2,7 @@
 // rewritten as text, so the result is always valid JSON.
 #include <string>
 
+#include "harness/pii/errors.hpp"
 #include "harness/pii/pii_censor.hpp"
 
 namespace harness::pii {
@@ -10,7 +11,8 @@ namespace {
 constexpr int max_depth = 512;
 
 error too_deep() {
-  return make_error("json_too_deep", "JSON nests deeper than 512 levels", "flatten the document before censoring it");
+  return make_error(pii::errc::json_too_deep, "JSON nests deeper than 512 levels",
+                    "flatten the document before censoring it");
 }
 
 template <class StringFn, class NumberFn>

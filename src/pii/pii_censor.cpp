@@ -1,4 +1,5 @@
 #include "harness/pii/pii_censor.hpp"
+#include "harness/pii/errors.hpp"
 
 #include <algorithm>
 
@@ -63,7 +64,7 @@ result<pii_censor_builder> pii_censor_builder::from_config(const pii_config& con
   }
   for (const auto& name : config.detectors) {
     if (!builder.enable(name, true)) {
-      return make_error("invalid_setting", "PII_DETECTORS: unknown detector '" + name + "'",
+      return make_error(core::errc::invalid_setting, "PII_DETECTORS: unknown detector '" + name + "'",
                         "use any of email, phone, ssn, card, ipv4, ipv6, or all / none");
     }
   }
@@ -78,7 +79,7 @@ status pii_censor_builder::add_pattern(std::string_view name, std::string_view p
   if (!checked) return checked.error();
   for (const auto& c : custom_) {
     if (detail::same_name(c.name, name)) {
-      return make_error("invalid_pii_pattern", "PII pattern '" + std::string(name) + "' is defined twice",
+      return make_error(pii::errc::invalid_pattern, "PII pattern '" + std::string(name) + "' is defined twice",
                         "give each custom pattern its own name");
     }
   }
@@ -99,7 +100,7 @@ status pii_censor_builder::enable(std::string_view name, bool on) {
       return {};
     }
   }
-  return make_error("unknown_pii_detector", "no PII detector named '" + std::string(name) + "'",
+  return make_error(pii::errc::unknown_detector, "no PII detector named '" + std::string(name) + "'",
                     "built-in detectors: email, phone, ssn, card, ipv4, ipv6");
 }
 

@@ -23,12 +23,12 @@ std::string trim(std::string_view s) {
 result<std::vector<std::pair<std::string, std::string>>> patterns_from_json(const nlohmann::json& j,
                                                                             const std::string& where) {
   if (!j.is_object()) {
-    return make_error("invalid_setting", where + ": expected a JSON object {\"name\": \"regex\"}");
+    return make_error(core::errc::invalid_setting, where + ": expected a JSON object {\"name\": \"regex\"}");
   }
   std::vector<std::pair<std::string, std::string>> out;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!it.value().is_string()) {
-      return make_error("invalid_setting", where + ": pattern '" + it.key() + "' must be a string");
+      return make_error(core::errc::invalid_setting, where + ": pattern '" + it.key() + "' must be a string");
     }
     out.emplace_back(it.key(), it.value().get<std::string>());
   }
@@ -53,7 +53,7 @@ result<std::vector<std::pair<std::string, std::string>>> parse_custom_patterns(c
   if (t[0] == '{') {
     auto j = nlohmann::json::parse(t, nullptr, false);
     if (j.is_discarded()) {
-      return make_error("invalid_setting", "PII_CUSTOM_PATTERNS: not valid JSON",
+      return make_error(core::errc::invalid_setting, "PII_CUSTOM_PATTERNS: not valid JSON",
                         "write {\"name\": \"regex\"} or name=regex;name2=regex2");
     }
     return patterns_from_json(j, "PII_CUSTOM_PATTERNS");
@@ -68,7 +68,7 @@ result<std::vector<std::pair<std::string, std::string>>> parse_custom_patterns(c
     if (entry.empty()) continue;
     auto eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return make_error("invalid_setting", "PII_CUSTOM_PATTERNS: entry '" + entry + "' is not name=regex",
+      return make_error(core::errc::invalid_setting, "PII_CUSTOM_PATTERNS: entry '" + entry + "' is not name=regex",
                         "separate entries with ';' and write a literal ';' inside a regex as \\x3B");
     }
     out.emplace_back(trim(entry.substr(0, eq)), entry.substr(eq + 1));
@@ -89,7 +89,7 @@ result<pii_config> load_pii_config(const core::settings& settings) {
       name = trim(name);
       if (name.empty()) continue;
       if (std::find(all_detectors.begin(), all_detectors.end(), name) == all_detectors.end()) {
-        return make_error("invalid_setting", "PII_DETECTORS: unknown detector '" + name + "'",
+        return make_error(core::errc::invalid_setting, "PII_DETECTORS: unknown detector '" + name + "'",
                           "use all, none, or a comma list of email,phone,ssn,card,ipv4,ipv6");
       }
       config.detectors.push_back(name);
@@ -99,14 +99,14 @@ result<pii_config> load_pii_config(const core::settings& settings) {
   if (const std::string& path = settings.get("PII_PATTERNS_FILE"); !path.empty()) {
     std::ifstream file(path, std::ios::binary);
     if (!file) {
-      return make_error("invalid_setting", "PII_PATTERNS_FILE: cannot read '" + path + "'",
+      return make_error(core::errc::invalid_setting, "PII_PATTERNS_FILE: cannot read '" + path + "'",
                         "point it at a readable JSON file or leave it empty");
     }
     std::stringstream buffer;
     buffer << file.rdbuf();
     auto j = nlohmann::json::parse(buffer.str(), nullptr, false);
     if (j.is_discarded()) {
-      return make_error("invalid_setting", "PII_PATTERNS_FILE: '" + path + "' is not valid JSON",
+      return make_error(core::errc::invalid_setting, "PII_PATTERNS_FILE: '" + path + "' is not valid JSON",
                         "write {\"name\": \"RE2 regex\", ...}");
     }
     auto patterns = patterns_from_json(j, "PII_PATTERNS_FILE '" + path + "'");

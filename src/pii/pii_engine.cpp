@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "harness/pii/errors.hpp"
+
 namespace harness::pii::detail {
 namespace {
 
@@ -62,22 +64,22 @@ bool same_name(std::string_view a, std::string_view b) {
 status check_custom_pattern(std::string_view name, std::string_view pattern) {
   std::string quoted = "'" + std::string(name) + "'";
   if (!valid_name(name)) {
-    return make_error("invalid_pii_pattern", "PII pattern name " + quoted + " is malformed",
+    return make_error(pii::errc::invalid_pattern, "PII pattern name " + quoted + " is malformed",
                       "use a letter then letters, digits or '_', at most 32 characters");
   }
   bool reserved = same_name(name, "token");
   for (const auto& d : builtin_detectors()) reserved = reserved || same_name(name, d.name);
   if (reserved) {
-    return make_error("invalid_pii_pattern", "PII pattern name " + quoted + " is taken by a built-in detector",
+    return make_error(pii::errc::invalid_pattern, "PII pattern name " + quoted + " is taken by a built-in detector",
                       "pick another name; switch built-ins on or off with PII_DETECTORS");
   }
   RE2 re(re2::StringPiece(pattern.data(), pattern.size()), pii_re2_options());
   if (!re.ok()) {
-    return make_error("invalid_pii_pattern", "PII pattern " + quoted + " does not compile: " + re.error(),
+    return make_error(pii::errc::invalid_pattern, "PII pattern " + quoted + " does not compile: " + re.error(),
                       "write it in RE2 syntax (no look-around or back-references)");
   }
   if (RE2::PartialMatch("", re)) {
-    return make_error("invalid_pii_pattern", "PII pattern " + quoted + " matches the empty string",
+    return make_error(pii::errc::invalid_pattern, "PII pattern " + quoted + " matches the empty string",
                       "make it require at least one character");
   }
   return {};
@@ -101,8 +103,8 @@ result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
     std::string why;
     if (!info.alone->ok() || engine.exact_->Add(src.pattern, &why) < 0 ||
         engine.at_start_->Add(src.pattern, &why) < 0) {
-      return make_error("invalid_pii_pattern", "PII pattern '" + src.name + "' does not compile: " +
-                                                   (info.alone->ok() ? why : info.alone->error()));
+      return make_error(pii::errc::invalid_pattern, "PII pattern '" + src.name + "' does not compile: " +
+                                                        (info.alone->ok() ? why : info.alone->error()));
     }
     if (!alternation.empty()) alternation += '|';
     alternation += "(?:" + src.pattern + ")";
@@ -110,7 +112,8 @@ result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
   }
   engine.combined_ = std::make_unique<RE2>(alternation, options);
   if (!engine.combined_->ok() || !engine.exact_->Compile() || !engine.at_start_->Compile()) {
-    return make_error("invalid_pii_pattern", "the combined PII program does not compile: " + engine.combined_->error(),
+    return make_error(pii::errc::invalid_pattern,
+                      "the combined PII program does not compile: " + engine.combined_->error(),
                       "simplify or remove custom patterns");
   }
   return engine;

@@ -1,4 +1,5 @@
 #include "harness/pii/pii_vault.hpp"
+#include "harness/pii/errors.hpp"
 
 #include <charconv>
 
@@ -107,7 +108,7 @@ nlohmann::json pii_vault::to_json() const {
 
 result<pii_vault> pii_vault::from_json(const nlohmann::json& j) {
   auto bad = [](const std::string& why) {
-    return make_error("invalid_vault", "PII vault JSON is malformed: " + why,
+    return make_error(pii::errc::invalid_vault, "PII vault JSON is malformed: " + why,
                       "pass what pii_vault::to_json() produced, unchanged");
   };
   if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array()) return bad("expected {\"entries\": [...]}");

@@ -8,7 +8,9 @@
 #include "container_session.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/docker/errors.hpp"
 #include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/sandbox.hpp"
 
 namespace harness::sandbox {
@@ -46,7 +48,7 @@ class docker_sandbox final : public sandbox_backend,
       auto task = c.labels.find(task_label);
       if (is_live && task != c.labels.end() && is_live(task->second)) continue;
       auto s = co_await engine_->remove_container(c.id, true);
-      if (s || s.error().code == "docker_not_found") {
+      if (s || s.error().code == docker::errc::not_found) {
         ++removed;
       } else {
         core::log_warn("sandbox sweep: could not remove container {}: {}", c.id.substr(0, 12), s.error().describe());
@@ -74,7 +76,7 @@ class docker_sandbox final : public sandbox_backend,
   // container_owner: how a container handle removes itself.
   task<status> remove(std::string id) override {
     auto s = co_await engine_->remove_container(id, true);
-    if (!s && s.error().code != "docker_not_found") co_return s;
+    if (!s && s.error().code != docker::errc::not_found) co_return s;
     std::lock_guard lock(mutex_);
     live_.erase(id);
     co_return status{};
@@ -105,18 +107,18 @@ class docker_sandbox final : public sandbox_backend,
                                                                    std::vector<std::string> entrypoint,
                                                                    std::string call_socket = {}) {
     if (!core::is_safe_id(task_id)) {
-      co_return make_error("sandbox_bad_request", fmt::format("invalid task id '{}'", task_id.substr(0, 64)),
+      co_return make_error(sandbox::errc::bad_request, fmt::format("invalid task id '{}'", task_id.substr(0, 64)),
                            "task ids are 1-128 characters of letters, digits, . _ -");
     }
     {
       std::lock_guard lock(mutex_);
-      if (shutting_down_) co_return make_error("sandbox_shutting_down", "the server is shutting down");
+      if (shutting_down_) co_return make_error(sandbox::errc::shutting_down, "the server is shutting down");
     }
     auto body = hardened_container_body(config_, task_id, entrypoint, call_socket);
     auto id = co_await engine_->create_container(body, "");
     if (!id) {
       auto e = id.error();
-      if (e.code == "docker_image_not_found") {
+      if (e.code == docker::errc::image_not_found) {
         e.message = fmt::format("sandbox image {} not found", config_.image);
         e.hint = "run ./sandbox/build-image.sh (./scripts/run.sh runs it), or set SANDBOX_IMAGE to an existing image";
       }

@@ -33,7 +33,7 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
   sandbox_config c;
   c.image = settings.get("SANDBOX_IMAGE");
   if (c.image.empty()) {
-    return make_error("invalid_setting", "SANDBOX_IMAGE is empty",
+    return make_error(core::errc::invalid_setting, "SANDBOX_IMAGE is empty",
                       "name the sandbox image, e.g. mcp-harness-sandbox:latest");
   }
   auto timeout = settings.get_ms("SANDBOX_TIMEOUT_MS", 100, 3'600'000);
@@ -57,7 +57,7 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
   const std::string& cpu = settings.get("SANDBOX_CPU_QUOTA");
   auto [ptr, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), c.cpus);
   if (cpu.empty() || ec != std::errc{} || ptr != cpu.data() + cpu.size() || c.cpus < 0.01 || c.cpus > 1024) {
-    return make_error("invalid_setting",
+    return make_error(core::errc::invalid_setting,
                       fmt::format("invalid SANDBOX_CPU_QUOTA: '{}' is not a CPU count from 0.01 to 1024", cpu),
                       "set SANDBOX_CPU_QUOTA to the CPUs a sandbox may use, e.g. 0.5");
   }
@@ -66,7 +66,8 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
   for (const std::string* value : {&c.runtime, &c.network}) {
     for (char ch : *value) {
       if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) {
-        return make_error("invalid_setting", fmt::format("invalid SANDBOX_RUNTIME/SANDBOX_NETWORK value '{}'", *value),
+        return make_error(core::errc::invalid_setting,
+                          fmt::format("invalid SANDBOX_RUNTIME/SANDBOX_NETWORK value '{}'", *value),
                           "use a plain runtime or network name");
       }
     }
@@ -74,7 +75,7 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
   if (c.network.empty()) c.network = "none";
   c.owner = settings.get("SANDBOX_OWNER");
   if (!core::is_safe_id(c.owner, 64)) {
-    return make_error("invalid_setting", fmt::format("invalid SANDBOX_OWNER: '{}'", c.owner),
+    return make_error(core::errc::invalid_setting, fmt::format("invalid SANDBOX_OWNER: '{}'", c.owner),
                       "use 1-64 letters, digits, '.', '_' or '-'");
   }
   return c;

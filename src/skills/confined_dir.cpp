@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/ids.hpp"
+#include "harness/skills/errors.hpp"
 #include "harness/skills/file_rules.hpp"
 
 namespace harness::skills {
@@ -49,22 +50,23 @@ class unique_fd {
 };
 
 error storage_error(std::string_view what, int err) {
-  return make_error("storage_error", fmt::format("{}: {}", what, std::strerror(err)),
+  return make_error(skills::errc::storage_error, fmt::format("{}: {}", what, std::strerror(err)),
                     "check the server's folder permissions and free disk space");
 }
 
 error host_symlink(std::string_view rel) {
-  return make_error("host_symlink", fmt::format("'{}' meets a symlink on the host; symlinks are never followed", rel),
+  return make_error(skills::errc::host_symlink,
+                    fmt::format("'{}' meets a symlink on the host; symlinks are never followed", rel),
                     "remove the symlink on the server, or use another path");
 }
 
 error path_conflict(std::string_view rel) {
-  return make_error("path_conflict", fmt::format("'{}' conflicts with an existing file or folder", rel),
+  return make_error(skills::errc::path_conflict, fmt::format("'{}' conflicts with an existing file or folder", rel),
                     "a file and a folder cannot share a name; use another path or delete the other one first");
 }
 
 error not_found(std::string_view rel) {
-  return make_error("file_not_found", fmt::format("no file '{}'", rel));
+  return make_error(skills::errc::file_not_found, fmt::format("no file '{}'", rel));
 }
 
 std::vector<std::string> split(const std::string& rel) {
@@ -234,7 +236,8 @@ result<std::string> confined_dir::read_file(const std::string& rel, std::size_t 
   struct stat st {};
   if (::fstat(in.get(), &st) != 0) return storage_error(rel, errno);
   if (static_cast<std::size_t>(st.st_size) > max_bytes) {
-    return make_error("file_too_large", fmt::format("'{}' is {} bytes; the limit is {}", rel, st.st_size, max_bytes));
+    return make_error(skills::errc::file_too_large,
+                      fmt::format("'{}' is {} bytes; the limit is {}", rel, st.st_size, max_bytes));
   }
   std::string bytes;
   bytes.resize(static_cast<std::size_t>(st.st_size));

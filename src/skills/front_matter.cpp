@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "harness/skills/errors.hpp"
+
 namespace harness::skills {
 namespace {
 
@@ -19,7 +21,7 @@ std::string unquote(std::string_view value) {
 }
 
 error invalid(std::string message) {
-  return make_error("invalid_skill_md", std::move(message),
+  return make_error(skills::errc::invalid_skill_md, std::move(message),
                     "start SKILL.md with '---', then 'name: <name>' and 'description: <one line>', then '---'");
 }
 

@@ -10,6 +10,7 @@
 #include "confined_dir.hpp"
 #include "front_matter.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/skills/errors.hpp"
 
 namespace harness::skills {
 namespace {
@@ -35,12 +36,12 @@ skill_map group_by_skill(const file_map& files) {
 }
 
 error invalid_user(const std::string& user_id) {
-  return make_error("invalid_user_id", fmt::format("'{}' is not a valid user id", user_id),
+  return make_error(skills::errc::invalid_user_id, fmt::format("'{}' is not a valid user id", user_id),
                     "a user id is 1-64 characters of letters, digits, '_', '.' or '-', and not '.' or '..'");
 }
 
 error invalid_name(const std::string& name) {
-  return make_error("invalid_skill_name", fmt::format("'{}' is not a valid skill name", name),
+  return make_error(skills::errc::invalid_skill_name, fmt::format("'{}' is not a valid skill name", name),
                     "a skill name is 1-64 characters of lowercase letters, digits and '-', not starting with '-'");
 }
 
@@ -126,7 +127,8 @@ class skill_library_impl final : public skill_library {
       return removed;
     }
     if (fs::exists(fs::symlink_status(config_.dir / "examples" / name, ec))) {
-      return make_error("skill_read_only", fmt::format("'{}' is a shipped example and cannot be removed", name),
+      return make_error(skills::errc::skill_read_only,
+                        fmt::format("'{}' is a shipped example and cannot be removed", name),
                         "examples are read-only; only your own skills can be deleted");
     }
     return not_found(name);
@@ -154,7 +156,7 @@ class skill_library_impl final : public skill_library {
   }
 
   static error not_found(const std::string& name) {
-    return make_error("skill_not_found", fmt::format("no skill named '{}'", name),
+    return make_error(skills::errc::skill_not_found, fmt::format("no skill named '{}'", name),
                       "GET /skills?userId=... lists the skills you can use");
   }
 

@@ -1,4 +1,5 @@
 #include "harness/skills/skills_config.hpp"
+#include "harness/skills/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -12,7 +13,7 @@ namespace {
 using std::chrono::seconds;
 
 error bad_duration(std::string_view text) {
-  return make_error("invalid_duration", fmt::format("'{}' is not a duration", text),
+  return make_error(skills::errc::invalid_duration, fmt::format("'{}' is not a duration", text),
                     "write a number with a unit, e.g. 24h, 30m, 90s, 1d or 1h30m, or a plain number of seconds");
 }
 
@@ -31,7 +32,7 @@ result<file_caps> load_caps(const core::settings& s, const std::string& prefix) 
   if (!count) return count.error();
   if (*file > *total) {
     return make_error(
-        "invalid_setting",
+        core::errc::invalid_setting,
         fmt::format("{}_MAX_FILE_BYTES ({}) is larger than {}_MAX_TOTAL_BYTES ({})", prefix, *file, prefix, *total),
         "one file cannot be larger than the whole folder");
   }
@@ -100,17 +101,18 @@ result<skills_config> load_skills_config(const core::settings& s) {
   skills_config out;
   for (const char* name : {"SKILLS_DIR", "WORKSPACE_DIR"}) {
     if (s.get(name).empty()) {
-      return make_error("invalid_setting", fmt::format("{} is empty", name), "give a folder path");
+      return make_error(core::errc::invalid_setting, fmt::format("{} is empty", name), "give a folder path");
     }
   }
   out.skills.dir = s.get("SKILLS_DIR");
   out.workspace.dir = s.get("WORKSPACE_DIR");
   auto retention = parse_duration(s.get("WORKSPACE_RETENTION"));
   if (!retention) {
-    return make_error("invalid_setting", "WORKSPACE_RETENTION: " + retention.error().message, retention.error().hint);
+    return make_error(core::errc::invalid_setting, "WORKSPACE_RETENTION: " + retention.error().message,
+                      retention.error().hint);
   }
   if (*retention < seconds(60) || *retention > seconds(366 * 86400)) {
-    return make_error("invalid_setting",
+    return make_error(core::errc::invalid_setting,
                       fmt::format("WORKSPACE_RETENTION is {}s; it must be between 1m and 366d", retention->count()));
   }
   out.workspace.retention = *retention;

@@ -7,6 +7,7 @@
 #include "change_set.hpp"
 #include "confined_dir.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/skills/errors.hpp"
 
 namespace harness::skills {
 namespace {
@@ -15,12 +16,12 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 error invalid_task(const std::string& task_id) {
-  return make_error("invalid_task_id", fmt::format("'{}' is not a valid task id", task_id),
+  return make_error(skills::errc::invalid_task_id, fmt::format("'{}' is not a valid task id", task_id),
                     "a task id is 1-64 characters of letters, digits, '_', '.' or '-'");
 }
 
 error no_workspace(const std::string& task_id) {
-  return make_error("workspace_not_found", fmt::format("task '{}' has no files", task_id),
+  return make_error(skills::errc::workspace_not_found, fmt::format("task '{}' has no files", task_id),
                     "a task's workspace exists once its code writes to /workspace, and is removed after "
                     "WORKSPACE_RETENTION");
 }
@@ -52,7 +53,7 @@ class workspace_store_impl final : public workspace_store {
   result<std::string> read(const std::string& task_id, const std::string& path) const override {
     if (!is_storage_id(task_id)) return invalid_task(task_id);
     if (auto bad = check_relative_path(path)) {
-      return make_error("invalid_path", fmt::format("the path is not accepted: {}", bad->message),
+      return make_error(skills::errc::invalid_path, fmt::format("the path is not accepted: {}", bad->message),
                         "use a path from GET /tasks/{id}/files");
     }
     confined_dir dir(config_.dir, task_id);

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "harness/store/errors.hpp"
+
 namespace harness::store::detail {
 namespace {
 
@@ -70,7 +72,7 @@ constexpr std::array<migration, 2> builtin = {{
 }};
 
 error open_failed(error e) {
-  e.code = "store_open_failed";
+  e.code = store::errc::open_failed;
   if (e.hint.empty()) e.hint = "point STORE_PATH at this server's database file, or at a new file";
   return e;
 }
@@ -94,7 +96,7 @@ status check_ours(connection& db) {
   int rc = st->step();
   if (rc != SQLITE_ROW) return open_failed(sqlite_failure(db.handle(), rc, "cannot read the database schema"));
   if (st->int64(0) > 0 && st->int64(1) == 0) {
-    return make_error("store_open_failed",
+    return make_error(store::errc::open_failed,
                       "the file is a SQLite database of another program (it has tables but no schema_migrations)",
                       "point STORE_PATH at this server's database file, or at a new file");
   }
@@ -106,12 +108,12 @@ status apply(connection& db, const migration& m, std::int64_t now_ms) {
   // cannot both apply the same migration: the second re-reads the version.
   if (auto s = db.exec("BEGIN IMMEDIATE", "cannot start a migration"); !s) {
     auto e = s.error();
-    e.code = "store_migration_failed";
+    e.code = store::errc::migration_failed;
     return e;
   }
   auto fail = [&](error e) -> status {
     (void)db.exec("ROLLBACK", "rollback");
-    e.code = "store_migration_failed";
+    e.code = store::errc::migration_failed;
     e.message = fmt::format("migration {} ({}) failed: {}", m.version, m.name, e.message);
     return e;
   };
@@ -146,7 +148,7 @@ result<int> migrate(connection& db, std::span<const migration> list, std::int64_
   const int latest = list.empty() ? 0 : list.back().version;
   if (*current > latest) {
     return make_error(
-        "store_too_new",
+        store::errc::too_new,
         fmt::format("the database has schema version {}, this build knows versions up to {}", *current, latest),
         "run the newer mcp-harness build that wrote it, or point STORE_PATH at another file; this "
         "build does not touch it");

@@ -3,28 +3,30 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "harness/store/errors.hpp"
+
 namespace harness::store::detail {
 namespace {
 
 constexpr int busy_timeout_ms = 5000;
 
-std::string failure_code(int rc) {
+errc failure_code(int rc) {
   switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return "store_busy";
+      return errc::busy;
     case SQLITE_FULL:
-      return "store_disk_full";
+      return errc::disk_full;
     case SQLITE_READONLY:
-      return "store_read_only";
+      return errc::read_only;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      return "store_corrupt";
+      return errc::corrupt;
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
-      return "store_io_error";
+      return errc::io_error;
     default:
-      return "store_error";
+      return errc::error;
   }
 }
 
@@ -115,7 +117,7 @@ std::int64_t statement::int64(int column) const {
 result<nlohmann::json> statement::json(int column, std::string_view what) const {
   auto parsed = nlohmann::json::parse(text(column), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    return make_error("store_corrupt",
+    return make_error(store::errc::corrupt,
                       fmt::format("{}: column '{}' does not hold JSON", what, sqlite3_column_name(stmt_, column)),
                       "the row was changed outside this server; fix or delete it");
   }
@@ -129,7 +131,7 @@ result<std::unique_ptr<connection>> connection::open(const std::filesystem::path
   if (rc != SQLITE_OK) {
     auto e = sqlite_failure(db, rc, "sqlite cannot open it");
     sqlite3_close(db);  // sqlite hands out a handle even on failure
-    e.code = "store_open_failed";
+    e.code = store::errc::open_failed;
     return e;
   }
   sqlite3_extended_result_codes(db, 1);

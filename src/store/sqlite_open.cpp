@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "harness/core/logging.hpp"
+#include "harness/store/errors.hpp"
 
 namespace harness::store::detail {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 const char* const open_hint = "set STORE_PATH to a file in a folder this process can write";
 
 error open_failed(error e, const std::filesystem::path& file) {
-  e.code = "store_open_failed";
+  e.code = store::errc::open_failed;
   e.message = fmt::format("cannot open the store {}: {}", file.string(), e.message);
   if (e.hint.empty()) e.hint = open_hint;
   return e;
@@ -49,25 +50,25 @@ result<std::string> pragma(connection& db, std::string_view sql) {
 
 result<opened_database> open_database(const std::filesystem::path& file, std::span<const migration> list,
                                       std::int64_t now_ms) {
-  if (file.empty()) return make_error("store_open_failed", "the store path is empty", open_hint);
+  if (file.empty()) return make_error(store::errc::open_failed, "the store path is empty", open_hint);
   std::error_code ec;
   if (file.has_parent_path()) {
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec) {
       return make_error(
-          "store_open_failed",
+          store::errc::open_failed,
           fmt::format("cannot create the folder {} for the store: {}", file.parent_path().string(), ec.message()),
           open_hint);
     }
   }
   if (std::filesystem::is_directory(file, ec)) {
-    return make_error("store_open_failed", fmt::format("the store path {} is a folder, not a file", file.string()),
+    return make_error(store::errc::open_failed, fmt::format("the store path {} is a folder, not a file", file.string()),
                       open_hint);
   }
   auto db = connection::open(file);
   if (!db) return explain_open_failure(db.error(), file);
   if (sqlite3_db_readonly((*db)->handle(), "main") == 1) {
-    return make_error("store_open_failed", fmt::format("the store {} can only be opened read-only", file.string()),
+    return make_error(store::errc::open_failed, fmt::format("the store {} can only be opened read-only", file.string()),
                       "make the file and its folder writable by this process");
   }
   // The first statement reads the file: a file that is not a database fails here.

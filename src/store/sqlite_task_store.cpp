@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include "harness/store/errors.hpp"
 #include "harness/store/task_store.hpp"
 #include "migrations.hpp"
 #include "sqlite_db.hpp"
@@ -40,7 +41,7 @@ result<task_record> read_task(const statement& st) {
   t.mode = st.text(4);
   auto status_text = st.text(5);
   auto status = task_status_from_string(status_text);
-  if (!status) return make_error("store_corrupt", "task " + t.id + " has an unknown status '" + status_text + "'");
+  if (!status) return make_error(store::errc::corrupt, "task " + t.id + " has an unknown status '" + status_text + "'");
   t.status = *status;
   auto res = st.json(6, "cannot read task " + t.id);
   if (!res) return res.error();
@@ -78,7 +79,7 @@ class sqlite_task_store final : public blocking_task_store {
       bind_task(*st, task);
       int rc = st->step();
       if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        return make_error("task_exists", "a task with id '" + task.id + "' is stored already");
+        return make_error(store::errc::task_exists, "a task with id '" + task.id + "' is stored already");
       }
       if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store task " + task.id);
       return {};
@@ -95,7 +96,7 @@ class sqlite_task_store final : public blocking_task_store {
       if (!st) return st.error();
       bind_task(*st, task);
       if (auto s = st->run("cannot update task " + task.id); !s) return s;
-      if (db_->changes() == 0) return make_error("task_not_found", "no task with id '" + task.id + "'");
+      if (db_->changes() == 0) return make_error(store::errc::task_not_found, "no task with id '" + task.id + "'");
       return {};
     }());
   }
@@ -146,11 +147,11 @@ class sqlite_task_store final : public blocking_task_store {
       st->bind(1, e.task_id).bind(2, e.seq).bind(3, e.type).bind_json(4, e.data).bind(5, e.at_ms);
       int rc = st->step();
       if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        return make_error("event_exists",
+        return make_error(store::errc::event_exists,
                           "task '" + e.task_id + "' has an event with seq " + std::to_string(e.seq) + " already");
       }
       if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
-        return make_error("task_not_found", "no task with id '" + e.task_id + "' to add an event to");
+        return make_error(store::errc::task_not_found, "no task with id '" + e.task_id + "' to add an event to");
       }
       if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store an event of " + e.task_id);
       return {};
@@ -211,8 +212,8 @@ class sqlite_task_store final : public blocking_task_store {
       st->bind(5, c.created_ms).bind(6, c.updated_ms);
       if (auto s = st->run("cannot store conversation " + c.id); !s) return s;
       if (db_->changes() == 0) {
-        return make_error("conversation_user_mismatch", "conversation '" + c.id + "' belongs to another user",
-                          "start a new conversation");
+        return make_error(store::errc::conversation_user_mismatch,
+                          "conversation '" + c.id + "' belongs to another user", "start a new conversation");
       }
       return {};
     }());
@@ -282,7 +283,7 @@ class sqlite_task_store final : public blocking_task_store {
                 {"journalMode", journal_mode_}, {"operations", operations_}, {"failures", failures_}};
     if (last_error_) {
       h.detail["lastError"] = {
-          {"code", last_error_->code}, {"message", last_error_->message}, {"atMs", last_error_ms_}};
+          {"code", last_error_->code.wire_name()}, {"message", last_error_->message}, {"atMs", last_error_ms_}};
     }
     return h;
   }
@@ -290,9 +291,17 @@ class sqlite_task_store final : public blocking_task_store {
  private:
   // Notes the outcome of one call for health(). Errors the caller caused
   // (task_exists, task_not_found...) say nothing about the storage; "store_*" ones do.
+  static bool is_storage_failure(const error_code& code) {
+    for (errc storage : {errc::open_failed, errc::migration_failed, errc::too_new, errc::busy, errc::disk_full,
+                         errc::read_only, errc::corrupt, errc::io_error, errc::error}) {
+      if (code == storage) return true;
+    }
+    return false;
+  }
+
   template <class R>
   R track(R r) {
-    const bool storage_failed = !r && r.error().code.rfind("store_", 0) == 0;
+    const bool storage_failed = !r && is_storage_failure(r.error().code);
     std::lock_guard lock(health_mutex_);
     ++operations_;
     if (storage_failed) {

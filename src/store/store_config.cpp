@@ -15,7 +15,7 @@ result<store_config> load_store_config(const core::settings& s) {
   store_config out;
   const auto& path = s.get("STORE_PATH");
   if (path.empty() || path.back() == '/') {
-    return make_error("invalid_setting", "invalid STORE_PATH: '" + path + "' does not name a file",
+    return make_error(core::errc::invalid_setting, "invalid STORE_PATH: '" + path + "' does not name a file",
                       "set STORE_PATH to a file, e.g. data/harness.db");
   }
   auto hours = s.get_int("TASK_RETENTION_HOURS", 0, 24 * 365 * 100);

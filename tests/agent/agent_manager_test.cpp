@@ -13,7 +13,9 @@
 #include "agent/fake_task_store.hpp"
 #include "bridge/fake_tools.hpp"
 #include "harness/agent/agent_manager.hpp"
+#include "harness/agent/errors.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "harness/store/errors.hpp"
 #include "support/fake_clock.hpp"
 
 namespace harness::agent {
@@ -220,7 +222,7 @@ TEST_F(AgentManager, CancellingARunningTaskStopsItsLlmCall) {
   EXPECT_EQ(error_code(ticket->task_id), "cancelled");
   auto again = run(manager->cancel(ticket->task_id));
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().code, "task_finished");
+  EXPECT_EQ(again.error().code, harness::agent::errc::task_finished);
 }
 
 TEST_F(AgentManager, CancellingATaskWhoseBlockRunsKillsTheSandbox) {
@@ -290,7 +292,7 @@ TEST_F(AgentManager, AUserOverTheirLimitIsBusyOthersAreNot) {
   ASSERT_TRUE(submit("alice"));
   auto again = submit("alice");
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().code, "user_busy");
+  EXPECT_EQ(again.error().code, harness::agent::errc::user_busy);
   EXPECT_TRUE(submit("bob"));
 }
 
@@ -305,7 +307,7 @@ TEST_F(AgentManager, AFullQueueMakesTheAgentBusy) {
   EXPECT_EQ(queued->status, task_status::queued);
   auto refused = submit("carol");
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code, "agent_busy");
+  EXPECT_EQ(refused.error().code, harness::agent::errc::agent_busy);
   EXPECT_EQ(store->tasks.size(), 2u);  // nothing stored for the refused one
 }
 
@@ -320,19 +322,19 @@ TEST_F(AgentManager, AFollowUpWhileTheConversationRunsIsBusy) {
   ASSERT_TRUE(second) << second.error().describe();
   auto third = submit("bob", "me too", first->conversation_id);
   ASSERT_FALSE(third);
-  EXPECT_EQ(third.error().code, "conversation_busy");
+  EXPECT_EQ(third.error().code, harness::agent::errc::conversation_busy);
   auto missing = submit("alice", "x", std::string("conv_none"));
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().code, "conversation_not_found");
+  EXPECT_EQ(missing.error().code, harness::agent::errc::conversation_not_found);
 }
 
 TEST_F(AgentManager, AStoreFailureRefusesTheTaskAndHoldsNoSlot) {
   config.max_per_user = 1;
   start();
-  store->fail_with = make_error("store_io_error", "disk I/O error");
+  store->fail_with = make_error(harness::store::errc::io_error, "disk I/O error");
   auto refused = submit("alice");
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code, "store_io_error");
+  EXPECT_EQ(refused.error().code, harness::store::errc::io_error);
   EXPECT_EQ(manager->stats().running, 0u);
   store->fail_with.reset();
   llm->push_answer("fine");
@@ -355,7 +357,7 @@ TEST_F(AgentManager, ShutdownInterruptsQueuedAndRunningTasks) {
   EXPECT_EQ(error_code(queued->task_id), "interrupted");
   auto late = submit("carol");
   ASSERT_FALSE(late);
-  EXPECT_EQ(late.error().code, "agent_stopping");
+  EXPECT_EQ(late.error().code, harness::agent::errc::stopping);
   EXPECT_EQ(manager->stats().running, 0u);
   EXPECT_EQ(pool->count().alive, 0);
 }
@@ -403,7 +405,7 @@ TEST_F(AgentManager, ViewsAndListsAreStructsWithTheOwner) {
   EXPECT_FALSE(view(ticket->task_id, false).transcript);
   auto missing = run(manager->view("task_none", false));
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().code, "task_not_found");
+  EXPECT_EQ(missing.error().code, harness::store::errc::task_not_found);
 
   store::task_query q;
   q.user_id = "alice";

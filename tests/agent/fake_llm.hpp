@@ -14,6 +14,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 
 namespace harness::agent::testing {
@@ -59,7 +60,7 @@ class fake_llm final : public llm::llm_provider {
 
   boost::asio::awaitable<result<llm::llm_turn>> complete(llm::llm_request request) override {
     requests.push_back(std::move(request));
-    if (script_.empty()) co_return make_error("replay_exhausted", "the fake LLM's script has ended");
+    if (script_.empty()) co_return make_error(harness::llm::errc::replay_exhausted, "the fake LLM's script has ended");
     auto next = std::move(script_.front());
     script_.pop_front();
     if (!next.hold) co_return next.answer;
@@ -73,7 +74,7 @@ class fake_llm final : public llm::llm_provider {
     auto it = held_.insert(held_.end(), &wake);
     co_await wake.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
     held_.erase(it);
-    if (!released_) co_return make_error("cancelled", "the call was cancelled");
+    if (!released_) co_return make_error(harness::core::errc::cancelled, "the call was cancelled");
     co_return next.answer;
   }
 

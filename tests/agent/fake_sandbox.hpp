@@ -90,7 +90,7 @@ class fake_pool final : public execution::warm_pool {
   class no_stream final : public docker::attach_stream {
    public:
     sandbox::task<status> write_stdin(std::string_view, std::chrono::milliseconds) override {
-      co_return make_error("not_attached", "the fake container has no stream");
+      co_return make_error(harness::bridge::errc::channel_closed, "the fake container has no stream");
     }
     status close_stdin() override { return {}; }
     sandbox::task<result<std::optional<docker::output_chunk>>> read(std::chrono::milliseconds) override {

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "harness/store/errors.hpp"
 #include "harness/store/task_store.hpp"
 
 namespace harness::agent::testing {
@@ -25,7 +26,8 @@ class fake_task_store final : public store::task_store {
 
   boost::asio::awaitable<status> create_task(store::task_record task) override {
     if (fail_with) co_return *fail_with;
-    if (tasks.count(task.id)) co_return make_error("task_exists", "a task with id '" + task.id + "' is stored already");
+    if (tasks.count(task.id))
+      co_return make_error(harness::store::errc::task_exists, "a task with id '" + task.id + "' is stored already");
     auto id = task.id;
     tasks.emplace(std::move(id), std::move(task));
     co_return status{};
@@ -33,7 +35,8 @@ class fake_task_store final : public store::task_store {
   boost::asio::awaitable<status> update_task(store::task_record task) override {
     if (fail_with) co_return *fail_with;
     auto it = tasks.find(task.id);
-    if (it == tasks.end()) co_return make_error("task_not_found", "no task with id '" + task.id + "'");
+    if (it == tasks.end())
+      co_return make_error(harness::store::errc::task_not_found, "no task with id '" + task.id + "'");
     it->second = std::move(task);
     co_return status{};
   }
@@ -61,10 +64,11 @@ class fake_task_store final : public store::task_store {
   }
   boost::asio::awaitable<status> append_event(store::event_record e) override {
     if (fail_with) co_return *fail_with;
-    if (!tasks.count(e.task_id)) co_return make_error("task_not_found", "no task with id '" + e.task_id + "'");
+    if (!tasks.count(e.task_id))
+      co_return make_error(harness::store::errc::task_not_found, "no task with id '" + e.task_id + "'");
     auto& list = events_of[e.task_id];
     for (const auto& seen : list) {
-      if (seen.seq == e.seq) co_return make_error("event_exists", "the event is stored already");
+      if (seen.seq == e.seq) co_return make_error(harness::store::errc::event_exists, "the event is stored already");
     }
     list.push_back(std::move(e));
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
@@ -94,7 +98,8 @@ class fake_task_store final : public store::task_store {
       co_return status{};
     }
     if (it->second.user_id != c.user_id) {
-      co_return make_error("conversation_user_mismatch", "conversation '" + c.id + "' belongs to another user");
+      co_return make_error(harness::store::errc::conversation_user_mismatch,
+                           "conversation '" + c.id + "' belongs to another user");
     }
     c.created_ms = it->second.created_ms;
     it->second = std::move(c);

@@ -61,7 +61,7 @@ TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
 
 TEST(Observation, AnErrorCarriesItsStackAndATimeoutSaysWhatToDo) {
   bridge::exec_result r;
-  r.error = {{"name", "TimeoutError"}, {"message", "the block ran past 3000 ms"}};
+  bridge::fail(r, bridge::failure_kind::timeout, "the block ran past 3000 ms");
   auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "fresh sandbox",
                                 .max_chars = 8000, .full_text_path = ""});
   EXPECT_TRUE(seen.is_error);

@@ -12,6 +12,7 @@
 #include "bridge/fake_channel.hpp"
 #include "bridge/fake_tools.hpp"
 #include "harness/bridge/call_socket.hpp"
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "support/run_sync.hpp"
 
@@ -107,14 +108,14 @@ TEST_F(CallSocketTest, OnlyTheConnectionWithTheTokenIsBound) {
 TEST_F(CallSocketTest, NoRuntimeIsATimeoutAndASilentOneToo) {
   auto nobody = run(socket->accept(50ms, 1024));
   ASSERT_FALSE(nobody);
-  EXPECT_EQ(nobody.error().code, "call_socket_timeout");
+  EXPECT_EQ(nobody.error().code, harness::bridge::errc::call_socket_timeout);
 
   auto again = call_socket::listen(io.get_executor(), dir.string(), "");
   ASSERT_TRUE(again);
   clients.push_back(connect_to((*again)->path()));  // connects, never says hello
   auto silent = run((*again)->accept(50ms, 1024));
   ASSERT_FALSE(silent);
-  EXPECT_EQ(silent.error().code, "call_socket_timeout");
+  EXPECT_EQ(silent.error().code, harness::bridge::errc::call_socket_timeout);
 }
 
 TEST(SameToken, ComparesEveryByteAndTheLength) {
@@ -129,7 +130,7 @@ TEST(CallSocketListen, AFolderThatCannotBeMadeIsAClearError) {
   boost::asio::io_context io;
   auto made = call_socket::listen(io.get_executor(), "/proc/no-such-folder/sockets", "");
   ASSERT_FALSE(made);
-  EXPECT_EQ(made.error().code, "call_socket_failed");
+  EXPECT_EQ(made.error().code, harness::bridge::errc::call_socket_failed);
   EXPECT_NE(made.error().hint.find("SANDBOX_CALL_SOCKET_DIR"), std::string::npos);
 }
 
@@ -161,7 +162,7 @@ TEST_F(LinkTest, SendsLinkOnStdioAndHandsBackTheSocketChannel) {
 TEST_F(LinkTest, ARuntimeThatNeverConnectsIsATimeout) {
   auto linked = run(link_runtime(stdio, *socket, 50ms));
   ASSERT_FALSE(linked);
-  EXPECT_EQ(linked.error().code, "call_socket_timeout");
+  EXPECT_EQ(linked.error().code, harness::bridge::errc::call_socket_timeout);
   EXPECT_EQ(json::parse(stdio.written.at(0))["type"], "link");
 }
 

@@ -12,6 +12,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/frame_channel.hpp"
 
 namespace harness::bridge::testing {
@@ -34,21 +35,21 @@ class fake_channel final : public frame_channel {
 
   boost::asio::awaitable<result<std::string>> read_line() override {
     for (;;) {
-      if (cancelled_) co_return make_error("cancelled", "cancelled");
+      if (cancelled_) co_return make_error(harness::core::errc::cancelled, "cancelled");
       if (!incoming_.empty()) {
         std::string line = std::move(incoming_.front());
         incoming_.pop_front();
-        if (line.size() > 1024) co_return make_error("frame_too_large", "line over 1024 bytes");
+        if (line.size() > 1024) co_return make_error(harness::bridge::errc::frame_too_large, "line over 1024 bytes");
         co_return line;
       }
-      if (closed_) co_return make_error("channel_closed", "the runtime's output ended");
+      if (closed_) co_return make_error(harness::bridge::errc::channel_closed, "the runtime's output ended");
       wake_.expires_at(std::chrono::steady_clock::time_point::max());
       co_await wake_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
     }
   }
 
   boost::asio::awaitable<status> write_line(std::string line) override {
-    if (cancelled_ || closed_) co_return make_error("channel_closed", "closed");
+    if (cancelled_ || closed_) co_return make_error(harness::bridge::errc::channel_closed, "closed");
     written.push_back(line);
     if (respond) respond(line);
     co_return status{};

@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::bridge::testing {
 
@@ -23,14 +24,14 @@ class fake_tools final : public tool_gateway {
     co_return nlohmann::json::array({{{"name", "t__echo"}, {"description", "echo, query=" + query}}});
   }
   boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) override {
-    if (name != "t__echo") co_return make_error("unknown_tool", "no tool named " + name);
+    if (name != "t__echo") co_return make_error(harness::mcp::errc::unknown_tool, "no tool named " + name);
     co_return nlohmann::json{{"name", name}, {"inputSchema", {{"type", "object"}}}};
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                            std::chrono::steady_clock::time_point not_after) override {
     received_args.push_back(args);
     received_deadlines.push_back(not_after);
-    if (name == "t__fail") co_return make_error("tool_error", "the tool failed");
+    if (name == "t__fail") co_return make_error(harness::mcp::errc::tool_error, "the tool failed");
     ++in_flight;
     max_in_flight = std::max(max_in_flight, in_flight);
     if (name == "t__slow") {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/frame_lines.hpp"
 
 namespace harness::bridge {
@@ -25,7 +26,7 @@ TEST(FrameLines, AnOverlongLineIsReportedAtOnceAndSkipped) {
   auto item = lines.next();
   ASSERT_TRUE(item);
   ASSERT_FALSE(item->has_value());
-  EXPECT_EQ(item->error().code, "frame_too_large");
+  EXPECT_EQ(item->error().code, harness::bridge::errc::frame_too_large);
   EXPECT_NE(item->error().message.find("longer than 4 bytes"), std::string::npos);
   EXPECT_FALSE(lines.next());
   lines.append("90\nok\n");

@@ -6,6 +6,7 @@
 
 #include "bridge/fake_channel.hpp"
 #include "bridge/fake_tools.hpp"
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "support/run_sync.hpp"
 
@@ -71,7 +72,7 @@ TEST_F(RuntimeSessionTest, ReadyInitAndASimpleExec) {
 TEST_F(RuntimeSessionTest, ReadyTimesOutWhenTheRuntimeNeverStarts) {
   auto st = run(session->wait_ready(50ms));
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().code, "sandbox_timeout");
+  EXPECT_EQ(st.error().code, harness::bridge::errc::sandbox_timeout);
 }
 
 TEST_F(RuntimeSessionTest, CallsGoThroughTheGatewayAndTheFilterBothWays) {
@@ -160,10 +161,12 @@ TEST_F(RuntimeSessionTest, ALineThatIsNotAFrameFailsTheExecAndBreaksTheSession) 
   auto r = exec("process.stdout.write('Hello...')");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_EQ(r.failure, failure_kind::protocol);
   EXPECT_NE(r.error["message"].get<std::string>().find("not a protocol frame"), std::string::npos);
   EXPECT_TRUE(session->broken());
   auto after = exec("return 1");
   EXPECT_EQ(after.error["name"], "SandboxError");
+  EXPECT_EQ(after.failure, failure_kind::sandbox);
 }
 
 TEST_F(RuntimeSessionTest, InvalidUtf8AndNonObjectJsonAreProtocolErrors) {
@@ -179,6 +182,7 @@ TEST_F(RuntimeSessionTest, OversizedFrameIsAProtocolError) {
   channel.respond = [&](const std::string&) { channel.push(std::string(5000, 'x')); };
   auto r = exec("x");
   EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_EQ(r.failure, failure_kind::protocol);
   EXPECT_TRUE(session->broken());
 }
 
@@ -194,6 +198,7 @@ TEST_F(RuntimeSessionTest, RuntimeDyingMidCallIsASandboxError) {
   auto r = exec("await callMCPTool('t__slow')");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "SandboxError");
+  EXPECT_EQ(r.failure, failure_kind::sandbox);
   EXPECT_TRUE(session->broken());
 }
 
@@ -201,6 +206,7 @@ TEST_F(RuntimeSessionTest, ASilentRuntimeTimesOut) {
   auto r = exec("while (true) {}", 100ms);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error["name"], "TimeoutError");
+  EXPECT_EQ(r.failure, failure_kind::timeout);
   EXPECT_NE(r.error["message"].get<std::string>().find("within 100 ms"), std::string::npos);
   EXPECT_TRUE(session->broken());
 }
@@ -285,6 +291,7 @@ TEST_F(RuntimeSessionTest, AFrameTypeThatDoesNotBelongInABlockIsAProtocolError) 
   channel.respond = [&](const std::string&) { channel.push(R"({"type":"ready"})"); };
   auto r = exec("x");
   EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_EQ(r.failure, failure_kind::protocol);
   EXPECT_NE(r.error["message"].get<std::string>().find("'ready' frame"), std::string::npos) << r.error.dump();
   EXPECT_TRUE(session->broken());
 }
@@ -350,7 +357,7 @@ TEST_F(RuntimeSessionTest, PutSendsFilesAndWaitsForTheirDone) {
   };
   auto refused = run(session->put({{"workspace", "../x", ""}}, 1s));
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code, "sandbox_put_failed");
+  EXPECT_EQ(refused.error().code, harness::bridge::errc::sandbox_put_failed);
   EXPECT_NE(refused.error().message.find("escapes workspace"), std::string::npos);
   EXPECT_FALSE(session->broken());
 }

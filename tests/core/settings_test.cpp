@@ -95,7 +95,7 @@ TEST(Settings, DotenvErrorsStopResolution) {
   sources.dotenv_text = "this is not a setting\n";
   auto s = settings::resolve(specs, sources);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().code, "invalid_dotenv");
+  EXPECT_EQ(s.error().code, harness::core::errc::invalid_dotenv);
 }
 
 }  // namespace

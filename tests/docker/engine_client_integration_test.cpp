@@ -6,8 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "docker/attachable_container.hpp"
-#include "support/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
+#include "harness/docker/errors.hpp"
+#include "support/run_sync.hpp"
 
 namespace harness::docker {
 namespace {
@@ -55,7 +56,7 @@ TEST_F(EngineIntegration, ImageInspectAndMissingImage) {
   EXPECT_EQ(found->id.rfind("sha256:", 0), 0u);
   auto missing = run(client->inspect_image("mcp-harness-no-such-image:0"));
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().code, "docker_image_not_found");
+  EXPECT_EQ(missing.error().code, harness::docker::errc::image_not_found);
 }
 
 TEST_F(EngineIntegration, AttachRunsCodeAndDemuxesBothStreams) {
@@ -83,9 +84,9 @@ TEST_F(EngineIntegration, AttachRunsCodeAndDemuxesBothStreams) {
   ASSERT_TRUE(state);
   EXPECT_EQ(state->exit_code, 3);
   EXPECT_FALSE(state->oom_killed);
-  EXPECT_EQ(run(client->kill_container(*id, "SIGKILL")).error().code, "docker_conflict");
+  EXPECT_EQ(run(client->kill_container(*id, "SIGKILL")).error().code, harness::docker::errc::conflict);
   EXPECT_TRUE(run(client->remove_container(*id, true)));
-  EXPECT_EQ(run(client->inspect_container(*id)).error().code, "docker_not_found");
+  EXPECT_EQ(run(client->inspect_container(*id)).error().code, harness::docker::errc::not_found);
 }
 
 TEST_F(EngineIntegration, BadSettingsComeBackAsBadRequest) {
@@ -93,7 +94,7 @@ TEST_F(EngineIntegration, BadSettingsComeBackAsBadRequest) {
                          {"HostConfig", {{"Memory", 1024}}}};  // below the engine's minimum
   auto id = run(client->create_container(body, ""));
   ASSERT_FALSE(id);
-  EXPECT_EQ(id.error().code, "docker_bad_request");
+  EXPECT_EQ(id.error().code, harness::docker::errc::bad_request);
   EXPECT_NE(id.error().message.find("emory"), std::string::npos) << id.error().message;
 }
 

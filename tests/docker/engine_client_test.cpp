@@ -1,5 +1,6 @@
 // engine_client against the in-memory fake engine (real HTTP over a unix socket).
 #include "harness/docker/engine_client.hpp"
+#include "harness/docker/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,7 +53,7 @@ TEST_F(EngineClientTest, RefusesAnEngineThatIsTooOld) {
   engine.api_version = "1.40";
   auto v = run(client()->version());
   ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().code, "docker_api_version");
+  EXPECT_EQ(v.error().code, harness::docker::errc::api_version);
 }
 
 TEST_F(EngineClientTest, UnreachableEngineHasAHint) {
@@ -60,7 +61,7 @@ TEST_F(EngineClientTest, UnreachableEngineHasAHint) {
   config.endpoint.socket_path = "/nonexistent/docker.sock";
   auto r = run(create_engine_client(io.get_executor(), config)->ping());
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_unreachable");
+  EXPECT_EQ(r.error().code, harness::docker::errc::unreachable);
   EXPECT_NE(r.error().message.find("/nonexistent/docker.sock"), std::string::npos);
   EXPECT_FALSE(r.error().hint.empty());
 }
@@ -69,11 +70,11 @@ TEST_F(EngineClientTest, MissingImageIsTyped) {
   auto c = client();
   auto r = run(c->inspect_image("nope:latest"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_image_not_found");
+  EXPECT_EQ(r.error().code, harness::docker::errc::image_not_found);
   EXPECT_NE(r.error().message.find("No such image: nope:latest"), std::string::npos);
   auto created = run(c->create_container({{"Image", "nope:latest"}}, ""));
   ASSERT_FALSE(created);
-  EXPECT_EQ(created.error().code, "docker_image_not_found");
+  EXPECT_EQ(created.error().code, harness::docker::errc::image_not_found);
 }
 
 TEST_F(EngineClientTest, EngineErrorsKeepTheEngineMessage) {
@@ -83,18 +84,18 @@ TEST_F(EngineClientTest, EngineErrorsKeepTheEngineMessage) {
   ASSERT_TRUE(id);
   auto r = run(c->start_container(*id));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_engine_error");
+  EXPECT_EQ(r.error().code, harness::docker::errc::engine_error);
   EXPECT_NE(r.error().message.find("OCI runtime create failed: boom"), std::string::npos);
   auto k = run(c->kill_container(*id, "SIGKILL"));
   ASSERT_FALSE(k);
-  EXPECT_EQ(k.error().code, "docker_conflict");
-  EXPECT_EQ(run(c->remove_container("f00", true)).error().code, "docker_not_found");
+  EXPECT_EQ(k.error().code, harness::docker::errc::conflict);
+  EXPECT_EQ(run(c->remove_container("f00", true)).error().code, harness::docker::errc::not_found);
 }
 
 TEST_F(EngineClientTest, RejectsIdsThatWouldChangeThePath) {
   auto r = run(client()->inspect_container("../../images/x"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_bad_request");
+  EXPECT_EQ(r.error().code, harness::docker::errc::bad_request);
   EXPECT_TRUE(engine.requests().empty());
 }
 
@@ -102,7 +103,7 @@ TEST_F(EngineClientTest, NonJsonAnswerIsAProtocolError) {
   engine.canned["/json"] = {200, "<html>proxy</html>"};
   auto r = run(client()->inspect_container("abc"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_protocol_error");
+  EXPECT_EQ(r.error().code, harness::docker::errc::protocol_error);
 }
 
 TEST_F(EngineClientTest, ContainerLifecycleWithAttach) {

@@ -54,7 +54,7 @@ TEST(EngineEndpoint, TlsVerifyUsesTheCertFolder) {
 TEST(EngineEndpoint, TlsVerifyWithoutCaIsAnError) {
   auto e = parse_engine_endpoint("tcp://docker.internal:2376", "1", "/nonexistent-cert-dir");
   ASSERT_FALSE(e);
-  EXPECT_EQ(e.error().code, "invalid_setting");
+  EXPECT_EQ(e.error().code, harness::core::errc::invalid_setting);
   EXPECT_NE(e.error().hint.find("DOCKER_CERT_PATH"), std::string::npos);
 }
 

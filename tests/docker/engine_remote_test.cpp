@@ -13,8 +13,9 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include "docker/attachable_container.hpp"
-#include "support/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
+#include "harness/docker/errors.hpp"
+#include "support/run_sync.hpp"
 
 namespace harness::docker {
 namespace {
@@ -158,7 +159,7 @@ TEST_F(RemoteEngine, TlsWithClientCertificates) {
   config.endpoint = *untrusting;
   auto r = run_sync(io, create_engine_client(io.get_executor(), config)->ping());
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_unreachable");
+  EXPECT_EQ(r.error().code, harness::docker::errc::unreachable);
   EXPECT_NE(r.error().message.find("TLS handshake failed"), std::string::npos) << r.error().message;
 }
 

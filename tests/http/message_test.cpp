@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/http/errors.hpp"
 #include "harness/http/message.hpp"
 
 namespace harness::http {
@@ -20,13 +21,13 @@ TEST(ParseTarget, RejectsBadEscapesAndNonOriginForm) {
   EXPECT_FALSE(parse_target("/a?b=%"));
   EXPECT_FALSE(parse_target("http://example/a"));
   EXPECT_FALSE(parse_target(""));
-  EXPECT_EQ(parse_target("/a%zz").error().code, "bad_target");
+  EXPECT_EQ(parse_target("/a%zz").error().code, harness::http::errc::bad_target);
 }
 
 TEST(ParseTarget, RejectsAQueryParameterGivenTwice) {
   auto twice = parse_target("/tasks?userId=alice&limit=2&userId=root");
   ASSERT_FALSE(twice);
-  EXPECT_EQ(twice.error().code, "bad_target");
+  EXPECT_EQ(twice.error().code, harness::http::errc::bad_target);
   EXPECT_EQ(twice.error().message, "the query parameter 'userId' is given twice; send it once");
   // Equal once decoded is the same parameter.
   EXPECT_FALSE(parse_target("/tasks?userId=alice&user%49d=root"));
@@ -51,7 +52,7 @@ TEST(Message, SplitFieldListTrimsAndDropsEmptyElements) {
 }
 
 TEST(Message, ErrorResponseHasTheOneErrorShape) {
-  auto r = error_response(404, "not_found", "no such thing");
+  auto r = error_response(harness::http::errc::not_found, "no such thing");
   EXPECT_EQ(r.status, 404u);
   EXPECT_EQ(r.header("Content-Type").value(), "application/json");
   auto body = nlohmann::json::parse(r.body);

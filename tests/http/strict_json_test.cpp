@@ -1,4 +1,5 @@
 #include "harness/http/strict_json.hpp"
+#include "harness/http/errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +37,7 @@ TEST(StrictJson, AllowsWhitespaceAroundTheValueAndScalarRoots) {
 
 TEST(StrictJson, NulAndWhatFollowsItAreTrailingData) {
   auto e = refusal("{\"a\":1}\0garbage"s);
-  EXPECT_EQ(e.code, "malformed_json");
+  EXPECT_EQ(e.code, harness::http::errc::malformed_json);
   expect_message_has(e, "more follows it (a NUL byte at byte offset 7)");
   expect_message_has(refusal("{\"a\":1} \n\0"s), "byte offset 9");
   expect_message_has(refusal("7\0"s), "byte offset 1");
@@ -44,7 +45,7 @@ TEST(StrictJson, NulAndWhatFollowsItAreTrailingData) {
 
 TEST(StrictJson, ASecondValueOrStrayBytesAreTrailingData) {
   auto second = refusal(R"({"a":1}{"b":2})");
-  EXPECT_EQ(second.code, "malformed_json");
+  EXPECT_EQ(second.code, harness::http::errc::malformed_json);
   expect_message_has(second, "exactly one JSON value, but more follows it ('{' at byte offset 7)");
   expect_message_has(refusal("{\"a\":1}\n x"), "('x' at byte offset 9)");
   expect_message_has(refusal("{\"a\":1}\xff"), "(byte 0xff at byte offset 7)");
@@ -52,7 +53,7 @@ TEST(StrictJson, ASecondValueOrStrayBytesAreTrailingData) {
 
 TEST(StrictJson, DuplicateKeyIsNamedWithItsPath) {
   auto top = refusal(R"({"userId":"a","task":"t","userId":"b"})");
-  EXPECT_EQ(top.code, "invalid_body");
+  EXPECT_EQ(top.code, harness::http::errc::invalid_body);
   expect_message_has(top, "the key 'userId' appears twice");
   expect_message_has(refusal(R"({"files":[{"path":"a"},{"path":"b"},{"size":1,"path":"c","path":"d"}]})"),
                      "'files[2].path'");
@@ -64,7 +65,7 @@ TEST(StrictJson, DuplicateKeyIsNamedWithItsPath) {
 TEST(StrictJson, DeepPathKeepsItsInnermostSteps) {
   constexpr int depth = 100000;
   auto e = refusal("{\"a\":" + std::string(depth, '[') + R"({"k":1,"k":2})" + std::string(depth, ']') + "}");
-  EXPECT_EQ(e.code, "invalid_body");
+  EXPECT_EQ(e.code, harness::http::errc::invalid_body);
   expect_message_has(e, "the key '...[0][0]");
   expect_message_has(e, "[0][0].k' appears twice");
   EXPECT_LT(e.message.size(), 400u);
@@ -76,19 +77,19 @@ TEST(StrictJson, EqualKeysInDifferentObjectsAreFine) {
 
 TEST(StrictJson, NumberBeyondADoubleIsNamedWithItsOffset) {
   auto e = refusal(R"({"limit": 1e400})");
-  EXPECT_EQ(e.code, "invalid_body");
+  EXPECT_EQ(e.code, harness::http::errc::invalid_body);
   expect_message_has(e, "the number 1e400 at byte offset 10 is out of a double's range");
   expect_message_has(refusal(R"([-1e400])"), "the number -1e400 at byte offset 1");
   // 400 digits overflow a double too; the message quotes only their start.
   auto digits = refusal("{\"n\":" + std::string(400, '9') + "}");
-  EXPECT_EQ(digits.code, "invalid_body");
+  EXPECT_EQ(digits.code, harness::http::errc::invalid_body);
   expect_message_has(digits, "at byte offset 5");
   EXPECT_LT(digits.message.size(), 400u);
 }
 
 TEST(StrictJson, SyntaxErrorSaysWhatAndWhere) {
   auto cut = refusal(R"({"a":)");
-  EXPECT_EQ(cut.code, "malformed_json");
+  EXPECT_EQ(cut.code, harness::http::errc::malformed_json);
   expect_message_has(cut, "unexpected end of input");
   expect_message_has(cut, "at byte offset 5 (the end of the body)");
   auto comma = refusal(R"({"a":1,})");

@@ -5,6 +5,7 @@
 #include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
+#include "harness/store/errors.hpp"
 #include "http/run_dispatch.hpp"
 
 namespace harness::http {
@@ -53,14 +54,14 @@ class stub_agent final : public agent::agent_manager {
     co_return agent::cancel_outcome{id, agent::cancel_state::cancelling};
   }
   boost::asio::awaitable<result<std::shared_ptr<agent::task_event_stream>>> events(std::string, std::int64_t) override {
-    co_return make_error("task_not_found", "no events here");
+    co_return make_error(harness::store::errc::task_not_found, "no events here");
   }
   boost::asio::awaitable<void> shutdown(std::chrono::milliseconds) override { co_return; }
   agent::agent_stats stats() const override { return {}; }
 
  private:
   static result<agent::task_view> find(const std::string& id, bool with_transcript) {
-    if (id != "task_1") return make_error("task_not_found", "there is no task '" + id + "'");
+    if (id != "task_1") return make_error(harness::store::errc::task_not_found, "there is no task '" + id + "'");
     auto v = alices_task();
     if (with_transcript) v.transcript = json::array({{{"role", "user"}, {"content", "add 2 and 3"}}});
     return v;

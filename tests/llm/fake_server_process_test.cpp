@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "llm/test_support.hpp"
 
@@ -101,7 +102,7 @@ TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
   EXPECT_EQ(turn->tool_calls.at(0).arguments["code"], "return 5");
   auto denied = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(denied);
-  EXPECT_EQ(denied.error().code, "llm_forbidden");
+  EXPECT_EQ(denied.error().code, harness::llm::errc::forbidden);
 
   auto log = post("/_fake/requests", "");
   ASSERT_TRUE(log);

@@ -4,6 +4,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/llm/record_replay.hpp"
 #include "llm/fake_llm_server.hpp"
@@ -92,7 +93,7 @@ TEST_P(LlmHttp, RateLimitWithRetryAfterIsHonouredThenSucceeds) {
   std::vector<milliseconds> waits;
   auto p = provider(config(), [&](int, milliseconds w, const harness::error& e) {
     waits.push_back(w);
-    EXPECT_EQ(e.code, "llm_rate_limited");
+    EXPECT_EQ(e.code, harness::llm::errc::rate_limited);
   });
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn) << turn.error().describe();
@@ -114,7 +115,7 @@ TEST_P(LlmHttp, WrongKeyIsUnauthorizedWithoutRetryAndWithoutTheKey) {
   fake.push(code_reply);
   auto turn = test::run_sync(provider()->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_unauthorized");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::unauthorized);
   EXPECT_EQ(turn.error().describe().find(config().api_key), std::string::npos) << turn.error().describe();
   EXPECT_EQ(fake.requests().size(), 1u);
   EXPECT_EQ(fake.steps_left(), 1u);
@@ -124,7 +125,7 @@ TEST_P(LlmHttp, UnknownModelIsNotFoundWithAHintAboutTheBaseUrl) {
   fake.push({{"error", {{"status", 404}, {"message", "model: claude-nope"}}}});
   auto turn = test::run_sync(provider()->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_not_found");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::not_found);
   EXPECT_NE(turn.error().message.find("model: claude-nope"), std::string::npos);
   EXPECT_NE(turn.error().hint.find("LLM_BASE_URL"), std::string::npos);
 }
@@ -133,7 +134,7 @@ TEST_P(LlmHttp, ContextOverflowIsRequestTooLarge) {
   fake.push({{"error", {{"status", 400}, {"message", "prompt is too long: 210000 tokens > 200000 maximum"}}}});
   auto turn = test::run_sync(provider()->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_request_too_large");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::request_too_large);
   EXPECT_EQ(fake.requests().size(), 1u);
 }
 
@@ -149,7 +150,7 @@ TEST_P(LlmHttp, ConnectionErrorsExhaustRetries) {
   fake.push(json::array({{{"drop", true}}, {{"drop", true}}, {{"drop", true}}}));
   auto turn = test::run_sync(provider()->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_connection_failed");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
   EXPECT_EQ(fake.requests().size(), 3u);
 }
 
@@ -157,7 +158,7 @@ TEST_P(LlmHttp, MalformedJsonIsABadResponse) {
   fake.push({{"malformed", true}});
   auto turn = test::run_sync(provider()->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_bad_response");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::bad_response);
 }
 
 TEST_P(LlmHttp, SlowAnswerTimesOut) {
@@ -168,7 +169,7 @@ TEST_P(LlmHttp, SlowAnswerTimesOut) {
       {{{"delayMs", 3000}, {"reply", {{"text", "late"}}}}, {{"delayMs", 3000}, {"reply", {{"text", "late"}}}}}));
   auto turn = test::run_sync(provider(c)->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_timeout");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::timeout);
   EXPECT_NE(turn.error().hint.find("LLM_TIMEOUT_MS"), std::string::npos);
 }
 
@@ -179,7 +180,7 @@ TEST_P(LlmHttp, CancellationAbortsAnInFlightTransfer) {
   auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !fake.requests().empty(); });
   ASSERT_TRUE(out);
   ASSERT_FALSE(*out);
-  EXPECT_EQ(out->error().code, "cancelled");
+  EXPECT_EQ(out->error().code, harness::core::errc::cancelled);
   EXPECT_EQ(fake.requests().size(), 1u);
 }
 
@@ -242,7 +243,7 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   c.retry.max_retries = 1;
   auto turn = test::run_sync(create_openai_provider(c, create_curl_transport({}))->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_connection_failed");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
   EXPECT_NE(turn.error().message.find("127.0.0.1"), std::string::npos);
 }
 
@@ -268,7 +269,7 @@ TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy)
   for (const auto& r : results) {
     if (r)
       ++ok;
-    else if (r.error().code == "llm_busy")
+    else if (r.error().code == harness::llm::errc::busy)
       ++busy;
   }
   // All six are submitted long before a transfer can finish (each answer takes

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "harness/core/metrics.hpp"
+#include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "support/run_sync.hpp"
 
@@ -28,7 +29,7 @@ TEST(MeteredProvider, CountsOutcomesTokensAndDurations) {
   llm_turn turn;
   turn.usage = {120, 30};
   inner->answers.push_back(turn);
-  inner->answers.push_back(make_error("llm_rate_limited", "429 after 4 retries"));
+  inner->answers.push_back(make_error(harness::llm::errc::rate_limited, "429 after 4 retries"));
   inner->answers.push_back(turn);
   auto metrics = std::make_shared<core::metrics_registry>();
   auto provider = create_metered_provider(inner, metrics);
@@ -38,7 +39,7 @@ TEST(MeteredProvider, CountsOutcomesTokensAndDurations) {
   EXPECT_TRUE(harness::testing::run_sync(io, provider->complete({})));
   auto failed = harness::testing::run_sync(io, provider->complete({}));
   ASSERT_FALSE(failed);
-  EXPECT_EQ(failed.error().code, "llm_rate_limited");  // passed through unchanged
+  EXPECT_EQ(failed.error().code, harness::llm::errc::rate_limited);  // passed through unchanged
   EXPECT_TRUE(harness::testing::run_sync(io, provider->complete({})));
 
   auto text = metrics->render();

@@ -2,6 +2,7 @@
 // providers, against the scripted (fault-injecting) transport.
 #include <gtest/gtest.h>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "llm/scripted_transport.hpp"
 #include "llm/test_support.hpp"
@@ -24,7 +25,7 @@ struct retry_log {
 
 TEST(LlmHttpProvider, RetriesConnectionErrorsAndServerErrorsThenSucceeds) {
   auto t = std::make_shared<test::scripted_transport>();
-  t->push(make_error("llm_connection_failed", "refused"));
+  t->push(make_error(harness::llm::errc::connection_failed, "refused"));
   t->push_json(503, R"({"error":{"message":"busy"}})");
   t->push_json(200, ok_body);
   retry_log log;
@@ -69,7 +70,7 @@ TEST(LlmHttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
   auto p = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_overloaded");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::overloaded);
   EXPECT_NE(turn.error().message.find("after 3 attempts"), std::string::npos);
   EXPECT_EQ(t->sent().size(), 3u);  // max_retries = 2
 }
@@ -80,7 +81,7 @@ TEST(LlmHttpProvider, RetryAfterPastTheDeadlineFailsAtOnce) {
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_rate_limited");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::rate_limited);
   EXPECT_NE(turn.error().hint.find("LLM_DEADLINE_MS"), std::string::npos);
   EXPECT_EQ(t->sent().size(), 1u);
 }
@@ -92,7 +93,7 @@ TEST(LlmHttpProvider, RequestDeadlineInThePastFailsWithoutSending) {
   request.deadline = std::chrono::steady_clock::now() - milliseconds(1);
   auto turn = test::run_sync(p->complete(request));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_deadline_exceeded");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::deadline_exceeded);
   EXPECT_TRUE(t->sent().empty());
 }
 
@@ -113,7 +114,7 @@ TEST(LlmHttpProvider, MalformedAnswerIsAnErrorNotARetry) {
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);
-  EXPECT_EQ(turn.error().code, "llm_bad_response");
+  EXPECT_EQ(turn.error().code, harness::llm::errc::bad_response);
   EXPECT_EQ(t->sent().size(), 1u);
 }
 
@@ -126,10 +127,10 @@ TEST(LlmHttpProvider, FieldsOfTheWrongTypeAreABadResponse) {
   auto anthropic = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
   auto first = test::run_sync(openai->complete(test::simple_request()));
   ASSERT_FALSE(first);
-  EXPECT_EQ(first.error().code, "llm_bad_response");
+  EXPECT_EQ(first.error().code, harness::llm::errc::bad_response);
   auto second = test::run_sync(anthropic->complete(test::simple_request()));
   ASSERT_FALSE(second);
-  EXPECT_EQ(second.error().code, "llm_bad_response");
+  EXPECT_EQ(second.error().code, harness::llm::errc::bad_response);
 }
 
 TEST(LlmHttpProvider, TextFallbackAndKeyScrubbing) {
@@ -167,7 +168,7 @@ TEST(LlmHttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
   auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !t->sent().empty(); });
   ASSERT_TRUE(out);
   ASSERT_FALSE(*out);
-  EXPECT_EQ(out->error().code, "cancelled");
+  EXPECT_EQ(out->error().code, harness::core::errc::cancelled);
   EXPECT_EQ(t->sent().size(), 1u);
 }
 
@@ -178,7 +179,7 @@ TEST(LlmHttpProvider, CancellingDuringBackoffStopsRetrying) {
   auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t, log.observer());
   auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !log.waits.empty(); });
   ASSERT_TRUE(out && !*out);
-  EXPECT_EQ(out->error().code, "cancelled");
+  EXPECT_EQ(out->error().code, harness::core::errc::cancelled);
   EXPECT_EQ(t->sent().size(), 1u);
 }
 

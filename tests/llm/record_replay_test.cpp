@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/record_replay.hpp"
 #include "llm/scripted_transport.hpp"
 #include "llm/test_support.hpp"
@@ -55,10 +56,10 @@ TEST(LlmRecordReplay, RecordsEachExchangeAndReplaysItInOrder) {
   EXPECT_EQ(first->usage.input_tokens, 11);
   auto second = test::run_sync((*replay)->complete(test::simple_request()));
   ASSERT_FALSE(second);
-  EXPECT_EQ(second.error().code, "llm_unauthorized");
+  EXPECT_EQ(second.error().code, harness::llm::errc::unauthorized);
   auto third = test::run_sync((*replay)->complete(test::simple_request()));
   ASSERT_FALSE(third);
-  EXPECT_EQ(third.error().code, "replay_exhausted");
+  EXPECT_EQ(third.error().code, harness::llm::errc::replay_exhausted);
   fs::remove(path);
 }
 

@@ -2,6 +2,8 @@
 
 #include "retry.hpp"
 
+#include "harness/llm/errors.hpp"
+
 namespace harness::llm::detail {
 namespace {
 
@@ -49,27 +51,27 @@ TEST(LlmRetry, StatusErrorsNameTheCauseAndNeverTheKey) {
   auto unauthorized = http_status_error(
       401,
       R"({"error":{"message":"Incorrect API key provided: sk-live-abcdef123456.","type":"invalid_request_error"}})", c);
-  EXPECT_EQ(unauthorized.code, "llm_unauthorized");
+  EXPECT_EQ(unauthorized.code, harness::llm::errc::unauthorized);
   EXPECT_EQ(unauthorized.describe().find("sk-live-abcdef123456"), std::string::npos);
   EXPECT_NE(unauthorized.message.find("[REDACTED]"), std::string::npos);
   EXPECT_NE(unauthorized.hint.find("LLM_API_KEY"), std::string::npos);
 
   auto not_found = http_status_error(404, R"({"error":{"message":"The model `gpt-nope` does not exist"}})", c);
-  EXPECT_EQ(not_found.code, "llm_not_found");
+  EXPECT_EQ(not_found.code, harness::llm::errc::not_found);
   EXPECT_NE(not_found.message.find("gpt-nope"), std::string::npos);
   EXPECT_NE(not_found.hint.find("/v1"), std::string::npos);
 
-  EXPECT_EQ(http_status_error(403, "{}", c).code, "llm_forbidden");
-  EXPECT_EQ(http_status_error(413, "too big", c).code, "llm_request_too_large");
+  EXPECT_EQ(http_status_error(403, "{}", c).code, harness::llm::errc::forbidden);
+  EXPECT_EQ(http_status_error(413, "too big", c).code, harness::llm::errc::request_too_large);
   EXPECT_EQ(
       http_status_error(400, R"({"error":{"message":"This model's maximum context length is 8192 tokens"}})", c).code,
-      "llm_request_too_large");
-  EXPECT_EQ(http_status_error(400, R"({"error":"bad temperature"})", c).code, "llm_bad_request");
+      harness::llm::errc::request_too_large);
+  EXPECT_EQ(http_status_error(400, R"({"error":"bad temperature"})", c).code, harness::llm::errc::bad_request);
   EXPECT_NE(http_status_error(400, R"({"error":"bad temperature"})", c).message.find("bad temperature"),
             std::string::npos);
-  EXPECT_EQ(http_status_error(429, "{}", c).code, "llm_rate_limited");
-  EXPECT_EQ(http_status_error(529, "{}", c).code, "llm_overloaded");
-  EXPECT_EQ(http_status_error(502, "<html>", c).code, "llm_server_error");
+  EXPECT_EQ(http_status_error(429, "{}", c).code, harness::llm::errc::rate_limited);
+  EXPECT_EQ(http_status_error(529, "{}", c).code, harness::llm::errc::overloaded);
+  EXPECT_EQ(http_status_error(502, "<html>", c).code, harness::llm::errc::server_error);
 }
 
 }  // namespace

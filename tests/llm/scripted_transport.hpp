@@ -13,6 +13,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/http_transport.hpp"
 
 namespace harness::llm::test {
@@ -31,14 +32,15 @@ class scripted_transport final : public http_transport {
 
   boost::asio::awaitable<result<http_response>> send(http_request request) override {
     sent_.push_back(request);
-    if (script_.empty()) co_return make_error("llm_connection_failed", "scripted transport: nothing scripted");
+    if (script_.empty())
+      co_return make_error(harness::llm::errc::connection_failed, "scripted transport: nothing scripted");
     outcome next = std::move(script_.front());
     script_.pop_front();
     if (auto* r = std::get_if<http_response>(&next)) co_return *r;
     if (auto* e = std::get_if<harness::error>(&next)) co_return *e;
     boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, std::chrono::hours(1));
     auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-    co_return make_error("cancelled", ec ? "cancelled while hanging" : "hang ended");
+    co_return make_error(harness::core::errc::cancelled, ec ? "cancelled while hanging" : "hang ended");
   }
 
  private:

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/llm/errors.hpp"
 #include "harness/llm/types.hpp"
 
 namespace harness::llm {
@@ -47,7 +48,7 @@ TEST(LlmTypes, BadJsonNamesTheField) {
   // Fields of the wrong type are errors, not exceptions.
   EXPECT_FALSE(turn_from_json({{"toolCalls", {{{"name", "x"}, {"id", 5}}}}}));
   EXPECT_FALSE(message_from_json({{"role", "tool"}, {"toolCallId", 7}}));
-  EXPECT_EQ(error_from_json({{"code", 1}}).code, "llm_error");
+  EXPECT_EQ(error_from_json({{"code", 1}}).code, harness::llm::errc::error);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "llm/test_support.hpp"
 #include "wire_format.hpp"
 
+#include "harness/llm/errors.hpp"
+
 namespace harness::llm::detail {
 namespace {
 
@@ -82,9 +84,9 @@ TEST(LlmOpenAiWire, ParsesToolCallsUsageAndOddArguments) {
 
 TEST(LlmOpenAiWire, BadBodiesAreClearErrors) {
   auto d = make_openai_dialect(test::test_config("openai", "http://h/v1"));
-  EXPECT_EQ(d->parse("{\"choices\": [").error().code, "llm_bad_response");
-  EXPECT_EQ(d->parse(R"({"choices":[]})").error().code, "llm_bad_response");
-  EXPECT_EQ(d->parse(R"({"choices":[{"message":{"content":5}}]})").error().code, "llm_bad_response");
+  EXPECT_EQ(d->parse("{\"choices\": [").error().code, harness::llm::errc::bad_response);
+  EXPECT_EQ(d->parse(R"({"choices":[]})").error().code, harness::llm::errc::bad_response);
+  EXPECT_EQ(d->parse(R"({"choices":[{"message":{"content":5}}]})").error().code, harness::llm::errc::bad_response);
 }
 
 TEST(LlmAnthropicWire, BuildsMessagesRequest) {
@@ -126,7 +128,7 @@ TEST(LlmAnthropicWire, ParsesContentBlocks) {
   EXPECT_EQ(turn->stop_reason, "tool_use");
   EXPECT_EQ(turn->usage.input_tokens, 50);
   EXPECT_EQ(turn->usage.output_tokens, 7);
-  EXPECT_EQ(d->parse(R"({"type":"message"})").error().code, "llm_bad_response");
+  EXPECT_EQ(d->parse(R"({"type":"message"})").error().code, harness::llm::errc::bad_response);
 }
 
 TEST(LlmTextModeWire, CallsStayInTheTextAndResultsBecomeUserMessages) {

@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
 
 namespace harness::mcp {
@@ -36,7 +37,7 @@ class fake_transport final : public transport {
                             {"serverInfo", {{"name", "fake"}, {"version", "1"}}}});
     } else if (expire_next > 0 && message.contains("id")) {
       --expire_next;
-      co_return make_error("session_expired", "404");
+      co_return make_error(harness::mcp::errc::session_expired, "404");
     } else if (message.contains("id") && !method.empty()) {
       held.push_back(message);
     }
@@ -49,7 +50,8 @@ class fake_transport final : public transport {
   void lose(error e) { handlers_.on_closed(std::move(e)); }
   // A message the transport could not read, with what it could read of it.
   void unreadable(message_identity identity) {
-    handlers_.on_undeliverable({make_error("mcp_message_too_large", "it was too big", "raise it"), identity});
+    handlers_.on_undeliverable(
+        {make_error(harness::mcp::errc::message_too_large, "it was too big", "raise it"), identity});
   }
   void set_protocol_version(const std::string& v) override { version = v; }
   void on_initialized() override {}
@@ -120,7 +122,7 @@ TEST_F(FakeClient, RepliesInAnyOrderReachTheirOwnCallers) {
 TEST_F(FakeClient, TimeoutSendsCancelledAndALateReplyIsDropped) {
   auto outcome = run(ctx, c->request("slow", json::object(), std::chrono::milliseconds(20)));
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, "mcp_timeout");
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::timeout);
   const json id = fake->held.at(0)["id"];
   EXPECT_EQ(fake->sent.back()["method"], "notifications/cancelled");
   EXPECT_EQ(fake->sent.back()["params"]["requestId"], id);
@@ -163,7 +165,7 @@ TEST_F(FakeClient, ConnectionLossFailsRequestsInFlight) {
   std::optional<error> lost;
   c->on_closed([&](error e) { lost = e; });
   auto outcome = start("work");
-  fake->lose(make_error("mcp_connection_lost", "server went away"));
+  fake->lose(make_error(harness::mcp::errc::connection_lost, "server went away"));
   settle();
   ASSERT_TRUE(*outcome);
   ASSERT_FALSE(**outcome);
@@ -172,7 +174,7 @@ TEST_F(FakeClient, ConnectionLossFailsRequestsInFlight) {
   EXPECT_FALSE(c->connected());
   auto after = run(ctx, c->request("again", json::object()));
   ASSERT_FALSE(after);
-  EXPECT_EQ(after.error().code, "mcp_not_connected");
+  EXPECT_EQ(after.error().code, harness::mcp::errc::not_connected);
 }
 
 message_identity looks(std::optional<json> id, bool complete, bool has_method = false) {
@@ -191,7 +193,7 @@ TEST_F(FakeClient, UnreadableAnswerFailsOnlyTheRequestItsIdNames) {
   settle();
   ASSERT_TRUE(*a);
   ASSERT_FALSE(**a);
-  EXPECT_EQ((**a).error().code, "mcp_message_too_large");
+  EXPECT_EQ((**a).error().code, harness::mcp::errc::message_too_large);
   EXPECT_EQ((**a).error().message, "a on fake got no usable answer: it was too big");
   EXPECT_EQ((**a).error().hint, "raise it");
   EXPECT_FALSE(*b);

@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
 
@@ -72,7 +73,7 @@ TEST_F(FaultServer, CrashMidCallFailsTheCallWithAClearError) {
   clients.push_back(c);
   auto outcome = run(ctx, c->call_tool("crash", json::object()));
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, "mcp_connection_lost");
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::connection_lost);
   EXPECT_NE(outcome.error().message.find("exit status 3"), std::string::npos) << outcome.error().message;
   EXPECT_NE(outcome.error().message.find("crashing on purpose"), std::string::npos) << outcome.error().message;
   EXPECT_FALSE(c->connected());
@@ -85,7 +86,7 @@ TEST_F(FaultServer, HangTimesOutThenCancelsAndALateReplyIsIgnored) {
   clients.push_back(c);
   auto outcome = run(ctx, c->call_tool("hang", json::object(), std::chrono::milliseconds(300)));
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, "mcp_timeout");
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::timeout);
   EXPECT_EQ(c->in_flight(), 0u);
   auto cancelled = run(ctx, c->call_tool("cancelled", json::object()));
   ASSERT_TRUE(cancelled) << cancelled.error().describe();
@@ -110,7 +111,7 @@ TEST_F(FaultServer, ProgressExtendsTheDeadlineUpToTheHardCap) {
   auto too_long =
       run(ctx, capped->call_tool("progress", {{"steps", 20}, {"interval_ms", 100}}, std::chrono::milliseconds(400)));
   ASSERT_FALSE(too_long);
-  EXPECT_EQ(too_long.error().code, "mcp_timeout");
+  EXPECT_EQ(too_long.error().code, harness::mcp::errc::timeout);
 }
 
 // Stray output and broken objects that answer no request are logged and skipped;
@@ -140,7 +141,7 @@ TEST_F(FaultServer, UnsupportedProtocolVersionIsAClearError) {
   auto c = create_client(ctx.get_executor(), t, limits);
   auto info = run(ctx, c->connect());
   ASSERT_FALSE(info);
-  EXPECT_EQ(info.error().code, "mcp_unsupported_protocol");
+  EXPECT_EQ(info.error().code, harness::mcp::errc::unsupported_protocol);
   EXPECT_NE(info.error().message.find("1999-01-01"), std::string::npos);
   const int pid = c->pid();
   run(ctx, c->close());
@@ -154,7 +155,7 @@ TEST_F(FaultServer, EndlessPaginationIsBounded) {
   clients.push_back(c);
   auto tools = run(ctx, c->list_tools());
   ASSERT_FALSE(tools);
-  EXPECT_EQ(tools.error().code, "mcp_endless_pagination");
+  EXPECT_EQ(tools.error().code, harness::mcp::errc::endless_pagination);
 }
 
 TEST_F(FaultServer, ServerRequestsGetAnswers) {
@@ -195,7 +196,7 @@ TEST_F(FaultServer, RegistryRestartsACrashedServerAndHealthShowsIt) {
 
   auto crashed = run(ctx, registry->call("fault__crash", json::object()));
   ASSERT_FALSE(crashed);
-  EXPECT_EQ(crashed.error().code, "mcp_connection_lost");
+  EXPECT_EQ(crashed.error().code, harness::mcp::errc::connection_lost);
   EXPECT_FALSE(health[0]->check().up);
   EXPECT_NE(health[0]->check().detail.value("reason", "").find("exit status 3"), std::string::npos)
       << health[0]->check().detail.dump();
@@ -236,7 +237,7 @@ TEST_F(FaultServer, RegistryReportsAFailedServerWithoutHoldingUpTheOthers) {
   EXPECT_FALSE(registry->list("").empty());
   auto unavailable = run(ctx, registry->call("broken__echo", json::object()));
   ASSERT_FALSE(unavailable);
-  EXPECT_EQ(unavailable.error().code, "mcp_server_unavailable");
+  EXPECT_EQ(unavailable.error().code, harness::mcp::errc::server_unavailable);
   run(ctx, registry->stop());
 }
 
@@ -256,11 +257,11 @@ TEST_F(FaultServer, RegistryRelistsOnListChangedAndMapsToolErrors) {
   EXPECT_TRUE(listed);
   auto failed = run(ctx, registry->call("fault__fail", json::object()));
   ASSERT_FALSE(failed);
-  EXPECT_EQ(failed.error().code, "mcp_tool_error");
+  EXPECT_EQ(failed.error().code, harness::mcp::errc::tool_error);
   EXPECT_NE(failed.error().message.find("it went wrong"), std::string::npos);
   auto unknown = run(ctx, registry->call("fault__nope", json::object()));
   ASSERT_FALSE(unknown);
-  EXPECT_EQ(unknown.error().code, "mcp_unknown_tool");
+  EXPECT_EQ(unknown.error().code, harness::mcp::errc::unknown_tool);
   run(ctx, registry->stop());
 }
 

@@ -14,6 +14,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
 
@@ -52,7 +53,7 @@ TEST_F(HostileServer, OversizedAnswerFailsItsCallAtOnceNamingSizeLimitAndSetting
   for (bool id_first : {false, true}) {
     auto outcome = call("huge", {{"bytes", 2 * 1024 * 1024}, {"id_first", id_first}});
     ASSERT_FALSE(outcome);
-    EXPECT_EQ(outcome.error().code, "mcp_message_too_large");
+    EXPECT_EQ(outcome.error().code, harness::mcp::errc::message_too_large);
     const auto& message = outcome.error().message;
     EXPECT_TRUE(contains(message, "tools/call")) << message;
     EXPECT_TRUE(contains(message, "over the limit of 1048576 bytes")) << message;
@@ -67,7 +68,7 @@ TEST_F(HostileServer, OversizedAnswerFailsItsCallAtOnceNamingSizeLimitAndSetting
 TEST_F(HostileServer, AnswerThatIsNotJsonFailsItsCallAtOnce) {
   auto outcome = call("not_json");
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, "mcp_bad_response");
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::bad_response);
   EXPECT_TRUE(contains(outcome.error().message, "not valid JSON")) << outcome.error().message;
   EXPECT_TRUE(contains(outcome.error().message, "NaN")) << outcome.error().message;  // how it starts
   ASSERT_TRUE(call("echo", {{"text", "x"}}));
@@ -76,7 +77,7 @@ TEST_F(HostileServer, AnswerThatIsNotJsonFailsItsCallAtOnce) {
 TEST_F(HostileServer, AnswerCutShortByTheServersDeathSaysSo) {
   auto outcome = call("half_then_exit");
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, "mcp_connection_lost");
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::connection_lost);
   const auto& message = outcome.error().message;
   EXPECT_TRUE(contains(message, "exit status 5")) << message;
   EXPECT_TRUE(contains(message, "dying in the middle of an answer")) << message;
@@ -87,7 +88,7 @@ TEST_F(HostileServer, AnswerCutShortByTheServersDeathSaysSo) {
 TEST_F(HostileServer, ServerThatExitsWhileItsHelperHoldsStdoutIsNoticed) {
   auto outcome = call("half_then_exit_keep_stdout");
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, "mcp_connection_lost");
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::connection_lost);
   EXPECT_TRUE(contains(outcome.error().message, "exit status 5")) << outcome.error().message;
   EXPECT_TRUE(contains(outcome.error().message, "cut short after")) << outcome.error().message;
   // The helper, still in the server's process group, was killed with it.
@@ -114,7 +115,7 @@ TEST_F(HostileServer, BrokenLineWithoutIdFailsEveryRequestInFlight) {
   }());
   for (const auto& outcome : outcomes) {
     ASSERT_FALSE(outcome);
-    EXPECT_EQ(outcome.error().code, "mcp_bad_response");
+    EXPECT_EQ(outcome.error().code, harness::mcp::errc::bad_response);
     EXPECT_TRUE(contains(outcome.error().message, "each of the 2 requests in flight")) << outcome.error().message;
   }
   ASSERT_TRUE(call("echo", {{"text", "x"}}));

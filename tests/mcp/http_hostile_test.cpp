@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "http_test_support.hpp"
 
 namespace harness::mcp {
@@ -38,7 +39,7 @@ struct HostileHttp : ::testing::Test {
 TEST_F(HostileHttp, OversizedJsonBodyOrSseEventIsTooLarge) {
   for (const char* tool : {"huge_json", "huge_json_chunked", "huge_sse"}) {
     auto e = failure(tool);
-    EXPECT_EQ(e.code, "mcp_message_too_large") << tool << ": " << e.describe();
+    EXPECT_EQ(e.code, harness::mcp::errc::message_too_large) << tool << ": " << e.describe();
     EXPECT_TRUE(contains(e.message, "over the limit of 1048576 bytes (MCP_MAX_MESSAGE_BYTES)")) << e.message;
     EXPECT_TRUE(contains(e.message, "tools/call")) << e.message;
   }
@@ -52,7 +53,7 @@ TEST_F(HostileHttp, OversizedJsonBodyOrSseEventIsTooLarge) {
 TEST_F(HostileHttp, BodyOrSseEventThatIsNotJsonIsABadResponse) {
   for (const char* tool : {"bad_json", "bad_sse"}) {
     auto e = failure(tool);
-    EXPECT_EQ(e.code, "mcp_bad_response") << tool << ": " << e.describe();
+    EXPECT_EQ(e.code, harness::mcp::errc::bad_response) << tool << ": " << e.describe();
     EXPECT_TRUE(contains(e.message, "not valid JSON")) << e.message;
   }
   auto still = run(ctx, server->c->call_tool("stats", json::object()));
@@ -61,11 +62,11 @@ TEST_F(HostileHttp, BodyOrSseEventThatIsNotJsonIsABadResponse) {
 
 TEST_F(HostileHttp, ConnectionCutInTheMiddleOfAnAnswerSaysSo) {
   auto body = failure("cut_json");
-  EXPECT_EQ(body.code, "mcp_connection_lost") << body.describe();
+  EXPECT_EQ(body.code, harness::mcp::errc::connection_lost) << body.describe();
   EXPECT_TRUE(contains(body.message, "after 500 of ")) << body.message;
   EXPECT_TRUE(contains(body.message, "cut short")) << body.message;
   auto event = failure("cut_sse");
-  EXPECT_EQ(event.code, "mcp_connection_lost") << event.describe();
+  EXPECT_EQ(event.code, harness::mcp::errc::connection_lost) << event.describe();
   EXPECT_TRUE(contains(event.message, "in the middle of an event")) << event.message;
 }
 

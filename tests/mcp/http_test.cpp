@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "http_test_support.hpp"
 
@@ -89,7 +90,7 @@ TEST(StreamableHttp, RegistryMarksAVanishedServerDownAndReconnects) {
   run(ctx, server->wait_exit(std::chrono::seconds(5)));
   auto failed = run(ctx, registry->call("remote__stats", json::object()));
   ASSERT_FALSE(failed);
-  EXPECT_EQ(failed.error().code, "mcp_connection_lost");
+  EXPECT_EQ(failed.error().code, harness::mcp::errc::connection_lost);
   EXPECT_FALSE(health->check().up);
   EXPECT_TRUE(health->check().detail.contains("reason"));
 

@@ -16,6 +16,7 @@
 #include "child_process.hpp"
 #include "harness/core/health.hpp"
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
 
 namespace harness::mcp::testing {
@@ -65,14 +66,14 @@ struct http_server_fixture {
   boost::asio::io_context& ctx;
   std::unique_ptr<detail::child_process> child;
   std::shared_ptr<client> c;
-  result<server_info> info = make_error("not_started", "");
+  result<server_info> info = make_error(harness::core::errc::internal_error, "");
 
   http_server_fixture(boost::asio::io_context& io, std::vector<std::string> args,
                       std::map<std::string, std::string> env, server_config config,
                       client_limits limits = test_limits())
       : ctx(io), child(spawn_node(io, std::move(args), env)) {
     if (!child) {
-      info = make_error("spawn_failed", "cannot start node");
+      info = make_error(harness::mcp::errc::spawn_failed, "cannot start node");
       return;
     }
     for (int i = 0; i < 100 && !info; ++i) {

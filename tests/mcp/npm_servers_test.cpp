@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/mcp/client.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
 
@@ -70,7 +71,7 @@ TEST_F(NpmServers, FilesystemListsReadsWritesInsideTheRootAndRefusesOutside) {
 
   auto outside = run(ctx, registry->call("fs__read_text_file", {{"path", (root / "outside.txt").string()}}));
   ASSERT_FALSE(outside);
-  EXPECT_EQ(outside.error().code, "mcp_tool_error");
+  EXPECT_EQ(outside.error().code, harness::mcp::errc::tool_error);
   EXPECT_NE(outside.error().message.find("denied"), std::string::npos) << outside.error().message;
 }
 
@@ -112,7 +113,9 @@ TEST_F(NpmServers, EverythingEchoAddImageLongRunningAndErrors) {
 
   auto bad = run(ctx, registry->call("everything__get-sum", {{"a", "not a number"}}));
   ASSERT_FALSE(bad);
-  EXPECT_TRUE(bad.error().code == "mcp_tool_error" || bad.error().code == "mcp_jsonrpc_error") << bad.error().code;
+  EXPECT_TRUE(bad.error().code == harness::mcp::errc::tool_error ||
+              bad.error().code == harness::mcp::errc::jsonrpc_error)
+      << bad.error().code;
 }
 
 // The shipped servers/mcp.json, as the app loads it, starts both servers from

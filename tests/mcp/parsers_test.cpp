@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/message_identity.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/tool_result.hpp"
@@ -116,7 +117,7 @@ TEST(ToolResult, PrefersStructuredContentThenParsesJsonText) {
 TEST(ToolResult, IsErrorBecomesAnErrorWithTheToolText) {
   auto r = tool_result_value(json::parse(R"({"content":[{"type":"text","text":"no such file"}],"isError":true})"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "mcp_tool_error");
+  EXPECT_EQ(r.error().code, harness::mcp::errc::tool_error);
   EXPECT_EQ(r.error().message, "no such file");
   EXPECT_FALSE(tool_result_value(json("nope")));
 }

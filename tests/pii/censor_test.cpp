@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "harness/pii/errors.hpp"
 #include "harness/pii/pii_censor.hpp"
 
 namespace harness::pii {
@@ -119,7 +120,7 @@ TEST(PiiCensor, BadPatternsFailWithNameAndRe2Message) {
   pii_censor_builder b;
   auto bad = b.add_pattern("broken", "ID-(\\d+");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().code, "invalid_pii_pattern");
+  EXPECT_EQ(bad.error().code, harness::pii::errc::invalid_pattern);
   EXPECT_NE(bad.error().message.find("'broken'"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("missing )"), std::string::npos) << bad.error().message;
   EXPECT_FALSE(b.add_pattern("look", "(?<=a)b"));  // RE2 has no look-behind

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/pii/errors.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/pii_config.hpp"
 
@@ -70,7 +71,7 @@ TEST(PiiConfig, FileAndEnvPatternsReachTheCensor) {
 TEST(PiiConfig, BadPatternFailsStartUpWithNameAndRe2Message) {
   auto cfg = load_pii_config(resolve({{"PII_CUSTOM_PATTERNS", "order_no=ORD-[0-9"}}));
   ASSERT_FALSE(cfg);
-  EXPECT_EQ(cfg.error().code, "invalid_pii_pattern");
+  EXPECT_EQ(cfg.error().code, harness::pii::errc::invalid_pattern);
   EXPECT_NE(cfg.error().message.find("'order_no'"), std::string::npos) << cfg.error().message;
   EXPECT_NE(cfg.error().message.find("missing ]"), std::string::npos) << cfg.error().message;
   auto missing = load_pii_config(resolve({{"PII_PATTERNS_FILE", "/nonexistent/patterns.json"}}));

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/pii/errors.hpp"
 #include "harness/pii/pii_censor.hpp"
 
 namespace harness::pii {
@@ -61,7 +62,7 @@ TEST(PiiJson, DeepNestingIsAnErrorNotACrash) {
   json in = json::parse(deep);
   auto out = c->tokenize_json(in, vault);
   ASSERT_FALSE(out);
-  EXPECT_EQ(out.error().code, "json_too_deep");
+  EXPECT_EQ(out.error().code, harness::pii::errc::json_too_deep);
   EXPECT_FALSE(detokenize_json(in, vault));
 }
 

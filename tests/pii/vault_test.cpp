@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/pii/errors.hpp"
 #include "harness/pii/pii_vault.hpp"
 
 namespace harness::pii {
@@ -67,7 +68,7 @@ TEST(PiiVault, FromJsonRejectsMalformedInput) {
             json::array({json{{"token", "EMAIL_1"}, {"value", "x"}}, json{{"token", "EMAIL_1"}, {"value", "y"}}})}};
   auto r = pii_vault::from_json(dup);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "invalid_vault");
+  EXPECT_EQ(r.error().code, harness::pii::errc::invalid_vault);
   EXPECT_FALSE(pii_vault::from_json(json{{"entries", json::array({json{{"token", "EMAIL_1"}, {"value", "x"}},
                                                                   json{{"token", "EMAIL_2"}, {"value", "x"}}})}}));
   EXPECT_FALSE(pii_vault::from_json(

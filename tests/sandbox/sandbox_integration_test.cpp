@@ -9,6 +9,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "harness/docker/errors.hpp"
+#include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
 #include "sandbox/sandbox_fixture.hpp"
 
@@ -22,15 +24,15 @@ TEST_F(SandboxRun, AMissingImageSaysHowToBuildIt) {
   auto b = backend();
   auto r = run(b->start("task-1"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "docker_image_not_found");
+  EXPECT_EQ(r.error().code, harness::docker::errc::image_not_found);
   EXPECT_NE(r.error().message.find("mcp-harness-no-such-image:0"), std::string::npos);
   EXPECT_NE(r.error().hint.find("sandbox/build-image.sh"), std::string::npos);
 }
 
 TEST_F(SandboxRun, BadTaskIdsAreRefused) {
   auto b = backend();
-  EXPECT_EQ(run(b->start("../etc")).error().code, "sandbox_bad_request");
-  EXPECT_EQ(run(b->start("")).error().code, "sandbox_bad_request");
+  EXPECT_EQ(run(b->start("../etc")).error().code, harness::sandbox::errc::bad_request);
+  EXPECT_EQ(run(b->start("")).error().code, harness::sandbox::errc::bad_request);
   EXPECT_EQ(b->live_count(), 0u);
 }
 
@@ -45,7 +47,7 @@ TEST_F(SandboxRun, SweepRemovesOnlyOrphans) {
   auto removed = run(b->sweep([](const std::string& task) { return task == "task-claimed"; }));
   ASSERT_TRUE(removed) << removed.error().describe();
   EXPECT_EQ(*removed, 1u);
-  EXPECT_EQ(run(engine->inspect_container(*orphan)).error().code, "docker_not_found");
+  EXPECT_EQ(run(engine->inspect_container(*orphan)).error().code, harness::docker::errc::not_found);
   EXPECT_TRUE(run(engine->inspect_container(*claimed)));
   EXPECT_TRUE(run(engine->inspect_container((*owned)->id())));
   // At start-up nothing is live and a fresh backend owns nothing: both remaining go.
@@ -61,8 +63,8 @@ TEST_F(SandboxRun, ShutdownRemovesRunningContainersAndRefusesNewOnes) {
   EXPECT_EQ(b->live_count(), 2u);
   run(b->shutdown());
   EXPECT_EQ(b->live_count(), 0u);
-  EXPECT_EQ(run(engine->inspect_container((*a)->id())).error().code, "docker_not_found");
-  EXPECT_EQ(run(b->start("task-c")).error().code, "sandbox_shutting_down");
+  EXPECT_EQ(run(engine->inspect_container((*a)->id())).error().code, harness::docker::errc::not_found);
+  EXPECT_EQ(run(b->start("task-c")).error().code, harness::sandbox::errc::shutting_down);
   EXPECT_TRUE(run((*a)->stop()));  // already gone: still fine
 }
 
@@ -77,7 +79,7 @@ TEST_F(SandboxRun, ADroppedHandleStillRemovesItsContainer) {
   io.restart();
   io.run();
   EXPECT_EQ(b->live_count(), 0u);
-  EXPECT_EQ(run(engine->inspect_container(id)).error().code, "docker_not_found");
+  EXPECT_EQ(run(engine->inspect_container(id)).error().code, harness::docker::errc::not_found);
 }
 
 TEST_F(SandboxRun, HealthReportsEngineAndImage) {

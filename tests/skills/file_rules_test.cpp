@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "front_matter.hpp"
+#include "harness/skills/errors.hpp"
 #include "harness/skills/file_rules.hpp"
 #include "harness/skills/skills_config.hpp"
 
@@ -105,7 +106,7 @@ TEST(FrontMatter, SaysWhatIsMissing) {
                                 bad{"---\nname: a\n---\n", "no 'description'"}, bad{"", "does not start"}}) {
     auto f = parse_front_matter(text);
     ASSERT_FALSE(f) << text;
-    EXPECT_EQ(f.error().code, "invalid_skill_md");
+    EXPECT_EQ(f.error().code, harness::skills::errc::invalid_skill_md);
     EXPECT_NE(f.error().message.find(fragment), std::string::npos) << f.error().message;
   }
 }
@@ -121,7 +122,7 @@ TEST(Duration, UnitsAndPlainSeconds) {
   for (const char* bad : {"", "h", "24x", "1h30", "-5", "1.5h", " 24h", "24 h", "99999999999999999999"}) {
     auto d = parse_duration(bad);
     ASSERT_FALSE(d) << bad;
-    EXPECT_EQ(d.error().code, "invalid_duration");
+    EXPECT_EQ(d.error().code, harness::skills::errc::invalid_duration);
   }
 }
 

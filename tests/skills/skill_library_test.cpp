@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "harness/skills/errors.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "skills/skills_test_support.hpp"
 
@@ -62,9 +63,9 @@ TEST_F(SkillLibraryTest, UserBNeverSeesUserAsSkills) {
   EXPECT_EQ(names(*bob), (std::vector<std::string>{"data-processor:example"}));
   auto get = library->get("bob", "secret-sauce");
   ASSERT_FALSE(get);
-  EXPECT_EQ(get.error().code, "skill_not_found");
+  EXPECT_EQ(get.error().code, harness::skills::errc::skill_not_found);
   auto removed = library->remove("bob", "secret-sauce");
-  EXPECT_EQ(removed.error().code, "skill_not_found");
+  EXPECT_EQ(removed.error().code, harness::skills::errc::skill_not_found);
   for (const auto& f : library->init_files("bob")) EXPECT_EQ(f.path.find("secret-sauce"), std::string::npos) << f.path;
   EXPECT_TRUE(library->get("alice", "secret-sauce"));
 }
@@ -97,21 +98,21 @@ TEST_F(SkillLibraryTest, GetReturnsSkillMdAndFiles) {
   auto example = library->get("alice", "data-processor");
   ASSERT_TRUE(example);
   EXPECT_EQ((*example)["owner"], "example");
-  EXPECT_EQ(library->get("alice", "Nope").error().code, "invalid_skill_name");
-  EXPECT_EQ(library->get("..", "csv-report").error().code, "invalid_user_id");
-  EXPECT_EQ(library->list("..").error().code, "invalid_user_id");
+  EXPECT_EQ(library->get("alice", "Nope").error().code, harness::skills::errc::invalid_skill_name);
+  EXPECT_EQ(library->get("..", "csv-report").error().code, harness::skills::errc::invalid_user_id);
+  EXPECT_EQ(library->list("..").error().code, harness::skills::errc::invalid_user_id);
 }
 
 TEST_F(SkillLibraryTest, RemoveDeletesTheUsersSkillButNeverAnExample) {
   save("alice", "csv-report");
   ASSERT_TRUE(library->remove("alice", "csv-report"));
   EXPECT_FALSE(fs::exists(user_dir("alice") / "csv-report"));
-  EXPECT_EQ(library->remove("alice", "csv-report").error().code, "skill_not_found");
+  EXPECT_EQ(library->remove("alice", "csv-report").error().code, harness::skills::errc::skill_not_found);
   auto example = library->remove("alice", "data-processor");
   ASSERT_FALSE(example);
-  EXPECT_EQ(example.error().code, "skill_read_only");
+  EXPECT_EQ(example.error().code, harness::skills::errc::skill_read_only);
   EXPECT_TRUE(fs::exists(root() / "examples/data-processor/index.js"));
-  EXPECT_EQ(library->remove("alice", "../examples").error().code, "invalid_skill_name");
+  EXPECT_EQ(library->remove("alice", "../examples").error().code, harness::skills::errc::invalid_skill_name);
 }
 
 TEST_F(SkillLibraryTest, InitFilesCarryExamplesAndTheUsersSkills) {
@@ -290,7 +291,7 @@ TEST_F(SkillLibraryTest, APreExistingHostSymlinkIsNeverFollowed) {
   EXPECT_TRUE(fs::is_symlink(user_dir("alice") / "real/file.js"));
   // Listing and init skip symlinks instead of following them.
   for (const auto& f : library->init_files("alice")) EXPECT_EQ(f.content.find("outside"), std::string::npos);
-  EXPECT_EQ(library->list("mallory").error().code, "host_symlink");
+  EXPECT_EQ(library->list("mallory").error().code, harness::skills::errc::host_symlink);
 }
 
 TEST_F(SkillLibraryTest, AFileAndAFolderCannotShareAName) {

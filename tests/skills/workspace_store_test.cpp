@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "harness/skills/errors.hpp"
 #include "harness/skills/exec_files.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
@@ -51,12 +52,12 @@ TEST_F(WorkspaceStoreTest, ApplyListReadRoundTrip) {
   EXPECT_EQ((*list)[1]["path"], "out/report.csv");
   EXPECT_TRUE((*list)[1]["modified"].get<std::string>().ends_with("Z"));
   EXPECT_EQ(store->read("task_1", "out/report.csv").value(), "a,b\n1,2\n");
-  EXPECT_EQ(store->read("task_1", "missing.txt").error().code, "file_not_found");
-  EXPECT_EQ(store->read("task_1", "out").error().code, "path_conflict");
-  EXPECT_EQ(store->read("task_1", "../task_1/notes.txt").error().code, "invalid_path");
-  EXPECT_EQ(store->read("task_2", "notes.txt").error().code, "workspace_not_found");
-  EXPECT_EQ(store->list("task_2").error().code, "workspace_not_found");
-  EXPECT_EQ(store->list("..").error().code, "invalid_task_id");
+  EXPECT_EQ(store->read("task_1", "missing.txt").error().code, harness::skills::errc::file_not_found);
+  EXPECT_EQ(store->read("task_1", "out").error().code, harness::skills::errc::path_conflict);
+  EXPECT_EQ(store->read("task_1", "../task_1/notes.txt").error().code, harness::skills::errc::invalid_path);
+  EXPECT_EQ(store->read("task_2", "notes.txt").error().code, harness::skills::errc::workspace_not_found);
+  EXPECT_EQ(store->list("task_2").error().code, harness::skills::errc::workspace_not_found);
+  EXPECT_EQ(store->list("..").error().code, harness::skills::errc::invalid_task_id);
 }
 
 TEST_F(WorkspaceStoreTest, TheSameRulesAsSkillsWithItsOwnCaps) {
@@ -95,7 +96,7 @@ TEST_F(WorkspaceStoreTest, RemoveDeletesTheWorkspace) {
   ASSERT_TRUE(store->remove("task_1"));
   EXPECT_FALSE(fs::exists(task_dir("task_1")));
   EXPECT_TRUE(store->remove("task_1"));  // already gone: fine
-  EXPECT_EQ(store->remove("..").error().code, "invalid_task_id");
+  EXPECT_EQ(store->remove("..").error().code, harness::skills::errc::invalid_task_id);
   EXPECT_TRUE(fs::exists(config.dir));
 }
 

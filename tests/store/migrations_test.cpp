@@ -7,6 +7,8 @@
 #include "migrations.hpp"
 #include "sqlite_open.hpp"
 
+#include "harness/store/errors.hpp"
+
 namespace harness::store::detail {
 namespace {
 
@@ -64,7 +66,7 @@ TEST(Migrations, AFailingMigrationIsRolledBackWhole) {
   auto db = memory_db();
   auto v = migrate(*db, broken, 1);
   ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().code, "store_migration_failed");
+  EXPECT_EQ(v.error().code, harness::store::errc::migration_failed);
   EXPECT_NE(v.error().message.find("migration 2 (half)"), std::string::npos) << v.error().message;
   EXPECT_NE(v.error().message.find("no_such_table"), std::string::npos) << v.error().message;
   EXPECT_EQ(scalar(*db, "SELECT max(version) FROM schema_migrations"), 1);
@@ -76,7 +78,7 @@ TEST(Migrations, ANewerDatabaseIsRefusedUntouched) {
   ASSERT_TRUE(migrate(*db, two, 1));
   auto v = migrate(*db, std::span(two).first(1), 2);
   ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().code, "store_too_new");
+  EXPECT_EQ(v.error().code, harness::store::errc::too_new);
   EXPECT_NE(v.error().message.find("version 2"), std::string::npos) << v.error().message;
   EXPECT_FALSE(v.error().hint.empty());
 }
@@ -86,7 +88,7 @@ TEST(Migrations, ADatabaseOfAnotherProgramIsRefused) {
   ASSERT_TRUE(db->exec("CREATE TABLE customers (id INTEGER)", "setup"));
   auto v = migrate(*db, two, 1);
   ASSERT_FALSE(v);
-  EXPECT_EQ(v.error().code, "store_open_failed");
+  EXPECT_EQ(v.error().code, harness::store::errc::open_failed);
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'schema_migrations'"), 0);
 }
 

@@ -4,6 +4,8 @@
 
 #include "sqlite_db.hpp"
 
+#include "harness/store/errors.hpp"
+
 namespace harness::store::detail {
 namespace {
 
@@ -32,7 +34,7 @@ TEST(SqliteDb, AnOversizedValueIsReportedAsSuchNotAsAConstraint) {
   st->bind(1, std::string(1000, 'x')).bind(2, std::int64_t{1});  // the second bind succeeds after the failed one
   auto r = st->run("cannot insert");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "store_error");
+  EXPECT_EQ(r.error().code, harness::store::errc::error);
   EXPECT_NE(r.error().message.find("too big"), std::string::npos) << r.error().message;
 }
 
@@ -40,14 +42,14 @@ TEST(SqliteDb, ErrorsAreMappedToStoreCodes) {
   auto db = connection::open(":memory:").value();
   auto bad = db->exec("SELECT * FROM no_such_table", "cannot select");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().code, "store_error");
+  EXPECT_EQ(bad.error().code, harness::store::errc::error);
   EXPECT_NE(bad.error().message.find("cannot select: no such table: no_such_table"), std::string::npos)
       << bad.error().message;
-  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_FULL, "x").code, "store_disk_full");
-  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_BUSY, "x").code, "store_busy");
-  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_IOERR_WRITE, "x").code, "store_io_error");
-  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_READONLY, "x").code, "store_read_only");
-  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_CORRUPT, "x").code, "store_corrupt");
+  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_FULL, "x").code, harness::store::errc::disk_full);
+  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_BUSY, "x").code, harness::store::errc::busy);
+  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_IOERR_WRITE, "x").code, harness::store::errc::io_error);
+  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_READONLY, "x").code, harness::store::errc::read_only);
+  EXPECT_EQ(sqlite_failure(nullptr, SQLITE_CORRUPT, "x").code, harness::store::errc::corrupt);
   EXPECT_FALSE(sqlite_failure(nullptr, SQLITE_FULL, "x").hint.empty());
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "harness/store/errors.hpp"
 #include "harness/store/task_store.hpp"
 #include "store_test_support.hpp"
 
@@ -180,7 +181,7 @@ TEST(SqliteFile, AFileFromANewerBuildIsRefusedAndLeftAlone) {
   }
   auto store = open_blocking_sqlite_store(file);
   ASSERT_FALSE(store);
-  EXPECT_EQ(store.error().code, "store_too_new");
+  EXPECT_EQ(store.error().code, harness::store::errc::too_new);
   EXPECT_NE(store.error().message.find("99"), std::string::npos) << store.error().message;
   EXPECT_NE(store.error().message.find(file.string()), std::string::npos) << store.error().message;
   raw_db raw(file);
@@ -239,7 +240,7 @@ TEST(SqliteFile, AFileThatIsNotADatabaseIsAnOpenError) {
   write_file(file, text);
   auto store = open_blocking_sqlite_store(file);
   ASSERT_FALSE(store);
-  EXPECT_EQ(store.error().code, "store_open_failed");
+  EXPECT_EQ(store.error().code, harness::store::errc::open_failed);
   EXPECT_NE(store.error().message.find(file.string()), std::string::npos) << store.error().message;
   EXPECT_NE(store.error().message.find("not a database"), std::string::npos) << store.error().message;
   EXPECT_FALSE(store.error().hint.empty());
@@ -262,7 +263,7 @@ TEST(SqliteFile, ADatabaseWithAClobberedHeaderIsAnOpenError) {
   }
   auto store = open_blocking_sqlite_store(file);
   ASSERT_FALSE(store);
-  EXPECT_EQ(store.error().code, "store_open_failed");
+  EXPECT_EQ(store.error().code, harness::store::errc::open_failed);
 }
 
 TEST(SqliteFile, ATruncatedDatabaseFailsCleanly) {
@@ -282,12 +283,12 @@ TEST(SqliteFile, ATruncatedDatabaseFailsCleanly) {
   // Opening may or may not notice (only some pages are read); reading the task must fail with an error, not crash.
   auto store = open_blocking_sqlite_store(file);
   if (!store) {
-    EXPECT_EQ(store.error().code, "store_open_failed");
+    EXPECT_EQ(store.error().code, harness::store::errc::open_failed);
     return;
   }
   auto t = (*store)->get_task("task_big");
   ASSERT_FALSE(t);
-  EXPECT_EQ(t.error().code, "store_corrupt") << t.error().describe();
+  EXPECT_EQ(t.error().code, harness::store::errc::corrupt) << t.error().describe();
   EXPECT_FALSE((*store)->health().up);
 }
 
@@ -296,7 +297,7 @@ TEST(SqliteFile, AFolderThatIsAFileIsAClearError) {
   write_file(dir.path() / "plain", "x");
   auto store = open_blocking_sqlite_store(dir.path() / "plain" / "harness.db");
   ASSERT_FALSE(store);
-  EXPECT_EQ(store.error().code, "store_open_failed");
+  EXPECT_EQ(store.error().code, harness::store::errc::open_failed);
   EXPECT_NE(store.error().message.find("cannot create the folder"), std::string::npos) << store.error().message;
   auto folder = open_blocking_sqlite_store(dir.path());
   ASSERT_FALSE(folder);
@@ -330,12 +331,12 @@ TEST(SqliteFile, AReadOnlyFolderIsAClearError) {
   int rc = as_unprivileged([&] {
     auto fresh = open_blocking_sqlite_store(folder / "harness.db");
     if (fresh) return 1;
-    if (fresh.error().code != "store_open_failed") return 2;
+    if (fresh.error().code != harness::store::errc::open_failed) return 2;
     if (fresh.error().message.find("not writable") == std::string::npos) return 3;
     if (fresh.error().hint.empty()) return 4;
     auto existing = open_blocking_sqlite_store(folder / "existing.db");
     if (existing) return 5;
-    if (existing.error().code != "store_open_failed") return 6;
+    if (existing.error().code != harness::store::errc::open_failed) return 6;
     return 0;
   });
   EXPECT_EQ(rc, 0) << "1: opened, 2: wrong code, 3: message does not say why, 4: no hint, 5/6: existing file";
@@ -351,7 +352,7 @@ TEST(SqliteFile, ALockedDatabaseIsStoreBusyAndHealthRecovers) {
   other.exec("INSERT INTO usage (user_id, task_id, input_tokens, output_tokens, at_ms) VALUES ('x', 'y', 1, 1, 1)");
   auto blocked = store->create_task(sample_task("task_1"));  // waits out the busy timeout
   ASSERT_FALSE(blocked);
-  EXPECT_EQ(blocked.error().code, "store_busy") << blocked.error().describe();
+  EXPECT_EQ(blocked.error().code, harness::store::errc::busy) << blocked.error().describe();
   auto h = store->health();
   EXPECT_FALSE(h.up);
   EXPECT_EQ(h.detail["lastError"]["code"], "store_busy");
@@ -374,7 +375,7 @@ TEST(SqliteFile, JsonDamagedOutsideTheServerIsAnErrorNotACrash) {
   }
   auto t = store->get_task("task_1");
   ASSERT_FALSE(t);
-  EXPECT_EQ(t.error().code, "store_corrupt");
+  EXPECT_EQ(t.error().code, harness::store::errc::corrupt);
   EXPECT_NE(t.error().message.find("result"), std::string::npos) << t.error().message;
 }
 

@@ -33,7 +33,7 @@ TEST(StoreConfig, InvalidValuesNameTheSetting) {
   for (const char* bad : {"-1", "soon", "1.5"}) {
     auto c = load_store_config(resolve({{"TASK_RETENTION_HOURS", bad}}));
     ASSERT_FALSE(c) << bad;
-    EXPECT_EQ(c.error().code, "invalid_setting");
+    EXPECT_EQ(c.error().code, harness::core::errc::invalid_setting);
     EXPECT_NE(c.error().message.find("TASK_RETENTION_HOURS"), std::string::npos);
   }
   for (const char* bad : {"", "data/"}) {

@@ -13,6 +13,8 @@
 #include "store_test_support.hpp"
 #include "support/run_sync.hpp"
 
+#include "harness/store/errors.hpp"
+
 namespace harness::store {
 namespace {
 
@@ -76,7 +78,7 @@ TEST(StoreThread, CallsRunOnTheStoreThreadAndReturnTheBackendsResults) {
     auto created = co_await store->create_task(task);
     if (!created) co_return "create: " + created.error().code;
     auto again = co_await store->create_task(task);
-    if (again || again.error().code != "task_exists") co_return "a second create was not refused";
+    if (again || again.error().code != harness::store::errc::task_exists) co_return "a second create was not refused";
     task.status = task_status::succeeded;
     task.result = "42";
     auto updated = co_await store->update_task(task);

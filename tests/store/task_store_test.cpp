@@ -3,6 +3,8 @@
 
 #include "store_test_support.hpp"
 
+#include "harness/store/errors.hpp"
+
 namespace harness::store {
 namespace {
 
@@ -119,7 +121,7 @@ TEST(TaskStore, DuplicateTaskIdIsRefusedAndKeepsTheFirst) {
   ASSERT_TRUE(store->create_task(sample_task("task_1", "alice")));
   auto again = store->create_task(sample_task("task_1", "mallory"));
   ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().code, "task_exists");
+  EXPECT_EQ(again.error().code, harness::store::errc::task_exists);
   auto got = store->get_task("task_1");
   ASSERT_TRUE(got && got->has_value());
   EXPECT_EQ((*got)->user_id, "alice");
@@ -137,7 +139,7 @@ TEST(TaskStore, UpdateReplacesEveryFieldAndUnknownIdIsNotFound) {
 
   auto missing = store->update_task(sample_task("task_nope"));
   ASSERT_FALSE(missing);
-  EXPECT_EQ(missing.error().code, "task_not_found");
+  EXPECT_EQ(missing.error().code, harness::store::errc::task_not_found);
   auto none = store->get_task("task_nope");
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->has_value());
@@ -266,10 +268,10 @@ TEST(TaskStore, DuplicateEventAndEventOfUnknownTaskAreRefused) {
   ASSERT_TRUE(store->append_event({"task_1", 1, "code", "console.log(1)", 1}));
   auto dup = store->append_event({"task_1", 1, "code", "other", 2});
   ASSERT_FALSE(dup);
-  EXPECT_EQ(dup.error().code, "event_exists");
+  EXPECT_EQ(dup.error().code, harness::store::errc::event_exists);
   auto orphan = store->append_event({"task_nope", 1, "code", "x", 1});
   ASSERT_FALSE(orphan);
-  EXPECT_EQ(orphan.error().code, "task_not_found");
+  EXPECT_EQ(orphan.error().code, harness::store::errc::task_not_found);
   auto events = store->events("task_1", 0);
   ASSERT_TRUE(events && events->size() == 1);
   EXPECT_EQ((*events)[0].data, "console.log(1)");
@@ -306,7 +308,7 @@ TEST(TaskStore, ConversationUpsertKeepsCreatedAndOwner) {
   stolen.messages = nlohmann::json::array();
   auto r = store->save_conversation(stolen);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, "conversation_user_mismatch");
+  EXPECT_EQ(r.error().code, harness::store::errc::conversation_user_mismatch);
   got = store->get_conversation("conv_1");
   ASSERT_TRUE(got && got->has_value());
   EXPECT_EQ((*got)->messages.size(), 2u);

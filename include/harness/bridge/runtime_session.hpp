@@ -55,11 +55,25 @@ struct file_change {
   std::string target;  // for symlinks
 };
 
+// Whose failure a failed block reports. The host names its own failures
+// (to_string gives the "name" of the block's error: "TimeoutError",
+// "SandboxError", "ProtocolError"); a failure of the code keeps the name the
+// runtime reported ("TypeError", "Error"...), which is data from the sandbox.
+enum class failure_kind {
+  none,      // the block succeeded
+  code,      // the code threw or failed
+  timeout,   // it passed its deadline and was stopped; the sandbox is broken
+  sandbox,   // the sandbox stopped, or can no longer run code
+  protocol,  // the runtime broke the frame protocol; the sandbox is broken
+};
+// The error name written for a failure of this kind: "" for none, "Error" for code.
+std::string_view to_string(failure_kind kind);
+
 struct exec_result {
   bool ok = false;
   nlohmann::json value;  // the block's return value (null when none)
-  // On failure: {name, message, stack?}. name "TimeoutError" / "ProtocolError"
-  // / "SandboxError" mark failures of the sandbox rather than of the code.
+  failure_kind failure = failure_kind::none;
+  // On failure: {name, message, stack?}; see failure_kind for the name.
   nlohmann::json error;
   std::vector<log_entry> logs;
   std::vector<tool_call_record> tool_calls;
@@ -69,6 +83,10 @@ struct exec_result {
   nlohmann::json files_report;
   double ms = 0;
 };
+
+// Marks `result` failed with a failure of the host's: ok false, the kind, and
+// an error {name: to_string(kind), message}.
+void fail(exec_result& result, failure_kind kind, std::string message);
 
 class runtime_session {
  public:

@@ -8,17 +8,22 @@
 
 #include <boost/system/result.hpp>
 
+#include "harness/core/error_code.hpp"
+#include "harness/core/errors.hpp"
+
 namespace harness {
 
 struct error {
   // A constructor (rather than an aggregate) keeps result<std::string> unambiguous:
   // a lone string must never convert into an error.
   error() = default;
-  error(std::string code_, std::string message_, std::string hint_ = {})
-      : code(std::move(code_)), message(std::move(message_)), hint(std::move(hint_)) {}
+  error(error_code code_, std::string message_, std::string hint_ = {})
+      : code(code_), message(std::move(message_)), hint(std::move(hint_)) {}
 
-  // Stable machine-readable code, snake_case ("invalid_setting", "timeout").
-  std::string code;
+  // One of a component's errc values (core::errc::invalid_setting,
+  // mcp::errc::timeout); code.wire_name() is the stable snake_case string
+  // clients read, code.http_status() the status a request answers with.
+  error_code code = core::errc::internal_error;
   // What went wrong, for a person; never contains secrets.
   std::string message;
   // What to do about it, when there is something useful to say; may be empty.
@@ -28,8 +33,8 @@ struct error {
   std::string describe() const { return hint.empty() ? message : message + " (" + hint + ")"; }
 };
 
-inline error make_error(std::string code, std::string message, std::string hint = {}) {
-  return error(std::move(code), std::move(message), std::move(hint));
+inline error make_error(error_code code, std::string message, std::string hint = {}) {
+  return error(code, std::move(message), std::move(hint));
 }
 
 // Thrown by result<T>::value() on an error; carries the error unchanged.

@@ -95,9 +95,6 @@ boost::asio::awaitable<http_response> handle_get_task_file(const request_context
 boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
                                                                       const std::string& task_id);
 
-// The HTTP status and JSON error for a service error, by its code.
-http_response service_error_response(const error& e);
-
 // Every route of the API, in one table.
 router make_api_router();
 

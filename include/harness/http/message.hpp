@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
+#include "harness/http/errors.hpp"
 
 namespace harness::http {
 
@@ -56,9 +57,15 @@ struct http_response {
 // A JSON body with Content-Type application/json.
 http_response json_response(unsigned status, const nlohmann::json& body);
 
-// The one error shape of this API: {"error": {"code": ..., "message": ...}}.
-// `message` says what was wrong and what to do; it never carries internals.
-http_response error_response(unsigned status, std::string_view code, std::string_view message);
+// The one error shape of this API: {"error": {"code": ..., "message": ...}},
+// with the HTTP status of the code (code.http_status(), see errors.hpp of each
+// component). `message` says what was wrong and what to do; it never carries
+// internals.
+http_response error_response(error_code code, std::string_view message);
+
+// The same for an error a service returned: its code, "message (hint)", and
+// Retry-After: 5 on 429 and 503 (busy, or cannot serve now).
+http_response error_response(const error& e);
 
 // Splits "/a/b%20c?x=1&y=%2F" into a decoded path and query map. Fails with
 // code "bad_target" when the target is not origin-form, holds a bad %-escape,

@@ -1,5 +1,6 @@
 #include "harness/execution/execution_service.hpp"
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/http/validation.hpp"
 
@@ -7,7 +8,7 @@ namespace harness::http {
 namespace {
 
 http_response sandbox_unavailable() {
-  return error_response(503, "sandbox_unavailable",
+  return error_response(http::errc::sandbox_unavailable,
                         "no sandbox backend is configured in this server; see GET /health for the docker engine");
 }
 
@@ -28,19 +29,19 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
   if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
   auto service = context.svc.execution;  // keeps it alive across the await
   auto outcome = co_await service->execute(std::move(request));
-  if (!outcome) co_return service_error_response(outcome.error());
+  if (!outcome) co_return error_response(outcome.error());
   co_return json_response(200, *outcome);
 }
 
 boost::asio::awaitable<http_response> handle_delete_session(const request_context& context) {
   auto user = context.request.query.find("userId");
   if (user == context.request.query.end()) {
-    co_return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
+    co_return error_response(http::errc::invalid_request, "the 'userId' query parameter is required: ?userId=...");
   }
   if (!context.svc.execution) co_return sandbox_unavailable();
   auto service = context.svc.execution;
   auto ended = co_await service->end_session(user->second, context.params.at("id"));
-  if (!ended) co_return service_error_response(ended.error());
+  if (!ended) co_return error_response(ended.error());
   co_return json_response(200, {{"sessionId", context.params.at("id")}, {"ended", true}});
 }
 

@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 
 namespace harness::http {
@@ -36,7 +37,7 @@ void request_metrics::record(std::string_view method, std::string_view route, un
 
 http_response handle_metrics(const request_context& context) {
   if (!context.svc.metrics) {
-    return error_response(503, "metrics_disabled", "this server was started without a metrics registry");
+    return error_response(http::errc::metrics_disabled, "this server was started without a metrics registry");
   }
   http_response response;
   response.body = context.svc.metrics->render();

@@ -2,6 +2,7 @@
 
 #include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/http/validation.hpp"
 #include "sse.hpp"
@@ -13,7 +14,7 @@ namespace {
 using json = nlohmann::json;
 
 http_response agent_unavailable(const services& svc) {
-  auto response = error_response(503, "agent_unavailable", svc.agent_unavailable);
+  auto response = error_response(http::errc::agent_unavailable, svc.agent_unavailable);
   response.set_header("Retry-After", "60");
   return response;
 }
@@ -30,7 +31,7 @@ std::optional<http_response> check_owner(const request_context& context, const a
   if (!user) return std::nullopt;
   if (auto bad = check_user_id(json{{"userId", *user}})) return bad;
   if (view.user_id != *user) {
-    return error_response(403, "task_forbidden", "this task belongs to another user");
+    return error_response(http::errc::task_forbidden, "this task belongs to another user");
   }
   return std::nullopt;
 }
@@ -49,7 +50,7 @@ boost::asio::awaitable<std::optional<http_response>> check_task_owner(const requ
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!query_value(context, "userId") || !agent) co_return std::nullopt;
   auto view = co_await agent->view(task_id, false);
-  if (!view) co_return service_error_response(view.error());
+  if (!view) co_return error_response(view.error());
   co_return check_owner(context, *view);
 }
 
@@ -73,7 +74,7 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   request.mode = body.value("mode", std::string("sync"));
   request.restore_pii = body.value("restorePii", true);
   auto ticket = co_await agent->submit(request);
-  if (!ticket) co_return service_error_response(ticket.error());
+  if (!ticket) co_return error_response(ticket.error());
 
   if (request.mode == "async") {
     co_return json_response(
@@ -84,13 +85,13 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   }
   if (request.mode == "stream") {
     auto events = co_await agent->events(ticket->task_id, 0);
-    if (!events) co_return service_error_response(events.error());
+    if (!events) co_return error_response(events.error());
     auto response = sse_response(std::move(*events));
     response.set_header("X-Task-Id", ticket->task_id);
     co_return response;
   }
   auto done = co_await agent->wait(ticket->task_id);
-  if (!done) co_return service_error_response(done.error());
+  if (!done) co_return error_response(done.error());
   co_return json_response(200, task_view_json(*done));
 }
 
@@ -98,7 +99,8 @@ boost::asio::awaitable<http_response> handle_list_tasks(const request_context& c
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
   auto user = query_value(context, "userId");
-  if (!user) co_return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
+  if (!user)
+    co_return error_response(http::errc::invalid_request, "the 'userId' query parameter is required: ?userId=...");
   if (auto bad = check_user_id(json{{"userId", *user}})) co_return *bad;
   store::task_query query;
   query.user_id = *user;
@@ -109,11 +111,11 @@ boost::asio::awaitable<http_response> handle_list_tasks(const request_context& c
   }
   if (auto limit = query_value(context, "limit")) {
     auto n = parse_int(*limit);
-    if (!n || *n < 1 || *n > 500) co_return error_response(400, "invalid_request", "'limit' must be 1-500");
+    if (!n || *n < 1 || *n > 500) co_return error_response(http::errc::invalid_request, "'limit' must be 1-500");
     query.limit = static_cast<std::size_t>(*n);
   }
   auto listed = co_await agent->list(query);
-  if (!listed) co_return service_error_response(listed.error());
+  if (!listed) co_return error_response(listed.error());
   json tasks = json::array();
   for (const auto& view : *listed) tasks.push_back(task_view_json(view));
   co_return json_response(200, {{"tasks", std::move(tasks)}});
@@ -124,7 +126,7 @@ boost::asio::awaitable<http_response> handle_get_task(const request_context& con
   if (!agent) co_return agent_unavailable(context.svc);
   bool transcript = query_value(context, "transcript").value_or("true") != "false";
   auto view = co_await agent->view(context.params.at("id"), transcript);
-  if (!view) co_return service_error_response(view.error());
+  if (!view) co_return error_response(view.error());
   if (auto bad = check_owner(context, *view)) co_return *bad;
   co_return json_response(200, task_view_json(*view));
 }
@@ -134,15 +136,16 @@ boost::asio::awaitable<http_response> handle_task_events(const request_context& 
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
   auto view = co_await agent->view(id, false);
-  if (!view) co_return service_error_response(view.error());
+  if (!view) co_return error_response(view.error());
   if (auto bad = check_owner(context, *view)) co_return *bad;
   // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
   std::string after_text(context.request.header("Last-Event-ID").value_or(""));
   if (after_text.empty()) after_text = query_value(context, "after").value_or("0");
   auto after = parse_int(after_text);
-  if (!after) co_return error_response(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event number");
+  if (!after)
+    co_return error_response(http::errc::invalid_request, "Last-Event-ID (or ?after=) must be an event number");
   auto events = co_await agent->events(id, *after);
-  if (!events) co_return service_error_response(events.error());
+  if (!events) co_return error_response(events.error());
   co_return sse_response(std::move(*events));
 }
 
@@ -151,10 +154,10 @@ boost::asio::awaitable<http_response> handle_cancel_task(const request_context& 
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
   auto view = co_await agent->view(id, false);
-  if (!view) co_return service_error_response(view.error());
+  if (!view) co_return error_response(view.error());
   if (auto bad = check_owner(context, *view)) co_return *bad;
   auto cancelled = co_await agent->cancel(id);
-  if (!cancelled) co_return service_error_response(cancelled.error());
+  if (!cancelled) co_return error_response(cancelled.error());
   co_return json_response(202, cancel_json(*cancelled));
 }
 

@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/skills/workspace_store.hpp"
 
@@ -9,7 +10,7 @@ namespace harness::http {
 namespace {
 
 http_response no_store() {
-  return error_response(503, "workspace_unavailable",
+  return error_response(http::errc::workspace_unavailable,
                         "this server keeps no task workspaces; set WORKSPACE_DIR and restart");
 }
 
@@ -52,7 +53,7 @@ boost::asio::awaitable<http_response> handle_list_task_files(const request_conte
   auto bad = co_await check_task_owner(context, task_id);  // not in the if: GCC 12 and co_await in conditions
   if (bad) co_return *bad;
   auto files = context.svc.workspaces->list(task_id);
-  if (!files) co_return service_error_response(files.error());
+  if (!files) co_return error_response(files.error());
   co_return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
 }
 
@@ -63,7 +64,7 @@ boost::asio::awaitable<http_response> handle_get_task_file(const request_context
   if (bad) co_return *bad;
   const auto& path = context.params.at("path");
   auto bytes = context.svc.workspaces->read(task_id, path);
-  if (!bytes) co_return service_error_response(bytes.error());
+  if (!bytes) co_return error_response(bytes.error());
   http_response response;
   response.status = 200;
   response.body = std::move(*bytes);

@@ -1,4 +1,5 @@
 #include "harness/http/api.hpp"
+#include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/mcp/tool_registry.hpp"
 
@@ -6,7 +7,7 @@ namespace harness::http {
 namespace {
 
 http_response no_registry() {
-  return error_response(503, "mcp_unavailable", "no MCP tool registry is configured; set MCP_CONFIG");
+  return error_response(http::errc::mcp_unavailable, "no MCP tool registry is configured; set MCP_CONFIG");
 }
 
 }  // namespace
@@ -21,7 +22,7 @@ http_response handle_list_tools(const request_context& context) {
 http_response handle_tool_details(const request_context& context) {
   if (!context.svc.tools) return no_registry();
   auto details = context.svc.tools->details(context.params.at("name"));
-  if (!details) return service_error_response(details.error());
+  if (!details) return error_response(details.error());
   return json_response(200, *details);
 }
 

@@ -1,0 +1,46 @@
+#include "harness/execution/errors.hpp"
+
+namespace harness::execution {
+namespace {
+
+class category final : public harness::error_category {
+ public:
+  const char* name() const noexcept override { return "execution"; }
+
+  std::string_view wire_name(int value) const noexcept override {
+    switch (static_cast<errc>(value)) {
+      case errc::session_not_found:
+        return "session_not_found";
+      case errc::session_forbidden:
+        return "session_forbidden";
+      case errc::session_busy:
+        return "session_busy";
+      case errc::too_many_sessions:
+        return "too_many_sessions";
+    }
+    return {};
+  }
+
+  unsigned http_status(int value) const noexcept override {
+    switch (static_cast<errc>(value)) {
+      case errc::session_not_found:
+        return 404;
+      case errc::session_forbidden:
+        return 403;
+      case errc::session_busy:
+        return 409;
+      case errc::too_many_sessions:
+        return 429;
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+const harness::error_category& errc_category() noexcept {
+  static const category instance;
+  return instance;
+}
+
+}  // namespace harness::execution

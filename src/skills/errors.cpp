@@ -1,0 +1,77 @@
+#include "harness/skills/errors.hpp"
+
+namespace harness::skills {
+namespace {
+
+class category final : public harness::error_category {
+ public:
+  const char* name() const noexcept override { return "skills"; }
+
+  std::string_view wire_name(int value) const noexcept override {
+    switch (static_cast<errc>(value)) {
+      case errc::invalid_user_id:
+        return "invalid_user_id";
+      case errc::invalid_skill_name:
+        return "invalid_skill_name";
+      case errc::invalid_task_id:
+        return "invalid_task_id";
+      case errc::invalid_path:
+        return "invalid_path";
+      case errc::invalid_skill_md:
+        return "invalid_skill_md";
+      case errc::invalid_duration:
+        return "invalid_duration";
+      case errc::skill_not_found:
+        return "skill_not_found";
+      case errc::skill_read_only:
+        return "skill_read_only";
+      case errc::workspace_not_found:
+        return "workspace_not_found";
+      case errc::file_not_found:
+        return "file_not_found";
+      case errc::file_too_large:
+        return "file_too_large";
+      case errc::host_symlink:
+        return "host_symlink";
+      case errc::path_conflict:
+        return "path_conflict";
+      case errc::storage_error:
+        return "storage_error";
+    }
+    return {};
+  }
+
+  unsigned http_status(int value) const noexcept override {
+    switch (static_cast<errc>(value)) {
+      case errc::invalid_user_id:
+      case errc::invalid_skill_name:
+      case errc::invalid_task_id:
+      case errc::invalid_path:
+        return 400;
+      case errc::invalid_skill_md:
+      case errc::file_too_large:
+      case errc::host_symlink:
+      case errc::path_conflict:
+      case errc::storage_error:
+        return 503;
+      case errc::invalid_duration:
+        return 500;
+      case errc::skill_not_found:
+      case errc::workspace_not_found:
+      case errc::file_not_found:
+        return 404;
+      case errc::skill_read_only:
+        return 403;
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+const harness::error_category& errc_category() noexcept {
+  static const category instance;
+  return instance;
+}
+
+}  // namespace harness::skills
