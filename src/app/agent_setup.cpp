@@ -2,11 +2,12 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/core/run_blocking.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/llm/http_transport.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/store/store_config.hpp"
@@ -29,15 +30,13 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   auto timer = std::make_shared<asio::steady_timer>(executor);
   auto loop = [timer, store, config, worker = background.get_executor()]() -> asio::awaitable<void> {
     for (;;) {
-      // A named local, not a temporary in the co_await expression: GCC 12
-      // destroys such temporaries twice, which would drop `store` twice.
-      auto apply = [store, config]() -> asio::awaitable<result<std::size_t>> {
+      auto apply = [store, config] {
         auto now =
             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
-        co_return store::apply_retention(*store, config, now);
+        return store::apply_retention(*store, config, now);
       };
-      auto removed = co_await asio::co_spawn(worker, apply, asio::use_awaitable);
+      auto removed = co_await core::run_blocking(worker, apply);
       if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
       if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
       timer->expires_after(std::chrono::hours(1));
@@ -45,7 +44,7 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
       if (ec) co_return;
     }
   };
-  asio::co_spawn(executor, std::move(loop), asio::detached);
+  core::spawn_logged(executor, std::move(loop), "task retention");
   return [timer] { timer->cancel(); };
 }
 

@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include "frames.hpp"
 #include "harness/core/base64.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/core/with_deadline.hpp"
 #include "session_shared.hpp"
 
 namespace harness::bridge {
@@ -181,9 +182,9 @@ class runtime_session_impl final : public runtime_session {
       const std::string type = string_field(*parsed, "type");
       const bool ours = string_field(*parsed, "exec") == id;
       if (type == "call") {
-        ++shared_->outstanding;  // before the spawn: see session_shared::outstanding
+        shared_->outstanding.add();  // before the spawn: see session_shared::outstanding
         auto call = handle_call(shared_, std::move(*parsed));
-        asio::co_spawn(executor_, std::move(call), asio::detached);
+        core::spawn_logged(executor_, std::move(call), "sandbox call");
       } else if (type == "log") {
         // Output of a block that has ended (a timer the runtime could not
         // attribute) is dropped: nobody waits for it.

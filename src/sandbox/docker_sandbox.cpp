@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -12,6 +11,7 @@
 #include "container_session.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/sandbox/container_body.hpp"
 #include "harness/sandbox/output_collector.hpp"
 #include "harness/sandbox/sandbox.hpp"
@@ -130,13 +130,13 @@ class docker_sandbox final : public sandbox_backend,
   }
 
   void remove_later(std::string id) override {
-    asio::co_spawn(
+    core::spawn_logged(
         executor_,
         [self = shared_from_this(), id]() -> task<void> {
           auto s = co_await self->remove(id);
           if (!s) self->log_stop_failure(id, s.error());
         },
-        asio::detached);
+        "sandbox: removing container " + id.substr(0, 12));
   }
 
  private:
@@ -197,7 +197,8 @@ class docker_sandbox final : public sandbox_backend,
 
     auto watchdog = std::make_shared<watchdog_state>(executor_);
     watchdog->timer.expires_at(deadline);
-    asio::co_spawn(executor_, watch(watchdog, engine_, container.id(), config_.pids_limit), asio::detached);
+    core::spawn_logged(executor_, watch(watchdog, engine_, container.id(), config_.pids_limit),
+                       "sandbox: deadline watchdog of " + container.id().substr(0, 12));
 
     output_collector output(config_.output_limit_bytes);
     bool killed_for_output = false;

@@ -124,6 +124,52 @@ TEST(WithDeadline, VoidOperationSaysWhetherItEndedInTime) {
   EXPECT_EQ(*seen, asio::error::operation_aborted);
 }
 
+// An operation with an object-level cancel: it waits until `cancel` is set.
+asio::awaitable<std::string> wait_for_cancel(async_event& cancel) {
+  co_await cancel.wait();
+  co_return "stopped";
+}
+
+TEST(WithDeadlineHook, CallsTheHookAtTheDeadlineAndReturnsTheValue) {
+  asio::io_context io;
+  async_event cancel(io.get_executor());
+  auto got = run(io, [&]() -> asio::awaitable<deadline_run<std::string>> {
+    auto op = wait_for_cancel(cancel);
+    auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now(), [&] { cancel.set(); });
+    co_return out;
+  });
+  EXPECT_TRUE(got.expired);
+  EXPECT_EQ(got.value, "stopped");
+}
+
+TEST(WithDeadlineHook, NeverCallsTheHookOfAnOperationThatEndedInTime) {
+  asio::io_context io;
+  bool called = false;
+  auto got = run(io, [&]() -> asio::awaitable<deadline_run<int>> {
+    auto op = []() -> asio::awaitable<int> { co_return 7; }();
+    auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now() + 1h, [&] { called = true; });
+    co_return out;
+  });
+  io.run();
+  EXPECT_FALSE(got.expired);
+  EXPECT_EQ(got.value, 7);
+  EXPECT_FALSE(called);
+}
+
+TEST(WithDeadlineHook, PassesOnTheOperationsException) {
+  asio::io_context io;
+  EXPECT_THROW(run(io,
+                   []() -> asio::awaitable<bool> {
+                     auto op = []() -> asio::awaitable<void> {
+                       throw std::runtime_error("broken");
+                       co_return;
+                     }();
+                     auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now() + 1h, [] {});
+                     co_return out;
+                   }),
+               std::runtime_error);
+}
+
 TEST(WhenAll, ReturnsValuesInTheOrderOfTheOperations) {
   asio::io_context io;
   auto got = run(io, []() -> asio::awaitable<std::vector<std::string>> {
@@ -285,6 +331,18 @@ TEST(AsyncCounter, WaitZeroReturnsWhenTheLastPieceEnds) {
   io.run();
   EXPECT_TRUE(zero);
   EXPECT_EQ(counter.count(), 0u);
+}
+
+TEST(AsyncCounter, WaitZeroUntilGivesUpAtTheDeadline) {
+  asio::io_context io;
+  async_counter counter(io.get_executor());
+  counter.add();
+  auto zero = run(io, [&]() -> asio::awaitable<bool> {
+    auto out = co_await counter.wait_zero_until(std::chrono::steady_clock::now());
+    co_return out;
+  });
+  EXPECT_FALSE(zero);
+  EXPECT_EQ(counter.count(), 1u);
 }
 
 TEST(AsyncCounter, WaitZeroReturnsAtOnceWhenNothingRuns) {

@@ -86,6 +86,15 @@ class async_counter {
     while (count_ > 0) co_await zero_.wait();
   }
 
+  // As wait_zero, but no later than `deadline`: true when the count is zero.
+  boost::asio::awaitable<bool> wait_zero_until(std::chrono::steady_clock::time_point deadline) {
+    while (count_ > 0) {
+      const bool notified = co_await zero_.wait_until(deadline);
+      if (!notified) break;
+    }
+    co_return count_ == 0;
+  }
+
  private:
   async_signal zero_;
   std::size_t count_ = 0;
