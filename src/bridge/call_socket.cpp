@@ -17,9 +17,9 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
-#include "harness/core/with_deadline.hpp"
 #include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/with_deadline.hpp"
 
 namespace harness::bridge {
 namespace {

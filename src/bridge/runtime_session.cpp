@@ -127,8 +127,8 @@ class runtime_session_impl final : public runtime_session {
   }
 
   // Reads the block to its end, then waits for the calls it started.
-  asio::awaitable<void> settle_block(json frame, std::string id, std::chrono::milliseconds timeout,
-                                     exec_result& result, clock_type::time_point expiry) {
+  asio::awaitable<void> settle_block(json frame, std::string id, std::chrono::milliseconds timeout, exec_result& result,
+                                     clock_type::time_point expiry) {
     try {
       co_await read_block(std::move(frame), id, timeout, result);
     } catch (const std::exception& e) {
@@ -265,11 +265,12 @@ asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, fr
                                        std::chrono::milliseconds timeout) {
   (void)executor;  // the deadline runs on the caller's executor
   auto reading = read_until_ready(channel);
-  auto ready = co_await core::with_deadline(std::move(reading), clock_type::now() + timeout,
-                                            [&channel] { channel.cancel(); });
+  auto ready =
+      co_await core::with_deadline(std::move(reading), clock_type::now() + timeout, [&channel] { channel.cancel(); });
   if (ready.value) co_return status{};
   if (ready.expired) {
-    co_return make_error("sandbox_timeout", fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
+    co_return make_error("sandbox_timeout",
+                         fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
                          "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
   }
   co_return make_error("sandbox_failed",
