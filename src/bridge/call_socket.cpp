@@ -87,10 +87,12 @@ class call_socket_impl final : public call_socket {
     // The deadline closes the listener (and drops a connection still saying
     // hello); the loop then reports call_socket_timeout.
     auto waiting = accept_loop(max_line, timeout);
-    auto out = co_await core::with_deadline(std::move(waiting), std::chrono::steady_clock::now() + timeout, [this] {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto on_expiry = [this] {
       timed_out_ = true;
       stop_waiting();
-    });
+    };
+    auto out = co_await core::with_deadline(std::move(waiting), deadline, on_expiry);
     close_listener();
     co_return std::move(out.value);
   }

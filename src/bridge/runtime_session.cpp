@@ -114,12 +114,13 @@ class runtime_session_impl final : public runtime_session {
       // At the deadline the channel is cancelled, so the pending read ends;
       // the sandbox is given up (the code may still be running in it).
       auto block = settle_block(std::move(frame), id, timeout, result, expiry);
-      co_await core::with_deadline(std::move(block), expiry, [shared = shared_] {
+      auto on_expiry = [shared = shared_] {  // a named local: GCC 12, see run_blocking.hpp
         if (!shared->alive) return;
         shared->deadline_hit = true;
         shared->broken = true;
         shared->channel.cancel();
-      });
+      };
+      co_await core::with_deadline(std::move(block), expiry, on_expiry);
     }
     result.tool_calls = std::move(shared_->calls);
     result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
@@ -264,9 +265,10 @@ asio::awaitable<status> read_until_ready(frame_channel& channel) {
 asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
                                        std::chrono::milliseconds timeout) {
   (void)executor;  // the deadline runs on the caller's executor
+  const auto deadline = clock_type::now() + timeout;
+  auto on_expiry = [&channel] { channel.cancel(); };
   auto reading = read_until_ready(channel);
-  auto ready =
-      co_await core::with_deadline(std::move(reading), clock_type::now() + timeout, [&channel] { channel.cancel(); });
+  auto ready = co_await core::with_deadline(std::move(reading), deadline, on_expiry);
   if (ready.value) co_return status{};
   if (ready.expired) {
     co_return make_error("sandbox_timeout",

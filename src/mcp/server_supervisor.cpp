@@ -97,11 +97,13 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   // The whole start (spawn, initialize, tools/list) has one deadline: close the
   // client when it passes, which fails whatever step is waiting.
   auto starting = connect_and_list(fresh);
-  auto started = co_await core::with_deadline(
-      std::move(starting), std::chrono::steady_clock::now() + limits_.startup_timeout,
-      [fresh, executor = executor_, name = config_.name] {
-        core::spawn_logged(executor, fresh->close(), "mcp " + name + ": closing a start that timed out");
-      });
+  const auto deadline = std::chrono::steady_clock::now() + limits_.startup_timeout;
+  // Named locals, not temporaries in the co_await expression: GCC 12 would
+  // destroy the lambda's captures twice.
+  auto on_expiry = [fresh, executor = executor_, name = config_.name] {
+    core::spawn_logged(executor, fresh->close(), "mcp " + name + ": closing a start that timed out");
+  };
+  auto started = co_await core::with_deadline(std::move(starting), deadline, on_expiry);
   auto finish = [&](error e) -> harness::status {
     if (started.expired) {
       e = make_error("mcp_startup_timeout",
