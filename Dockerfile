@@ -20,7 +20,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config ca-certificates \
       libboost1.81-dev nlohmann-json3-dev libcurl4-openssl-dev libspdlog-dev libfmt-dev \
-      libre2-dev libsqlite3-dev \
+      libre2-dev libsqlite3-dev prometheus-cpp-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt .clang-format ./
@@ -45,6 +45,7 @@ ARG HARNESS_UID=10001
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates curl libcurl4 libssl3 libre2-9 libspdlog1.10 libfmt9 libsqlite3-0 \
+      libprometheus-cpp-core1.0 \
  && rm -rf /var/lib/apt/lists/* \
  && (getent group "${DOCKER_GID}" >/dev/null || groupadd --gid "${DOCKER_GID}" docker-host) \
  && useradd --uid "${HARNESS_UID}" --gid "${DOCKER_GID}" --home-dir /opt/mcp-harness --no-create-home \

@@ -7,6 +7,7 @@ find_package(spdlog REQUIRED CONFIG)
 find_package(fmt REQUIRED CONFIG)
 find_package(CURL REQUIRED)
 find_package(SQLite3 REQUIRED)
+find_package(prometheus-cpp CONFIG REQUIRED)    # core only: the registry and text serializer behind GET /metrics
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 if(HARNESS_BUILD_TESTS)

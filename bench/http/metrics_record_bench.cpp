@@ -4,7 +4,8 @@
 // by label values), beside an empty loop. Compare with the time one /health
 // request takes (1 / req/s of bench/health_bench.sh) to see the share.
 //   g++ -std=c++20 -O2 -DNDEBUG -Iinclude bench/http/metrics_record_bench.cpp \
-//     build/src/core/libharness_core.a -lfmt -lbenchmark -pthread -o build/bench/http/metrics_record_bench
+//     build/src/core/libharness_core.a -lprometheus-cpp-core -lfmt -lbenchmark -pthread \
+//     -o build/bench/http/metrics_record_bench
 #include <benchmark/benchmark.h>
 
 #include "harness/core/metrics.hpp"

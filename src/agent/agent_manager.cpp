@@ -5,10 +5,8 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/detached.hpp>
 
 #include "event_streams.hpp"
 #include "harness/core/ids.hpp"
@@ -33,95 +31,100 @@ struct conversation_start {
 
 class agent_manager_impl final : public agent_manager, public std::enable_shared_from_this<agent_manager_impl> {
  public:
-  agent_manager_impl(const asio::any_io_executor& executor, agent_dependencies deps, agent_config config)
-      : executor_(executor), deps_(std::move(deps)), config_(config) {}
+  agent_manager_impl(const asio::any_io_executor& executor, agent_dependencies deps, agent_config config,
+                     core::clock& clock)
+      : executor_(executor), deps_(std::move(deps)), config_(config), clock_(clock) {}
 
-  result<task_ticket> submit(task_request request) override {
-    if (stopping_) {
-      return make_error("agent_stopping", "the server is shutting down and takes no new tasks",
-                        "retry against another instance or after the restart");
-    }
-    auto conversation = open_conversation(request);
-    if (!conversation) return conversation.error();
-    if (count_of_user(request.user_id) >= config_.max_per_user) {
-      return make_error(
-          "user_busy",
-          fmt::format("user '{}' already has {} task(s) running or queued", request.user_id, config_.max_per_user),
-          "wait for one to finish (GET /tasks/{id}), or cancel one");
-    }
-    if (running_ >= config_.max_concurrent && queue_.size() >= config_.queue_size) {
-      return make_error(
-          "agent_busy",
-          fmt::format("{} tasks are running and {} are queued, the most this server takes", running_, queue_.size()),
-          "retry later");
-    }
+  asio::awaitable<result<task_ticket>> submit(task_request request) override {
+    auto self = shared_from_this();
+    // Checked and reserved before the first wait on the store, so submits
+    // that overlap while the store answers cannot both take the last slot.
+    if (auto refused = admission(request)) co_return *refused;
+    reservation held(*this, request);
+    auto conversation = co_await open_conversation(request);
+    if (!conversation) co_return conversation.error();
     auto task = make_task(std::move(request), std::move(*conversation));
-    if (auto created = deps_.store->create_task(task->record); !created) return created.error();
+    auto created = co_await deps_.store->create_task(task->record);
+    if (!created) co_return created.error();
+    held.release();
     live_[task->record.id] = task;
     busy_conversations_.insert(task->record.conversation_id);
-    task_ticket ticket{task->record.id, task->record.conversation_id, "queued"};
+    task_ticket ticket{task->record.id, task->record.conversation_id, task_status::queued};
+    if (stopping_) {
+      // The shutdown began while the task was being stored: it never runs.
+      co_await finish_unstarted(context(), task, task_status::interrupted);
+      forget(task);
+      co_return stopping_error();
+    }
     if (running_ < config_.max_concurrent) {
       launch(task);
-      ticket.status = "running";
+      ticket.status = task_status::running;
     } else {
       queue_.push_back(task);
-      task->events.append("status", {{"status", "queued"}, {"position", queue_.size()}});
+      task->events.append("status", {{"status", to_string(task_status::queued)}, {"position", queue_.size()}});
     }
-    return ticket;
+    co_return ticket;
   }
 
-  asio::awaitable<result<json>> wait(std::string task_id) override {
+  asio::awaitable<result<task_view>> wait(std::string task_id) override {
     auto self = shared_from_this();
     if (auto it = live_.find(task_id); it != live_.end()) {
       auto task = it->second;
       while (!task->finished) co_await task->events.wait_change(std::chrono::seconds(60));
-      co_return task_view(task->record, false);
+      co_return view_of(task->record, false);
     }
-    co_return view(task_id, false);
+    co_return co_await view(std::move(task_id), false);
   }
 
-  result<json> view(const std::string& task_id, bool with_transcript) override {
+  asio::awaitable<result<task_view>> view(std::string task_id, bool with_transcript) override {
+    auto self = shared_from_this();
     if (auto it = live_.find(task_id); it != live_.end()) {
-      auto record = it->second->record;
-      if (with_transcript) record.transcript = transcript_json(*it->second);
-      return task_view(record, with_transcript);
+      auto out = view_of(it->second->record, false);
+      if (with_transcript) out.transcript = transcript_json(*it->second);
+      co_return out;
     }
-    auto stored = find_stored(task_id);
-    if (!stored) return stored.error();
-    return task_view(*stored, with_transcript);
+    auto stored = co_await find_stored(std::move(task_id));
+    if (!stored) co_return stored.error();
+    co_return view_of(*stored, with_transcript);
   }
 
-  result<json> list(const store::task_query& query) override {
-    auto tasks = deps_.store->list_tasks(query);
-    if (!tasks) return tasks.error();
-    json out = json::array();
-    for (const auto& t : *tasks) out.push_back(task_view(t, false));
-    return json{{"tasks", std::move(out)}};
+  asio::awaitable<result<std::vector<task_view>>> list(store::task_query query) override {
+    auto self = shared_from_this();
+    auto tasks = co_await deps_.store->list_tasks(std::move(query));
+    if (!tasks) co_return tasks.error();
+    std::vector<task_view> out;
+    out.reserve(tasks->size());
+    for (const auto& t : *tasks) out.push_back(view_of(t, false));
+    co_return out;
   }
 
-  result<json> cancel(const std::string& task_id) override {
+  asio::awaitable<result<cancel_outcome>> cancel(std::string task_id) override {
+    auto self = shared_from_this();
     auto it = live_.find(task_id);
     if (it == live_.end() || it->second->finished) {
-      auto stored = find_stored(task_id);
-      if (!stored) return stored.error();
-      return make_error("task_finished", fmt::format("task '{}' has already ended ({})", task_id, stored->status));
+      auto stored = co_await find_stored(task_id);
+      if (!stored) co_return stored.error();
+      co_return make_error("task_finished",
+                           fmt::format("task '{}' has already ended ({})", task_id, to_string(stored->status)));
     }
     auto task = it->second;
     if (auto queued = std::find(queue_.begin(), queue_.end(), task); queued != queue_.end()) {
       queue_.erase(queued);
-      finish_unstarted(context(), *task, "cancelled");
+      co_await finish_unstarted(context(), task, task_status::cancelled);
       forget(task);
-      return json{{"taskId", task_id}, {"status", "cancelled"}};
+      co_return cancel_outcome{task_id, cancel_state::cancelled};
     }
-    task->request_stop("cancelled");
-    return json{{"taskId", task_id}, {"status", "cancelling"}};
+    task->request_stop(stop_reason::cancelled);
+    co_return cancel_outcome{task_id, cancel_state::cancelling};
   }
 
-  result<std::shared_ptr<task_event_stream>> events(const std::string& task_id, std::int64_t after_seq) override {
-    if (auto it = live_.find(task_id); it != live_.end()) return live_event_stream(it->second, after_seq);
-    auto stored = find_stored(task_id);
-    if (!stored) return stored.error();
-    return stored_event_stream(deps_.store, task_id, after_seq);
+  asio::awaitable<result<std::shared_ptr<task_event_stream>>> events(std::string task_id,
+                                                                     std::int64_t after_seq) override {
+    auto self = shared_from_this();
+    if (auto it = live_.find(task_id); it != live_.end()) co_return live_event_stream(it->second, after_seq);
+    auto stored = co_await find_stored(task_id);
+    if (!stored) co_return stored.error();
+    co_return stored_event_stream(deps_.store, std::move(task_id), after_seq);
   }
 
   asio::awaitable<void> shutdown(std::chrono::milliseconds grace) override {
@@ -130,85 +133,142 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto queued = std::move(queue_);
     queue_.clear();
     for (auto& task : queued) {
-      finish_unstarted(context(), *task, "interrupted");
+      co_await finish_unstarted(context(), task, task_status::interrupted);
       forget(task);
     }
-    for (auto& [id, task] : live_) task->request_stop("interrupted");
-    asio::steady_timer timer(executor_);
-    auto until = std::chrono::steady_clock::now() + grace;
-    while (running_ > 0 && std::chrono::steady_clock::now() < until) {
-      timer.expires_after(std::chrono::milliseconds(50));
-      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    for (auto& [id, task] : live_) task->request_stop(stop_reason::interrupted);
+    // ended() cancels the timer when the last task has ended.
+    auto timer = clock_.make_timer(executor_);
+    timer->expires_at(clock_.steady_now() + grace);
+    all_ended_ = timer.get();
+    while (running_ > 0) {
+      bool expired = co_await timer->wait();
+      if (expired) break;  // the grace period is over
     }
+    all_ended_ = nullptr;
     if (running_ > 0) core::log_warn("{} task(s) still ending after the grace period", running_);
   }
 
   agent_stats stats() const override { return {running_, queue_.size()}; }
 
  private:
-  loop_context context() const { return {executor_, deps_, config_}; }
+  // A submit between its admission and the task's creation in the store:
+  // counted against the limits, so overlapping submits see each other.
+  class reservation {
+   public:
+    reservation(agent_manager_impl& m, const task_request& r)
+        : m_(m), user_(r.user_id), conversation_(r.conversation_id) {
+      ++m_.admitting_;
+      ++m_.admitting_by_user_[user_];
+      if (conversation_) m_.busy_conversations_.insert(*conversation_);
+    }
+    ~reservation() { release(); }
+    reservation(const reservation&) = delete;
+    reservation& operator=(const reservation&) = delete;
+    // The task is live now (or the submit failed): its own entries count instead.
+    void release() {
+      if (released_) return;
+      released_ = true;
+      --m_.admitting_;
+      if (--m_.admitting_by_user_[user_] == 0) m_.admitting_by_user_.erase(user_);
+      if (conversation_) m_.busy_conversations_.erase(*conversation_);
+    }
 
-  result<store::task_record> find_stored(const std::string& task_id) {
-    auto stored = deps_.store->get_task(task_id);
-    if (!stored) return stored.error();
-    if (!*stored) return make_error("task_not_found", fmt::format("there is no task '{}'", task_id));
-    return std::move(**stored);
+   private:
+    agent_manager_impl& m_;
+    std::string user_;
+    std::optional<std::string> conversation_;
+    bool released_ = false;
+  };
+
+  loop_context context() const { return {executor_, deps_, config_, clock_}; }
+
+  error stopping_error() const {
+    return make_error("agent_stopping", "the server is shutting down and takes no new tasks",
+                      "retry against another instance or after the restart");
+  }
+
+  // The limits, checked before anything is stored.
+  std::optional<error> admission(const task_request& request) const {
+    if (stopping_) return stopping_error();
+    if (request.conversation_id && busy_conversations_.count(*request.conversation_id)) {
+      return make_error("conversation_busy",
+                        fmt::format("a task of conversation '{}' is still running", *request.conversation_id),
+                        "wait for it to end, then send the follow-up");
+    }
+    if (count_of_user(request.user_id) >= config_.max_per_user) {
+      return make_error(
+          "user_busy",
+          fmt::format("user '{}' already has {} task(s) running or queued", request.user_id, config_.max_per_user),
+          "wait for one to finish (GET /tasks/{id}), or cancel one");
+    }
+    if (running_ + queue_.size() + admitting_ >= config_.max_concurrent + config_.queue_size) {
+      return make_error(
+          "agent_busy",
+          fmt::format("{} tasks are running and {} are queued, the most this server takes", running_, queue_.size()),
+          "retry later");
+    }
+    return std::nullopt;
+  }
+
+  asio::awaitable<result<store::task_record>> find_stored(std::string task_id) {
+    auto stored = co_await deps_.store->get_task(task_id);
+    if (!stored) co_return stored.error();
+    if (!*stored) co_return make_error("task_not_found", fmt::format("there is no task '{}'", task_id));
+    co_return std::move(**stored);
   }
 
   std::size_t count_of_user(const std::string& user_id) const {
     std::size_t n = 0;
     for (const auto& [id, task] : live_) n += task->record.user_id == user_id && !task->finished ? 1 : 0;
+    if (auto it = admitting_by_user_.find(user_id); it != admitting_by_user_.end()) n += it->second;
     return n;
   }
 
-  result<conversation_start> open_conversation(const task_request& request) {
+  asio::awaitable<result<conversation_start>> open_conversation(const task_request& request) {
     conversation_start out;
-    out.created_ms = now_ms();
+    out.created_ms = clock_.epoch_ms();
     if (!request.conversation_id) {
       out.id = core::make_id("conv_");
-      return out;
+      co_return out;
     }
     out.id = *request.conversation_id;
-    if (busy_conversations_.count(out.id)) {
-      return make_error("conversation_busy", fmt::format("a task of conversation '{}' is still running", out.id),
-                        "wait for it to end, then send the follow-up");
-    }
-    auto stored = deps_.store->get_conversation(out.id);
-    if (!stored) return stored.error();
+    auto stored = co_await deps_.store->get_conversation(out.id);
+    if (!stored) co_return stored.error();
     if (!*stored) {
-      return make_error("conversation_not_found", fmt::format("there is no conversation '{}'", out.id),
-                        "leave out conversationId to start one; every task's answer carries its conversationId");
+      co_return make_error("conversation_not_found", fmt::format("there is no conversation '{}'", out.id),
+                           "leave out conversationId to start one; every task's answer carries its conversationId");
     }
     if ((*stored)->user_id != request.user_id) {
-      return make_error("conversation_forbidden", fmt::format("conversation '{}' belongs to another user", out.id));
+      co_return make_error("conversation_forbidden", fmt::format("conversation '{}' belongs to another user", out.id));
     }
     for (const auto& m : (*stored)->messages) {
       auto message = llm::message_from_json(m);
-      if (!message) return make_error("store_corrupt", "a stored message of the conversation is unreadable");
+      if (!message) co_return make_error("store_corrupt", "a stored message of the conversation is unreadable");
       out.messages.push_back(std::move(*message));
     }
     auto vault = pii::pii_vault::from_json((*stored)->vault);
-    if (!vault) return vault.error();
+    if (!vault) co_return vault.error();
     out.vault = std::make_shared<pii::pii_vault>(std::move(*vault));
     out.created_ms = (*stored)->created_ms;
-    return out;
+    co_return out;
   }
 
   std::shared_ptr<live_task> make_task(task_request request, conversation_start conversation) {
     auto id = core::make_id("task_");
-    auto store = deps_.store;
-    auto task = std::make_shared<live_task>(executor_, id, [store](const store::event_record& e) {
-      auto saved = store->append_event(e);
-      if (!saved) core::log_warn("event {} of task {} not saved: {}", e.seq, e.task_id, saved.error().describe());
-    });
+    auto task = std::make_shared<live_task>(executor_, clock_, id,
+                                            [store = deps_.store, executor = executor_](const store::event_record& e) {
+                                              auto save = save_event(store, e);  // a local: see run_blocking.hpp
+                                              asio::co_spawn(executor, std::move(save), asio::detached);
+                                            });
     auto& r = task->record;
     r.id = id;
     r.user_id = request.user_id;
     r.conversation_id = conversation.id;
     r.task = request.task;
     r.mode = request.mode;
-    r.status = "queued";
-    r.created_ms = now_ms();
+    r.status = task_status::queued;
+    r.created_ms = clock_.epoch_ms();
     task->restore_pii = request.restore_pii;
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
@@ -220,9 +280,19 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     return task;
   }
 
+  // Events are written in the background, in order (the store completes its
+  // calls in the order they were made); the task stored first.
+  static asio::awaitable<void> save_event(std::shared_ptr<store::task_store> store, store::event_record e) {
+    auto seq = e.seq;
+    auto task_id = e.task_id;
+    auto saved = co_await store->append_event(std::move(e));
+    if (!saved) core::log_warn("event {} of task {} not saved: {}", seq, task_id, saved.error().describe());
+  }
+
   void launch(std::shared_ptr<live_task> task) {
     ++running_;
-    asio::co_spawn(executor_, run_task(context(), task),
+    auto run = run_task(context(), task);  // a local: see run_blocking.hpp
+    asio::co_spawn(executor_, std::move(run),
                    [self = shared_from_this(), task](std::exception_ptr) { self->ended(task); });
   }
 
@@ -234,6 +304,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
       queue_.pop_front();
       launch(next);
     }
+    if (running_ == 0 && all_ended_) all_ended_->cancel();
   }
 
   // Subscribers keep their own reference: the task's events outlive this.
@@ -245,24 +316,22 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   asio::any_io_executor executor_;
   agent_dependencies deps_;
   agent_config config_;
+  core::clock& clock_;
   std::map<std::string, std::shared_ptr<live_task>> live_;
   std::deque<std::shared_ptr<live_task>> queue_;
   std::set<std::string> busy_conversations_;
   std::size_t running_ = 0;
+  std::size_t admitting_ = 0;                             // submits between admission and creation
+  std::map<std::string, std::size_t> admitting_by_user_;  // the same, per user
+  core::timer* all_ended_ = nullptr;                      // the shutdown's grace timer, while it waits
   bool stopping_ = false;
 };
 
 }  // namespace
 
 std::shared_ptr<agent_manager> create_agent_manager(const asio::any_io_executor& executor, agent_dependencies deps,
-                                                    agent_config config) {
-  auto interrupted = deps.store->mark_interrupted(now_ms());
-  if (!interrupted) {
-    core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
-  } else if (*interrupted > 0) {
-    core::log_info("{} task(s) of an earlier run were marked interrupted", *interrupted);
-  }
-  return std::make_shared<agent_manager_impl>(executor, std::move(deps), config);
+                                                    agent_config config, core::clock& clock) {
+  return std::make_shared<agent_manager_impl>(executor, std::move(deps), config, clock);
 }
 
 }  // namespace harness::agent

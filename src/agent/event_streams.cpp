@@ -9,6 +9,8 @@ namespace {
 
 namespace asio = boost::asio;
 
+constexpr std::size_t batch_size = 500;  // events read from the store at a time
+
 class live_stream final : public task_event_stream {
  public:
   live_stream(std::shared_ptr<live_task> task, std::int64_t after) : task_(std::move(task)), last_(after) {}
@@ -39,12 +41,12 @@ class stored_stream final : public task_event_stream {
 
   asio::awaitable<std::optional<store::event_record>> next(std::chrono::milliseconds) override {
     if (buffer_.empty() && !done_) {
-      auto batch = store_->events(task_id_, last_, 500);
+      auto batch = co_await store_->events(task_id_, last_, batch_size);
       if (!batch) {
         core::log_warn("events of task {} not read: {}", task_id_, batch.error().describe());
         done_ = true;
       } else {
-        if (batch->size() < 500) done_ = true;
+        if (batch->size() < batch_size) done_ = true;
         buffer_.insert(buffer_.end(), batch->begin(), batch->end());
       }
     }

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/steady_timer.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/execution/data_path.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/llm/types.hpp"
@@ -21,9 +21,13 @@
 
 namespace harness::agent {
 
+// Why a task must stop before its loop ends on its own. Not a task_status:
+// it is a request, which the loop turns into the status it ends with.
+enum class stop_reason { none, cancelled, timed_out, interrupted };
+
 struct live_task {
-  live_task(boost::asio::any_io_executor executor, std::string id, task_events::sink persist)
-      : events(executor, std::move(id), std::move(persist)), deadline_timer(executor) {}
+  live_task(const boost::asio::any_io_executor& executor, core::clock& clock, std::string id, task_events::sink persist)
+      : events(executor, clock, std::move(id), std::move(persist)), deadline_timer(clock.make_timer(executor)) {}
 
   store::task_record record;
   bool restore_pii = true;
@@ -40,19 +44,19 @@ struct live_task {
   bool sandbox_lost = false;  // a sandbox of this task was stopped: the next one gets a note
   std::string sandbox_loss;   // why, for that note
 
-  // Why the task must stop early: "cancelled", "timed_out", "interrupted"; empty while it may go on.
-  std::string stop_reason;
+  // none while it may go on.
+  agent::stop_reason stop = stop_reason::none;
   boost::asio::cancellation_signal llm_cancel;  // aborts the LLM call in flight
   bool llm_in_flight = false;
-  boost::asio::steady_timer deadline_timer;
-  std::chrono::steady_clock::time_point deadline;
-  std::chrono::steady_clock::time_point started;
+  std::unique_ptr<core::timer> deadline_timer;  // the wall-clock limit (on the manager's clock)
+  core::steady_time deadline;
+  core::steady_time started;
   bool finished = false;
 
-  // Stops what is in flight: the LLM call and the sandbox's block.
-  void request_stop(std::string reason) {
-    if (finished || !stop_reason.empty()) return;
-    stop_reason = std::move(reason);
+  // Stops what is in flight: the LLM call and the sandbox's block. The first reason wins.
+  void request_stop(stop_reason reason) {
+    if (finished || stop != stop_reason::none) return;
+    stop = reason;
     if (llm_in_flight) llm_cancel.emit(boost::asio::cancellation_type::terminal);
     if (sandbox) sandbox->kill();
   }

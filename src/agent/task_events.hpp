@@ -12,9 +12,9 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/store/task_store.hpp"
 
 namespace harness::agent {
@@ -23,7 +23,8 @@ class task_events {
  public:
   using sink = std::function<void(const store::event_record&)>;
 
-  task_events(boost::asio::any_io_executor executor, std::string task_id, sink persist);
+  // `clock` stamps the events and times the waits; it must outlive this.
+  task_events(boost::asio::any_io_executor executor, core::clock& clock, std::string task_id, sink persist);
 
   // Records an event (seq = previous + 1) and wakes the waiters.
   void append(std::string type, nlohmann::json data);
@@ -42,13 +43,12 @@ class task_events {
   void notify();
 
   boost::asio::any_io_executor executor_;
+  core::clock& clock_;
   std::string task_id_;
   sink persist_;
   std::vector<store::event_record> events_;
-  std::list<boost::asio::steady_timer*> waiters_;
+  std::list<core::timer*> waiters_;
   bool closed_ = false;
 };
-
-std::int64_t now_ms();
 
 }  // namespace harness::agent

@@ -21,21 +21,21 @@ namespace {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 
 // How far past the task's deadline the LLM call's own deadline lies (see ask_llm).
 constexpr std::chrono::milliseconds deadline_slack{250};
 
 struct loop_end {
-  std::string status;  // succeeded, failed, cancelled, timed_out, interrupted, max_turns, budget_exceeded
-  json error;          // {"code","message","hint"?} or null
-  std::string answer;  // the final text (tokenized), for succeeded
+  task_status status = task_status::failed;  // a terminal one
+  json error;                                // {"code","message","hint"?} or null
+  std::string answer;                        // the final text (tokenized), for succeeded
 };
 
-json error_json(const harness::error& e) {
-  json out{{"code", e.code}, {"message", e.message}};
-  if (!e.hint.empty()) out["hint"] = e.hint;
-  return out;
+// Waits out the task's wall-clock limit; stops the task when it passes.
+// finish() cancels the timer, which ends this.
+asio::awaitable<void> watch_deadline(std::shared_ptr<live_task> task) {
+  bool expired = co_await task->deadline_timer->wait();
+  if (expired) task->request_stop(stop_reason::timed_out);
 }
 
 class task_run {
@@ -51,13 +51,13 @@ class task_run {
       inputs.skills = co_await blocking([&] { return ctx_.deps.files->skills(task_->record.user_id); });
     }
     task_->transcript->set_system(std::move(inputs));
-    start();
+    co_await start();
     loop_end end;
     try {
       end = co_await turns();
     } catch (const std::exception& e) {
       core::log_error("task {} failed unexpectedly: {}", task_->record.id, e.what());
-      end = {"failed",
+      end = {task_status::failed,
              error_json(make_error("internal_error", "the task failed inside the server", "see the server log")),
              {}};
     }
@@ -65,19 +65,18 @@ class task_run {
   }
 
  private:
-  void start() {
+  asio::awaitable<void> start() {
     auto& record = task_->record;
-    record.status = "running";
-    record.started_ms = now_ms();
-    task_->started = clock_type::now();
+    record.status = task_status::running;
+    record.started_ms = ctx_.clock.epoch_ms();
+    task_->started = ctx_.clock.steady_now();
     task_->deadline = task_->started + ctx_.config.task_timeout;
-    persist();
-    task_->events.append("status", {{"status", "running"}});
     // The wall-clock limit: stops whatever is in flight when it passes.
-    task_->deadline_timer.expires_at(task_->deadline);
-    task_->deadline_timer.async_wait([task = task_](const boost::system::error_code& ec) {
-      if (!ec) task->request_stop("timed_out");
-    });
+    task_->deadline_timer->expires_at(task_->deadline);
+    auto watch = watch_deadline(task_);  // a local: GCC 12 and temporaries, see run_blocking.hpp
+    asio::co_spawn(ctx_.executor, std::move(watch), asio::detached);
+    task_->events.append("status", {{"status", to_string(task_status::running)}});
+    co_await persist();
   }
 
   // Blocking work (the skills listed in the prompt) on the thread pool.
@@ -97,40 +96,43 @@ class task_run {
   }
 
   std::optional<loop_end> stopped() const {
-    const auto& why = task_->stop_reason;
-    if (why.empty()) return std::nullopt;
-    if (why == "cancelled") {
-      return loop_end{
-          "cancelled", error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")), {}};
+    switch (task_->stop) {
+      case stop_reason::none:
+        return std::nullopt;
+      case stop_reason::cancelled:
+        return loop_end{task_status::cancelled,
+                        error_json(make_error("cancelled", "the task was cancelled (DELETE /tasks/{id})")),
+                        {}};
+      case stop_reason::timed_out:
+        return loop_end{
+            task_status::timed_out,
+            error_json(make_error("task_timeout",
+                                  fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
+                                  "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
+            {}};
+      case stop_reason::interrupted:
+        return loop_end{
+            task_status::interrupted,
+            error_json(make_error("interrupted", "the server shut down while the task ran", "submit the task again")),
+            {}};
     }
-    if (why == "timed_out") {
-      return loop_end{
-          "timed_out",
-          error_json(make_error("task_timeout",
-                                fmt::format("the task ran past its limit of {} ms", ctx_.config.task_timeout.count()),
-                                "raise AGENT_TASK_TIMEOUT_MS, or ask for less in one task")),
-          {}};
-    }
-    return loop_end{
-        "interrupted",
-        error_json(make_error("interrupted", "the server shut down while the task ran", "submit the task again")),
-        {}};
+    return std::nullopt;
   }
 
   asio::awaitable<loop_end> turns() {
     for (int turn = 1;; ++turn) {
       if (auto stop = stopped()) co_return *stop;
-      if (fatal_) co_return loop_end{"failed", *fatal_, {}};
+      if (fatal_) co_return loop_end{task_status::failed, *fatal_, {}};
       if (turn > ctx_.config.max_turns) {
         co_return loop_end{
-            "max_turns",
+            task_status::max_turns,
             error_json(make_error(
                 "max_turns", fmt::format("the task used its {} turns without a final answer", ctx_.config.max_turns),
                 "raise AGENT_MAX_TURNS, or split the task")),
             {}};
       }
       if (tokens_used() > ctx_.config.token_budget) {
-        co_return loop_end{"budget_exceeded",
+        co_return loop_end{task_status::budget_exceeded,
                            error_json(make_error("budget_exceeded",
                                                  fmt::format("the task used {} tokens; its budget is {}", tokens_used(),
                                                              ctx_.config.token_budget),
@@ -141,15 +143,15 @@ class task_run {
       task_->events.append("llm_start", {{"turn", turn}});
       auto answer = co_await ask_llm();
       // A late timer (a busy machine) still counts the call as cut by the limit.
-      if (!answer && clock_type::now() >= task_->deadline) task_->request_stop("timed_out");
+      if (!answer && ctx_.clock.steady_now() >= task_->deadline) task_->request_stop(stop_reason::timed_out);
       if (auto stop = stopped()) co_return *stop;
       if (!answer) {
         task_->events.append("error", error_json(answer.error()));
-        co_return loop_end{"failed", error_json(answer.error()), {}};
+        co_return loop_end{task_status::failed, error_json(answer.error()), {}};
       }
-      account(*answer, turn);
+      co_await account(*answer, turn);
       task_->transcript->add_assistant(*answer);
-      if (answer->tool_calls.empty()) co_return loop_end{"succeeded", nullptr, answer->text};
+      if (answer->tool_calls.empty()) co_return loop_end{task_status::succeeded, nullptr, answer->text};
       for (const auto& call : answer->tool_calls) {
         // Every call gets its answer, even after a stop, so the transcript stays well-formed.
         co_await run_call(call, turn);
@@ -165,7 +167,8 @@ class task_run {
     request.tools.push_back(llm::execute_code_tool());
     // The task's own timer owns the wall-clock limit; the provider's deadline
     // is a backstop just after it, so a call cut by the limit ends as
-    // timed_out rather than racing it as an LLM timeout.
+    // timed_out rather than racing it as an LLM timeout. (The provider reads
+    // the real steady clock: with a fake clock this backstop means nothing.)
     request.deadline = task_->deadline + deadline_slack;
     task_->llm_in_flight = true;
     // Spawned with the task's cancellation slot, so DELETE /tasks/{id} or the
@@ -178,12 +181,12 @@ class task_run {
     co_return answer;
   }
 
-  void account(const llm::llm_turn& answer, int turn) {
+  asio::awaitable<void> account(const llm::llm_turn& answer, int turn) {
     auto& record = task_->record;
     record.input_tokens += answer.usage.input_tokens;
     record.output_tokens += answer.usage.output_tokens;
-    auto ledger = ctx_.deps.store->record_usage(record.user_id, record.id, answer.usage.input_tokens,
-                                                answer.usage.output_tokens, now_ms());
+    auto ledger = co_await ctx_.deps.store->record_usage(record.user_id, record.id, answer.usage.input_tokens,
+                                                         answer.usage.output_tokens, ctx_.clock.epoch_ms());
     if (!ledger) core::log_warn("task {}: usage not recorded: {}", record.id, ledger.error().describe());
     task_->events.append(
         "llm_end",
@@ -201,7 +204,7 @@ class task_run {
       problem = "there is no tool '" + call.name + "'; the only tool is execute_code {\"code\": \"...\"}";
     } else if (!call.arguments.is_object() || !call.arguments.contains("code") || !call.arguments["code"].is_string()) {
       problem = "execute_code needs a JSON object {\"code\": \"<JavaScript>\"}";
-    } else if (!task_->stop_reason.empty() || fatal_) {
+    } else if (task_->stop != stop_reason::none || fatal_) {
       problem = "not run: the task is ending";
     }
     if (!problem.empty()) {
@@ -239,7 +242,7 @@ class task_run {
     task_->sandbox = std::move(*opened);
     task_->events.append("sandbox", {{"warm", task_->sandbox->warm()}});
     // A stop requested while the sandbox started must reach it too.
-    if (!task_->stop_reason.empty()) task_->sandbox->kill();
+    if (task_->stop != stop_reason::none) task_->sandbox->kill();
     co_return true;
   }
 
@@ -258,7 +261,7 @@ class task_run {
       co_return block_observation{
           transcript.from_sandbox("error: no sandbox could be started: " + fresh.error().describe()), true};
     }
-    auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline - clock_type::now());
+    auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline - ctx_.clock.steady_now());
     auto timeout = std::clamp(remaining, std::chrono::milliseconds(1), ctx_.config.exec_timeout);
     auto outcome = co_await task_->sandbox->exec(std::move(code), timeout);
 
@@ -316,7 +319,7 @@ class task_run {
   }
 
   asio::awaitable<void> finish(loop_end end) {
-    task_->deadline_timer.cancel();
+    task_->deadline_timer->cancel();
     if (task_->sandbox) {
       auto sandbox = std::move(task_->sandbox);
       co_await sandbox->close();
@@ -324,24 +327,25 @@ class task_run {
     auto& record = task_->record;
     record.status = end.status;
     record.error = end.error;
-    if (end.status == "succeeded") {
+    if (end.status == task_status::succeeded) {
       record.result = task_->restore_pii ? pii::detokenize(end.answer, *task_->vault) : end.answer;
     }
-    record.finished_ms = now_ms();
+    record.finished_ms = ctx_.clock.epoch_ms();
     record.transcript = transcript_json(*task_);
-    save_conversation(ctx_, *task_);
-    persist();
-    if (end.status == "succeeded") task_->events.append("final", {{"result", record.result}});
+    co_await save_conversation(ctx_, *task_);
+    co_await persist();
+    if (end.status == task_status::succeeded) task_->events.append("final", {{"result", record.result}});
     json summary = task_summary(record);
     task_->events.append("end", summary);
     task_->events.close();
     task_->finished = true;
     if (ctx_.deps.on_task_end) ctx_.deps.on_task_end(end.status);
-    core::log_info("task {} ended: {} after {} turn(s), {} tokens", record.id, end.status, record.turns, tokens_used());
+    core::log_info("task {} ended: {} after {} turn(s), {} tokens", record.id, to_string(end.status), record.turns,
+                   tokens_used());
   }
 
-  void persist() {
-    auto saved = ctx_.deps.store->update_task(task_->record);
+  asio::awaitable<void> persist() {
+    auto saved = co_await ctx_.deps.store->update_task(task_->record);
     if (!saved) core::log_error("task {} not saved: {}", task_->record.id, saved.error().describe());
   }
 
@@ -357,21 +361,21 @@ asio::awaitable<void> run_task(loop_context context, std::shared_ptr<live_task> 
   co_await run.run();
 }
 
-void finish_unstarted(const loop_context& context, live_task& task, const std::string& status) {
-  auto& record = task.record;
+asio::awaitable<void> finish_unstarted(loop_context context, std::shared_ptr<live_task> task, task_status status) {
+  auto& record = task->record;
   record.status = status;
-  record.error = status == "cancelled"
+  record.error = status == task_status::cancelled
                      ? error_json(make_error("cancelled", "the task was cancelled before it started"))
                      : error_json(make_error("interrupted", "the server shut down before the task started",
                                              "submit the task again"));
-  record.finished_ms = now_ms();
-  record.transcript = transcript_json(task);
-  auto saved = context.deps.store->update_task(record);
-  if (!saved) core::log_error("task {} not saved: {}", record.id, saved.error().describe());
-  task.events.append("end", task_summary(record));
-  task.events.close();
-  task.finished = true;
+  record.finished_ms = context.clock.epoch_ms();
+  record.transcript = transcript_json(*task);
+  task->events.append("end", task_summary(record));
+  task->events.close();
+  task->finished = true;
   if (context.deps.on_task_end) context.deps.on_task_end(status);
+  auto saved = co_await context.deps.store->update_task(record);
+  if (!saved) core::log_error("task {} not saved: {}", record.id, saved.error().describe());
 }
 
 }  // namespace harness::agent

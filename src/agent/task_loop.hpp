@@ -16,12 +16,15 @@ struct loop_context {
   boost::asio::any_io_executor executor;
   const agent_dependencies& deps;
   const agent_config& config;
+  core::clock& clock;
 };
 
 // Never throws; always leaves the task finished, recorded and its sandbox removed.
 boost::asio::awaitable<void> run_task(loop_context context, std::shared_ptr<live_task> task);
 
-// Ends a task that never ran (cancelled or interrupted while queued).
-void finish_unstarted(const loop_context& context, live_task& task, const std::string& status);
+// Ends a task that never ran (cancelled or interrupted while queued): it is
+// finished in memory at once, then stored.
+boost::asio::awaitable<void> finish_unstarted(loop_context context, std::shared_ptr<live_task> task,
+                                              task_status status);
 
 }  // namespace harness::agent

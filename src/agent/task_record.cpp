@@ -1,22 +1,15 @@
 #include "task_record.hpp"
 
-#include <ctime>
-
-#include <fmt/format.h>
-
 #include "harness/core/logging.hpp"
 
 namespace harness::agent {
 
 using json = nlohmann::json;
 
-json iso_time(std::int64_t epoch_ms) {
-  if (epoch_ms <= 0) return nullptr;
-  std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                     utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(epoch_ms % 1000));
+json error_json(const harness::error& e) {
+  json out{{"code", e.code}, {"message", e.message}};
+  if (!e.hint.empty()) out["hint"] = e.hint;
+  return out;
 }
 
 json transcript_json(const live_task& task) {
@@ -28,7 +21,7 @@ json transcript_json(const live_task& task) {
 json task_summary(const store::task_record& r) {
   json out{{"taskId", r.id},
            {"conversationId", r.conversation_id},
-           {"status", r.status},
+           {"status", to_string(r.status)},
            {"result", r.result},
            {"turns", r.turns},
            {"usage", {{"inputTokens", r.input_tokens}, {"outputTokens", r.output_tokens}}},
@@ -37,19 +30,27 @@ json task_summary(const store::task_record& r) {
   return out;
 }
 
-json task_view(const store::task_record& r, bool with_transcript) {
-  json out = task_summary(r);
-  out["userId"] = r.user_id;
-  out["task"] = r.task;
-  out["mode"] = r.mode;
-  out["createdAt"] = iso_time(r.created_ms);
-  out["startedAt"] = iso_time(r.started_ms);
-  out["finishedAt"] = iso_time(r.finished_ms);
-  if (with_transcript) out["transcript"] = r.transcript;
-  return out;
+task_view view_of(const store::task_record& r, bool with_transcript) {
+  task_view v;
+  v.task_id = r.id;
+  v.user_id = r.user_id;
+  v.conversation_id = r.conversation_id;
+  v.task = r.task;
+  v.mode = r.mode;
+  v.status = r.status;
+  v.result = r.result;
+  v.error = r.error;
+  v.turns = r.turns;
+  v.input_tokens = r.input_tokens;
+  v.output_tokens = r.output_tokens;
+  v.created_ms = r.created_ms;
+  v.started_ms = r.started_ms;
+  v.finished_ms = r.finished_ms;
+  if (with_transcript) v.transcript = r.transcript;
+  return v;
 }
 
-void save_conversation(const loop_context& context, const live_task& task) {
+boost::asio::awaitable<void> save_conversation(const loop_context& context, const live_task& task) {
   store::conversation_record c;
   c.id = task.record.conversation_id;
   c.user_id = task.record.user_id;
@@ -57,8 +58,8 @@ void save_conversation(const loop_context& context, const live_task& task) {
   for (const auto& m : task.transcript->messages()) c.messages.push_back(llm::to_json(m));
   c.vault = task.vault->to_json();
   c.created_ms = task.conversation_created_ms;
-  c.updated_ms = now_ms();
-  auto saved = context.deps.store->save_conversation(c);
+  c.updated_ms = context.clock.epoch_ms();
+  auto saved = co_await context.deps.store->save_conversation(c);
   if (!saved) core::log_error("conversation {} not saved: {}", c.id, saved.error().describe());
 }
 

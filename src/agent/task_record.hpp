@@ -1,9 +1,11 @@
-// The JSON shapes of a task (its view, its summary, its transcript) and the
-// conversation write-back at a task's end.
+// A task's record as the service shows it (task_view), the summary its "end"
+// event carries, and the conversation write-back at a task's end.
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/agent/agent_manager.hpp"
 #include "harness/store/task_store.hpp"
 #include "live_task.hpp"
 #include "task_loop.hpp"
@@ -13,16 +15,17 @@ namespace harness::agent {
 // The messages as the LLM saw them (tokenized), system prompt first.
 nlohmann::json transcript_json(const live_task& task);
 
-// {"taskId","conversationId","status","result","error"?,"turns","usage","durationMs"}
+// The data of a task's "end" event: {"taskId","conversationId","status",
+// "result","error"?,"turns","usage","durationMs"}.
 nlohmann::json task_summary(const store::task_record& record);
 
-// task_summary plus userId, task, mode, createdAt, startedAt, finishedAt, and the transcript when asked.
-nlohmann::json task_view(const store::task_record& record, bool with_transcript);
+// The view of a record; with_transcript copies its transcript in.
+task_view view_of(const store::task_record& record, bool with_transcript);
 
 // Stores the conversation's messages (this task's included) and its vault.
-void save_conversation(const loop_context& context, const live_task& task);
+boost::asio::awaitable<void> save_conversation(const loop_context& context, const live_task& task);
 
-// "2026-11-30T01:02:03.456Z", or null for 0.
-nlohmann::json iso_time(std::int64_t epoch_ms);
+// "{code, message, hint?}" of an error, as task records and events hold it.
+nlohmann::json error_json(const harness::error& e);
 
 }  // namespace harness::agent

@@ -5,8 +5,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/llm/http_transport.hpp"
 #include "harness/llm/provider.hpp"
@@ -23,22 +23,18 @@ std::string missing_llm_setting(const llm::llm_config& config, const core::setti
 }
 
 std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
-                                      boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
-                                      const store::store_config& config) {
+                                      std::shared_ptr<store::task_store> store, const store::store_config& config) {
   namespace asio = boost::asio;
   if (config.retention.count() == 0) return {};
   auto timer = std::make_shared<asio::steady_timer>(executor);
-  auto loop = [timer, store, config, worker = background.get_executor()]() -> asio::awaitable<void> {
+  auto loop = [timer, store, config]() -> asio::awaitable<void> {
     for (;;) {
-      auto apply = [store, config] {
-        auto now =
-            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-                .count();
-        return store::apply_retention(*store, config, now);
-      };
-      auto removed = co_await core::run_blocking(worker, apply);
-      if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
-      if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
+      auto now = core::real_clock().epoch_ms();
+      if (auto cutoff = store::retention_cutoff_ms(config, now)) {
+        auto removed = co_await store->delete_finished_before(*cutoff);
+        if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
+        if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
+      }
       timer->expires_after(std::chrono::hours(1));
       auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
       if (ec) co_return;
@@ -48,10 +44,21 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   return [timer] { timer->cancel(); };
 }
 
+result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config) {
+  auto backend = store::open_blocking_sqlite_store(config.path);
+  if (!backend) return backend.error();
+  auto interrupted = (*backend)->mark_interrupted(core::real_clock().epoch_ms());
+  if (!interrupted) {
+    core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
+  } else if (*interrupted > 0) {
+    core::log_info("{} task(s) of an earlier run were marked interrupted", *interrupted);
+  }
+  return store::run_on_store_thread(std::move(*backend));
+}
+
 void register_task_metrics(core::metrics_registry& metrics, const std::shared_ptr<agent::agent_manager>& manager) {
-  for (const char* status :
-       {"succeeded", "failed", "cancelled", "timed_out", "interrupted", "max_turns", "budget_exceeded"}) {
-    core::task_counter(metrics).with({status});
+  for (auto status : store::all_task_statuses) {
+    if (store::is_terminal(status)) core::task_counter(metrics).with({to_string(status)});
   }
   // Read at scrape time, on the I/O thread like the manager itself; the weak
   // pointer keeps a scrape after shutdown from touching a destroyed manager.
@@ -94,10 +101,10 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();
   if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
-  auto store = store::open_sqlite_store(store_config->path);
+  auto store = open_task_store(*store_config);
   if (!store) return store.error();
   out.health.push_back(store::store_health(*store));
-  out.stop_retention = start_retention(executor, background, *store, *store_config);
+  out.stop_retention = start_retention(executor, *store, *store_config);
 
   agent::agent_dependencies deps;
   deps.llm = *provider;
@@ -109,8 +116,8 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.blocking = background.get_executor();
   deps.metrics = inputs.metrics;
   if (inputs.metrics) {
-    deps.on_task_end = [tasks = &core::task_counter(*inputs.metrics)](const std::string& status) {
-      tasks->with({status}).inc();
+    deps.on_task_end = [tasks = &core::task_counter(*inputs.metrics)](store::task_status status) {
+      tasks->with({to_string(status)}).inc();
     };
   }
   deps.servers = [registry = inputs.registry] {
@@ -118,7 +125,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
     for (const auto& tool : registry->list("")) names.push_back(tool.value("name", std::string()));
     return agent::servers_from_tool_names(names);
   };
-  out.manager = agent::create_agent_manager(executor, std::move(deps), *config);
+  out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());
   if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);
   core::log_info("agent ready: {} provider, store {}", llm_config.provider, store_config->path.string());
   return out;

@@ -39,17 +39,21 @@ struct agent_parts {
 };
 
 // Deletes finished tasks older than TASK_RETENTION_HOURS at start-up and then
-// hourly: the timer runs on `executor`, the deletes (disk work) on `background`.
+// hourly: the timer runs on `executor`, the deletes on the store's own thread.
 // Nothing when retention is 0. The returned function stops it; call it on
 // `executor`'s thread before the io_context goes away.
 std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
-                                      boost::asio::thread_pool& background, std::shared_ptr<store::task_store> store,
-                                      const store::store_config& config);
+                                      std::shared_ptr<store::task_store> store, const store::store_config& config);
+
+// Opens the SQLite store at start-up (blocking: nothing is served yet), marks
+// the tasks an earlier process left queued or running as interrupted, and
+// hands the store to its own thread.
+result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config);
 
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);
 
-// harness_tasks_total{status} (a zero series per final status) and the
+// harness_tasks_total{status} (a zero series per terminal status) and the
 // harness_tasks_running / harness_tasks_queued gauges read from `manager`
 // (0 without one), so /metrics lists them from the first scrape.
 void register_task_metrics(core::metrics_registry& metrics, const std::shared_ptr<agent::agent_manager>& manager);

@@ -9,7 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
-#include "harness/bridge/line_buffer.hpp"
+#include "harness/bridge/frame_lines.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -20,19 +20,13 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 class pipe_frame_channel final : public frame_channel {
  public:
   pipe_frame_channel(const asio::any_io_executor& executor, int read_fd, int write_fd, std::size_t max_line)
-      : in_(executor, read_fd), out_(executor, write_fd), lines_(max_line), max_line_(max_line) {}
+      : in_(executor, read_fd), out_(executor, write_fd), lines_(max_line) {}
 
   asio::awaitable<result<std::string>> read_line() override {
     std::array<char, 65536> chunk;
     for (;;) {
       if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
-      if (auto item = lines_.next()) {
-        if (item->what == line_buffer::kind::too_long) {
-          co_return make_error("frame_too_large",
-                               "the sandbox wrote a line longer than " + std::to_string(max_line_) + " bytes");
-        }
-        co_return std::move(item->line);
-      }
+      if (auto line = lines_.next()) co_return std::move(*line);
       auto [ec, n] = co_await in_.async_read_some(asio::buffer(chunk), use_tuple);
       if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
       if (ec) co_return make_error("channel_closed", "the runtime's output ended (" + ec.message() + ")");
@@ -58,8 +52,7 @@ class pipe_frame_channel final : public frame_channel {
  private:
   asio::posix::stream_descriptor in_;
   asio::posix::stream_descriptor out_;
-  line_buffer lines_;
-  std::size_t max_line_;
+  frame_lines lines_;
   bool cancelled_ = false;
 };
 

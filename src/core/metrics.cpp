@@ -4,11 +4,18 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <stdexcept>
 #include <variant>
 
 #include <fmt/format.h>
+#include <prometheus/check_names.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
 
 namespace harness::core {
 namespace {
@@ -17,121 +24,77 @@ namespace {
 // text in practice, and a clash would only merge two series.
 constexpr char key_separator = '\x1f';
 
-bool valid_name(std::string_view name, bool allow_colon) {
-  if (name.empty()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (allow_colon && c == ':') ||
-              (i > 0 && c >= '0' && c <= '9');
-    if (!ok) return false;
-  }
-  return true;
-}
-
-void append_escaped(std::string& out, std::string_view text, bool quote) {
+// prometheus-cpp writes HELP text as given; the format wants backslash and
+// newline escaped there.
+std::string escape_help(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
   for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '\n') {
       out += "\\n";
-    } else if (quote && c == '"') {
-      out += "\\\"";
     } else {
       out.push_back(c);
     }
   }
+  return out;
 }
 
-void append_number(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += "NaN";
-  } else if (std::isinf(v)) {
-    out += v > 0 ? "+Inf" : "-Inf";
-  } else {
-    fmt::format_to(std::back_inserter(out), "{}", v);
-  }
-}
-
-// {a="x",b="y"} with an optional extra pair (le for buckets); nothing when there are no labels.
-void append_labels(std::string& out, const std::vector<std::string>& names, const std::vector<std::string>& values,
-                   std::string_view extra_name = {}, std::string_view extra_value = {}) {
-  if (names.empty() && extra_name.empty()) return;
-  out.push_back('{');
-  bool first = true;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!first) out.push_back(',');
-    first = false;
-    out += names[i];
-    out += "=\"";
-    append_escaped(out, i < values.size() ? std::string_view(values[i]) : std::string_view(), true);
-    out.push_back('"');
-  }
-  if (!extra_name.empty()) {
-    if (!first) out.push_back(',');
-    out += extra_name;
-    out += "=\"";
-    out += extra_value;
-    out.push_back('"');
-  }
-  out.push_back('}');
-}
-
-void append_sample(std::string& out, std::string_view name, const std::vector<std::string>& label_names,
-                   const std::vector<std::string>& values, double value) {
-  out += name;
-  append_labels(out, label_names, values);
-  out.push_back(' ');
-  append_number(out, value);
-  out.push_back('\n');
-}
-
-// Integer counts are written exactly (a double would round past 2^53).
-void append_sample(std::string& out, std::string_view name, const std::vector<std::string>& label_names,
-                   const std::vector<std::string>& values, std::uint64_t value) {
-  out += name;
-  append_labels(out, label_names, values);
-  out.push_back(' ');
-  out += std::to_string(value);
-  out.push_back('\n');
-}
-
-std::string_view type_name(metric_type type) {
+prometheus::MetricType library_type(metric_type type) {
   switch (type) {
     case metric_type::counter:
-      return "counter";
+      return prometheus::MetricType::Counter;
     case metric_type::gauge:
-      return "gauge";
+      return prometheus::MetricType::Gauge;
     case metric_type::histogram:
-      return "histogram";
+      return prometheus::MetricType::Histogram;
   }
-  return "untyped";
+  return prometheus::MetricType::Untyped;
+}
+
+// prometheus-cpp keeps a child's labels in a std::map, so they come out sorted
+// by name; put them back in the family's declared order.
+void order_labels(prometheus::ClientMetric& metric, const std::vector<std::string>& names) {
+  std::vector<prometheus::ClientMetric::Label> ordered;
+  ordered.reserve(names.size());
+  for (const auto& name : names) {
+    auto found = std::find_if(metric.label.begin(), metric.label.end(),
+                              [&](const prometheus::ClientMetric::Label& l) { return l.name == name; });
+    ordered.push_back({name, found == metric.label.end() ? std::string() : std::move(found->value)});
+  }
+  metric.label = std::move(ordered);
+}
+
+// With labels in declared order, comparing the label lists compares the values.
+void sort_children(std::vector<prometheus::ClientMetric>& metrics) {
+  std::sort(metrics.begin(), metrics.end(),
+            [](const prometheus::ClientMetric& a, const prometheus::ClientMetric& b) { return a.label < b.label; });
 }
 
 }  // namespace
 
-// ---- histogram ----
+// ---- the metrics ----
 
-histogram::histogram(const std::vector<double>& bounds)
-    : bounds_(bounds), counts_(std::make_unique<std::atomic<std::uint64_t>[]>(bounds.size() + 1)) {}
-
-void histogram::observe(double v) noexcept {
-  // Buckets are few (about a dozen): a linear scan beats a binary search.
-  std::size_t i = 0;
-  while (i < bounds_.size() && v > bounds_[i]) ++i;
-  counts_[i].fetch_add(1, std::memory_order_relaxed);
-  sum_.fetch_add(v, std::memory_order_relaxed);
+void counter::inc(std::uint64_t n) noexcept {
+  impl_.Increment(static_cast<double>(n));
+}
+std::uint64_t counter::value() const noexcept {
+  return static_cast<std::uint64_t>(impl_.Value());
 }
 
-histogram::snapshot histogram::read() const {
-  snapshot s;
-  s.cumulative.resize(bounds_.size() + 1);
-  std::uint64_t running = 0;
-  for (std::size_t i = 0; i <= bounds_.size(); ++i) {
-    running += counts_[i].load(std::memory_order_relaxed);
-    s.cumulative[i] = running;
-  }
-  s.sum = sum_.load(std::memory_order_relaxed);
-  return s;
+void gauge::set(double v) noexcept {
+  impl_.Set(v);
+}
+void gauge::add(double v) noexcept {
+  impl_.Increment(v);
+}
+double gauge::value() const noexcept {
+  return impl_.Value();
+}
+
+void histogram::observe(double v) {
+  impl_.Observe(v);
 }
 
 const std::vector<double>& default_latency_buckets() {
@@ -141,22 +104,6 @@ const std::vector<double>& default_latency_buckets() {
 }
 
 // ---- family ----
-
-template <class Metric>
-std::unique_ptr<typename family<Metric>::child> family<Metric>::make_child(
-    std::initializer_list<std::string_view> values) const {
-  std::vector<std::string> kept;
-  kept.reserve(label_names_.size());
-  auto it = values.begin();
-  for (std::size_t i = 0; i < label_names_.size(); ++i, it = it == values.end() ? it : std::next(it)) {
-    kept.emplace_back(it == values.end() ? std::string_view() : *it);
-  }
-  if constexpr (std::is_same_v<Metric, histogram>) {
-    return std::unique_ptr<child>(new child{std::move(kept), histogram(bounds_)});
-  } else {
-    return std::unique_ptr<child>(new child{std::move(kept), {}});
-  }
-}
 
 template <class Metric>
 Metric& family<Metric>::with(std::initializer_list<std::string_view> values) {
@@ -186,26 +133,25 @@ Metric& family<Metric>::with(std::initializer_list<std::string_view> values) {
   {
     std::shared_lock lock(mutex_);
     auto found = children_.find(key);
-    if (found != children_.end()) return found->second->metric;
+    if (found != children_.end()) return found->second;
   }
   std::unique_lock lock(mutex_);
   auto found = children_.find(key);
-  if (found != children_.end()) return found->second->metric;
-  auto inserted = children_.emplace(std::string(key), make_child(values));
-  return inserted.first->second->metric;
-}
+  if (found != children_.end()) return found->second;
 
-template <class Metric>
-void family<Metric>::for_each(const std::function<void(const std::vector<std::string>&, const Metric&)>& fn) const {
-  std::vector<const child*> sorted;
-  {
-    std::shared_lock lock(mutex_);
-    sorted.reserve(children_.size());
-    for (const auto& [key, c] : children_) sorted.push_back(c.get());
+  prometheus::Labels labels;
+  auto it = values.begin();
+  for (const auto& name : label_names_) {
+    labels.emplace(name, it == values.end() ? std::string() : std::string(*it));
+    if (it != values.end()) ++it;
   }
-  // Children are never removed, so the pointers outlive the lock.
-  std::sort(sorted.begin(), sorted.end(), [](const child* a, const child* b) { return a->values < b->values; });
-  for (const child* c : sorted) fn(c->values, c->metric);
+  typename Metric::impl_type* impl = nullptr;
+  if constexpr (std::is_same_v<Metric, histogram>) {
+    impl = &impl_.Add(labels, bounds_);
+  } else {
+    impl = &impl_.Add(labels);
+  }
+  return children_.try_emplace(std::string(key), *impl).first->second;
 }
 
 template class family<counter>;
@@ -215,24 +161,68 @@ template class family<histogram>;
 // ---- registry ----
 
 struct metrics_registry::entry {
-  std::string help;
+  std::string help;  // escaped for the HELP line
   metric_type type;
   std::vector<std::string> labels;
   std::variant<std::monostate, family<counter>, family<gauge>, family<histogram>> metrics;
   sample_callback callback;  // set for callback metrics
   std::mutex callback_mutex;
 
-  entry(std::string_view h, metric_type t, std::vector<std::string> l) : help(h), type(t), labels(std::move(l)) {}
+  entry(std::string_view h, metric_type t, std::vector<std::string> l)
+      : help(escape_help(h)), type(t), labels(std::move(l)) {}
+
+  // This family as prometheus-cpp's serializer takes it: listed even when empty.
+  prometheus::MetricFamily collect(const std::string& name) {
+    prometheus::MetricFamily out;
+    std::visit(
+        [&](auto& f) {
+          if constexpr (!std::is_same_v<std::decay_t<decltype(f)>, std::monostate>) {
+            auto collected = f.impl_.Collect();  // empty when the family has no child
+            if (!collected.empty()) out = std::move(collected.front());
+          }
+        },
+        metrics);
+    out.name = name;
+    out.help = help;
+    out.type = library_type(type);
+    if (std::holds_alternative<std::monostate>(metrics)) collect_callback(out);
+    for (auto& m : out.metric) order_labels(m, labels);
+    sort_children(out.metric);
+    return out;
+  }
+
+  void collect_callback(prometheus::MetricFamily& out) {
+    std::vector<sample> samples;
+    {
+      std::lock_guard lock(callback_mutex);
+      if (callback) samples = callback();
+    }
+    out.metric.reserve(samples.size());
+    for (auto& s : samples) {
+      prometheus::ClientMetric m;
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        m.label.push_back({labels[i], i < s.labels.size() ? std::move(s.labels[i]) : std::string()});
+      }
+      if (type == metric_type::counter) {
+        m.counter.value = s.value;
+      } else {
+        m.gauge.value = s.value;
+      }
+      out.metric.push_back(std::move(m));
+    }
+  }
 };
 
-metrics_registry::metrics_registry() = default;
+metrics_registry::metrics_registry() : registry_(std::make_unique<prometheus::Registry>()) {}
 metrics_registry::~metrics_registry() = default;
 
 metrics_registry::entry& metrics_registry::find_or_add(std::string_view name, std::string_view help, metric_type type,
                                                        const std::vector<std::string>& labels) {
-  if (!valid_name(name, /*allow_colon=*/true)) throw std::invalid_argument(fmt::format("bad metric name '{}'", name));
+  if (!prometheus::CheckMetricName(std::string(name))) {
+    throw std::invalid_argument(fmt::format("bad metric name '{}'", name));
+  }
   for (const auto& label : labels) {
-    if (!valid_name(label, false) || label.starts_with("__") || label == "le") {
+    if (!prometheus::CheckLabelName(label) || label == "le") {
       throw std::invalid_argument(fmt::format("bad label name '{}' on metric {}", label, name));
     }
   }
@@ -252,7 +242,10 @@ family<counter>& metrics_registry::counters(std::string_view name, std::string_v
   std::lock_guard lock(mutex_);
   entry& e = find_or_add(name, help, metric_type::counter, labels);
   if (e.callback) throw std::invalid_argument(fmt::format("metric {} is a callback metric", name));
-  if (!std::holds_alternative<family<counter>>(e.metrics)) e.metrics.emplace<family<counter>>(std::move(labels));
+  if (!std::holds_alternative<family<counter>>(e.metrics)) {
+    auto& impl = prometheus::BuildCounter().Name(std::string(name)).Help(e.help).Register(*registry_);
+    e.metrics.emplace<family<counter>>(impl, std::move(labels));
+  }
   return std::get<family<counter>>(e.metrics);
 }
 
@@ -260,7 +253,10 @@ family<gauge>& metrics_registry::gauges(std::string_view name, std::string_view 
   std::lock_guard lock(mutex_);
   entry& e = find_or_add(name, help, metric_type::gauge, labels);
   if (e.callback) throw std::invalid_argument(fmt::format("metric {} is a callback metric", name));
-  if (!std::holds_alternative<family<gauge>>(e.metrics)) e.metrics.emplace<family<gauge>>(std::move(labels));
+  if (!std::holds_alternative<family<gauge>>(e.metrics)) {
+    auto& impl = prometheus::BuildGauge().Name(std::string(name)).Help(e.help).Register(*registry_);
+    e.metrics.emplace<family<gauge>>(impl, std::move(labels));
+  }
   return std::get<family<gauge>>(e.metrics);
 }
 
@@ -273,7 +269,8 @@ family<histogram>& metrics_registry::histograms(std::string_view name, std::stri
   std::lock_guard lock(mutex_);
   entry& e = find_or_add(name, help, metric_type::histogram, labels);
   if (auto* existing = std::get_if<family<histogram>>(&e.metrics)) return *existing;
-  e.metrics.emplace<family<histogram>>(std::move(labels), std::move(bounds));
+  auto& impl = prometheus::BuildHistogram().Name(std::string(name)).Help(e.help).Register(*registry_);
+  e.metrics.emplace<family<histogram>>(impl, std::move(labels), std::move(bounds));
   return std::get<family<histogram>>(e.metrics);
 }
 
@@ -290,58 +287,13 @@ void metrics_registry::add_callback(std::string_view name, std::string_view help
 }
 
 std::string metrics_registry::render() const {
-  std::string out;
-  std::lock_guard lock(mutex_);
-  for (const auto& [name, e] : entries_) {
-    out += "# HELP ";
-    out += name;
-    out.push_back(' ');
-    append_escaped(out, e->help, false);
-    out += "\n# TYPE ";
-    out += name;
-    out.push_back(' ');
-    out += type_name(e->type);
-    out.push_back('\n');
-    if (const auto* c = std::get_if<family<counter>>(&e->metrics)) {
-      c->for_each([&](const std::vector<std::string>& values, const counter& m) {
-        append_sample(out, name, e->labels, values, m.value());
-      });
-    } else if (const auto* g = std::get_if<family<gauge>>(&e->metrics)) {
-      g->for_each([&](const std::vector<std::string>& values, const gauge& m) {
-        append_sample(out, name, e->labels, values, m.value());
-      });
-    } else if (const auto* h = std::get_if<family<histogram>>(&e->metrics)) {
-      h->for_each([&](const std::vector<std::string>& values, const histogram& m) {
-        auto snap = m.read();
-        const auto& bounds = m.bounds();
-        for (std::size_t i = 0; i <= bounds.size(); ++i) {
-          std::string le;
-          if (i < bounds.size()) {
-            append_number(le, bounds[i]);
-          } else {
-            le = "+Inf";
-          }
-          out += name;
-          out += "_bucket";
-          append_labels(out, e->labels, values, "le", le);
-          out.push_back(' ');
-          out += std::to_string(snap.cumulative[i]);
-          out.push_back('\n');
-        }
-        append_sample(out, name + "_sum", e->labels, values, snap.sum);
-        append_sample(out, name + "_count", e->labels, values, snap.cumulative.back());
-      });
-    } else {
-      std::vector<sample> samples;
-      {
-        std::lock_guard callback_lock(e->callback_mutex);
-        if (e->callback) samples = e->callback();
-      }
-      std::sort(samples.begin(), samples.end(), [](const sample& a, const sample& b) { return a.labels < b.labels; });
-      for (const auto& s : samples) append_sample(out, name, e->labels, s.labels, s.value);
-    }
+  std::vector<prometheus::MetricFamily> families;
+  {
+    std::lock_guard lock(mutex_);
+    families.reserve(entries_.size());
+    for (const auto& [name, e] : entries_) families.push_back(e->collect(name));
   }
-  return out;
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 // ---- the project's shared metrics ----

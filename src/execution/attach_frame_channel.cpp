@@ -1,6 +1,6 @@
 #include "harness/execution/attach_frame_channel.hpp"
 
-#include "harness/bridge/line_buffer.hpp"
+#include "harness/bridge/frame_lines.hpp"
 #include "harness/core/logging.hpp"
 
 namespace harness::execution {
@@ -17,18 +17,12 @@ constexpr std::size_t stderr_log_cap = 64 * 1024;
 class attach_frame_channel final : public bridge::frame_channel {
  public:
   attach_frame_channel(docker::attach_stream& stream, std::string label, std::size_t max_line)
-      : stream_(stream), label_(std::move(label)), lines_(max_line), max_line_(max_line) {}
+      : stream_(stream), label_(std::move(label)), lines_(max_line) {}
 
   asio::awaitable<result<std::string>> read_line() override {
     for (;;) {
       if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
-      if (auto item = lines_.next()) {
-        if (item->what == bridge::line_buffer::kind::too_long) {
-          co_return make_error("frame_too_large",
-                               "the sandbox wrote a line longer than " + std::to_string(max_line_) + " bytes");
-        }
-        co_return std::move(item->line);
-      }
+      if (auto line = lines_.next()) co_return std::move(*line);
       auto chunk = co_await stream_.read(read_slice);
       if (cancelled_) co_return make_error("cancelled", "the channel was cancelled");
       if (!chunk) {
@@ -69,8 +63,7 @@ class attach_frame_channel final : public bridge::frame_channel {
 
   docker::attach_stream& stream_;
   std::string label_;
-  bridge::line_buffer lines_;
-  std::size_t max_line_;
+  bridge::frame_lines lines_;
   std::size_t stderr_logged_ = 0;
   bool cancelled_ = false;
 };

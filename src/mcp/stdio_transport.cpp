@@ -12,10 +12,10 @@
 
 #include "child_process.hpp"
 #include "harness/core/async_signal.hpp"
+#include "harness/core/line_splitter.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/with_deadline.hpp"
-#include "harness/mcp/line_splitter.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
 
@@ -248,8 +248,8 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   std::deque<std::string> outbox_;
   core::async_signal wake_writer_;      // the outbox has a line, or the transport ends
   message_identity_scanner oversized_;  // reads the stdout line being dropped as too large
-  line_splitter stdout_lines_;
-  line_splitter stderr_lines_;
+  core::line_splitter stdout_lines_;
+  core::line_splitter stderr_lines_;
   std::deque<std::string> stderr_tail_;
   bool closing_ = false;
   bool lost_ = false;

@@ -19,7 +19,6 @@ std::vector<core::setting_spec> sandbox_setting_specs() {
       {"SANDBOX_TMP_MB", "64", "size cap of the /tmp tmpfs in a sandbox"},
       {"SANDBOX_WORKSPACE_MB", "64", "size cap of the /workspace tmpfs in a sandbox"},
       {"SANDBOX_SKILLS_MB", "16", "size cap of the /skills tmpfs in a sandbox"},
-      {"SANDBOX_OUTPUT_LIMIT_BYTES", "1048576", "stdout+stderr kept per code block; past it the block is stopped"},
       {"SANDBOX_NOFILE_LIMIT", "1024", "open files per sandbox process (ulimit -n)"},
       {"SANDBOX_RUNTIME", "", "OCI runtime for sandboxes, e.g. runsc (gVisor); empty: the engine's default"},
       {"SANDBOX_OWNER", "mcp-harness",
@@ -45,14 +44,12 @@ result<sandbox_config> load_sandbox_config(const core::settings& settings) {
     std::int64_t* field;
     std::int64_t min, max;
   };
-  for (auto [name, field, min, max] :
-       {int_setting{"SANDBOX_MEMORY_MB", &c.memory_mb, 32, 1 << 20},
-        int_setting{"SANDBOX_PIDS_LIMIT", &c.pids_limit, 16, 1 << 20},
-        int_setting{"SANDBOX_TMP_MB", &c.tmp_mb, 1, 1 << 20},
-        int_setting{"SANDBOX_WORKSPACE_MB", &c.workspace_mb, 1, 1 << 20},
-        int_setting{"SANDBOX_SKILLS_MB", &c.skills_mb, 1, 1 << 20},
-        int_setting{"SANDBOX_OUTPUT_LIMIT_BYTES", &c.output_limit_bytes, 1024, 1LL << 30},
-        int_setting{"SANDBOX_NOFILE_LIMIT", &c.nofile_limit, 64, 1 << 20}}) {
+  for (auto [name, field, min, max] : {int_setting{"SANDBOX_MEMORY_MB", &c.memory_mb, 32, 1 << 20},
+                                       int_setting{"SANDBOX_PIDS_LIMIT", &c.pids_limit, 16, 1 << 20},
+                                       int_setting{"SANDBOX_TMP_MB", &c.tmp_mb, 1, 1 << 20},
+                                       int_setting{"SANDBOX_WORKSPACE_MB", &c.workspace_mb, 1, 1 << 20},
+                                       int_setting{"SANDBOX_SKILLS_MB", &c.skills_mb, 1, 1 << 20},
+                                       int_setting{"SANDBOX_NOFILE_LIMIT", &c.nofile_limit, 64, 1 << 20}}) {
     auto value = settings.get_int(name, min, max);
     if (!value) return value.error();
     *field = *value;

@@ -24,7 +24,8 @@ std::int64_t wall_clock_ms() {
 }
 
 void bind_task(statement& st, const task_record& t) {
-  st.bind(1, t.id).bind(2, t.user_id).bind(3, t.conversation_id).bind(4, t.task).bind(5, t.mode).bind(6, t.status);
+  st.bind(1, t.id).bind(2, t.user_id).bind(3, t.conversation_id).bind(4, t.task).bind(5, t.mode);
+  st.bind(6, to_string(t.status));
   st.bind_json(7, t.result).bind_json(8, t.error).bind(9, std::int64_t{t.turns});
   st.bind(10, t.input_tokens).bind(11, t.output_tokens);
   st.bind(12, t.created_ms).bind(13, t.started_ms).bind(14, t.finished_ms).bind_json(15, t.transcript);
@@ -37,7 +38,10 @@ result<task_record> read_task(const statement& st) {
   t.conversation_id = st.text(2);
   t.task = st.text(3);
   t.mode = st.text(4);
-  t.status = st.text(5);
+  auto status_text = st.text(5);
+  auto status = task_status_from_string(status_text);
+  if (!status) return make_error("store_corrupt", "task " + t.id + " has an unknown status '" + status_text + "'");
+  t.status = *status;
   auto res = st.json(6, "cannot read task " + t.id);
   if (!res) return res.error();
   auto err = st.json(7, "cannot read task " + t.id);
@@ -60,7 +64,7 @@ std::int64_t clamp_limit(std::size_t limit, std::size_t max) {
   return static_cast<std::int64_t>(std::min(limit, max));
 }
 
-class sqlite_task_store final : public task_store {
+class sqlite_task_store final : public blocking_task_store {
  public:
   explicit sqlite_task_store(detail::opened_database db)
       : db_(std::move(db.db)), path_(std::move(db.path)), version_(db.version), journal_mode_(db.journal_mode) {}
@@ -118,7 +122,8 @@ class sqlite_task_store final : public task_store {
       if (!st) return st.error();
       const bool paged = q.before_ms != 0;
       if (!q.user_id.empty()) st->bind(1, q.user_id);
-      st->bind(2, q.status).bind(3, paged ? q.before_ms : std::numeric_limits<std::int64_t>::max());
+      st->bind(2, q.status ? to_string(*q.status) : std::string_view(""))
+          .bind(3, paged ? q.before_ms : std::numeric_limits<std::int64_t>::max());
       st->bind(4, paged ? std::string_view(q.before_id) : std::string_view());
       st->bind(5, clamp_limit(q.limit, max_list_limit));
       std::vector<task_record> out;
@@ -316,10 +321,16 @@ class sqlite_task_store final : public task_store {
 
 }  // namespace
 
-result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file) {
+result<std::shared_ptr<blocking_task_store>> open_blocking_sqlite_store(const std::filesystem::path& file) {
   auto db = detail::open_database(file, detail::builtin_migrations(), wall_clock_ms());
   if (!db) return db.error();
-  return std::shared_ptr<task_store>(std::make_shared<sqlite_task_store>(std::move(*db)));
+  return std::shared_ptr<blocking_task_store>(std::make_shared<sqlite_task_store>(std::move(*db)));
+}
+
+result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file) {
+  auto backend = open_blocking_sqlite_store(file);
+  if (!backend) return backend.error();
+  return run_on_store_thread(std::move(*backend));
 }
 
 int latest_schema_version() {

@@ -25,10 +25,16 @@ result<store_config> load_store_config(const core::settings& s) {
   return out;
 }
 
-result<std::size_t> apply_retention(task_store& store, const store_config& config, std::int64_t now_ms) {
-  if (config.retention.count() == 0) return std::size_t{0};
+std::optional<std::int64_t> retention_cutoff_ms(const store_config& config, std::int64_t now_ms) {
+  if (config.retention.count() == 0) return std::nullopt;
   const auto keep_ms = std::chrono::duration_cast<std::chrono::milliseconds>(config.retention).count();
-  return store.delete_finished_before(now_ms - keep_ms);
+  return now_ms - keep_ms;
+}
+
+result<std::size_t> apply_retention(blocking_task_store& store, const store_config& config, std::int64_t now_ms) {
+  auto cutoff = retention_cutoff_ms(config, now_ms);
+  if (!cutoff) return std::size_t{0};
+  return store.delete_finished_before(*cutoff);
 }
 
 }  // namespace harness::store

@@ -96,16 +96,15 @@ class AgentEndToEnd : public ::testing::Test {
     return r->json();
   }
 
-  // Polls GET /tasks/{id} until the task has ended.
+  // Waits for the task to end: its event stream (GET /tasks/{id}/events)
+  // closes once the task has ended and every event was sent. Then its view.
   json wait_ended(const std::string& id) {
-    for (int i = 0; i < 300; ++i) {
-      auto view = get("/tasks/" + id + "?transcript=false");
-      auto status = view.value("status", std::string());
-      if (status != "queued" && status != "running") return view;
-      std::this_thread::sleep_for(100ms);
-    }
-    ADD_FAILURE() << "task " << id << " did not end";
-    return {};
+    auto events = server->call("GET", "/tasks/" + id + "/events", {}, 60s);
+    EXPECT_TRUE(events) << "the event stream of task " << id << " did not end";
+    auto view = get("/tasks/" + id + "?transcript=false");
+    auto status = view.value("status", std::string());
+    if (status == "queued" || status == "running") ADD_FAILURE() << "task " << id << " did not end: " << view.dump();
+    return view;
   }
 
   // Every request body the fake LLM received, as one string.

@@ -177,6 +177,34 @@ TEST(Metrics, HistogramHasCumulativeBucketsInfSumAndCount) {
   EXPECT_DOUBLE_EQ(std::stod(sum->value), 7.515);
 }
 
+// What the registry keeps on top of prometheus-cpp: a family is listed before
+// its first child, an untouched child is a zero series, and labels come out in
+// the order the family declared them (the library sorts them by name).
+TEST(Metrics, EmptyFamiliesZeroSeriesAndDeclaredLabelOrder) {
+  metrics_registry registry;
+  registry.counters("empty_total", "Nothing yet.", {"kind"});
+  registry.histograms("empty_seconds", "No observation yet.", {"route"}, {0.1});
+  auto& zero = registry.counters("zero_total", "Zero.", {"zeta", "alpha"});
+  zero.with({"z2", "a1"});
+  zero.with({"z1", "a2"});
+  auto& latency = registry.histograms("order_seconds", "Order.", {"route", "method"}, {0.1});
+  latency.with({"/x", "GET"}).observe(0.05);
+  registry.add_callback("cb_total", "Callback.", metric_type::counter, {"zeta", "alpha"}, [] {
+    return std::vector<sample>{{{"z", "a"}, 1}};
+  });
+
+  auto text = registry.render();
+  auto parsed = parse(text);
+  EXPECT_NE(text.find("# HELP empty_total Nothing yet.\n# TYPE empty_total counter\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE empty_seconds histogram\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("zero_total{zeta=\"z1\",alpha=\"a2\"} 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("zero_total{zeta=\"z2\",alpha=\"a1\"} 0\n"), std::string::npos) << text;
+  EXPECT_LT(text.find("zeta=\"z1\""), text.find("zeta=\"z2\"")) << "children sorted by the first label's value";
+  EXPECT_NE(text.find("order_seconds_bucket{route=\"/x\",method=\"GET\",le=\"0.1\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("order_seconds_bucket{route=\"/x\",method=\"GET\",le=\"+Inf\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("cb_total{zeta=\"z\",alpha=\"a\"} 1\n"), std::string::npos) << text;
+}
+
 TEST(Metrics, CallbackMetricsAreEvaluatedAtEachScrape) {
   metrics_registry registry;
   int ready = 1;

@@ -14,7 +14,7 @@ namespace {
 
 using harness::testing::run_sync;
 
-class engine_integration : public ::testing::Test {
+class EngineIntegration : public ::testing::Test {
  protected:
   void SetUp() override {
     const char* host = std::getenv("DOCKER_HOST");
@@ -42,14 +42,14 @@ class engine_integration : public ::testing::Test {
   std::shared_ptr<engine_client> client;
 };
 
-TEST_F(engine_integration, version_is_negotiated_with_the_real_engine) {
+TEST_F(EngineIntegration, VersionIsNegotiatedWithTheRealEngine) {
   auto v = run(client->version());
   ASSERT_TRUE(v) << v.error().describe();
   EXPECT_FALSE(v->version.empty());
   EXPECT_GE(v->negotiated_api_version, std::string("1.41"));
 }
 
-TEST_F(engine_integration, image_inspect_and_missing_image) {
+TEST_F(EngineIntegration, ImageInspectAndMissingImage) {
   auto found = run(client->inspect_image(testing::sandbox_image()));
   ASSERT_TRUE(found) << found.error().describe();
   EXPECT_EQ(found->id.rfind("sha256:", 0), 0u);
@@ -58,7 +58,7 @@ TEST_F(engine_integration, image_inspect_and_missing_image) {
   EXPECT_EQ(missing.error().code, "docker_image_not_found");
 }
 
-TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
+TEST_F(EngineIntegration, AttachRunsCodeAndDemuxesBothStreams) {
   auto id = run(client->create_container(testing::attachable_container(label_value()), ""));
   ASSERT_TRUE(id) << id.error().describe();
   auto stream = run(client->attach_container(*id));
@@ -88,7 +88,7 @@ TEST_F(engine_integration, attach_runs_code_and_demuxes_both_streams) {
   EXPECT_EQ(run(client->inspect_container(*id)).error().code, "docker_not_found");
 }
 
-TEST_F(engine_integration, bad_settings_come_back_as_bad_request) {
+TEST_F(EngineIntegration, BadSettingsComeBackAsBadRequest) {
   nlohmann::json body = {{"Image", testing::sandbox_image()},
                          {"HostConfig", {{"Memory", 1024}}}};  // below the engine's minimum
   auto id = run(client->create_container(body, ""));

@@ -11,7 +11,7 @@ namespace {
 
 using harness::testing::run_sync;
 
-class engine_client_test : public ::testing::Test {
+class EngineClientTest : public ::testing::Test {
  protected:
   std::shared_ptr<engine_client> client() {
     docker_config config;
@@ -28,7 +28,7 @@ class engine_client_test : public ::testing::Test {
   boost::asio::io_context io;
 };
 
-TEST_F(engine_client_test, ping_and_version) {
+TEST_F(EngineClientTest, PingAndVersion) {
   auto c = client();
   EXPECT_TRUE(run(c->ping()));
   auto v = run(c->version());
@@ -37,7 +37,7 @@ TEST_F(engine_client_test, ping_and_version) {
   EXPECT_EQ(v->negotiated_api_version, "1.41");
 }
 
-TEST_F(engine_client_test, negotiates_down_to_what_both_speak) {
+TEST_F(EngineClientTest, NegotiatesDownToWhatBothSpeak) {
   engine.api_version = "1.51";
   engine.min_api_version = "1.44";
   auto c = client();
@@ -48,14 +48,14 @@ TEST_F(engine_client_test, negotiates_down_to_what_both_speak) {
   EXPECT_EQ(engine.requests().back(), "GET /v1.47/images/mcp-harness-sandbox:latest/json");
 }
 
-TEST_F(engine_client_test, refuses_an_engine_that_is_too_old) {
+TEST_F(EngineClientTest, RefusesAnEngineThatIsTooOld) {
   engine.api_version = "1.40";
   auto v = run(client()->version());
   ASSERT_FALSE(v);
   EXPECT_EQ(v.error().code, "docker_api_version");
 }
 
-TEST_F(engine_client_test, unreachable_engine_has_a_hint) {
+TEST_F(EngineClientTest, UnreachableEngineHasAHint) {
   docker_config config;
   config.endpoint.socket_path = "/nonexistent/docker.sock";
   auto r = run(create_engine_client(io.get_executor(), config)->ping());
@@ -65,7 +65,7 @@ TEST_F(engine_client_test, unreachable_engine_has_a_hint) {
   EXPECT_FALSE(r.error().hint.empty());
 }
 
-TEST_F(engine_client_test, missing_image_is_typed) {
+TEST_F(EngineClientTest, MissingImageIsTyped) {
   auto c = client();
   auto r = run(c->inspect_image("nope:latest"));
   ASSERT_FALSE(r);
@@ -76,7 +76,7 @@ TEST_F(engine_client_test, missing_image_is_typed) {
   EXPECT_EQ(created.error().code, "docker_image_not_found");
 }
 
-TEST_F(engine_client_test, engine_errors_keep_the_engine_message) {
+TEST_F(EngineClientTest, EngineErrorsKeepTheEngineMessage) {
   engine.canned["/start"] = {500, R"({"message":"OCI runtime create failed: boom"})"};
   auto c = client();
   auto id = run(c->create_container({{"Image", "mcp-harness-sandbox:latest"}}, "box-1"));
@@ -91,21 +91,21 @@ TEST_F(engine_client_test, engine_errors_keep_the_engine_message) {
   EXPECT_EQ(run(c->remove_container("f00", true)).error().code, "docker_not_found");
 }
 
-TEST_F(engine_client_test, rejects_ids_that_would_change_the_path) {
+TEST_F(EngineClientTest, RejectsIdsThatWouldChangeThePath) {
   auto r = run(client()->inspect_container("../../images/x"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, "docker_bad_request");
   EXPECT_TRUE(engine.requests().empty());
 }
 
-TEST_F(engine_client_test, non_json_answer_is_a_protocol_error) {
+TEST_F(EngineClientTest, NonJsonAnswerIsAProtocolError) {
   engine.canned["/json"] = {200, "<html>proxy</html>"};
   auto r = run(client()->inspect_container("abc"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, "docker_protocol_error");
 }
 
-TEST_F(engine_client_test, container_lifecycle_with_attach) {
+TEST_F(EngineClientTest, ContainerLifecycleWithAttach) {
   for (bool split : {false, true}) {
     engine.split_frames = split;
     auto c = client();

@@ -8,21 +8,21 @@
 namespace harness::docker {
 namespace {
 
-TEST(engine_endpoint, empty_means_the_default_socket) {
+TEST(EngineEndpoint, EmptyMeansTheDefaultSocket) {
   auto e = parse_engine_endpoint("", "", "");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, engine_endpoint::transport::unix_socket);
   EXPECT_EQ(e->socket_path, "/var/run/docker.sock");
 }
 
-TEST(engine_endpoint, unix_socket_path) {
+TEST(EngineEndpoint, UnixSocketPath) {
   auto e = parse_engine_endpoint("unix:///run/user/1000/docker.sock", "", "");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->socket_path, "/run/user/1000/docker.sock");
   EXPECT_EQ(e->describe(), "unix:///run/user/1000/docker.sock");
 }
 
-TEST(engine_endpoint, tcp_host_and_port) {
+TEST(EngineEndpoint, TcpHostAndPort) {
   auto e = parse_engine_endpoint("tcp://10.0.0.5:2375", "", "");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, engine_endpoint::transport::tcp);
@@ -31,14 +31,14 @@ TEST(engine_endpoint, tcp_host_and_port) {
   EXPECT_FALSE(e->tls);
 }
 
-TEST(engine_endpoint, tcp_ipv6_and_default_port) {
+TEST(EngineEndpoint, TcpIpv6AndDefaultPort) {
   auto e = parse_engine_endpoint("tcp://[::1]", "", "");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->host, "::1");
   EXPECT_EQ(e->port, 2375);
 }
 
-TEST(engine_endpoint, tls_verify_uses_the_cert_folder) {
+TEST(EngineEndpoint, TlsVerifyUsesTheCertFolder) {
   auto dir = std::filesystem::temp_directory_path() / "harness-docker-certs-test";
   std::filesystem::create_directories(dir);
   for (auto name : {"ca.pem", "cert.pem", "key.pem"}) std::ofstream(dir / name) << "x";
@@ -51,14 +51,14 @@ TEST(engine_endpoint, tls_verify_uses_the_cert_folder) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(engine_endpoint, tls_verify_without_ca_is_an_error) {
+TEST(EngineEndpoint, TlsVerifyWithoutCaIsAnError) {
   auto e = parse_engine_endpoint("tcp://docker.internal:2376", "1", "/nonexistent-cert-dir");
   ASSERT_FALSE(e);
   EXPECT_EQ(e.error().code, "invalid_setting");
   EXPECT_NE(e.error().hint.find("DOCKER_CERT_PATH"), std::string::npos);
 }
 
-TEST(engine_endpoint, rejects_other_schemes_and_bad_ports) {
+TEST(EngineEndpoint, RejectsOtherSchemesAndBadPorts) {
   EXPECT_FALSE(parse_engine_endpoint("ssh://me@host", "", ""));
   EXPECT_FALSE(parse_engine_endpoint("tcp://host:99999", "", ""));
   EXPECT_FALSE(parse_engine_endpoint("tcp://:2375", "", ""));

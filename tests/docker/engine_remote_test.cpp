@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using harness::testing::run_sync;
 
-class remote_engine : public ::testing::Test {
+class RemoteEngine : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::system("command -v socat >/dev/null && command -v openssl >/dev/null") != 0) {
@@ -123,7 +123,7 @@ class remote_engine : public ::testing::Test {
   pid_t proxy = -1;
 };
 
-TEST_F(remote_engine, plain_tcp) {
+TEST_F(RemoteEngine, PlainTcp) {
   start_proxy("TCP-LISTEN:" + std::to_string(port) + ",bind=127.0.0.1,reuseaddr,fork");
   auto endpoint = parse_engine_endpoint("tcp://127.0.0.1:" + std::to_string(port), "", "");
   ASSERT_TRUE(endpoint);
@@ -132,7 +132,7 @@ TEST_F(remote_engine, plain_tcp) {
   exercise(*client);
 }
 
-TEST_F(remote_engine, tls_with_client_certificates) {
+TEST_F(RemoteEngine, TlsWithClientCertificates) {
   make_certs();
   std::string d = dir.string();
   // verify=1: the proxy, like dockerd with --tlsverify, refuses clients without a certificate from the CA.

@@ -17,7 +17,7 @@ std::string drain(frame_demuxer& d, output_stream want) {
   return out;
 }
 
-TEST(frame_demuxer, splits_stdout_and_stderr) {
+TEST(FrameDemuxer, SplitsStdoutAndStderr) {
   frame_demuxer d;
   ASSERT_TRUE(d.feed(frame(1, "hello ") + frame(2, "oops") + frame(1, "world")));
   auto a = d.next();
@@ -33,7 +33,7 @@ TEST(frame_demuxer, splits_stdout_and_stderr) {
   EXPECT_TRUE(d.at_frame_boundary());
 }
 
-TEST(frame_demuxer, byte_by_byte_input_gives_the_same_text) {
+TEST(FrameDemuxer, ByteByByteInputGivesTheSameText) {
   std::string wire = frame(1, "abc") + frame(2, "err") + frame(1, "") + frame(1, "def");
   frame_demuxer d;
   std::string out, err;
@@ -46,7 +46,7 @@ TEST(frame_demuxer, byte_by_byte_input_gives_the_same_text) {
   EXPECT_TRUE(d.at_frame_boundary());
 }
 
-TEST(frame_demuxer, a_large_frame_comes_out_in_bounded_chunks) {
+TEST(FrameDemuxer, ALargeFrameComesOutInBoundedChunks) {
   frame_demuxer d(1000);
   d.feed(frame(1, std::string(4500, 'x')));
   std::size_t chunks = 0, total = 0;
@@ -59,7 +59,7 @@ TEST(frame_demuxer, a_large_frame_comes_out_in_bounded_chunks) {
   EXPECT_EQ(chunks, 5u);
 }
 
-TEST(frame_demuxer, a_partial_frame_is_not_a_boundary) {
+TEST(FrameDemuxer, APartialFrameIsNotABoundary) {
   frame_demuxer d;
   std::string f = frame(1, "abcdef");
   d.feed(f.substr(0, 10));
@@ -67,7 +67,7 @@ TEST(frame_demuxer, a_partial_frame_is_not_a_boundary) {
   EXPECT_FALSE(d.at_frame_boundary());
 }
 
-TEST(frame_demuxer, rejects_a_stream_that_is_not_framed) {
+TEST(FrameDemuxer, RejectsAStreamThatIsNotFramed) {
   frame_demuxer d;
   d.feed("hello world, this is raw tty output");
   EXPECT_FALSE(d.next());

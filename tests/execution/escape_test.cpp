@@ -1,7 +1,7 @@
 // Code that really tries to get out of the sandbox, on the path production
 // uses: POST /execute, a pooled sandbox, the REPL runtime and its call
-// socket. Each test states the attack and what must happen. (The one-shot
-// cold path keeps its own escape tests in tests/sandbox/escape_test.cpp.)
+// socket. Each test states the attack and what must happen. (A setuid binary
+// on the base image is tried in tests/sandbox/sandbox_integration_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <future>

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include "harness/mcp/line_splitter.hpp"
 #include "harness/mcp/message_identity.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/tool_result.hpp"
@@ -12,35 +11,6 @@ using nlohmann::json;
 
 json id_of(const message_identity& identity) {
   return identity.id ? *identity.id : json("(no id)");
-}
-
-TEST(LineSplitter, SplitsPartialLinesAndDropsOversizedOnes) {
-  std::vector<std::string> lines;
-  std::vector<std::size_t> dropped;
-  line_splitter splitter(
-      8, [&](std::string_view l) { lines.emplace_back(l); }, [&](std::size_t n) { dropped.push_back(n); });
-  splitter.feed("ab");
-  splitter.feed("c\r\nde");
-  EXPECT_EQ(lines, (std::vector<std::string>{"abc"}));
-  splitter.feed("f\n0123456789abc");
-  splitter.feed("def\nok\n");
-  EXPECT_EQ(lines, (std::vector<std::string>{"abc", "def", "ok"}));
-  ASSERT_EQ(dropped.size(), 1u);
-  EXPECT_EQ(dropped[0], 16u);
-  EXPECT_EQ(splitter.pending(), 0u);
-}
-
-TEST(LineSplitter, ShowsTheBytesOfADroppedLineAndHoldsAPartialOne) {
-  std::string seen;
-  line_splitter splitter(
-      8, [](std::string_view) {}, [](std::size_t) {}, [&](std::string_view bytes) { seen.append(bytes); });
-  splitter.feed("0123");
-  splitter.feed("456789");
-  EXPECT_TRUE(splitter.dropping());
-  splitter.feed("ab\ncd");
-  EXPECT_EQ(seen, "0123456789ab");
-  EXPECT_FALSE(splitter.dropping());
-  EXPECT_EQ(splitter.partial(), "cd");
 }
 
 TEST(MessageIdentity, FindsTheTopLevelIdAndMethodWhereverTheyAre) {

@@ -8,12 +8,11 @@
 #include <cstdlib>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-#include "support/run_sync.hpp"
 #include "harness/docker/engine_client.hpp"
 #include "harness/sandbox/container_body.hpp"
 #include "harness/sandbox/sandbox.hpp"
+#include "support/run_sync.hpp"
 
 namespace harness::sandbox::testing {
 
@@ -41,24 +40,6 @@ class sandbox_fixture : public ::testing::Test {
   }
 
   std::shared_ptr<sandbox_backend> backend() { return create_docker_sandbox(io.get_executor(), engine, config); }
-
-  run_result run_code(const std::string& code) {
-    auto b = backend();
-    auto r = run(b->run_once("task-test", code));
-    EXPECT_TRUE(r) << r.error().describe();
-    EXPECT_EQ(b->live_count(), 0u);
-    return r ? *r : run_result{};
-  }
-
-  // The last line of stdout as JSON (the escape scripts report that way).
-  static nlohmann::json report(const run_result& r) {
-    auto text = r.stdout_text;
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    auto pos = text.rfind('\n');
-    auto parsed = nlohmann::json::parse(pos == std::string::npos ? text : text.substr(pos + 1), nullptr, false);
-    EXPECT_FALSE(parsed.is_discarded()) << "stdout: " << r.stdout_text << "\nstderr: " << r.stderr_text;
-    return parsed;
-  }
 
   template <class T>
   T run(boost::asio::awaitable<T> work) {

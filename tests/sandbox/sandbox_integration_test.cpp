@@ -1,5 +1,10 @@
-// The cold path on the real engine: results, errors, and cleanup on every path.
+// The sandbox backend on the real engine: start, errors, and removal on every path
+// (stop, a dropped handle, shutdown, sweeps). Code running in it is tested
+// through the execution layer (tests/execution).
 #include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -10,55 +15,26 @@
 namespace harness::sandbox {
 namespace {
 
-using sandbox_run = testing::sandbox_fixture;
+using SandboxRun = testing::sandbox_fixture;
 
-TEST_F(sandbox_run, returns_output_status_and_timing) {
-  auto r = run_code("console.log('hello'); console.error('note'); return {answer: 42};");
-  EXPECT_EQ(r.outcome, run_outcome::ok);
-  EXPECT_FALSE(r.failure);
-  EXPECT_EQ(r.stdout_text, "hello\n{ answer: 42 }\n");
-  EXPECT_EQ(r.stderr_text, "note\n");
-  EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.container_id.size(), 64u);
-  EXPECT_GT(r.timings.total.count(), 0);
-  EXPECT_GE(r.timings.total, r.timings.run);
-  std::printf("cold run: create+attach %lld ms, start+write %lld ms, run %lld ms, total %lld ms\n",
-              static_cast<long long>(r.timings.create.count()), static_cast<long long>(r.timings.start.count()),
-              static_cast<long long>(r.timings.run.count()), static_cast<long long>(r.timings.total.count()));
-}
-
-TEST_F(sandbox_run, await_works_at_top_level) {
-  auto r = run_code("await new Promise((ok) => setTimeout(ok, 50)); console.log(typeof require);");
-  EXPECT_EQ(r.stdout_text, "function\n");
-}
-
-TEST_F(sandbox_run, a_thrown_error_is_a_code_error_with_the_stack) {
-  auto r = run_code("throw new TypeError('bad input here');");
-  EXPECT_EQ(r.outcome, run_outcome::code_error);
-  ASSERT_TRUE(r.failure);
-  EXPECT_EQ(r.failure->code, "sandbox_code_error");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.stderr_text.find("TypeError: bad input here"), std::string::npos);
-}
-
-TEST_F(sandbox_run, a_missing_image_says_how_to_build_it) {
+TEST_F(SandboxRun, AMissingImageSaysHowToBuildIt) {
   config.image = "mcp-harness-no-such-image:0";
   auto b = backend();
-  auto r = run(b->run_once("task-1", "1"));
+  auto r = run(b->start("task-1"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, "docker_image_not_found");
   EXPECT_NE(r.error().message.find("mcp-harness-no-such-image:0"), std::string::npos);
   EXPECT_NE(r.error().hint.find("sandbox/build-image.sh"), std::string::npos);
 }
 
-TEST_F(sandbox_run, bad_task_ids_and_oversized_code_are_refused) {
+TEST_F(SandboxRun, BadTaskIdsAreRefused) {
   auto b = backend();
-  EXPECT_EQ(run(b->run_once("../etc", "1")).error().code, "sandbox_bad_request");
-  config.max_code_bytes = 10;
-  EXPECT_EQ(run(backend()->run_once("t", "console.log('too long')")).error().code, "sandbox_bad_request");
+  EXPECT_EQ(run(b->start("../etc")).error().code, "sandbox_bad_request");
+  EXPECT_EQ(run(b->start("")).error().code, "sandbox_bad_request");
+  EXPECT_EQ(b->live_count(), 0u);
 }
 
-TEST_F(sandbox_run, sweep_removes_only_orphans) {
+TEST_F(SandboxRun, SweepRemovesOnlyOrphans) {
   auto b = backend();
   auto owned = run(b->start("task-live"));
   ASSERT_TRUE(owned) << owned.error().describe();
@@ -77,7 +53,7 @@ TEST_F(sandbox_run, sweep_removes_only_orphans) {
   EXPECT_TRUE(run((*owned)->stop()));
 }
 
-TEST_F(sandbox_run, shutdown_removes_running_containers_and_refuses_new_ones) {
+TEST_F(SandboxRun, ShutdownRemovesRunningContainersAndRefusesNewOnes) {
   auto b = backend();
   auto a = run(b->start("task-a"));
   auto c = run(b->start("task-b"));
@@ -86,11 +62,11 @@ TEST_F(sandbox_run, shutdown_removes_running_containers_and_refuses_new_ones) {
   run(b->shutdown());
   EXPECT_EQ(b->live_count(), 0u);
   EXPECT_EQ(run(engine->inspect_container((*a)->id())).error().code, "docker_not_found");
-  EXPECT_EQ(run(b->run_once("task-c", "1")).error().code, "sandbox_shutting_down");
+  EXPECT_EQ(run(b->start("task-c")).error().code, "sandbox_shutting_down");
   EXPECT_TRUE(run((*a)->stop()));  // already gone: still fine
 }
 
-TEST_F(sandbox_run, a_dropped_handle_still_removes_its_container) {
+TEST_F(SandboxRun, ADroppedHandleStillRemovesItsContainer) {
   auto b = backend();
   std::string id;
   {
@@ -104,7 +80,7 @@ TEST_F(sandbox_run, a_dropped_handle_still_removes_its_container) {
   EXPECT_EQ(run(engine->inspect_container(id)).error().code, "docker_not_found");
 }
 
-TEST_F(sandbox_run, health_reports_engine_and_image) {
+TEST_F(SandboxRun, HealthReportsEngineAndImage) {
   sandbox_health health(engine, config.image);
   EXPECT_FALSE(health.check().up);
   run(health.refresh());
@@ -119,6 +95,48 @@ TEST_F(sandbox_run, health_reports_engine_and_image) {
   run(missing.refresh());
   EXPECT_FALSE(missing.check().up);
   EXPECT_EQ(missing.check().detail["image"]["present"], false);
+}
+
+}  // namespace
+}  // namespace harness::sandbox
+
+namespace harness::sandbox {
+namespace {
+
+// The sandbox image has no setuid files, so this runs a container with the
+// hardened settings on the base image, where mount is setuid root as on
+// Debian: no-new-privileges must keep it from running as root (without it,
+// mount does become root).
+using EscapeBase = testing::sandbox_fixture;
+
+TEST_F(EscapeBase, ASetuidRootBinaryGainsNothing) {
+  const char* env_base = std::getenv("SANDBOX_BASE_IMAGE");
+  config.image = env_base && *env_base ? env_base : "mcp-harness-node-base:20-local";
+  if (!run(engine->inspect_image(config.image))) GTEST_SKIP() << "base image " << config.image << " not present";
+  const std::string script = R"(
+    const fs = require('fs'), { spawnSync } = require('child_process');
+    let mode = 0; try { mode = fs.statSync('/usr/bin/mount').mode; } catch {}
+    const x = spawnSync('/usr/bin/mount', ['-t', 'tmpfs', 'none', '/tmp'], { encoding: 'utf8' });
+    console.log(JSON.stringify({ setuid: (mode & 0o4000) !== 0, status: x.status, err: x.stderr || '' }));)";
+  auto id = run(engine->create_container(hardened_container_body(config, "task-setuid", {"node", "-e", script}), ""));
+  ASSERT_TRUE(id) << id.error().describe();
+  auto stream = run(engine->attach_container(*id));
+  ASSERT_TRUE(stream) << stream.error().describe();
+  ASSERT_TRUE(run(engine->start_container(*id)));
+  std::string out;
+  for (;;) {
+    auto chunk = run((*stream)->read(std::chrono::milliseconds(60'000)));
+    ASSERT_TRUE(chunk) << chunk.error().describe();
+    if (!*chunk) break;
+    if ((*chunk)->stream == docker::output_stream::stdout_stream) out += (*chunk)->data;
+  }
+  ASSERT_TRUE(run(engine->remove_container(*id, true)));
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  if (!j["setuid"].get<bool>()) GTEST_SKIP() << "mount is not setuid in " << config.image;
+  EXPECT_NE(j["status"], 0);
+  // "must be superuser": mount ran as uid 1000, the setuid bit gave it nothing.
+  EXPECT_NE(j["err"].get<std::string>().find("must be superuser"), std::string::npos) << j.dump();
 }
 
 }  // namespace

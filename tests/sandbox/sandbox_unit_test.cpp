@@ -1,12 +1,9 @@
-// Pure parts of the sandbox: settings, the hardened create body, the output
-// cap and how an ending is classified.
+// Pure parts of the sandbox: its settings and the hardened create body.
 #include <gtest/gtest.h>
 
 #include "harness/sandbox/container_body.hpp"
-#include "harness/sandbox/output_collector.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
-#include "run_classifier.hpp"
 
 namespace harness::sandbox {
 namespace {
@@ -20,7 +17,7 @@ result<sandbox_config> load(std::map<std::string, std::string> env) {
   return load_sandbox_config(*s);
 }
 
-TEST(sandbox_config, defaults_are_the_safe_ones) {
+TEST(SandboxConfig, DefaultsAreTheSafeOnes) {
   auto c = load({});
   ASSERT_TRUE(c) << c.error().describe();
   EXPECT_EQ(c->image, "mcp-harness-sandbox:latest");
@@ -29,15 +26,14 @@ TEST(sandbox_config, defaults_are_the_safe_ones) {
   EXPECT_EQ(c->timeout, std::chrono::milliseconds(30'000));
 }
 
-TEST(sandbox_config, reads_every_setting) {
+TEST(SandboxConfig, ReadsEverySetting) {
   auto c = load({{"SANDBOX_MEMORY_MB", "512"},
                  {"SANDBOX_CPU_QUOTA", "0.5"},
                  {"SANDBOX_TIMEOUT_MS", "1500"},
                  {"SANDBOX_PIDS_LIMIT", "64"},
                  {"SANDBOX_TMP_MB", "8"},
                  {"SANDBOX_RUNTIME", "runsc"},
-                 {"SANDBOX_NETWORK", "tools-net"},
-                 {"SANDBOX_OUTPUT_LIMIT_BYTES", "4096"}});
+                 {"SANDBOX_NETWORK", "tools-net"}});
   ASSERT_TRUE(c) << c.error().describe();
   EXPECT_EQ(c->memory_mb, 512);
   EXPECT_DOUBLE_EQ(c->cpus, 0.5);
@@ -46,10 +42,9 @@ TEST(sandbox_config, reads_every_setting) {
   EXPECT_EQ(c->tmp_mb, 8);
   EXPECT_EQ(c->runtime, "runsc");
   EXPECT_EQ(c->network, "tools-net");
-  EXPECT_EQ(c->output_limit_bytes, 4096);
 }
 
-TEST(sandbox_config, bad_values_name_the_setting) {
+TEST(SandboxConfig, BadValuesNameTheSetting) {
   auto a = load({{"SANDBOX_CPU_QUOTA", "lots"}});
   ASSERT_FALSE(a);
   EXPECT_NE(a.error().message.find("SANDBOX_CPU_QUOTA"), std::string::npos);
@@ -59,7 +54,7 @@ TEST(sandbox_config, bad_values_name_the_setting) {
   EXPECT_FALSE(load({{"SANDBOX_NETWORK", "host; rm -rf"}}));
 }
 
-TEST(container_body, has_every_hardening_setting) {
+TEST(ContainerBody, HasEveryHardeningSetting) {
   sandbox_config c;
   c.memory_mb = 300;
   c.cpus = 0.5;
@@ -96,14 +91,14 @@ TEST(container_body, has_every_hardening_setting) {
   EXPECT_FALSE(h.contains("Runtime"));
 }
 
-TEST(container_body, environment_carries_no_host_values) {
+TEST(ContainerBody, EnvironmentCarriesNoHostValues) {
   ::setenv("LLM_API_KEY", "sk-should-not-leak", 1);
   auto body = hardened_container_body(sandbox_config{}, "t");
   EXPECT_EQ(body.dump().find("sk-should-not-leak"), std::string::npos);
   EXPECT_EQ(body["Env"], nlohmann::json::array({"NODE_ENV=production", "HOME=/workspace"}));
 }
 
-TEST(container_body, a_call_socket_is_the_one_file_mounted) {
+TEST(ContainerBody, ACallSocketIsTheOneFileMounted) {
   auto body = hardened_container_body(sandbox_config{}, "t", {}, "/srv/harness/sockets/0a1b.sock");
   EXPECT_EQ(body["HostConfig"]["Binds"],
             nlohmann::json::array({"/srv/harness/sockets/0a1b.sock:/run/harness-calls.sock"}));
@@ -111,7 +106,7 @@ TEST(container_body, a_call_socket_is_the_one_file_mounted) {
   EXPECT_EQ(body["HostConfig"]["ReadonlyRootfs"], true);
 }
 
-TEST(container_body, runtime_and_a_granted_network) {
+TEST(ContainerBody, RuntimeAndAGrantedNetwork) {
   sandbox_config c;
   c.runtime = "runsc";
   c.network = "tools-net";
@@ -119,48 +114,6 @@ TEST(container_body, runtime_and_a_granted_network) {
   EXPECT_EQ(body["HostConfig"]["Runtime"], "runsc");
   EXPECT_EQ(body["HostConfig"]["NetworkMode"], "tools-net");
   EXPECT_EQ(body["NetworkDisabled"], false);
-}
-
-TEST(output_collector, keeps_both_streams_up_to_a_shared_cap) {
-  output_collector out(10);
-  EXPECT_TRUE(out.add({docker::output_stream::stdout_stream, "hello"}));
-  EXPECT_TRUE(out.add({docker::output_stream::stderr_stream, "err"}));
-  EXPECT_FALSE(out.add({docker::output_stream::stdout_stream, "world!"}));
-  EXPECT_FALSE(out.add({docker::output_stream::stdout_stream, "more"}));
-  EXPECT_TRUE(out.truncated());
-  EXPECT_EQ(out.dropped_bytes(), 8);
-  EXPECT_EQ(out.take_stderr(), "err");
-  auto text = out.take_stdout();
-  EXPECT_EQ(text.rfind("hellowo", 0), 0u);
-  EXPECT_NE(text.find("[output cut: more than 10 bytes"), std::string::npos);
-}
-
-TEST(output_collector, no_note_when_nothing_was_cut) {
-  output_collector out(10);
-  out.add({docker::output_stream::stdout_stream, "0123456789"});
-  EXPECT_FALSE(out.truncated());
-  EXPECT_EQ(out.take_stdout(), "0123456789");
-}
-
-TEST(run_classifier, picks_the_cause) {
-  sandbox_config c;
-  auto classify = [&](detail::run_facts f, std::string err = {}) {
-    run_result r;
-    r.stderr_text = std::move(err);
-    detail::classify(r, f, c);
-    return r;
-  };
-  EXPECT_EQ(classify({}).outcome, run_outcome::ok);
-  EXPECT_FALSE(classify({}).failure);
-  EXPECT_EQ(classify({.exit_code = 1}).failure->code, "sandbox_code_error");
-  EXPECT_EQ(classify({.deadline_fired = true, .exit_code = 137}).outcome, run_outcome::timeout);
-  EXPECT_EQ(classify({.deadline_fired = true, .pids_at_limit = true, .exit_code = 137}).outcome,
-            run_outcome::pids_limit);
-  EXPECT_EQ(classify({.deadline_fired = true, .oom_killed = true, .exit_code = 137}).outcome,
-            run_outcome::out_of_memory);
-  EXPECT_EQ(classify({.output_over_limit = true, .exit_code = 137}).failure->code, "sandbox_output_limit");
-  EXPECT_EQ(classify({.exit_code = 134}, "FATAL ERROR: Reached heap limit ... JavaScript heap out of memory").outcome,
-            run_outcome::out_of_memory);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ const std::map<std::string, std::set<std::string>> seed_servers = {
     {"community", {"mongodb", "greptimedb", "unstructured", "semgrep", "mcp-installer", "postgres-community"}},
 };
 
-class servers_catalog : public ::testing::Test {
+class ServersCatalog : public ::testing::Test {
  protected:
   void SetUp() override {
     catalog_ = load_catalog();
@@ -50,7 +50,7 @@ class servers_catalog : public ::testing::Test {
   json catalog_;
 };
 
-TEST_F(servers_catalog, HoldsTheSeedsEighteenServersOnceEach) {
+TEST_F(ServersCatalog, HoldsTheSeedsEighteenServersOnceEach) {
   ASSERT_EQ(servers().size(), 18u);
   std::set<std::string> names;
   for (const auto& entry : servers()) {
@@ -60,7 +60,7 @@ TEST_F(servers_catalog, HoldsTheSeedsEighteenServersOnceEach) {
   EXPECT_EQ(names_by_category(), seed_servers);
 }
 
-TEST_F(servers_catalog, EveryEntryIsWellFormedAndItsSnippetLoads) {
+TEST_F(ServersCatalog, EveryEntryIsWellFormedAndItsSnippetLoads) {
   std::vector<std::string> problems;
   for (const auto& entry : servers()) {
     const auto found = check_catalog_entry(entry);
@@ -72,7 +72,7 @@ TEST_F(servers_catalog, EveryEntryIsWellFormedAndItsSnippetLoads) {
 // The catalog's own checks above are stricter than a loader needs; this one
 // feeds every snippet to the harness's real MCP config loader, with each
 // ${VAR} it references set, as a user who copies it would.
-TEST_F(servers_catalog, EverySnippetLoadsThroughTheRealConfigLoader) {
+TEST_F(ServersCatalog, EverySnippetLoadsThroughTheRealConfigLoader) {
   const mcp::env_lookup env = [](const std::string& name) -> std::optional<std::string> {
     return "value-of-" + name;
   };
@@ -85,7 +85,7 @@ TEST_F(servers_catalog, EverySnippetLoadsThroughTheRealConfigLoader) {
   }
 }
 
-TEST_F(servers_catalog, EachCategoryReadmeShowsEachOfItsServersWithTheCatalogSnippet) {
+TEST_F(ServersCatalog, EachCategoryReadmeShowsEachOfItsServersWithTheCatalogSnippet) {
   for (const auto& [category, expected] : names_by_category()) {
     SCOPED_TRACE("servers/" + category + "/README.md");
     const auto blocks = json_blocks_by_server_heading(read_source_file("servers/" + category + "/README.md"));
@@ -105,7 +105,7 @@ TEST_F(servers_catalog, EachCategoryReadmeShowsEachOfItsServersWithTheCatalogSni
   }
 }
 
-TEST_F(servers_catalog, ReadmeExplainsHowToAddAServer) {
+TEST_F(ServersCatalog, ReadmeExplainsHowToAddAServer) {
   const std::string section = markdown_section(read_source_file("servers/README.md"), "Adding a server");
   ASSERT_FALSE(section.empty()) << "servers/README.md needs a \"## Adding a server\" section";
   for (const char* must : {"catalog.json", "README.md", "tests/servers", "required_env", "${"}) {
@@ -113,7 +113,7 @@ TEST_F(servers_catalog, ReadmeExplainsHowToAddAServer) {
   }
 }
 
-TEST_F(servers_catalog, EveryJsonBlockInTheGuidesParses) {
+TEST_F(ServersCatalog, EveryJsonBlockInTheGuidesParses) {
   for (const char* guide : {"servers/README.md", "servers/QUICKSTART.md"}) {
     const std::string text = read_source_file(guide);
     std::size_t blocks = 0;
@@ -133,7 +133,7 @@ TEST_F(servers_catalog, EveryJsonBlockInTheGuidesParses) {
 
 // The checks must be able to fail: each broken config is rejected with the
 // reason named.
-TEST(servers_mcp_config_check, RejectsBrokenConfigs) {
+TEST(ServersMcpConfigCheck, RejectsBrokenConfigs) {
   const std::set<std::string> declared = {"TOKEN"};
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"([])", "JSON object"},
@@ -163,7 +163,7 @@ TEST(servers_mcp_config_check, RejectsBrokenConfigs) {
   }
 }
 
-TEST(servers_mcp_config_check, AcceptsStdioAndHttpConfigs) {
+TEST(ServersMcpConfigCheck, AcceptsStdioAndHttpConfigs) {
   const std::set<std::string> declared = {"TOKEN"};
   const auto stdio = json::parse(R"({"mcpServers": {"fs": {"command": "npx", "args": ["-y", "pkg", "/tmp"],
                                      "env": {"API_KEY": "${TOKEN}", "MODE": "plain"}}}})");
@@ -173,7 +173,7 @@ TEST(servers_mcp_config_check, AcceptsStdioAndHttpConfigs) {
   EXPECT_TRUE(check_mcp_servers_config(http, declared).empty()) << joined(check_mcp_servers_config(http, declared));
 }
 
-TEST(servers_mcp_config_check, FindsVariableReferences) {
+TEST(ServersMcpConfigCheck, FindsVariableReferences) {
   std::vector<std::string> malformed;
   EXPECT_EQ(referenced_vars("Bearer ${A_1} and ${B}", &malformed), (std::vector<std::string>{"A_1", "B"}));
   EXPECT_TRUE(malformed.empty());
@@ -183,7 +183,7 @@ TEST(servers_mcp_config_check, FindsVariableReferences) {
 
 // Entry-level rules bite too: a catalog entry whose snippet disagrees with it,
 // or that writes a secret out, is reported.
-TEST(servers_catalog_entry_check, ReportsAnEntryThatDisagreesWithItsSnippet) {
+TEST(ServersCatalogEntryCheck, ReportsAnEntryThatDisagreesWithItsSnippet) {
   auto entry = json::parse(R"({
     "name": "demo", "category": "archived", "status": "active", "description": "d",
     "homepage": "https://github.com/o/r", "language": "typescript", "transport": "stdio",

@@ -49,8 +49,8 @@ class raw_db {
   sqlite3* db_ = nullptr;
 };
 
-std::shared_ptr<task_store> open_ok(const std::filesystem::path& file) {
-  auto store = open_sqlite_store(file);
+std::shared_ptr<blocking_task_store> open_ok(const std::filesystem::path& file) {
+  auto store = open_blocking_sqlite_store(file);
   EXPECT_TRUE(store) << store.error().code << ": " << store.error().describe();
   return store ? *store : nullptr;
 }
@@ -68,11 +68,11 @@ TEST(SqliteFile, CreatesFoldersAndAReopenKeepsEverything) {
     ASSERT_TRUE(store);
     auto t = sample_task("task_1");
     t.task = "héllo wörld ✓";
-    t.status = "running";
+    t.status = task_status::running;
     t.transcript = nlohmann::json::array({{{"role", "user"}, {"content", t.task}}});
     ASSERT_TRUE(store->create_task(t));
     auto done = sample_task("task_2");
-    done.status = "succeeded";
+    done.status = task_status::succeeded;
     done.result = "42";
     done.finished_ms = 2000;
     ASSERT_TRUE(store->create_task(done));
@@ -102,8 +102,8 @@ TEST(SqliteFile, CreatesFoldersAndAReopenKeepsEverything) {
   auto n = store->mark_interrupted(5000);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 1u);
-  EXPECT_EQ(store->get_task("task_1").value()->status, "interrupted");
-  EXPECT_EQ(store->get_task("task_2").value()->status, "succeeded");
+  EXPECT_EQ(store->get_task("task_1").value()->status, task_status::interrupted);
+  EXPECT_EQ(store->get_task("task_2").value()->status, task_status::succeeded);
 }
 
 TEST(SqliteFile, WalJournalIsOn) {
@@ -178,7 +178,7 @@ TEST(SqliteFile, AFileFromANewerBuildIsRefusedAndLeftAlone) {
     raw_db raw(file);
     raw.exec("INSERT INTO schema_migrations VALUES (99, 'from the future', 0)");
   }
-  auto store = open_sqlite_store(file);
+  auto store = open_blocking_sqlite_store(file);
   ASSERT_FALSE(store);
   EXPECT_EQ(store.error().code, "store_too_new");
   EXPECT_NE(store.error().message.find("99"), std::string::npos) << store.error().message;
@@ -204,7 +204,7 @@ TEST(SqliteFile, FourThreadsAtOnceLoseNothing) {
         for (int seq = 1; seq <= events_per_task; ++seq) {
           if (!store->append_event({t.id, seq, "log", {{"i", seq}}, seq})) ++failures;
         }
-        t.status = "succeeded";
+        t.status = task_status::succeeded;
         if (!store->update_task(t)) ++failures;
         if (!store->record_usage(user, t.id, 2, 1, i)) ++failures;
         if (!store->list_tasks({.user_id = user, .limit = 5})) ++failures;
@@ -219,7 +219,7 @@ TEST(SqliteFile, FourThreadsAtOnceLoseNothing) {
   ASSERT_TRUE(reopened);
   for (int w = 0; w < threads; ++w) {
     const std::string user = "user" + std::to_string(w);
-    auto listed = reopened->list_tasks({.user_id = user, .status = "succeeded", .limit = 1000});
+    auto listed = reopened->list_tasks({.user_id = user, .status = task_status::succeeded, .limit = 1000});
     ASSERT_TRUE(listed);
     EXPECT_EQ(listed->size(), static_cast<std::size_t>(tasks_per_thread)) << user;
     EXPECT_EQ(reopened->usage(user).value().input_tokens, 2 * tasks_per_thread);
@@ -237,7 +237,7 @@ TEST(SqliteFile, AFileThatIsNotADatabaseIsAnOpenError) {
   std::string text;
   for (int i = 0; i < 200; ++i) text += "these are my notes, not a database\n";
   write_file(file, text);
-  auto store = open_sqlite_store(file);
+  auto store = open_blocking_sqlite_store(file);
   ASSERT_FALSE(store);
   EXPECT_EQ(store.error().code, "store_open_failed");
   EXPECT_NE(store.error().message.find(file.string()), std::string::npos) << store.error().message;
@@ -260,7 +260,7 @@ TEST(SqliteFile, ADatabaseWithAClobberedHeaderIsAnOpenError) {
     f.seekp(0);
     f << std::string(100, 'X');
   }
-  auto store = open_sqlite_store(file);
+  auto store = open_blocking_sqlite_store(file);
   ASSERT_FALSE(store);
   EXPECT_EQ(store.error().code, "store_open_failed");
 }
@@ -280,7 +280,7 @@ TEST(SqliteFile, ATruncatedDatabaseFailsCleanly) {
   std::filesystem::remove(dir.path() / "cut.db-shm");
   std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
   // Opening may or may not notice (only some pages are read); reading the task must fail with an error, not crash.
-  auto store = open_sqlite_store(file);
+  auto store = open_blocking_sqlite_store(file);
   if (!store) {
     EXPECT_EQ(store.error().code, "store_open_failed");
     return;
@@ -294,11 +294,11 @@ TEST(SqliteFile, ATruncatedDatabaseFailsCleanly) {
 TEST(SqliteFile, AFolderThatIsAFileIsAClearError) {
   temp_folder dir;
   write_file(dir.path() / "plain", "x");
-  auto store = open_sqlite_store(dir.path() / "plain" / "harness.db");
+  auto store = open_blocking_sqlite_store(dir.path() / "plain" / "harness.db");
   ASSERT_FALSE(store);
   EXPECT_EQ(store.error().code, "store_open_failed");
   EXPECT_NE(store.error().message.find("cannot create the folder"), std::string::npos) << store.error().message;
-  auto folder = open_sqlite_store(dir.path());
+  auto folder = open_blocking_sqlite_store(dir.path());
   ASSERT_FALSE(folder);
   EXPECT_NE(folder.error().message.find("is a folder"), std::string::npos) << folder.error().message;
 }
@@ -328,12 +328,12 @@ TEST(SqliteFile, AReadOnlyFolderIsAClearError) {
   std::filesystem::permissions(folder, perms::owner_read | perms::owner_exec | perms::others_read | perms::others_exec);
 
   int rc = as_unprivileged([&] {
-    auto fresh = open_sqlite_store(folder / "harness.db");
+    auto fresh = open_blocking_sqlite_store(folder / "harness.db");
     if (fresh) return 1;
     if (fresh.error().code != "store_open_failed") return 2;
     if (fresh.error().message.find("not writable") == std::string::npos) return 3;
     if (fresh.error().hint.empty()) return 4;
-    auto existing = open_sqlite_store(folder / "existing.db");
+    auto existing = open_blocking_sqlite_store(folder / "existing.db");
     if (existing) return 5;
     if (existing.error().code != "store_open_failed") return 6;
     return 0;

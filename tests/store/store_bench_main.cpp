@@ -62,11 +62,11 @@ int main(int argc, char** argv) {
   double raw_normal = raw_inserts(dir / "raw_normal.db", "PRAGMA synchronous = NORMAL", n);
   double raw_full = raw_inserts(dir / "raw_full.db", "PRAGMA synchronous = FULL", 2000);
 
-  auto store = harness::store::open_sqlite_store(dir / "store.db").value();
+  auto store = harness::store::open_blocking_sqlite_store(dir / "store.db").value();
   task_record t;
   t.id = "task_1";
   t.user_id = "user0";
-  t.status = "running";
+  t.status = harness::store::task_status::running;
   (void)store->create_task(t);
   const nlohmann::json data = {{"text", "console output of the block, about a hundred bytes of it ......"}};
   double append = per_call_us(n, [&](int i) { (void)store->append_event({"task_1", i + 1, "log", data, i}); });
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   double get_big = per_call_us(500, [&](int) { (void)store->get_task("task_1"); });
 
   task_record small;
-  small.status = "succeeded";
+  small.status = harness::store::task_status::succeeded;
   double create = per_call_us(n, [&](int i) {
     small.id = "task_s" + std::to_string(i);
     small.user_id = "user" + std::to_string(i % 10);

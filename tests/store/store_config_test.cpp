@@ -48,10 +48,10 @@ TEST(StoreConfig, ApplyRetentionDeletesOnlyTasksOlderThanTheWindow) {
   const std::int64_t hour = 3600 * 1000;
   const std::int64_t now = 100 * hour;
   auto old_task = testing::sample_task("task_old");
-  old_task.status = "succeeded";
+  old_task.status = task_status::succeeded;
   old_task.finished_ms = now - 25 * hour;
   auto recent = testing::sample_task("task_recent");
-  recent.status = "succeeded";
+  recent.status = task_status::succeeded;
   recent.finished_ms = now - 23 * hour;
   ASSERT_TRUE(store->create_task(old_task));
   ASSERT_TRUE(store->create_task(recent));
@@ -71,7 +71,7 @@ TEST(StoreConfig, ApplyRetentionDeletesOnlyTasksOlderThanTheWindow) {
 
 TEST(StoreHealth, IsRequiredAndShowsTheStoreState) {
   auto store = testing::open_in_memory();
-  auto source = store_health(store);
+  auto source = store_health(run_on_store_thread(store));
   EXPECT_EQ(source->name(), "store");
   auto h = source->check();
   EXPECT_TRUE(h.up);

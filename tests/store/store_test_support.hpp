@@ -18,13 +18,13 @@ inline task_record sample_task(const std::string& id, const std::string& user = 
   t.conversation_id = "conv_" + id;
   t.task = "sum the invoices of " + user;
   t.mode = "async";
-  t.status = "queued";
+  t.status = task_status::queued;
   t.created_ms = created;
   return t;
 }
 
-inline std::shared_ptr<task_store> open_in_memory() {
-  auto store = open_sqlite_store(":memory:");
+inline std::shared_ptr<blocking_task_store> open_in_memory() {
+  auto store = open_blocking_sqlite_store(":memory:");
   if (!store) ADD_FAILURE() << store.error().code << ": " << store.error().describe();
   return store ? *store : nullptr;
 }

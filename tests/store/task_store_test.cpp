@@ -1,4 +1,4 @@
-// The task_store contract, on a real in-memory SQLite database.
+// The blocking_task_store contract, on a real in-memory SQLite database.
 #include <gtest/gtest.h>
 
 #include "store_test_support.hpp"
@@ -15,7 +15,7 @@ task_record full_task() {
   task_record t = sample_task("task_full");
   t.task = "Résumé: 日本語のテキスト 😀, \"quotes\" and a\nnew line";
   t.mode = "stream";
-  t.status = "succeeded";
+  t.status = task_status::succeeded;
   t.result = "the answer is 42 ✓";
   t.error = nullptr;
   t.turns = 7;
@@ -62,7 +62,7 @@ TEST(TaskStore, TaskRoundTripKeepsEveryField) {
 TEST(TaskStore, ErrorObjectAndNullResultRoundTrip) {
   auto store = open_in_memory();
   auto t = sample_task("task_err");
-  t.status = "failed";
+  t.status = task_status::failed;
   t.error = {{"code", "llm_unavailable"}, {"message", "429 from the API"}};
   ASSERT_TRUE(store->create_task(t));
   auto got = store->get_task(t.id);
@@ -149,14 +149,14 @@ class TaskListing : public ::testing::Test {
     store_ = open_in_memory();
     ASSERT_TRUE(store_);
     // alice: a@100 queued, b@200 running, c@300 succeeded, d@300 succeeded (tie), e@400 failed; bob: f@250.
-    add("task_a", "alice", 100, "queued");
-    add("task_b", "alice", 200, "running");
-    add("task_c", "alice", 300, "succeeded");
-    add("task_d", "alice", 300, "succeeded");
-    add("task_e", "alice", 400, "failed");
-    add("task_f", "bob", 250, "succeeded");
+    add("task_a", "alice", 100, task_status::queued);
+    add("task_b", "alice", 200, task_status::running);
+    add("task_c", "alice", 300, task_status::succeeded);
+    add("task_d", "alice", 300, task_status::succeeded);
+    add("task_e", "alice", 400, task_status::failed);
+    add("task_f", "bob", 250, task_status::succeeded);
   }
-  void add(const std::string& id, const std::string& user, std::int64_t created, const std::string& status) {
+  void add(const std::string& id, const std::string& user, std::int64_t created, task_status status) {
     auto t = sample_task(id, user, created);
     t.status = status;
     t.transcript = nlohmann::json::array({"big transcript"});
@@ -174,7 +174,7 @@ class TaskListing : public ::testing::Test {
     }
     return out;
   }
-  std::shared_ptr<task_store> store_;
+  std::shared_ptr<blocking_task_store> store_;
 };
 
 using ids_t = std::vector<std::string>;
@@ -190,9 +190,9 @@ TEST_F(TaskListing, EmptyUserListsEveryone) {
 }
 
 TEST_F(TaskListing, StatusFilter) {
-  EXPECT_EQ(ids({.user_id = "alice", .status = "succeeded"}), (ids_t{"task_d", "task_c"}));
-  EXPECT_EQ(ids({.status = "succeeded"}), (ids_t{"task_d", "task_c", "task_f"}));
-  EXPECT_EQ(ids({.user_id = "alice", .status = "cancelled"}), ids_t{});
+  EXPECT_EQ(ids({.user_id = "alice", .status = task_status::succeeded}), (ids_t{"task_d", "task_c"}));
+  EXPECT_EQ(ids({.status = task_status::succeeded}), (ids_t{"task_d", "task_c", "task_f"}));
+  EXPECT_EQ(ids({.user_id = "alice", .status = task_status::cancelled}), ids_t{});
 }
 
 TEST_F(TaskListing, LimitAndZeroLimit) {
@@ -220,7 +220,7 @@ TEST_F(TaskListing, PagingByCreatedAndIdNeitherSkipsNorRepeatsTies) {
 }
 
 TEST_F(TaskListing, HugeLimitIsCapped) {
-  for (int i = 0; i < 1005; ++i) add("task_many_" + std::to_string(i), "zed", 10 + i, "queued");
+  for (int i = 0; i < 1005; ++i) add("task_many_" + std::to_string(i), "zed", 10 + i, task_status::queued);
   auto r = store_->list_tasks({.user_id = "zed", .limit = 1000000});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->size(), max_list_limit);
@@ -347,10 +347,10 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
   auto store = open_in_memory();
   auto queued = sample_task("task_q");
   auto running = sample_task("task_r");
-  running.status = "running";
+  running.status = task_status::running;
   running.started_ms = 1100;
   auto done = sample_task("task_s");
-  done.status = "succeeded";
+  done.status = task_status::succeeded;
   done.finished_ms = 1500;
   done.result = "fine";
   for (auto& t : {queued, running, done}) ASSERT_TRUE(store->create_task(t));
@@ -361,7 +361,7 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
   for (const char* id : {"task_q", "task_r"}) {
     auto t = store->get_task(id);
     ASSERT_TRUE(t && t->has_value());
-    EXPECT_EQ((*t)->status, "interrupted");
+    EXPECT_EQ((*t)->status, task_status::interrupted);
     EXPECT_EQ((*t)->error["code"], "interrupted");
     EXPECT_TRUE((*t)->error["message"].is_string());
     EXPECT_EQ((*t)->finished_ms, 9000);
@@ -377,13 +377,13 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
 TEST(TaskStore, DeleteFinishedBeforeRemovesOldTasksWithTheirEventsOnly) {
   auto store = open_in_memory();
   auto old_done = sample_task("task_old");
-  old_done.status = "succeeded";
+  old_done.status = task_status::succeeded;
   old_done.finished_ms = 1000;
   auto new_done = sample_task("task_new");
-  new_done.status = "failed";
+  new_done.status = task_status::failed;
   new_done.finished_ms = 5000;
   auto running = sample_task("task_run");
-  running.status = "running";
+  running.status = task_status::running;
   for (auto& t : {old_done, new_done, running}) ASSERT_TRUE(store->create_task(t));
   for (const char* id : {"task_old", "task_new", "task_run"}) {
     ASSERT_TRUE(store->append_event({id, 1, "log", "x", 1}));

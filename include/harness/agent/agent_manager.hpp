@@ -3,7 +3,9 @@
 // keeps their state and events, persists them through the store, and cancels
 // them. One sandbox per task, claimed at its first code block and removed when
 // the task ends. Everything sent to the LLM is censored with the task's (or
-// conversation's) PII vault.
+// conversation's) PII vault. Its results are structs; the HTTP layer writes
+// them as JSON. Time (deadlines, waits, timestamps) comes from the injected
+// core::clock. Single-threaded: call it on the executor it was created for.
 #pragma once
 
 #include <chrono>
@@ -21,6 +23,7 @@
 #include "harness/agent/agent_config.hpp"
 #include "harness/agent/prompt.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/execution/sandbox_files.hpp"
@@ -46,10 +49,38 @@ struct task_request {
   bool restore_pii = true;                     // de-tokenize the final answer for the caller
 };
 
+using store::task_status;
+
 struct task_ticket {
   std::string task_id;
   std::string conversation_id;
-  std::string status;  // "queued" or "running"
+  task_status status = task_status::queued;  // queued or running
+};
+
+// One task as the service shows it.
+struct task_view {
+  std::string task_id;
+  std::string user_id;  // who owns it: the HTTP layer's ownership checks compare it
+  std::string conversation_id;
+  std::string task;  // the caller's text as sent
+  std::string mode;
+  task_status status = task_status::queued;
+  nlohmann::json result;  // the final answer (string) or null
+  nlohmann::json error;   // {"code","message","hint"?} or null
+  int turns = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;  // unix epoch ms; 0 = not yet
+  // The messages as the LLM saw them (tokenized), when asked for.
+  std::optional<nlohmann::json> transcript;
+};
+
+// What DELETE did: a queued task is cancelled at once; a running one is
+// told to stop and ends as cancelled soon after.
+enum class cancel_state { cancelled, cancelling };
+
+struct cancel_outcome {
+  std::string task_id;
+  cancel_state state = cancel_state::cancelling;
 };
 
 // The events of one task in order: first those already recorded, then live
@@ -71,32 +102,31 @@ class agent_manager {
  public:
   virtual ~agent_manager() = default;
 
-  // Admits a task and starts it (or queues it). Errors: agent_busy (the queue
-  // is full), user_busy (the user's limit), conversation_not_found,
-  // conversation_forbidden (another user's), conversation_busy (a task of it
-  // is still running), agent_stopping, store_* (the database failed).
-  virtual result<task_ticket> submit(task_request request) = 0;
+  // Admits a task and starts it (or queues it). Errors: agent_stopping,
+  // conversation_busy (a task of it is still running), user_busy (the user's
+  // limit), agent_busy (the queue is full), conversation_not_found,
+  // conversation_forbidden (another user's), store_* (the database failed).
+  virtual boost::asio::awaitable<result<task_ticket>> submit(task_request request) = 0;
 
-  // Waits until the task has ended; its view (see view()).
-  virtual boost::asio::awaitable<result<nlohmann::json>> wait(std::string task_id) = 0;
+  // Waits until the task has ended; its view without the transcript.
+  virtual boost::asio::awaitable<result<task_view>> wait(std::string task_id) = 0;
 
-  // {"taskId","userId","conversationId","status","task","mode","result","error"?,"turns",
-  //  "usage":{"inputTokens","outputTokens"},"durationMs","createdAt","startedAt","finishedAt",
-  //  "transcript"? (the messages as the LLM saw them: tokenized)}. Error task_not_found.
-  virtual result<nlohmann::json> view(const std::string& task_id, bool with_transcript) = 0;
+  // The live task's state, or the stored one's. Error task_not_found.
+  virtual boost::asio::awaitable<result<task_view>> view(std::string task_id, bool with_transcript) = 0;
 
-  // {"tasks": [view without transcript...]} newest first.
-  virtual result<nlohmann::json> list(const store::task_query& query) = 0;
+  // Stored tasks newest first, without transcripts.
+  virtual boost::asio::awaitable<result<std::vector<task_view>>> list(store::task_query query) = 0;
 
   // Cancels a queued or running task: stops its LLM call and kills its
   // sandbox. Errors: task_not_found, task_finished.
-  virtual result<nlohmann::json> cancel(const std::string& task_id) = 0;
+  virtual boost::asio::awaitable<result<cancel_outcome>> cancel(std::string task_id) = 0;
 
   // The task's events with seq > after_seq. Error task_not_found.
-  virtual result<std::shared_ptr<task_event_stream>> events(const std::string& task_id, std::int64_t after_seq) = 0;
+  virtual boost::asio::awaitable<result<std::shared_ptr<task_event_stream>>> events(std::string task_id,
+                                                                                    std::int64_t after_seq) = 0;
 
-  // Refuses new tasks, ends queued and running ones as "interrupted" and
-  // waits for them up to `grace`.
+  // Refuses new tasks, ends queued and running ones as interrupted and
+  // waits for them up to `grace` (on the manager's clock).
   virtual boost::asio::awaitable<void> shutdown(std::chrono::milliseconds grace) = 0;
 
   virtual agent_stats stats() const = 0;
@@ -111,13 +141,15 @@ struct agent_dependencies {
   std::shared_ptr<execution::sandbox_files> files;  // null: no skills, no workspace
   // Where the blocking file work of `files` runs (a thread pool), never the I/O thread.
   boost::asio::any_io_executor blocking;
-  std::function<std::vector<server_brief>()> servers;          // for the prompt; may be empty
-  std::function<void(const std::string& status)> on_task_end;  // metrics hook; may be empty
-  std::shared_ptr<core::metrics_registry> metrics;             // sandbox and PII counts; may be null
+  std::function<std::vector<server_brief>()> servers;  // for the prompt; may be empty
+  std::function<void(task_status)> on_task_end;        // metrics hook; may be empty
+  std::shared_ptr<core::metrics_registry> metrics;     // sandbox and PII counts; may be null
 };
 
-// Marks tasks left "running" by a previous process as "interrupted".
+// `clock` must outlive the manager. Tasks a previous process left queued or
+// running are not its business: the start-up marks them interrupted in the
+// store (blocking_task_store::mark_interrupted) before the manager is created.
 std::shared_ptr<agent_manager> create_agent_manager(const boost::asio::any_io_executor& executor,
-                                                    agent_dependencies deps, agent_config config);
+                                                    agent_dependencies deps, agent_config config, core::clock& clock);
 
 }  // namespace harness::agent

@@ -30,16 +30,16 @@ http_response handle_health_ready(const request_context& context);
 boost::asio::awaitable<http_response> handle_post_task(const request_context& context);
 
 // GET /tasks?userId=&status=&limit=: the user's tasks, newest first.
-http_response handle_list_tasks(const request_context& context);
+boost::asio::awaitable<http_response> handle_list_tasks(const request_context& context);
 
 // GET /tasks/{id}?userId=&transcript=: status, result and the transcript as the LLM saw it.
-http_response handle_get_task(const request_context& context);
+boost::asio::awaitable<http_response> handle_get_task(const request_context& context);
 
 // GET /tasks/{id}/events: Server-Sent Events, resumable with Last-Event-ID.
-http_response handle_task_events(const request_context& context);
+boost::asio::awaitable<http_response> handle_task_events(const request_context& context);
 
 // DELETE /tasks/{id}?userId=: cancels a queued or running task.
-http_response handle_cancel_task(const request_context& context);
+boost::asio::awaitable<http_response> handle_cancel_task(const request_context& context);
 
 // POST /execute: {"userId","code","sessionId"?} runs code in a sandbox
 // without an LLM; a failed or timed-out block is a 200 with "error".
@@ -85,14 +85,15 @@ http_response handle_get_skill(const request_context& context);
 http_response handle_delete_skill(const request_context& context);
 
 // GET /tasks/{id}/files: {"taskId", "files": [{path, size, modified}]}; 404 when the task wrote nothing.
-http_response handle_list_task_files(const request_context& context);
+boost::asio::awaitable<http_response> handle_list_task_files(const request_context& context);
 
 // GET /tasks/{id}/files/{path...}: the file's bytes as a download; 404 JSON when missing.
-http_response handle_get_task_file(const request_context& context);
+boost::asio::awaitable<http_response> handle_get_task_file(const request_context& context);
 
 // With ?userId= in the query: 403 task_forbidden unless the task is that
 // user's (404 when there is no such task). Without it, or without an agent: nothing.
-std::optional<http_response> check_task_owner(const request_context& context, const std::string& task_id);
+boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
+                                                                      const std::string& task_id);
 
 // The HTTP status and JSON error for a service error, by its code.
 http_response service_error_response(const error& e);

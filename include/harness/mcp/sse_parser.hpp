@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/mcp/line_splitter.hpp"
+#include "harness/core/line_splitter.hpp"
 #include "harness/mcp/message_identity.hpp"
 
 namespace harness::mcp {
@@ -45,7 +45,7 @@ class sse_parser {
   std::size_t max_event_;
   std::function<void(const sse_event&)> on_event_;
   std::function<void(const message_identity&)> on_oversized_;
-  line_splitter lines_;
+  core::line_splitter lines_;
   sse_event current_;
   bool has_data_ = false;
   bool has_id_ = false;

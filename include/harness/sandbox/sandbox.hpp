@@ -1,14 +1,12 @@
-// The sandbox: runs JavaScript from the LLM in a locked-down container, one
-// container per task, removed afterwards. Part 1 is the cold path (a fresh
-// container per block); the warm pool, REPL and tool bridge build on
-// sandbox_backend::start() and the container's attach stream.
+// The sandbox backend: starts locked-down containers that run the REPL
+// runtime, and removes them (on stop, on a dropped handle, at shutdown and by
+// sweeps of leftovers). What runs inside and how blocks are driven is the
+// execution layer's job (warm_pool, sandbox_session) over the container's
+// attach stream and call socket.
 #pragma once
 
-#include <chrono>
-#include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
@@ -21,34 +19,6 @@ namespace harness::sandbox {
 
 template <class T>
 using task = boost::asio::awaitable<T>;
-
-// How a block ended. Anything but ok carries run_result::failure.
-enum class run_outcome {
-  ok,             // exit 0
-  code_error,     // the block threw or exited non-zero: sandbox_code_error
-  timeout,        // killed at SANDBOX_TIMEOUT_MS: sandbox_timeout
-  out_of_memory,  // the kernel OOM-killed it: sandbox_oom
-  pids_limit,     // it hit SANDBOX_PIDS_LIMIT (fork bomb): sandbox_pids_limit
-  output_limit,   // it printed more than SANDBOX_OUTPUT_LIMIT_BYTES and was stopped: sandbox_output_limit
-};
-const char* to_string(run_outcome outcome);
-
-struct run_timings {
-  std::chrono::milliseconds create{0};  // create + attach
-  std::chrono::milliseconds start{0};   // start + code written
-  std::chrono::milliseconds run{0};     // until the container's output ended
-  std::chrono::milliseconds total{0};   // including cleanup
-};
-
-struct run_result {
-  run_outcome outcome = run_outcome::ok;
-  std::optional<error> failure;          // what went wrong and what to do, for the agent
-  std::string stdout_text, stderr_text;  // together at most output_limit_bytes
-  bool output_truncated = false;
-  std::int64_t exit_code = 0;
-  std::string container_id;
-  run_timings timings;
-};
 
 // A started container owned by one task. Its attach stream is the only way in
 // or out. Destroying it without stop() still removes the container (in the
@@ -73,14 +43,7 @@ class sandbox_backend {
   // socket (bridge/call_socket.hpp). Errors: docker_* from the engine
   // (docker_image_not_found with the build command as hint),
   // sandbox_shutting_down after shutdown().
-  virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id,
-                                                                 std::string call_socket = {}) = 0;
-
-  // The cold path: a fresh container runs code (stdin: the code, then EOF),
-  // its output is collected within the caps, and the container is removed on
-  // every path. Engine problems are errors; what the code did (timeout, OOM,
-  // ...) is a run_result with a failure.
-  virtual task<result<run_result>> run_once(std::string task_id, std::string code) = 0;
+  virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket = {}) = 0;
 
   // Removes containers with our owner label that this backend does not own and
   // whose task is_live does not claim (pass nullptr at start-up: no task lives).

@@ -19,7 +19,6 @@ struct sandbox_config {
   double cpus = 1.0;                          // NanoCpus = cpus * 1e9
   std::int64_t pids_limit = 128;
   std::int64_t tmp_mb = 64, workspace_mb = 64, skills_mb = 16;  // tmpfs caps
-  std::int64_t output_limit_bytes = 1 << 20;                    // stdout + stderr kept per block
   std::int64_t nofile_limit = 1024;                             // ulimit -n
   std::string runtime;                                          // "" = engine default (runc); "runsc" for gVisor
   std::string network = "none";                                 // NetworkMode; anything else is a deliberate grant
@@ -30,7 +29,7 @@ struct sandbox_config {
 
 // SANDBOX_IMAGE, SANDBOX_TIMEOUT_MS, SANDBOX_MEMORY_MB, SANDBOX_CPU_QUOTA,
 // SANDBOX_PIDS_LIMIT, SANDBOX_TMP_MB, SANDBOX_WORKSPACE_MB, SANDBOX_SKILLS_MB,
-// SANDBOX_OUTPUT_LIMIT_BYTES, SANDBOX_NOFILE_LIMIT, SANDBOX_RUNTIME, SANDBOX_NETWORK.
+// SANDBOX_NOFILE_LIMIT, SANDBOX_RUNTIME, SANDBOX_NETWORK.
 std::vector<core::setting_spec> sandbox_setting_specs();
 result<sandbox_config> load_sandbox_config(const core::settings& settings);
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "harness/core/settings.hpp"
@@ -25,9 +26,12 @@ std::vector<core::setting_spec> store_setting_specs();
 // Errors "invalid_setting" naming the setting and the rule it broke.
 result<store_config> load_store_config(const core::settings& settings);
 
-// Applies the retention of `config` at now_ms: delete_finished_before(now_ms -
-// retention). Returns how many tasks went; 0 without a call when retention is 0.
-// Blocks on the disk: run it on a worker (e.g. hourly and once at start-up).
-result<std::size_t> apply_retention(task_store& store, const store_config& config, std::int64_t now_ms);
+// Where the retention of `config` cuts at now_ms: tasks that finished before
+// it go (delete_finished_before). Empty when retention is 0 (keep everything).
+std::optional<std::int64_t> retention_cutoff_ms(const store_config& config, std::int64_t now_ms);
+
+// delete_finished_before(retention_cutoff_ms(...)) on a blocking backend.
+// Returns how many tasks went; 0 without a call when retention is 0.
+result<std::size_t> apply_retention(blocking_task_store& store, const store_config& config, std::int64_t now_ms);
 
 }  // namespace harness::store

@@ -1,13 +1,16 @@
 // Persistence of agent tasks, their event streams, conversations and the
-// token-usage ledger. One abstract task_store so the agent can be tested with a
-// fake and a second backend can be added; open_sqlite_store() gives the real one.
+// token-usage ledger, in two layers:
+//  - task_store: what the server uses. Every call is an awaitable; the real
+//    one (open_sqlite_store) runs the calls on a thread of its own, so the
+//    I/O thread never waits on the disk. The agent's tests use an in-memory fake.
+//  - blocking_task_store: a backend whose calls block on disk I/O (SQLite).
+//    Call it directly only where blocking is fine: its own contract tests,
+//    benchmarks, and start-up before the server accepts requests.
 //
-// Contract common to every member: thread-safe (callers may be the I/O thread
-// and worker threads at once), errors are values (no exception escapes), and a
-// storage failure comes back as a harness::error whose code starts with
-// "store_" and whose message carries the backend's own message. Calls block on
-// disk I/O: the I/O thread should call them only for small writes, and run
-// listings and retention on a worker.
+// Contract common to every member of both: thread-safe, errors are values (no
+// exception escapes), and a storage failure comes back as a harness::error
+// whose code starts with "store_" and whose message carries the backend's own
+// message.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +21,12 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
 #include "harness/core/health.hpp"
+#include "harness/store/task_status.hpp"
 
 namespace harness::store {
 
@@ -34,9 +39,9 @@ struct task_record {
   std::string conversation_id;  // "conv_..."
   std::string task;             // the caller's task text as sent
   std::string mode;             // "sync" | "async" | "stream"
-  // "queued", "running", "succeeded", "failed", "cancelled", "timed_out",
-  // "interrupted"; any other string is stored as given.
-  std::string status;
+  // Stored as its string (to_string); a stored string that names no status
+  // reads back as a "store_corrupt" error.
+  task_status status = task_status::queued;
   nlohmann::json result;  // final answer (string) or null
   nlohmann::json error;   // {"code","message"} or null
   int turns = 0;
@@ -71,9 +76,9 @@ inline constexpr std::size_t max_list_limit = 1000;
 struct task_query {
   // Strings have initializers so designated initializers may leave them out
   // without -Wmissing-field-initializers.
-  std::string user_id{};   // empty = every user
-  std::string status{};    // empty = any
-  std::size_t limit = 50;  // 0 returns nothing; above max_list_limit: max_list_limit
+  std::string user_id{};                // empty = every user
+  std::optional<task_status> status{};  // empty = any
+  std::size_t limit = 50;               // 0 returns nothing; above max_list_limit: max_list_limit
   // Pagination: only tasks created before this (0 = from the newest). With
   // before_id set too, a task created at exactly before_ms is listed when its id
   // sorts below before_id, so paging by (created_ms, id) of the last row seen
@@ -82,9 +87,10 @@ struct task_query {
   std::string before_id{};
 };
 
-class task_store {
+// The backend: every call blocks the calling thread until the disk is done.
+class blocking_task_store {
  public:
-  virtual ~task_store() = default;
+  virtual ~blocking_task_store() = default;
 
   // Error "task_exists" when a task with this id is stored already.
   virtual status create_task(const task_record& task) = 0;
@@ -117,12 +123,12 @@ class task_store {
   // An empty user_id sums every user.
   virtual result<usage_totals> usage(const std::string& user_id, std::int64_t since_ms = 0) = 0;
 
-  // Start-up recovery: every "queued" or "running" task becomes "interrupted"
+  // Start-up recovery: every queued or running task becomes interrupted
   // with error {"code":"interrupted","message":...} and finished_ms = now_ms.
   // Returns how many. Call once, before the server accepts tasks.
   virtual result<std::size_t> mark_interrupted(std::int64_t now_ms) = 0;
   // Retention: deletes tasks that finished (finished_ms != 0, status neither
-  // "queued" nor "running") before cutoff_ms, with their events. Returns how
+  // queued nor running) before cutoff_ms, with their events. Returns how
   // many tasks. Conversations and the usage ledger are kept.
   virtual result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) = 0;
 
@@ -134,6 +140,41 @@ class task_store {
   virtual core::component_health health() const { return {}; }
 };
 
+// What the server uses: the calls of blocking_task_store (same arguments,
+// results and errors) as awaitables that never block the caller's thread.
+// The coroutine resumes on its own executor. Calls complete in the order they
+// were made. Arguments are taken by value: the call owns its copy while it runs
+// elsewhere.
+class task_store {
+ public:
+  virtual ~task_store() = default;
+
+  virtual boost::asio::awaitable<status> create_task(task_record task) = 0;
+  virtual boost::asio::awaitable<status> update_task(task_record task) = 0;
+  virtual boost::asio::awaitable<result<std::optional<task_record>>> get_task(std::string id) = 0;
+  virtual boost::asio::awaitable<result<std::vector<task_record>>> list_tasks(task_query q) = 0;
+  virtual boost::asio::awaitable<status> append_event(event_record event) = 0;
+  virtual boost::asio::awaitable<result<std::vector<event_record>>> events(std::string task_id, std::int64_t after_seq,
+                                                                           std::size_t limit) = 0;
+  virtual boost::asio::awaitable<result<std::optional<conversation_record>>> get_conversation(std::string id) = 0;
+  virtual boost::asio::awaitable<status> save_conversation(conversation_record c) = 0;
+  virtual boost::asio::awaitable<status> record_usage(std::string user_id, std::string task_id,
+                                                      std::int64_t input_tokens, std::int64_t output_tokens,
+                                                      std::int64_t at_ms) = 0;
+  virtual boost::asio::awaitable<result<usage_totals>> usage(std::string user_id, std::int64_t since_ms) = 0;
+  virtual boost::asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) = 0;
+  virtual boost::asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) = 0;
+
+  virtual int schema_version() const = 0;
+  // Never blocks, never touches the disk (see blocking_task_store::health).
+  virtual core::component_health health() const { return {}; }
+};
+
+// Runs every call of `backend` on one thread of its own, in the order the
+// calls were made. The thread ends (after finishing the calls already handed
+// to it) when the returned store is destroyed.
+std::shared_ptr<task_store> run_on_store_thread(std::shared_ptr<blocking_task_store> backend);
+
 // Opens the SQLite database at `file`, creating its folders and the file as
 // needed: WAL journal, synchronous=NORMAL, foreign keys on, a busy timeout, then
 // the versioned migrations (table schema_migrations; each migration in its own
@@ -141,6 +182,11 @@ class task_store {
 // database, corrupt, a SQLite file of another program), "store_migration_failed",
 // "store_too_new" (written by a newer build: this build refuses to touch it).
 // ":memory:" opens a private in-memory database (for tests of the callers).
+// Blocks while it opens and migrates: call it at start-up or in tests.
+result<std::shared_ptr<blocking_task_store>> open_blocking_sqlite_store(const std::filesystem::path& file);
+
+// open_blocking_sqlite_store, then run_on_store_thread: the store the server
+// uses. Opening blocks (start-up); the calls afterwards do not.
 result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file);
 
 // The newest schema version this build knows.

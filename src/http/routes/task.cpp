@@ -5,6 +5,7 @@
 #include "harness/http/services.hpp"
 #include "harness/http/validation.hpp"
 #include "sse.hpp"
+#include "task_json.hpp"
 
 namespace harness::http {
 namespace {
@@ -24,11 +25,11 @@ std::optional<std::string> query_value(const request_context& context, const std
 }
 
 // A userId in the query, when given, must be valid and own the task.
-std::optional<http_response> check_owner(const request_context& context, const json& view) {
+std::optional<http_response> check_owner(const request_context& context, const agent::task_view& view) {
   auto user = query_value(context, "userId");
   if (!user) return std::nullopt;
   if (auto bad = check_user_id(json{{"userId", *user}})) return bad;
-  if (view.value("userId", std::string()) != *user) {
+  if (view.user_id != *user) {
     return error_response(403, "task_forbidden", "this task belongs to another user");
   }
   return std::nullopt;
@@ -43,11 +44,13 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
 
 }  // namespace
 
-std::optional<http_response> check_task_owner(const request_context& context, const std::string& task_id) {
-  if (!query_value(context, "userId") || !context.svc.agent) return std::nullopt;
-  auto view = context.svc.agent->view(task_id, false);
-  if (!view) return service_error_response(view.error());
-  return check_owner(context, *view);
+boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
+                                                                      const std::string& task_id) {
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!query_value(context, "userId") || !agent) co_return std::nullopt;
+  auto view = co_await agent->view(task_id, false);
+  if (!view) co_return service_error_response(view.error());
+  co_return check_owner(context, *view);
 }
 
 boost::asio::awaitable<http_response> handle_post_task(const request_context& context) {
@@ -69,19 +72,18 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   if (body.contains("conversationId")) request.conversation_id = body["conversationId"].get<std::string>();
   request.mode = body.value("mode", std::string("sync"));
   request.restore_pii = body.value("restorePii", true);
-  auto ticket = agent->submit(request);
+  auto ticket = co_await agent->submit(request);
   if (!ticket) co_return service_error_response(ticket.error());
 
   if (request.mode == "async") {
-    co_return json_response(202, {{"taskId", ticket->task_id},
-                                  {"conversationId", ticket->conversation_id},
-                                  {"status", ticket->status},
-                                  {"links",
-                                   {{"task", "/tasks/" + ticket->task_id},
-                                    {"events", "/tasks/" + ticket->task_id + "/events"}}}});
+    co_return json_response(
+        202, {{"taskId", ticket->task_id},
+              {"conversationId", ticket->conversation_id},
+              {"status", to_string(ticket->status)},
+              {"links", {{"task", "/tasks/" + ticket->task_id}, {"events", "/tasks/" + ticket->task_id + "/events"}}}});
   }
   if (request.mode == "stream") {
-    auto events = agent->events(ticket->task_id, 0);
+    auto events = co_await agent->events(ticket->task_id, 0);
     if (!events) co_return service_error_response(events.error());
     auto response = sse_response(std::move(*events));
     response.set_header("X-Task-Id", ticket->task_id);
@@ -89,61 +91,71 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   }
   auto done = co_await agent->wait(ticket->task_id);
   if (!done) co_return service_error_response(done.error());
-  co_return json_response(200, *done);
+  co_return json_response(200, task_view_json(*done));
 }
 
-http_response handle_list_tasks(const request_context& context) {
-  if (!context.svc.agent) return agent_unavailable(context.svc);
+boost::asio::awaitable<http_response> handle_list_tasks(const request_context& context) {
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!agent) co_return agent_unavailable(context.svc);
   auto user = query_value(context, "userId");
-  if (!user) return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
-  if (auto bad = check_user_id(json{{"userId", *user}})) return *bad;
+  if (!user) co_return error_response(400, "invalid_request", "the 'userId' query parameter is required: ?userId=...");
+  if (auto bad = check_user_id(json{{"userId", *user}})) co_return *bad;
   store::task_query query;
   query.user_id = *user;
-  query.status = query_value(context, "status").value_or("");
+  if (auto status = query_value(context, "status"); status && !status->empty()) {
+    query.status = store::task_status_from_string(*status);
+    // A status no task can have matches none.
+    if (!query.status) co_return json_response(200, {{"tasks", json::array()}});
+  }
   if (auto limit = query_value(context, "limit")) {
     auto n = parse_int(*limit);
-    if (!n || *n < 1 || *n > 500) return error_response(400, "invalid_request", "'limit' must be 1-500");
+    if (!n || *n < 1 || *n > 500) co_return error_response(400, "invalid_request", "'limit' must be 1-500");
     query.limit = static_cast<std::size_t>(*n);
   }
-  auto listed = context.svc.agent->list(query);
-  if (!listed) return service_error_response(listed.error());
-  return json_response(200, *listed);
+  auto listed = co_await agent->list(query);
+  if (!listed) co_return service_error_response(listed.error());
+  json tasks = json::array();
+  for (const auto& view : *listed) tasks.push_back(task_view_json(view));
+  co_return json_response(200, {{"tasks", std::move(tasks)}});
 }
 
-http_response handle_get_task(const request_context& context) {
-  if (!context.svc.agent) return agent_unavailable(context.svc);
+boost::asio::awaitable<http_response> handle_get_task(const request_context& context) {
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!agent) co_return agent_unavailable(context.svc);
   bool transcript = query_value(context, "transcript").value_or("true") != "false";
-  auto view = context.svc.agent->view(context.params.at("id"), transcript);
-  if (!view) return service_error_response(view.error());
-  if (auto bad = check_owner(context, *view)) return *bad;
-  return json_response(200, *view);
+  auto view = co_await agent->view(context.params.at("id"), transcript);
+  if (!view) co_return service_error_response(view.error());
+  if (auto bad = check_owner(context, *view)) co_return *bad;
+  co_return json_response(200, task_view_json(*view));
 }
 
-http_response handle_task_events(const request_context& context) {
-  if (!context.svc.agent) return agent_unavailable(context.svc);
+boost::asio::awaitable<http_response> handle_task_events(const request_context& context) {
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
-  auto view = context.svc.agent->view(id, false);
-  if (!view) return service_error_response(view.error());
-  if (auto bad = check_owner(context, *view)) return *bad;
+  auto view = co_await agent->view(id, false);
+  if (!view) co_return service_error_response(view.error());
+  if (auto bad = check_owner(context, *view)) co_return *bad;
   // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
   std::string after_text(context.request.header("Last-Event-ID").value_or(""));
   if (after_text.empty()) after_text = query_value(context, "after").value_or("0");
   auto after = parse_int(after_text);
-  if (!after) return error_response(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event number");
-  auto events = context.svc.agent->events(id, *after);
-  if (!events) return service_error_response(events.error());
-  return sse_response(std::move(*events));
+  if (!after) co_return error_response(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event number");
+  auto events = co_await agent->events(id, *after);
+  if (!events) co_return service_error_response(events.error());
+  co_return sse_response(std::move(*events));
 }
 
-http_response handle_cancel_task(const request_context& context) {
-  if (!context.svc.agent) return agent_unavailable(context.svc);
+boost::asio::awaitable<http_response> handle_cancel_task(const request_context& context) {
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
-  auto view = context.svc.agent->view(id, false);
-  if (!view) return service_error_response(view.error());
-  if (auto bad = check_owner(context, *view)) return *bad;
-  auto cancelled = context.svc.agent->cancel(id);
-  if (!cancelled) return service_error_response(cancelled.error());
-  return json_response(202, *cancelled);
+  auto view = co_await agent->view(id, false);
+  if (!view) co_return service_error_response(view.error());
+  if (auto bad = check_owner(context, *view)) co_return *bad;
+  auto cancelled = co_await agent->cancel(id);
+  if (!cancelled) co_return service_error_response(cancelled.error());
+  co_return json_response(202, cancel_json(*cancelled));
 }
 
 }  // namespace harness::http

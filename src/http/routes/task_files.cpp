@@ -46,21 +46,24 @@ std::string_view content_type_of(std::string_view path) {
 
 }  // namespace
 
-http_response handle_list_task_files(const request_context& context) {
-  if (!context.svc.workspaces) return no_store();
+boost::asio::awaitable<http_response> handle_list_task_files(const request_context& context) {
+  if (!context.svc.workspaces) co_return no_store();
   const auto& task_id = context.params.at("id");
-  if (auto bad = check_task_owner(context, task_id)) return *bad;
+  auto bad = co_await check_task_owner(context, task_id);  // not in the if: GCC 12 and co_await in conditions
+  if (bad) co_return *bad;
   auto files = context.svc.workspaces->list(task_id);
-  if (!files) return service_error_response(files.error());
-  return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
+  if (!files) co_return service_error_response(files.error());
+  co_return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
 }
 
-http_response handle_get_task_file(const request_context& context) {
-  if (!context.svc.workspaces) return no_store();
-  if (auto bad = check_task_owner(context, context.params.at("id"))) return *bad;
+boost::asio::awaitable<http_response> handle_get_task_file(const request_context& context) {
+  if (!context.svc.workspaces) co_return no_store();
+  const auto& task_id = context.params.at("id");
+  auto bad = co_await check_task_owner(context, task_id);
+  if (bad) co_return *bad;
   const auto& path = context.params.at("path");
-  auto bytes = context.svc.workspaces->read(context.params.at("id"), path);
-  if (!bytes) return service_error_response(bytes.error());
+  auto bytes = context.svc.workspaces->read(task_id, path);
+  if (!bytes) co_return service_error_response(bytes.error());
   http_response response;
   response.status = 200;
   response.body = std::move(*bytes);
@@ -69,7 +72,7 @@ http_response handle_get_task_file(const request_context& context) {
   response.set_header("Content-Disposition", "attachment; filename=\"" + path.substr(path.rfind('/') + 1) + "\"");
   response.set_header("X-Content-Type-Options", "nosniff");
   response.set_header("Cache-Control", "no-store");
-  return response;
+  co_return response;
 }
 
 }  // namespace harness::http

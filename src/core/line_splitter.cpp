@@ -1,6 +1,6 @@
-#include "harness/mcp/line_splitter.hpp"
+#include "harness/core/line_splitter.hpp"
 
-namespace harness::mcp {
+namespace harness::core {
 
 line_splitter::line_splitter(std::size_t max_line, std::function<void(std::string_view)> on_line,
                              std::function<void(std::size_t)> on_overflow,
@@ -27,6 +27,7 @@ void line_splitter::feed(std::string_view bytes) {
       }
       buffer_.clear();
       buffer_.shrink_to_fit();
+      if (on_overflow_start_) on_overflow_start_();
     } else {
       buffer_.append(chunk);
     }
@@ -45,4 +46,4 @@ void line_splitter::feed(std::string_view bytes) {
   }
 }
 
-}  // namespace harness::mcp
+}  // namespace harness::core

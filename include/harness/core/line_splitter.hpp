@@ -1,5 +1,8 @@
 // Splits a byte stream into newline-delimited lines with a cap on line length,
-// so one huge or endless line from a misbehaving server costs bounded memory.
+// so one huge or endless line from a misbehaving peer (an MCP server, a
+// sandbox's runtime) costs bounded memory. The one line splitter: MCP stdio
+// and SSE read with it, and so do the sandbox frame channels (through
+// bridge::frame_lines).
 #pragma once
 
 #include <cstddef>
@@ -7,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace harness::mcp {
+namespace harness::core {
 
 class line_splitter {
  public:
@@ -18,6 +21,12 @@ class line_splitter {
   // holding it (see message_identity_scanner).
   line_splitter(std::size_t max_line, std::function<void(std::string_view)> on_line,
                 std::function<void(std::size_t)> on_overflow, std::function<void(std::string_view)> on_dropped = {});
+
+  // Called once, as soon as a line passes max_line (before its newline has
+  // arrived, which may be never), for readers that give up at once instead of
+  // waiting for the end of an endless line; on_overflow still follows if the
+  // line ends.
+  void on_overflow_start(std::function<void()> handler) { on_overflow_start_ = std::move(handler); }
 
   // Feeds bytes; calls the callbacks synchronously.
   void feed(std::string_view bytes);
@@ -34,9 +43,10 @@ class line_splitter {
   std::function<void(std::string_view)> on_line_;
   std::function<void(std::size_t)> on_overflow_;
   std::function<void(std::string_view)> on_dropped_;
+  std::function<void()> on_overflow_start_;
   std::string buffer_;
   bool discarding_ = false;
   std::size_t discarded_ = 0;
 };
 
-}  // namespace harness::mcp
+}  // namespace harness::core

@@ -1,0 +1,44 @@
+#include "task_json.hpp"
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace harness::http {
+
+using json = nlohmann::json;
+
+json iso_time(std::int64_t epoch_ms) {
+  if (epoch_ms <= 0) return nullptr;
+  std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(epoch_ms % 1000));
+}
+
+json task_view_json(const agent::task_view& v) {
+  json out{{"taskId", v.task_id},
+           {"userId", v.user_id},
+           {"conversationId", v.conversation_id},
+           {"status", to_string(v.status)},
+           {"task", v.task},
+           {"mode", v.mode},
+           {"result", v.result},
+           {"turns", v.turns},
+           {"usage", {{"inputTokens", v.input_tokens}, {"outputTokens", v.output_tokens}}},
+           {"durationMs", v.finished_ms ? json(v.finished_ms - v.created_ms) : json(nullptr)},
+           {"createdAt", iso_time(v.created_ms)},
+           {"startedAt", iso_time(v.started_ms)},
+           {"finishedAt", iso_time(v.finished_ms)}};
+  if (!v.error.is_null()) out["error"] = v.error;
+  if (v.transcript) out["transcript"] = *v.transcript;
+  return out;
+}
+
+json cancel_json(const agent::cancel_outcome& outcome) {
+  return {{"taskId", outcome.task_id},
+          {"status", outcome.state == agent::cancel_state::cancelled ? "cancelled" : "cancelling"}};
+}
+
+}  // namespace harness::http
