@@ -2,12 +2,12 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/clock.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/llm/http_transport.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/store/store_config.hpp"
@@ -40,7 +40,7 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
       if (ec) co_return;
     }
   };
-  asio::co_spawn(executor, std::move(loop), asio::detached);
+  core::spawn_logged(executor, std::move(loop), "task retention");
   return [timer] { timer->cancel(); };
 }
 

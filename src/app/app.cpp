@@ -4,13 +4,13 @@
 #include <cstdio>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include "app_settings.hpp"
 #include "components.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
 
@@ -58,10 +58,12 @@ int serve(const core::settings& settings) {
     if (ec) return;
     core::log_info("received signal {}: draining (grace {} ms)", signal, http_config->server.shutdown_grace.count());
     // Tasks end first (as "interrupted"), so requests that wait on them answer within the grace.
-    boost::asio::co_spawn(io, (*parts)->interrupt_tasks(http_config->server.shutdown_grace / 2), boost::asio::detached);
+    core::spawn_logged(io.get_executor(), (*parts)->interrupt_tasks(http_config->server.shutdown_grace / 2),
+                       "shutdown: interrupting tasks");
     server->shutdown([&] {
       // No request is in flight any more: end sessions and remove containers.
-      boost::asio::co_spawn(io, (*parts)->shutdown(), [&](std::exception_ptr) {
+      boost::asio::co_spawn(io, (*parts)->shutdown(), [&](std::exception_ptr failure) {
+        if (failure) core::log_spawn_exception("shutdown", failure);
         core::log_info("shutdown complete");
         io.stop();
       });

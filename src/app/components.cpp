@@ -1,12 +1,12 @@
 #include "components.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include "agent_setup.hpp"
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
 #include "harness/core/writable_dir.hpp"
 #include "harness/docker/engine_client.hpp"
@@ -175,9 +175,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   for (auto& source : agent->health) out->services_.health.push_back(source);
 
   // MCP servers start in the background: the listener does not wait for them.
-  asio::co_spawn(io, out->registry_->start(), asio::detached);
-  asio::co_spawn(io, out->sandbox_health_->refresh_every(10s), asio::detached);
-  asio::co_spawn(io, start_sandboxes(out->backend_, out->pool_), asio::detached);
+  core::spawn_logged(io.get_executor(), out->registry_->start(), "mcp: starting the servers");
+  core::spawn_logged(io.get_executor(), out->sandbox_health_->refresh_every(10s), "sandbox health checks");
+  core::spawn_logged(io.get_executor(), start_sandboxes(out->backend_, out->pool_), "sandbox: start-up");
   return std::unique_ptr<components>(std::move(out));
 }
 

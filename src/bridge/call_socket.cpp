@@ -14,13 +14,13 @@
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
 #include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/with_deadline.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -85,20 +85,17 @@ class call_socket_impl final : public call_socket {
 
   asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(std::chrono::milliseconds timeout,
                                                                  std::size_t max_line) override {
-    // `finished` guards a timer completion already queued when accept()
-    // returns: by then `this` may be gone.
-    auto finished = std::make_shared<bool>(false);
-    asio::steady_timer timer(executor_, timeout);
-    timer.async_wait([this, finished](boost::system::error_code ec) {
-      if (ec || *finished) return;
+    // The deadline closes the listener (and drops a connection still saying
+    // hello); the loop then reports call_socket_timeout.
+    auto waiting = accept_loop(max_line, timeout);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto on_expiry = [this] {
       timed_out_ = true;
       stop_waiting();
-    });
-    auto out = co_await accept_loop(max_line, timeout);
-    *finished = true;
-    timer.cancel();
+    };
+    auto out = co_await core::with_deadline(std::move(waiting), deadline, on_expiry);
     close_listener();
-    co_return out;
+    co_return std::move(out.value);
   }
 
  private:

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
 #include "harness/core/base64.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/core/with_deadline.hpp"
 #include "session_shared.hpp"
 
 namespace harness::bridge {
@@ -36,33 +36,6 @@ json files_json(const std::vector<init_file>& files) {
 std::chrono::milliseconds call_margin(std::chrono::milliseconds block_timeout) {
   return std::min<std::chrono::milliseconds>(std::chrono::seconds(1), block_timeout / 10);
 }
-
-// Cancels the channel (so the pending read ends) when the time is up. The
-// `active` flag covers a completion already queued when the guard goes away:
-// it must not cancel a channel that has moved on to the next block.
-class deadline_guard {
- public:
-  deadline_guard(const asio::any_io_executor& executor, std::shared_ptr<session_shared> shared,
-                 std::chrono::milliseconds timeout)
-      : timer_(executor, timeout) {
-    shared->deadline_hit = false;
-    timer_.async_wait([shared, active = active_](boost::system::error_code ec) {
-      if (ec || !*active || !shared->alive) return;
-      shared->deadline_hit = true;
-      shared->broken = true;
-      shared->channel.cancel();
-    });
-  }
-  ~deadline_guard() {
-    *active_ = false;
-    timer_.cancel();
-  }
-  clock_type::time_point expiry() const { return timer_.expiry(); }
-
- private:
-  std::shared_ptr<bool> active_ = std::make_shared<bool>(true);
-  asio::steady_timer timer_;
-};
 
 // Marks the block as running for the calls it makes, and as over on every
 // way out (an exception included), so no call is ever taken for a block
@@ -134,26 +107,41 @@ class runtime_session_impl final : public runtime_session {
            "this sandbox can no longer run code (an earlier block broke it); start a new session");
       co_return result;
     }
-    deadline_guard deadline(executor_, shared_, timeout);
+    const auto expiry = clock_type::now() + timeout;
+    shared_->deadline_hit = false;
     {
-      block_scope scope(*shared_, id, deadline.expiry() - call_margin(timeout));
-      try {
-        co_await read_block(std::move(frame), id, timeout, result);
-      } catch (const std::exception& e) {
-        // Nothing a frame holds may throw here (the readers above do not), but
-        // should it, the sandbox is given up rather than half-handled.
-        core::log_warn("sandbox block {} failed on the host: {}", id, e.what());
-        shared_->broken = true;
-        fail(result, failure_kind::protocol,
-             std::string("the host could not handle the sandbox's output: ") + e.what());
-      }
-      // Calls the block started but did not await still need the channel: they
-      // get until the deadline, then fail on their own.
-      co_await shared_->wait_calls_idle(deadline.expiry());
+      block_scope scope(*shared_, id, expiry - call_margin(timeout));
+      // At the deadline the channel is cancelled, so the pending read ends;
+      // the sandbox is given up (the code may still be running in it).
+      auto block = settle_block(std::move(frame), id, timeout, result, expiry);
+      auto on_expiry = [shared = shared_] {  // a named local: GCC 12, see run_blocking.hpp
+        if (!shared->alive) return;
+        shared->deadline_hit = true;
+        shared->broken = true;
+        shared->channel.cancel();
+      };
+      co_await core::with_deadline(std::move(block), expiry, on_expiry);
     }
     result.tool_calls = std::move(shared_->calls);
     result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     co_return result;
+  }
+
+  // Reads the block to its end, then waits for the calls it started.
+  asio::awaitable<void> settle_block(json frame, std::string id, std::chrono::milliseconds timeout, exec_result& result,
+                                     clock_type::time_point expiry) {
+    try {
+      co_await read_block(std::move(frame), id, timeout, result);
+    } catch (const std::exception& e) {
+      // Nothing a frame holds may throw here (the readers above do not), but
+      // should it, the sandbox is given up rather than half-handled.
+      core::log_warn("sandbox block {} failed on the host: {}", id, e.what());
+      shared_->broken = true;
+      fail(result, failure_kind::protocol, std::string("the host could not handle the sandbox's output: ") + e.what());
+    }
+    // Calls the block started but did not await still need the channel: they
+    // get until the deadline, then fail on their own.
+    co_await shared_->wait_calls_idle(expiry);
   }
 
   asio::awaitable<void> read_block(json frame, const std::string& id, std::chrono::milliseconds timeout,
@@ -180,9 +168,9 @@ class runtime_session_impl final : public runtime_session {
       const std::string type = string_field(*parsed, "type");
       const bool ours = string_field(*parsed, "exec") == id;
       if (type == "call") {
-        ++shared_->outstanding;  // before the spawn: see session_shared::outstanding
+        shared_->outstanding.add();  // before the spawn: see session_shared::outstanding
         auto call = handle_call(shared_, std::move(*parsed));
-        asio::co_spawn(executor_, std::move(call), asio::detached);
+        core::spawn_logged(executor_, std::move(call), "sandbox call");
       } else if (type == "log") {
         // Output of a block that has ended (a timer the runtime could not
         // attribute) is dropped: nobody waits for it.
@@ -221,9 +209,9 @@ class runtime_session_impl final : public runtime_session {
     } else if (e.code == bridge::errc::frame_too_large) {
       fail(result, failure_kind::protocol, e.describe());
     } else {
-      fail(
-          result, failure_kind::sandbox,
-          "the sandbox stopped while running the code (" + e.message + "); it may have run out of memory or processes");
+      fail(result, failure_kind::sandbox,
+           "the sandbox stopped while running the code (" + e.message +
+               "); it may have run out of memory or processes");
     }
   }
 
@@ -285,42 +273,36 @@ void fail(exec_result& result, failure_kind kind, std::string message) {
   result.error = failure(to_string(kind), std::move(message));
 }
 
-asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
-                                       std::chrono::milliseconds timeout) {
-  struct wait_state {
-    bool finished = false;
-    bool timed_out = false;
-  };
-  auto state = std::make_shared<wait_state>();
-  asio::steady_timer timer(executor, timeout);
-  timer.async_wait([state, &channel](boost::system::error_code ec) {
-    if (ec || state->finished) return;  // finished: `channel` may belong to someone else by now
-    state->timed_out = true;
-    channel.cancel();
-  });
-  struct finish_on_exit {
-    wait_state& s;
-    ~finish_on_exit() { s.finished = true; }
-  } finish{*state};
+namespace {
+
+// Reads until the runtime says it is ready; the caller's deadline cancels the channel.
+asio::awaitable<status> read_until_ready(frame_channel& channel) {
   for (;;) {
     auto line = co_await channel.read_line();
-    if (!line) {
-      timer.cancel();
-      if (state->timed_out) {
-        co_return make_error(bridge::errc::sandbox_timeout,
-                             fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
-                             "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
-      }
-      co_return make_error(bridge::errc::sandbox_failed,
-                           "the sandbox runtime ended before it was ready: " + line.error().message);
-    }
+    if (!line) co_return line.error();
     auto frame = parse_frame(*line);
-    if (frame && string_field(*frame, "type") == "ready") {
-      timer.cancel();
-      co_return status{};
-    }
+    if (frame && string_field(*frame, "type") == "ready") co_return status{};
     core::log_warn("sandbox runtime wrote '{}' before ready; ignored", line->substr(0, 200));
   }
+}
+
+}  // namespace
+
+asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
+                                       std::chrono::milliseconds timeout) {
+  (void)executor;  // the deadline runs on the caller's executor
+  const auto deadline = clock_type::now() + timeout;
+  auto on_expiry = [&channel] { channel.cancel(); };
+  auto reading = read_until_ready(channel);
+  auto ready = co_await core::with_deadline(std::move(reading), deadline, on_expiry);
+  if (ready.value) co_return status{};
+  if (ready.expired) {
+    co_return make_error(bridge::errc::sandbox_timeout,
+                         fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
+                         "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
+  }
+  co_return make_error(bridge::errc::sandbox_failed,
+                       "the sandbox runtime ended before it was ready: " + ready.value.error().message);
 }
 
 std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor, frame_channel& channel,

@@ -72,13 +72,11 @@ asio::awaitable<status> session_shared::send(std::string line) {
 }
 
 asio::awaitable<void> session_shared::wait_calls_idle(clock_type::time_point deadline) {
-  if (outstanding == 0) co_return;
-  idle_timer.expires_at(deadline);
-  co_await idle_timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  co_await outstanding.wait_zero_until(deadline);
 }
 
 void session_shared::call_finished() {
-  if (--outstanding == 0) idle_timer.cancel();
+  outstanding.done();
 }
 
 namespace {

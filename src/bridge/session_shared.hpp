@@ -11,18 +11,18 @@
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/async_signal.hpp"
 
 namespace harness::bridge {
 
 struct session_shared {
   session_shared(const boost::asio::any_io_executor& executor, frame_channel& c, tool_gateway& t, data_filter& f)
-      : channel(c), tools(t), filter(f), idle_timer(executor) {}
+      : channel(c), tools(t), filter(f), outstanding(executor) {}
 
   frame_channel& channel;
   tool_gateway& tools;
@@ -34,10 +34,10 @@ struct session_shared {
   // When the running block's tool calls must have ended (its deadline less a margin).
   std::chrono::steady_clock::time_point call_deadline;
   std::vector<tool_call_record> calls;
-  // Calls being served. Counted by whoever spawns handle_call, before the
-  // spawn: co_spawn only posts the start, and a `done` read in between must
-  // still see the call.
-  std::size_t outstanding = 0;
+  // Calls being served. Counted (add()) by whoever spawns handle_call, before
+  // the spawn: co_spawn only posts the start, and a `done` read in between
+  // must still see the call. handle_call ends it with call_finished().
+  core::async_counter outstanding;
 
   // Queues one line and writes queued lines in order, one at a time.
   boost::asio::awaitable<status> send(std::string line);
@@ -50,7 +50,6 @@ struct session_shared {
   std::deque<std::string> queue_;
   bool writing_ = false;
   status last_write_;
-  boost::asio::steady_timer idle_timer;
 };
 
 // Serves one `call` frame: validates it, asks the tool gateway (arguments

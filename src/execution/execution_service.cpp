@@ -4,7 +4,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -12,6 +11,8 @@
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/execution/errors.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/core/when_all.hpp"
 
 namespace harness::execution {
 namespace {
@@ -56,7 +57,7 @@ class execution_service_impl final : public execution_service,
         config_(config),
         sweep_timer_(executor) {}
 
-  void start_sweeper() { asio::co_spawn(executor_, sweep_loop(shared_from_this()), asio::detached); }
+  void start_sweeper() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "session idle sweeper"); }
 
   asio::awaitable<result<json>> execute(execute_request request) override {
     auto self = shared_from_this();  // keeps the service alive across the awaits
@@ -111,7 +112,8 @@ class execution_service_impl final : public execution_service,
     if (ended) {
       forget(session);
       // Remove the container after answering: the caller need not wait for it.
-      asio::co_spawn(executor_, close_session(std::move(session)), asio::detached);
+      const std::string what = "session " + session->id + ": closing";
+      core::spawn_logged(executor_, close_session(std::move(session)), what);
     }
     co_return body;
   }
@@ -143,7 +145,9 @@ class execution_service_impl final : public execution_service,
     sweep_timer_.cancel();
     auto all = std::move(sessions_);
     sessions_.clear();
-    for (auto& [id, session] : all) co_await close_session(std::move(session));
+    std::vector<asio::awaitable<void>> closing;
+    for (auto& [id, session] : all) closing.push_back(close_session(std::move(session)));
+    co_await core::when_all(std::move(closing));
   }
 
   std::size_t session_count() const override { return sessions_.size(); }
@@ -197,7 +201,8 @@ class execution_service_impl final : public execution_service,
         auto& s = it->second;
         if (!s->busy && now - s->last_used >= self->config_.idle_timeout) {
           core::log_info("session {} idled out", s->id);
-          asio::co_spawn(self->executor_, close_session(std::move(s)), asio::detached);
+          const std::string what = "session " + s->id + ": closing after idling out";
+          core::spawn_logged(self->executor_, close_session(std::move(s)), what);
           it = self->sessions_.erase(it);
         } else {
           ++it;

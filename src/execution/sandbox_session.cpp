@@ -1,13 +1,13 @@
 #include "harness/execution/sandbox_session.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include <fmt/format.h>
 
 #include "harness/bridge/errors.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
+#include "harness/core/spawn_logged.hpp"
 
 namespace harness::execution {
 
@@ -107,8 +107,8 @@ sandbox_session::sandbox_session(const asio::any_io_executor& executor, std::str
       filter_(std::move(filter)) {
   if (lease.stdio) {
     drain_ = std::make_shared<stdio_drain>(stdio_drain{std::move(lease.stdio), container_});
-    auto reader = drain_stdio(drain_);  // a local: GCC 12 and temporaries in co_spawn, see task_loop.cpp
-    asio::co_spawn(executor_, std::move(reader), asio::detached);
+    auto reader = drain_stdio(drain_);  // a local: GCC 12 and temporaries in co_spawn, see run_blocking.hpp
+    core::spawn_logged(executor_, std::move(reader), "session " + id_ + ": draining stdio");
   }
 }
 
@@ -198,13 +198,13 @@ void sandbox_session::kill() {
   // stop() closes the attach stream and removes the container, which ends a
   // block in flight; the coroutine holds its own reference to the container.
   auto container = container_;
-  asio::co_spawn(
+  core::spawn_logged(
       executor_,
       [container]() -> asio::awaitable<void> {
         auto stopped = co_await container->stop();
         if (!stopped) core::log_warn("could not stop sandbox container: {}", stopped.error().describe());
       },
-      asio::detached);
+      "session " + id_ + ": stopping its sandbox");
 }
 
 asio::awaitable<void> sandbox_session::close() {

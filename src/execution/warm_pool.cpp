@@ -5,12 +5,12 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/bridge/runtime_session.hpp"
+#include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/execution/attach_frame_channel.hpp"
 #include "harness/sandbox/container_body.hpp"
 
@@ -19,7 +19,6 @@ namespace {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 // Pool containers carry this task label until a task claims them.
 constexpr const char* pool_task = "pool";
 
@@ -27,18 +26,18 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
  public:
   warm_pool_impl(const asio::any_io_executor& executor, std::shared_ptr<sandbox::sandbox_backend> backend,
                  pool_config config)
-      : executor_(executor), backend_(std::move(backend)), config_(config), wake_(executor) {}
+      : executor_(executor), backend_(std::move(backend)), config_(config), wake_(executor), starting_(executor) {}
 
   void start() override {
     if (config_.size == 0) return;
-    asio::co_spawn(executor_, refill_loop(shared_from_this()), asio::detached);
+    core::spawn_logged(executor_, refill_loop(shared_from_this()), "warm pool: refilling");
   }
 
   asio::awaitable<result<sandbox_lease>> claim() override {
     while (!ready_.empty()) {
       sandbox_lease lease = std::move(ready_.front());
       ready_.pop_front();
-      wake_.cancel();  // refill
+      wake_.notify_all();  // refill
       ++warm_claims_;
       lease.warm = true;
       co_return lease;
@@ -49,15 +48,11 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
 
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
-    wake_.cancel();
+    wake_.notify_all();
     // A start in flight finishes (and removes its container) before we return:
     // otherwise the engine could create a container after the backend's final
     // cleanup, and nothing would ever remove it.
-    asio::steady_timer poll(executor_);
-    while (starting_ > 0) {
-      poll.expires_after(20ms);
-      co_await poll.async_wait(use_tuple);
-    }
+    co_await starting_.wait_zero();
     while (!ready_.empty()) {
       auto lease = std::move(ready_.front());
       ready_.pop_front();
@@ -67,7 +62,8 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   pool_stats stats() const override {
-    return {config_.size, ready_.size(), starting_, warm_claims_, cold_claims_, failed_starts_, linked_, link_failures_};
+    return {config_.size, ready_.size(),  starting_.count(), warm_claims_,
+            cold_claims_, failed_starts_, linked_,           link_failures_};
   }
 
  private:
@@ -104,8 +100,8 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       if (!linked) {
         // The runtime stays on stdio, which works, only slower.
         ++link_failures_;
-        core::log_warn("sandbox {}: no call socket ({}); its frames stay on stdio",
-                       lease.container->id().substr(0, 12), linked.error().describe());
+        core::log_warn("sandbox {}: no call socket ({}); its frames stay on stdio", lease.container->id().substr(0, 12),
+                       linked.error().describe());
       } else {
         ++linked_;
         lease.stdio = std::move(lease.channel);
@@ -118,18 +114,18 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   static asio::awaitable<void> refill_loop(std::shared_ptr<warm_pool_impl> self) {
     auto backoff = 500ms;
     while (!self->stopping_) {
-      if (self->ready_.size() + self->starting_ < self->config_.size) {
+      if (self->ready_.size() + self->starting_.count() < self->config_.size) {
         // One start at a time: on a small machine parallel starts only slow
         // each other and the requests being served.
-        ++self->starting_;
+        self->starting_.add();
         auto lease = co_await self->start_one();
         if (lease && self->stopping_) {
           lease->channel.reset();
           co_await lease->container->stop();
-          --self->starting_;
+          self->starting_.done();
           break;
         }
-        --self->starting_;
+        self->starting_.done();
         if (lease) {
           self->ready_.push_back(std::move(*lease));
           backoff = 500ms;
@@ -139,22 +135,20 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
         ++self->failed_starts_;
         core::log_warn("warm pool: could not start a sandbox ({}); retrying in {} ms", lease.error().describe(),
                        backoff.count());
-        self->wake_.expires_after(backoff);
-        co_await self->wake_.async_wait(use_tuple);
+        co_await self->wake_.wait_for(backoff);  // a claim or shutdown cuts the backoff short
         backoff = std::min<std::chrono::milliseconds>(backoff * 2, 30s);
         continue;
       }
-      self->wake_.expires_at(std::chrono::steady_clock::time_point::max());
-      co_await self->wake_.async_wait(use_tuple);
+      co_await self->wake_.wait();
     }
   }
 
   asio::any_io_executor executor_;
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   pool_config config_;
-  asio::steady_timer wake_;
+  core::async_signal wake_;  // a claim took a sandbox, or shutdown began
   std::deque<sandbox_lease> ready_;
-  std::size_t starting_ = 0;
+  core::async_counter starting_;  // starts in flight; shutdown waits for them
   std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0, linked_ = 0, link_failures_ = 0;
   bool stopping_ = false;
 };
@@ -165,7 +159,8 @@ class pool_health_source final : public core::health_source {
   std::string name() const override { return "pool"; }
   core::component_health check() const override {
     auto s = pool_->stats();
-    return {true, false,
+    return {true,
+            false,
             {{"target", s.target},
              {"ready", s.ready},
              {"starting", s.starting},

@@ -4,7 +4,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -15,6 +14,7 @@
 #include "connection.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/http/errors.hpp"
+#include "harness/core/spawn_logged.hpp"
 
 namespace harness::http {
 namespace {
@@ -43,7 +43,7 @@ class server_impl final : public http_server, public connection_registry {
                         "choose another PORT or stop the process that holds it");
     }
     accepting_ = true;
-    asio::co_spawn(io_, accept_loop(), asio::detached);
+    core::spawn_logged(io_.get_executor(), accept_loop(), "http: accept loop");
     return acceptor_.local_endpoint().port();
   }
 
@@ -88,7 +88,8 @@ class server_impl final : public http_server, public connection_registry {
         co_await pause.async_wait(use_tuple);
         continue;
       }
-      asio::co_spawn(io_, serve_connection(std::move(socket), config_, routes_, svc_, *this), asio::detached);
+      core::spawn_logged(io_.get_executor(), serve_connection(std::move(socket), config_, routes_, svc_, *this),
+                         "http: connection");
     }
     accepting_ = false;
     finish_if_drained();

@@ -18,6 +18,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/mcp/errors.hpp"
+#include "harness/core/with_deadline.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;
@@ -181,16 +182,12 @@ asio::awaitable<bool> child_process::wait_exit(std::chrono::milliseconds limit) 
   if (try_reap()) co_return true;
   auto executor = co_await asio::this_coro::executor;
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  asio::steady_timer timer(executor);
   if (pidfd_) {
-    timer.expires_at(deadline);
-    timer.async_wait([this](boost::system::error_code ec) {
-      if (!ec && pidfd_) pidfd_->cancel();
-    });
-    co_await pidfd_->async_wait(asio::posix::descriptor_base::wait_read, asio::as_tuple(asio::use_awaitable));
-    timer.cancel();
+    auto readable = pidfd_->async_wait(asio::posix::descriptor_base::wait_read, asio::as_tuple(asio::use_awaitable));
+    co_await core::with_deadline(std::move(readable), deadline);
     co_return try_reap();
   }
+  asio::steady_timer timer(executor);
   // No pidfd (old kernel): poll.
   while (!try_reap()) {
     if (std::chrono::steady_clock::now() >= deadline) co_return false;

@@ -1,20 +1,17 @@
-// JSON-RPC 2.0 session over a transport. Requests wait on a per-request timer
-// that the response (or a progress notification) wakes; no other state is
-// shared between coroutines, and everything runs on one executor.
+// JSON-RPC 2.0 session over a transport. Requests wait on a per-request signal
+// that the response (or a progress notification) wakes, until their deadline;
+// no other state is shared between coroutines, and everything runs on one
+// executor.
 #include "harness/mcp/client.hpp"
 
 #include <algorithm>
 #include <unordered_map>
 #include <utility>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
+#include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/core/spawn_logged.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
@@ -33,7 +30,7 @@ constexpr int invalid_request = -32600;
 
 struct pending_request {
   explicit pending_request(asio::any_io_executor ex) : wake(std::move(ex)) {}
-  asio::steady_timer wake;
+  core::async_signal wake;  // an answer came, or the deadline moved
   std::optional<result<json>> outcome;
   clock::time_point deadline;
   clock::time_point hard_deadline;
@@ -48,7 +45,11 @@ std::string id_key(const json& id) {
 class client_impl final : public client, public std::enable_shared_from_this<client_impl> {
  public:
   client_impl(asio::any_io_executor executor, std::shared_ptr<transport> t, client_limits limits, client_info info)
-      : executor_(std::move(executor)), transport_(std::move(t)), limits_(limits), info_(std::move(info)) {}
+      : executor_(std::move(executor)),
+        transport_(std::move(t)),
+        limits_(limits),
+        info_(std::move(info)),
+        handshake_done_(executor_) {}
 
   asio::awaitable<result<server_info>> connect() override {
     std::weak_ptr<client_impl> weak = shared_from_this();
@@ -139,11 +140,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   // One fresh handshake for all the requests that found the session `seen` expired:
   // the first runs it, the others wait for it and then retry on the new session.
   asio::awaitable<result<server_info>> reinitialize(std::uint64_t seen) {
-    while (handshaking_) {
-      asio::steady_timer wait(executor_, asio::steady_timer::time_point::max());
-      handshake_waiters_.push_back(&wait);
-      co_await wait.async_wait(asio::as_tuple(asio::use_awaitable));
-    }
+    while (handshaking_) co_await handshake_done_.wait();
     if (session_generation_ != seen) {
       if (!initialized_) co_return make_error(mcp::errc::not_connected, "re-initializing the MCP session failed");
       co_return server_;
@@ -154,7 +151,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     auto outcome = co_await handshake();
     handshaking_ = false;
     ++session_generation_;
-    for (auto* waiter : std::exchange(handshake_waiters_, {})) waiter->cancel();
+    handshake_done_.notify_all();
     co_return outcome;
   }
 
@@ -217,19 +214,18 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     // HTTP send() reads the whole response stream, so it runs beside the wait
     // rather than before it: the deadline applies to the stream too.
     auto transport = transport_;
-    asio::co_spawn(
+    core::spawn_logged(
         executor_,
         [self, transport, key, message = std::move(message)]() mutable -> asio::awaitable<void> {
           auto sent = co_await transport->send(std::move(message));
           if (!sent) self->resolve(key, sent.error());
         },
-        asio::detached);
+        "mcp: sending " + method);
 
     while (!entry->outcome) {
-      entry->wake.expires_at(entry->deadline);
-      auto [ec] = co_await entry->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+      const bool woken = co_await entry->wake.wait_until(entry->deadline);
       if (entry->outcome) break;
-      if (!ec && clock::now() >= entry->deadline) {
+      if (!woken && clock::now() >= entry->deadline) {
         pending_.erase(key);
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start).count();
         if (open_) {
@@ -253,7 +249,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     auto it = pending_.find(key);
     if (it == pending_.end()) return;
     if (!it->second->outcome) it->second->outcome = std::move(outcome);
-    it->second->wake.cancel();
+    it->second->wake.notify_all();
   }
 
   void on_message(json message) {
@@ -354,7 +350,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     if (it == pending_.end()) return;
     auto& entry = *it->second;
     entry.deadline = std::min(clock::now() + entry.timeout, entry.hard_deadline);
-    entry.wake.cancel();  // the waiter re-arms with the new deadline
+    entry.wake.notify_all();  // the waiter waits again, until the new deadline
   }
 
   // Requests the server sends us get an answer, never silence.
@@ -379,12 +375,12 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   // means the connection is gone, which on_closed reports.
   void send_in_background(json message) {
     auto self = shared_from_this();
-    asio::co_spawn(
+    core::spawn_logged(
         executor_,
         [self, message = std::move(message)]() mutable -> asio::awaitable<void> {
           co_await self->transport_->send(std::move(message));
         },
-        asio::detached);
+        "mcp: answering the server");
   }
 
   void fail_all(const error& e) {
@@ -392,7 +388,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     pending_.clear();
     for (auto& [key, entry] : pending) {
       if (!entry->outcome) entry->outcome = e;
-      entry->wake.cancel();
+      entry->wake.notify_all();
     }
   }
 
@@ -413,7 +409,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   std::int64_t next_id_ = 1;
   std::uint64_t session_generation_ = 0;  // bumped by each re-initialize
   bool handshaking_ = false;
-  std::vector<asio::steady_timer*> handshake_waiters_;  // timers on waiting coroutines' frames
+  core::async_signal handshake_done_;  // wakes the requests that wait for a re-initialize
   bool open_ = false;
   bool initialized_ = false;
   bool closed_ = false;

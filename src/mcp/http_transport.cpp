@@ -9,7 +9,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -18,6 +17,7 @@
 
 #include "harness/core/logging.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
@@ -156,7 +156,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
   void on_initialized() override {
     if (get_stream_running_ || closing_) return;
     get_stream_running_ = true;
-    asio::co_spawn(executor_, get_loop(shared_from_this()), asio::detached);
+    core::spawn_logged(executor_, get_loop(shared_from_this()), "mcp " + config_.name + ": event stream");
   }
 
   void reset_session() override { session_id_.clear(); }

@@ -1,13 +1,13 @@
 #include "server_supervisor.hpp"
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/core/with_deadline.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;
@@ -75,49 +75,57 @@ asio::awaitable<void> server_supervisor::start() {
   }
 }
 
+namespace {
+
+// Connects and lists the tools: the steps of a start that share its deadline.
+asio::awaitable<result<std::vector<json>>> connect_and_list(std::shared_ptr<client> fresh) {
+  auto connected = co_await fresh->connect();
+  if (!connected) co_return connected.error();
+  co_return co_await fresh->list_tools();
+}
+
+}  // namespace
+
 asio::awaitable<harness::status> server_supervisor::attempt() {
   auto self = shared_from_this();
   client_info info;
   info.version = core::version();
-  if (client_) asio::co_spawn(executor_, client_->close(), asio::detached);  // the previous session, if any
+  if (client_)
+    core::spawn_logged(executor_, client_->close(), "mcp " + config_.name + ": closing the previous session");
   auto transport = create_transport(executor_, config_, limits_);
   auto fresh = create_client(executor_, transport, limits_, info);
   client_ = fresh;
   // The whole start (spawn, initialize, tools/list) has one deadline: close the
   // client when it passes, which fails whatever step is waiting.
-  asio::steady_timer deadline(executor_);
-  auto timed_out_flag = std::make_shared<bool>(false);
-  const bool& timed_out = *timed_out_flag;
-  deadline.expires_after(limits_.startup_timeout);
-  deadline.async_wait([fresh, timed_out_flag, executor = executor_](boost::system::error_code ec) {
-    if (ec) return;
-    *timed_out_flag = true;
-    asio::co_spawn(executor, fresh->close(), asio::detached);
-  });
+  auto starting = connect_and_list(fresh);
+  const auto deadline = std::chrono::steady_clock::now() + limits_.startup_timeout;
+  // Named locals, not temporaries in the co_await expression: GCC 12 would
+  // destroy the lambda's captures twice.
+  auto on_expiry = [fresh, executor = executor_, name = config_.name] {
+    core::spawn_logged(executor, fresh->close(), "mcp " + name + ": closing a start that timed out");
+  };
+  auto started = co_await core::with_deadline(std::move(starting), deadline, on_expiry);
   auto finish = [&](error e) -> harness::status {
-    deadline.cancel();
-    if (timed_out) {
+    if (started.expired) {
       e = make_error(mcp::errc::startup_timeout,
                      "server " + config_.name + " did not start within " +
                          std::to_string(limits_.startup_timeout.count()) + " ms (" + e.message + ")",
                      "raise MCP_STARTUP_TIMEOUT_MS or check the server command");
     }
-    asio::co_spawn(executor_, fresh->close(), asio::detached);
+    core::spawn_logged(executor_, fresh->close(), "mcp " + config_.name + ": closing a failed start");
     return e;
   };
-  auto connected = co_await fresh->connect();
-  if (!connected) co_return finish(connected.error());
-  auto tools = co_await fresh->list_tools();
-  if (!tools) co_return finish(tools.error());
-  deadline.cancel();
-  if (timed_out || client_ != fresh) co_return finish(make_error(mcp::errc::connection_lost, "superseded"));
+  if (!started.value) co_return finish(started.value.error());
+  if (started.expired || client_ != fresh) co_return finish(make_error(mcp::errc::connection_lost, "superseded"));
+  auto tools = std::move(started.value);
 
   std::weak_ptr<server_supervisor> weak = self;
   fresh->on_closed([weak](error e) {
     if (auto s = weak.lock()) s->on_lost(e);
   });
   fresh->on_tools_changed([weak] {
-    if (auto s = weak.lock()) asio::co_spawn(s->executor_, s->refresh_tools(), asio::detached);
+    if (auto s = weak.lock())
+      core::spawn_logged(s->executor_, s->refresh_tools(), "mcp " + s->config_.name + ": refreshing tools");
   });
   take_tools(std::move(*tools));
   state_ = server_state::ready;
@@ -143,7 +151,7 @@ void server_supervisor::on_lost(const error& e) {
                  reason_);
   if (!retry_scheduled_) {
     retry_scheduled_ = true;
-    asio::co_spawn(executor_, retry_loop(), asio::detached);
+    core::spawn_logged(executor_, retry_loop(), "mcp " + config_.name + ": restarting");
   }
 }
 

@@ -5,8 +5,6 @@
 #include <deque>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -16,6 +14,11 @@
 #include "harness/core/line_splitter.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/core/async_signal.hpp"
+#include "harness/core/line_splitter.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/core/with_deadline.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
 
@@ -66,10 +69,10 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     child_ = std::move(*child);
     core::log_info("mcp {}: started `{}` (pid {})", config_.name, config_.command, child_->pid());
     auto self = shared_from_this();
-    asio::co_spawn(executor_, read_stdout(self), asio::detached);
-    asio::co_spawn(executor_, read_stderr(self), asio::detached);
-    asio::co_spawn(executor_, write_loop(self), asio::detached);
-    asio::co_spawn(executor_, watch_exit(self), asio::detached);
+    core::spawn_logged(executor_, read_stdout(self), "mcp " + config_.name + ": reading stdout");
+    core::spawn_logged(executor_, read_stderr(self), "mcp " + config_.name + ": reading stderr");
+    core::spawn_logged(executor_, write_loop(self), "mcp " + config_.name + ": writing stdin");
+    core::spawn_logged(executor_, watch_exit(self), "mcp " + config_.name + ": watching the process");
     co_return status{};
   }
 
@@ -80,7 +83,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
     line.push_back('\n');
     outbox_.push_back(std::move(line));
-    wake_writer_.cancel();
+    wake_writer_.notify_all();
     co_return status{};
   }
 
@@ -91,7 +94,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   asio::awaitable<void> close() override {
     if (closing_ || !child_) co_return;
     closing_ = true;
-    wake_writer_.cancel();
+    wake_writer_.notify_all();
     auto self = shared_from_this();  // keep alive across the waits
     boost::system::error_code ec;
     child_->stdin_pipe().close(ec);  // step 1: close stdin, the server should exit
@@ -154,28 +157,19 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   }
 
   static asio::awaitable<void> write_loop(std::shared_ptr<stdio_transport> self) {
-    asio::steady_timer deadline(self->executor_);
     while (!self->closing_ && !self->lost_) {
       if (self->outbox_.empty()) {
-        self->wake_writer_.expires_at(asio::steady_timer::time_point::max());
-        co_await self->wake_writer_.async_wait(asio::as_tuple(asio::use_awaitable));
+        co_await self->wake_writer_.wait();
         continue;
       }
       std::string line = std::move(self->outbox_.front());
       self->outbox_.pop_front();
       // A child that stops reading stdin would block us forever: a write has a deadline.
-      bool timed_out = false;
-      deadline.expires_after(write_timeout);
-      deadline.async_wait([&timed_out, self](boost::system::error_code ec) {
-        if (!ec) {
-          timed_out = true;
-          boost::system::error_code ignored;
-          self->child_->stdin_pipe().cancel(ignored);
-        }
-      });
-      auto [ec, n] = co_await asio::async_write(self->child_->stdin_pipe(), asio::buffer(line),
-                                                asio::as_tuple(asio::use_awaitable));
-      deadline.cancel();
+      auto write =
+          asio::async_write(self->child_->stdin_pipe(), asio::buffer(line), asio::as_tuple(asio::use_awaitable));
+      auto written = co_await core::with_deadline(std::move(write), write_timeout);
+      const bool timed_out = !written;
+      const boost::system::error_code ec = written ? std::get<0>(*written) : asio::error::operation_aborted;
       if (ec) {
         if (!self->closing_) {
           core::log_warn("mcp {}: writing to stdin failed: {}", self->config_.name,
@@ -217,7 +211,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   asio::awaitable<void> connection_lost(const std::string& what) {
     if (lost_) co_return;
     lost_ = true;
-    wake_writer_.cancel();
+    wake_writer_.notify_all();
     if (closing_) co_return;
     // Give the child a moment to finish exiting so we can say how it died.
     co_await child_->wait_exit(std::chrono::milliseconds(500));
@@ -255,7 +249,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   transport_handlers handlers_;
   std::unique_ptr<detail::child_process> child_;
   std::deque<std::string> outbox_;
-  asio::steady_timer wake_writer_;
+  core::async_signal wake_writer_;      // the outbox has a line, or the transport ends
   message_identity_scanner oversized_;  // reads the stdout line being dropped as too large
   core::line_splitter stdout_lines_;
   core::line_splitter stderr_lines_;

@@ -2,15 +2,14 @@
 
 #include <map>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <vector>
+
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/async_event.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/core/when_all.hpp"
 #include "harness/mcp/tool_result.hpp"
 #include "server_supervisor.hpp"
 
@@ -133,18 +132,10 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   // Runs step(server) for all servers concurrently and waits for the last one.
   template <class Step>
   asio::awaitable<void> for_each_server(Step step) {
-    auto remaining = std::make_shared<std::size_t>(servers_.size());
-    auto all_done = std::make_shared<asio::steady_timer>(executor_, asio::steady_timer::time_point::max());
-    for (auto& [name, server] : servers_) {
-      asio::co_spawn(
-          executor_,
-          [task = step(server), remaining, all_done]() mutable -> asio::awaitable<void> {
-            co_await std::move(task);
-            if (--*remaining == 0) all_done->cancel();
-          },
-          asio::detached);
-    }
-    if (*remaining > 0) co_await all_done->async_wait(asio::as_tuple(asio::use_awaitable));
+    std::vector<asio::awaitable<void>> steps;
+    steps.reserve(servers_.size());
+    for (auto& [name, server] : servers_) steps.push_back(step(server));
+    co_await core::when_all(std::move(steps));
   }
 
   // Names of unknown tools come from sandbox code: they share one label set.

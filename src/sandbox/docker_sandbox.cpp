@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include "container_session.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/docker/errors.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/sandbox/container_body.hpp"
 #include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/sandbox.hpp"
@@ -83,13 +83,13 @@ class docker_sandbox final : public sandbox_backend,
   }
 
   void remove_later(std::string id) override {
-    asio::co_spawn(
+    core::spawn_logged(
         executor_,
         [self = shared_from_this(), id]() -> task<void> {
           auto s = co_await self->remove(id);
           if (!s) self->log_stop_failure(id, s.error());
         },
-        asio::detached);
+        "sandbox: removing container " + id.substr(0, 12));
   }
 
  private:

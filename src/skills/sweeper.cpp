@@ -1,13 +1,13 @@
 #include <atomic>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/logging.hpp"
+#include "harness/core/run_blocking.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/skills/workspace_store.hpp"
 
 namespace harness::skills {
@@ -31,17 +31,14 @@ asio::awaitable<void> sweep_loop(std::shared_ptr<sweep_state> state, std::shared
   while (!state->stopped) {
     // The filesystem walk runs on the worker; this coroutine resumes on the
     // timer's executor once it is done, so sweeps never overlap.
-    // A named local, not a temporary in the co_await expression: GCC 12
-    // destroys such temporaries twice, which would drop `store` twice.
-    auto sweep = [store, retention]() -> asio::awaitable<void> {
+    auto sweep = [store, retention] {
       try {
         store->sweep(retention);
       } catch (const std::exception& e) {
         core::log_error("workspace sweep failed: {}", e.what());
       }
-      co_return;
     };
-    co_await asio::co_spawn(blocking, sweep, asio::use_awaitable);
+    co_await core::run_blocking(blocking, sweep);
     if (state->stopped) break;
     state->timer.expires_after(interval);
     boost::system::error_code ec;
@@ -75,8 +72,8 @@ std::unique_ptr<sweeper> start_sweeper(std::shared_ptr<workspace_store> store,
                                        const asio::any_io_executor& blocking_executor, std::chrono::seconds interval,
                                        std::chrono::seconds retention) {
   auto state = std::make_shared<sweep_state>(timer_executor);
-  asio::co_spawn(timer_executor, sweep_loop(state, std::move(store), blocking_executor, interval, retention),
-                 asio::detached);
+  core::spawn_logged(timer_executor, sweep_loop(state, std::move(store), blocking_executor, interval, retention),
+                     "workspace sweeper");
   return std::make_unique<sweeper_impl>(std::move(state));
 }
 

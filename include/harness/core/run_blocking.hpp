@@ -15,14 +15,27 @@
 namespace harness::core {
 
 // `work()` on `pool`; with a null `pool`, inline (tests, and components given
-// no thread pool). An exception from `work` reaches the caller.
+// no thread pool). An exception from `work` reaches the caller. `work` may
+// return void.
 template <class F>
 boost::asio::awaitable<std::invoke_result_t<F>> run_blocking(boost::asio::any_io_executor pool, F work) {
   using value = std::invoke_result_t<F>;
-  if (!pool) co_return work();
-  auto run = [work = std::move(work)]() mutable -> boost::asio::awaitable<value> { co_return work(); };
-  auto out = co_await boost::asio::co_spawn(pool, std::move(run), boost::asio::use_awaitable);
-  co_return out;
+  if constexpr (std::is_void_v<value>) {
+    if (!pool) {
+      work();
+      co_return;
+    }
+    auto run = [work = std::move(work)]() mutable -> boost::asio::awaitable<void> {
+      work();
+      co_return;
+    };
+    co_await boost::asio::co_spawn(pool, std::move(run), boost::asio::use_awaitable);
+  } else {
+    if (!pool) co_return work();
+    auto run = [work = std::move(work)]() mutable -> boost::asio::awaitable<value> { co_return work(); };
+    auto out = co_await boost::asio::co_spawn(pool, std::move(run), boost::asio::use_awaitable);
+    co_return out;
+  }
 }
 
 }  // namespace harness::core
