@@ -1,3 +1,5 @@
 #include "harness/app/app.hpp"
 
-int main(int argc, char** argv) { return harness::app::run(argc, argv); }
+int main(int argc, char** argv) {
+  return harness::app::run(argc, argv);
+}

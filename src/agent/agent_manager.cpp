@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include "event_streams.hpp"
 #include "harness/agent/errors.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/store/errors.hpp"
 #include "task_loop.hpp"
@@ -262,7 +262,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto task = std::make_shared<live_task>(executor_, clock_, id,
                                             [store = deps_.store, executor = executor_](const store::event_record& e) {
                                               auto save = save_event(store, e);  // a local: see run_blocking.hpp
-                                              asio::co_spawn(executor, std::move(save), asio::detached);
+                                              core::spawn_logged(executor, std::move(save), "saving a task event");
                                             });
     auto& r = task->record;
     r.id = id;
@@ -295,8 +295,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   void launch(std::shared_ptr<live_task> task) {
     ++running_;
     auto run = run_task(context(), task);  // a local: see run_blocking.hpp
-    asio::co_spawn(executor_, std::move(run),
-                   [self = shared_from_this(), task](std::exception_ptr) { self->ended(task); });
+    asio::co_spawn(executor_, std::move(run), [self = shared_from_this(), task](std::exception_ptr failure) {
+      if (failure) core::log_spawn_exception("task " + task->record.id, failure);
+      self->ended(task);
+    });
   }
 
   void ended(const std::shared_ptr<live_task>& task) {

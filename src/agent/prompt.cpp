@@ -11,7 +11,8 @@ namespace {
 // Why it reads like this: models follow short, concrete rules with one worked
 // example far better than long prose, and every line here is paid for on every
 // turn of every task.
-constexpr const char* runtime_api = R"(Solve the task by writing JavaScript for the tool `execute_code` {"code": "..."}; it returns what the code printed and returned.
+constexpr const char* runtime_api =
+    R"(Solve the task by writing JavaScript for the tool `execute_code` {"code": "..."}; it returns what the code printed and returned.
 Node.js 20, inside an async function (top-level `await` and `return` work); top-level variables persist into your next block. No network.
 Globals:
   await list_mcp_tools(query?) -> [{name, description}]
@@ -56,9 +57,8 @@ std::string system_prompt(const prompt_inputs& in) {
   }
   out += '\n';
   out += rules;
-  out += fmt::format(
-      "- Limits: {} turns; {} ms per block; output over {} characters is cut.\n",
-      in.max_turns, in.exec_timeout_ms, in.observation_max_chars);
+  out += fmt::format("- Limits: {} turns; {} ms per block; output over {} characters is cut.\n", in.max_turns,
+                     in.exec_timeout_ms, in.observation_max_chars);
   return out;
 }
 

@@ -6,13 +6,13 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/agent/errors.hpp"
 #include "harness/agent/observation.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "task_record.hpp"
@@ -76,7 +76,7 @@ class task_run {
     // The wall-clock limit: stops whatever is in flight when it passes.
     task_->deadline_timer->expires_at(task_->deadline);
     auto watch = watch_deadline(task_);  // a local: GCC 12 and temporaries, see run_blocking.hpp
-    asio::co_spawn(ctx_.executor, std::move(watch), asio::detached);
+    core::spawn_logged(ctx_.executor, std::move(watch), "task deadline watch");
     task_->events.append("status", {{"status", to_string(task_status::running)}});
     co_await persist();
   }

@@ -15,7 +15,8 @@ std::vector<core::setting_spec> all_setting_specs();
 
 // Reads the .env file (ENV_FILE from flags or environment, else ./.env if it
 // exists), the environment, and `args` (flags only).
-result<core::settings> load_settings(const std::vector<core::setting_spec>& specs, const std::vector<std::string>& args);
+result<core::settings> load_settings(const std::vector<core::setting_spec>& specs,
+                                     const std::vector<std::string>& args);
 
 result<core::log_config> load_log_config(const core::settings& settings);
 

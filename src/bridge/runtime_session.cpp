@@ -209,9 +209,9 @@ class runtime_session_impl final : public runtime_session {
     } else if (e.code == bridge::errc::frame_too_large) {
       fail(result, failure_kind::protocol, e.describe());
     } else {
-      fail(result, failure_kind::sandbox,
-           "the sandbox stopped while running the code (" + e.message +
-               "); it may have run out of memory or processes");
+      fail(
+          result, failure_kind::sandbox,
+          "the sandbox stopped while running the code (" + e.message + "); it may have run out of memory or processes");
     }
   }
 

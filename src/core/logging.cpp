@@ -1,9 +1,9 @@
 #include "harness/core/logging.hpp"
 
-#include <nlohmann/json.hpp>
 #include <fmt/chrono.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -36,9 +36,8 @@ void log_line(spdlog::level::level_enum level, std::string_view request_id, std:
   auto logger = spdlog::default_logger_raw();
   if (!logger->should_log(level)) return;
   if (current_format.load(std::memory_order_relaxed) == log_format::json) {
-    nlohmann::ordered_json line{{"ts", iso_timestamp()},
-                        {"level", spdlog::level::to_string_view(level).data()},
-                        {"msg", message}};
+    nlohmann::ordered_json line{
+        {"ts", iso_timestamp()}, {"level", spdlog::level::to_string_view(level).data()}, {"msg", message}};
     if (!request_id.empty()) line["requestId"] = request_id;
     logger->log(level, "{}", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else if (request_id.empty()) {

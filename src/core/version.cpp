@@ -1,5 +1,7 @@
 #include "harness/core/version.hpp"
 
 namespace harness::core {
-const char* version() { return HARNESS_VERSION; }
+const char* version() {
+  return HARNESS_VERSION;
+}
 }  // namespace harness::core

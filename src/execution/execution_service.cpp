@@ -10,9 +10,9 @@
 #include "exec_json.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/execution/errors.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
+#include "harness/execution/errors.hpp"
 
 namespace harness::execution {
 namespace {

@@ -13,8 +13,7 @@ namespace harness::http {
 
 class io_deadline {
  public:
-  explicit io_deadline(boost::asio::ip::tcp::socket& socket)
-      : state_(std::make_shared<state>(socket)) {}
+  explicit io_deadline(boost::asio::ip::tcp::socket& socket) : state_(std::make_shared<state>(socket)) {}
   ~io_deadline() { state_->timer.cancel(); }
   io_deadline(const io_deadline&) = delete;
   io_deadline& operator=(const io_deadline&) = delete;

@@ -13,8 +13,8 @@
 
 #include "connection.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/http/errors.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/http/errors.hpp"
 
 namespace harness::http {
 namespace {

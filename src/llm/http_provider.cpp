@@ -116,8 +116,8 @@ class http_provider_impl final : public llm_provider {
                                  last.hint.empty() ? "" : "; ", wait.count(), server_wait ? ", Retry-After" : "");
         co_return with_attempts(std::move(last), attempt);
       }
-      core::log_warn("llm call {} {}: {} (attempt {}/{}), retrying in {} ms", call, name(), last.code.wire_name(), attempt,
-                     config_.retry.max_retries + 1, wait.count());
+      core::log_warn("llm call {} {}: {} (attempt {}/{}), retrying in {} ms", call, name(), last.code.wire_name(),
+                     attempt, config_.retry.max_retries + 1, wait.count());
       if (observer_) observer_(attempt, wait, last);
       asio::steady_timer timer(co_await asio::this_coro::executor, wait);
       auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));

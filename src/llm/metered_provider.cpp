@@ -36,7 +36,8 @@ class metered_provider final : public llm_provider {
     const auto started = std::chrono::steady_clock::now();
     auto turn = co_await inner_->complete(std::move(request));
     seconds_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    const std::string outcome = turn ? std::string("ok") : std::string(turn.error().code.wire_name());  // error() returns a copy
+    const std::string outcome =
+        turn ? std::string("ok") : std::string(turn.error().code.wire_name());  // error() returns a copy
     requests_.with({name_, outcome}).inc();
     if (turn) {
       tokens_.with({name_, "input"})

@@ -17,8 +17,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "harness/mcp/errors.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;

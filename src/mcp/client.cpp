@@ -10,8 +10,8 @@
 
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/mcp/errors.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;

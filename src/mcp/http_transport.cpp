@@ -16,8 +16,8 @@
 #include <boost/beast/http.hpp>
 
 #include "harness/core/logging.hpp"
-#include "harness/mcp/errors.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"

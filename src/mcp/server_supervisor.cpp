@@ -6,8 +6,8 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
-#include "harness/mcp/errors.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "harness/mcp/errors.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;

@@ -11,14 +11,12 @@
 #include <boost/asio/write.hpp>
 
 #include "child_process.hpp"
-#include "harness/core/line_splitter.hpp"
-#include "harness/core/logging.hpp"
-#include "harness/mcp/errors.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/line_splitter.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
 

@@ -8,8 +8,8 @@
 
 #include "harness/core/async_event.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/mcp/errors.hpp"
 #include "harness/core/when_all.hpp"
+#include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_result.hpp"
 #include "server_supervisor.hpp"
 

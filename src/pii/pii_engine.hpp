@@ -68,7 +68,7 @@ class pii_engine {
   std::unique_ptr<RE2> combined_;
   std::unique_ptr<RE2::Set> exact_;     // which kinds match a whole span
   std::unique_ptr<RE2::Set> at_start_;  // which kinds match somewhere from a start
-  bool bytes_ = false;                   // compiled in Latin-1 mode (every pattern byte-safe)
+  bool bytes_ = false;                  // compiled in Latin-1 mode (every pattern byte-safe)
 };
 
 // Options every pii regex is compiled with. `bytes`: Latin-1 mode, where the

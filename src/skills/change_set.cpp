@@ -71,7 +71,8 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
     core::log_error("cannot read {} before writing to it: {}", dir.path().string(), current.error().describe());
     for (const auto* list : {&deletes, &writes}) {
       for (const auto* change : *list) {
-        report.refused.push_back(refusal(*change, std::string(current.error().code.wire_name()), current.error().describe()));
+        report.refused.push_back(
+            refusal(*change, std::string(current.error().code.wire_name()), current.error().describe()));
       }
     }
     return report;
@@ -85,7 +86,8 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
     auto it = files.find(change->path);
     if (it == files.end()) continue;  // never saved on the host (e.g. refused earlier): nothing to do
     if (auto removed = dir.remove_file(change->path); !removed) {
-      report.refused.push_back(refusal(*change, std::string(removed.error().code.wire_name()), removed.error().describe()));
+      report.refused.push_back(
+          refusal(*change, std::string(removed.error().code.wire_name()), removed.error().describe()));
       continue;
     }
     total -= it->second.size;
@@ -111,7 +113,8 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
       continue;
     }
     if (auto written = dir.write_file(change->path, change->content); !written) {
-      report.refused.push_back(refusal(*change, std::string(written.error().code.wire_name()), written.error().describe()));
+      report.refused.push_back(
+          refusal(*change, std::string(written.error().code.wire_name()), written.error().describe()));
       continue;
     }
     total = new_total;

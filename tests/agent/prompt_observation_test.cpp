@@ -11,8 +11,8 @@ namespace {
 using json = nlohmann::json;
 
 TEST(Prompt, GroupsToolsIntoOneLinePerServerWithAFewExamples) {
-  auto servers = servers_from_tool_names({"fs__read_file", "memory__create_entities", "fs__write_file",
-                                          "fs__list_directory", "fs__move_file", "plain"});
+  auto servers = servers_from_tool_names(
+      {"fs__read_file", "memory__create_entities", "fs__write_file", "fs__list_directory", "fs__move_file", "plain"});
   ASSERT_EQ(servers.size(), 3u);
   EXPECT_EQ(servers[0].name, "fs");
   EXPECT_EQ(servers[0].tool_count, 4u);
@@ -27,9 +27,9 @@ TEST(Prompt, TeachesTheApiNamesServersAndSkillsButNotEveryTool) {
   in.skills = {{"csv-report", "Summarises CSV files", "/skills/csv-report"}};
   in.max_turns = 7;
   auto text = system_prompt(in);
-  for (const char* needle : {"list_mcp_tools", "get_mcp_tool_details", "callMCPTool", "/workspace", "/skills",
-                             "fs: 4 tools", "Skills in /skills/", "csv-report: Summarises CSV files", "7 turns",
-                             "[EMAIL_1]", "SKILL.md"}) {
+  for (const char* needle :
+       {"list_mcp_tools", "get_mcp_tool_details", "callMCPTool", "/workspace", "/skills", "fs: 4 tools",
+        "Skills in /skills/", "csv-report: Summarises CSV files", "7 turns", "[EMAIL_1]", "SKILL.md"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle;
   }
   EXPECT_EQ(text.find("fs__move_file"), std::string::npos) << "the tool list is for the code to discover";
@@ -52,8 +52,8 @@ TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
   auto r = ok_result({{"sum", 12}});
   r.logs = {{"log", "found 3"}, {"warn", "careful"}};
   r.tool_calls = {{"fs__read_file", 1.5, true}, {"fs__write_file", 2.0, false}};
-  auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "", .max_chars = 8000,
-                                .full_text_path = ""});
+  auto seen = make_observation(
+      {.outcome = r, .files_report = nullptr, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
   EXPECT_EQ(seen.text, "found 3\n[warn] careful\nreturned: {\"sum\":12}\ntool calls: 2 (1 failed)\n");
   EXPECT_FALSE(seen.is_error);
   EXPECT_FALSE(seen.truncated);
@@ -62,8 +62,11 @@ TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
 TEST(Observation, AnErrorCarriesItsStackAndATimeoutSaysWhatToDo) {
   bridge::exec_result r;
   bridge::fail(r, bridge::failure_kind::timeout, "the block ran past 3000 ms");
-  auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "fresh sandbox",
-                                .max_chars = 8000, .full_text_path = ""});
+  auto seen = make_observation({.outcome = r,
+                                .files_report = nullptr,
+                                .sandbox_note = "fresh sandbox",
+                                .max_chars = 8000,
+                                .full_text_path = ""});
   EXPECT_TRUE(seen.is_error);
   EXPECT_EQ(seen.text.rfind("note: fresh sandbox\n", 0), 0u);
   EXPECT_NE(seen.text.find("error: TimeoutError: the block ran past 3000 ms"), std::string::npos);
@@ -74,15 +77,18 @@ TEST(Observation, ReportsSavedAndRefusedFiles) {
   auto r = ok_result(nullptr);
   json report{{"written", {"skills/csv/index.js"}},
               {"refused", {{{"path", "../x"}, {"op", "write"}, {"reason", "the path leaves the folder"}}}}};
-  auto seen = make_observation({.outcome = r, .files_report = report, .sandbox_note = "", .max_chars = 8000,
-                                .full_text_path = ""});
+  auto seen = make_observation(
+      {.outcome = r, .files_report = report, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
   EXPECT_NE(seen.text.find("saved files: skills/csv/index.js"), std::string::npos) << seen.text;
   EXPECT_NE(seen.text.find("file NOT saved: ../x (the path leaves the folder)"), std::string::npos) << seen.text;
 }
 
 TEST(Observation, ALongObservationIsCutWithANoteAndKeptWhole) {
   auto r = ok_result(std::string(5000, 'x'));
-  auto seen = make_observation({.outcome = r, .files_report = nullptr, .sandbox_note = "", .max_chars = 1000,
+  auto seen = make_observation({.outcome = r,
+                                .files_report = nullptr,
+                                .sandbox_note = "",
+                                .max_chars = 1000,
                                 .full_text_path = "/workspace/observations/turn-2.txt"});
   EXPECT_TRUE(seen.truncated);
   EXPECT_LE(seen.text.size(), 1000u);

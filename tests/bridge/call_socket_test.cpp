@@ -33,9 +33,13 @@ int connect_to(const std::string& path) {
   return fd;
 }
 
-void send_text(int fd, const std::string& text) { ASSERT_EQ(::write(fd, text.data(), text.size()), ssize_t(text.size())); }
+void send_text(int fd, const std::string& text) {
+  ASSERT_EQ(::write(fd, text.data(), text.size()), ssize_t(text.size()));
+}
 
-std::string hello(const std::string& token) { return json{{"type", "hello"}, {"token", token}}.dump() + "\n"; }
+std::string hello(const std::string& token) {
+  return json{{"type", "hello"}, {"token", token}}.dump() + "\n";
+}
 
 class CallSocketTest : public ::testing::Test {
  protected:
@@ -149,7 +153,8 @@ TEST_F(LinkTest, SendsLinkOnStdioAndHandsBackTheSocketChannel) {
     EXPECT_EQ(frame["type"], "link");
     EXPECT_EQ(frame["socket"], "/run/harness-calls.sock");
     int fd = client_of(path);
-    send_text(fd, hello(frame["token"]) + R"({"type":"done","exec":"x1"})" "\n");
+    send_text(fd, hello(frame["token"]) + R"({"type":"done","exec":"x1"})"
+                                          "\n");
   };
   auto linked = run(link_runtime(stdio, *socket, 2s));
   ASSERT_TRUE(linked) << linked.error().describe();

@@ -90,7 +90,8 @@ class RuntimePipeTest : public ::testing::TestWithParam<bool> {
       channel = linked_channel.get();
     }
     session = create_runtime_session(io.get_executor(), *channel, tools, identity);
-    ASSERT_TRUE(run(session->init("s-" + std::to_string(getpid()), {{"skills", "lib/util.js", "exports.twice = (x) => 2 * x;"}})));
+    ASSERT_TRUE(run(
+        session->init("s-" + std::to_string(getpid()), {{"skills", "lib/util.js", "exports.twice = (x) => 2 * x;"}})));
   }
   void TearDown() override {
     session.reset();

@@ -20,8 +20,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/async_event.hpp"
-#include "harness/core/errors.hpp"
 #include "harness/core/async_signal.hpp"
+#include "harness/core/errors.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/core/with_deadline.hpp"
@@ -264,7 +264,9 @@ TEST(SpawnLogged, LogsAnExceptionUnderTheGivenName) {
 TEST(SpawnLogged, LogsAnErrorValueAndNothingForSuccess) {
   captured_log log;
   asio::io_context io;
-  auto failing = []() -> asio::awaitable<status> { co_return make_error(core::errc::internal_error, "the thing broke"); }();
+  auto failing = []() -> asio::awaitable<status> {
+    co_return make_error(core::errc::internal_error, "the thing broke");
+  }();
   spawn_logged(io.get_executor(), std::move(failing), "close session");
   auto fine = []() -> asio::awaitable<status> { co_return status{}; }();
   spawn_logged(io.get_executor(), std::move(fine), "quiet work");

@@ -18,7 +18,9 @@ namespace http = boost::beast::http;
 using json = nlohmann::json;
 using local = asio::local::stream_protocol;
 
-std::string frame(std::uint8_t stream, const std::string& payload) { return attach_frame(stream, payload); }
+std::string frame(std::uint8_t stream, const std::string& payload) {
+  return attach_frame(stream, payload);
+}
 
 }  // namespace
 

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <atomic>
-#include <cstdint>
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
@@ -23,7 +23,6 @@ namespace harness::docker::testing {
 // One frame of Docker's multiplexed attach stream: an 8-byte header (stream
 // id, three zero bytes, big-endian length) and the payload.
 std::string attach_frame(std::uint8_t stream, const std::string& payload);
-
 
 class fake_engine {
  public:

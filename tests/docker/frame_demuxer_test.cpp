@@ -7,7 +7,9 @@
 namespace harness::docker {
 namespace {
 
-std::string frame(std::uint8_t stream, const std::string& payload) { return testing::attach_frame(stream, payload); }
+std::string frame(std::uint8_t stream, const std::string& payload) {
+  return testing::attach_frame(stream, payload);
+}
 
 std::string drain(frame_demuxer& d, output_stream want) {
   std::string out;

@@ -19,7 +19,9 @@ http_request make(std::string method, std::string path, std::string body = {},
   return r;
 }
 
-nlohmann::json error_of(const http_response& r) { return nlohmann::json::parse(r.body).at("error"); }
+nlohmann::json error_of(const http_response& r) {
+  return nlohmann::json::parse(r.body).at("error");
+}
 
 class DispatchTest : public ::testing::Test {
  protected:

@@ -5,7 +5,9 @@
 namespace harness::http {
 namespace {
 
-http_response ok(const request_context&) { return http_response{}; }
+http_response ok(const request_context&) {
+  return http_response{};
+}
 
 router sample() {
   return router({

@@ -16,7 +16,9 @@ namespace {
 using namespace std::chrono_literals;
 using env_map = std::map<std::string, std::string>;
 
-std::string error_code(const raw_response& r) { return r.json()["error"]["code"].get<std::string>(); }
+std::string error_code(const raw_response& r) {
+  return r.json()["error"]["code"].get<std::string>();
+}
 
 TEST(ServerIntegration, HealthReportsComponentsAndTurnsOkOnceTheEngineAnswers) {
   ServerProcess server;
@@ -116,8 +118,9 @@ TEST(ServerIntegration, GarbageIsA400AndTheConnectionCloses) {
 TEST(ServerIntegration, OversizedContentLengthIsRefusedBeforeTheBodyIsSent) {
   ServerProcess server(env_map{{"HTTP_BODY_LIMIT", "4096"}});
   raw_connection c(server.port());
-  ASSERT_TRUE(c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     "Content-Length: 10000000\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: 10000000\r\n\r\n"));
   auto r = c.read_response(5s);  // answered without sending a single body byte
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
@@ -128,8 +131,9 @@ TEST(ServerIntegration, OversizedContentLengthIsRefusedBeforeTheBodyIsSent) {
 TEST(ServerIntegration, OversizedChunkedBodyIsRefusedWhileReading) {
   ServerProcess server(env_map{{"HTTP_BODY_LIMIT", "4096"}});
   raw_connection c(server.port());
-  ASSERT_TRUE(c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     "Transfer-Encoding: chunked\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Transfer-Encoding: chunked\r\n\r\n"));
   std::string chunk(1000, 'a');
   for (int i = 0; i < 6; ++i) c.send("3e8\r\n" + chunk + "\r\n");
   auto r = c.read_response(5s);
@@ -175,9 +179,10 @@ TEST(ServerIntegration, KeepAliveAndPipeliningServeRequestsInOrder) {
   ASSERT_TRUE(first);
   EXPECT_EQ(first->status, 200);
   // Same connection, three pipelined requests in one write.
-  ASSERT_TRUE(c.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
-                     "POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-                     "GET /tools HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+             "POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+             "GET /tools HTTP/1.1\r\nHost: x\r\n\r\n"));
   auto a = c.read_response(5s);
   auto b = c.read_response(5s);
   auto d = c.read_response(5s);
@@ -190,8 +195,9 @@ TEST(ServerIntegration, KeepAliveAndPipeliningServeRequestsInOrder) {
 TEST(ServerIntegration, ExpectContinueIsHonoured) {
   ServerProcess server;
   raw_connection c(server.port());
-  ASSERT_TRUE(c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     "Expect: 100-continue\r\nContent-Length: 25\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Expect: 100-continue\r\nContent-Length: 25\r\n\r\n"));
   std::this_thread::sleep_for(100ms);
   ASSERT_TRUE(c.send(R"({"userId":"u","task":"t"})"));
   auto r = c.read_response(5s);  // read_response skips the interim 100
@@ -272,7 +278,7 @@ TEST(ServerIntegration, DotenvFileIsReadAndFlagsWin) {
   ServerProcess server(env_map{{"ENV_FILE", path}}, {"--log-format", "text"});
   auto r = http_call(server.port(), "POST", "/task", std::string(3000, ' '), "application/json");
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 413);  // from .env
+  EXPECT_EQ(r->status, 413);                                             // from .env
   EXPECT_TRUE(server.process().wait_for_output(" POST /task 413", 5s));  // text format: the flag won
   unlink(path);
 }

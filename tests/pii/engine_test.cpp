@@ -16,15 +16,16 @@ TEST(PiiEngine, BytesModeOnlyForPatternsItCannotChange) {
   EXPECT_TRUE(byte_safe_pattern("M\xc3\xbcller-\\d+"));  // a UTF-8 literal matches as a whole sequence
   EXPECT_TRUE(byte_safe_pattern(R"(v\d+\.\d+)"));        // an escaped dot is a literal
   EXPECT_TRUE(byte_safe_pattern(R"([ .\-]\d+)"));        // so is a dot in a class
-  for (const char* unsafe : {"a.b", "[^,]+", R"(\D+)", R"(\S+)", R"(\W)", R"(\p{L}+)", R"(\PL)", R"(\C)",
-                             R"([.\D])", "[[:^digit:]]", "[.].x."}) {
+  for (const char* unsafe : {"a.b", "[^,]+", R"(\D+)", R"(\S+)", R"(\W)", R"(\p{L}+)", R"(\PL)", R"(\C)", R"([.\D])",
+                             "[[:^digit:]]", "[.].x."}) {
     EXPECT_FALSE(byte_safe_pattern(unsafe)) << unsafe;
   }
 }
 
 TEST(PiiEngine, TheBuiltInsCompileInBytesModeAndAnUnsafeCustomPatternTurnsItOff) {
   std::vector<kind_source> builtins;
-  for (const auto& d : builtin_detectors()) builtins.push_back({std::string(d.name), std::string(d.pattern), d.validate});
+  for (const auto& d : builtin_detectors())
+    builtins.push_back({std::string(d.name), std::string(d.pattern), d.validate});
   auto fast = pii_engine::compile(builtins);
   ASSERT_TRUE(fast);
   EXPECT_TRUE(fast->byte_mode());
@@ -39,9 +40,13 @@ TEST(PiiEngine, NonAsciiTextAroundValuesIsUntouchedInBothModes) {
   auto builtins_only = pii_censor_builder().build();
   ASSERT_TRUE(builtins_only);
   pii_vault vault;
-  const std::string in = "Gr\xc3\xbc\xc3\x9f" "e an j\xc3\xb6rg@example.com \xe2\x80\x94 Tel. +49 30 1234567, IP 10.0.0.1 \xe2\x9c\x93";
+  const std::string in =
+      "Gr\xc3\xbc\xc3\x9f"
+      "e an j\xc3\xb6rg@example.com \xe2\x80\x94 Tel. +49 30 1234567, IP 10.0.0.1 \xe2\x9c\x93";
   auto out = builtins_only->tokenize(in, vault);
-  EXPECT_EQ(out, "Gr\xc3\xbc\xc3\x9f" "e an j\xc3\xb6[EMAIL_1] \xe2\x80\x94 Tel. [PHONE_1], IP [IPV4_1] \xe2\x9c\x93");
+  EXPECT_EQ(out,
+            "Gr\xc3\xbc\xc3\x9f"
+            "e an j\xc3\xb6[EMAIL_1] \xe2\x80\x94 Tel. [PHONE_1], IP [IPV4_1] \xe2\x9c\x93");
   EXPECT_EQ(detokenize(out, vault), in);
 
   // A custom pattern that could split a character keeps the engine in UTF-8

@@ -198,11 +198,14 @@ std::set<std::string> env_names(const json& entry, const std::string& field) {
   const auto list = entry.find(field);
   if (list == entry.end() || !list->is_array()) return names;
   for (const auto& var : *list) {
-    if (var.is_object() && var.contains("name") && var["name"].is_string()) names.insert(var["name"].get<std::string>());
+    if (var.is_object() && var.contains("name") && var["name"].is_string())
+      names.insert(var["name"].get<std::string>());
   }
   return names;
 }
 
-std::vector<std::string> check_catalog_entry(const json& entry) { return entry_checker(entry).run(); }
+std::vector<std::string> check_catalog_entry(const json& entry) {
+  return entry_checker(entry).run();
+}
 
 }  // namespace harness::servers_test

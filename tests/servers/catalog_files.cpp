@@ -16,7 +16,9 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-bool is_level2_heading(const std::string& line) { return line.starts_with("## "); }
+bool is_level2_heading(const std::string& line) {
+  return line.starts_with("## ");
+}
 
 }  // namespace
 
@@ -33,7 +35,9 @@ std::string read_source_file(const std::string& relative_path) {
   return text.str();
 }
 
-nlohmann::json load_catalog() { return nlohmann::json::parse(read_source_file("servers/catalog.json")); }
+nlohmann::json load_catalog() {
+  return nlohmann::json::parse(read_source_file("servers/catalog.json"));
+}
 
 std::map<std::string, std::string> json_blocks_by_server_heading(const std::string& markdown) {
   std::map<std::string, std::string> blocks;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/mcp/config.hpp"
 #include "servers/catalog_entry_check.hpp"
 #include "servers/catalog_files.hpp"
-#include "harness/mcp/config.hpp"
 #include "servers/mcp_servers_check.hpp"
 
 namespace harness::servers_test {
@@ -73,9 +73,7 @@ TEST_F(ServersCatalog, EveryEntryIsWellFormedAndItsSnippetLoads) {
 // feeds every snippet to the harness's real MCP config loader, with each
 // ${VAR} it references set, as a user who copies it would.
 TEST_F(ServersCatalog, EverySnippetLoadsThroughTheRealConfigLoader) {
-  const mcp::env_lookup env = [](const std::string& name) -> std::optional<std::string> {
-    return "value-of-" + name;
-  };
+  const mcp::env_lookup env = [](const std::string& name) -> std::optional<std::string> { return "value-of-" + name; };
   for (const auto& entry : servers()) {
     const std::string name = entry.value("name", "");
     SCOPED_TRACE(name);
@@ -122,7 +120,8 @@ TEST_F(ServersCatalog, EveryJsonBlockInTheGuidesParses) {
       const std::size_t end = text.find("\n```", start);
       ASSERT_NE(end, std::string::npos) << guide << ": unterminated ```json block";
       const json block = json::parse(text.substr(start, end - start + 1), nullptr, false);
-      EXPECT_FALSE(block.is_discarded()) << guide << ": a ```json block is not valid JSON:\n" << text.substr(start, 200);
+      EXPECT_FALSE(block.is_discarded()) << guide << ": a ```json block is not valid JSON:\n"
+                                         << text.substr(start, 200);
       ++blocks;
     }
     EXPECT_GT(blocks, 0u) << guide << " should show at least one config";

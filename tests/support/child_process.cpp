@@ -84,8 +84,8 @@ std::optional<std::string> child_process::wait_for_output(const std::string& nee
     }
     auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return std::nullopt;
-    read_available(std::min(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now),
-                            std::chrono::milliseconds(50)));
+    read_available(
+        std::min(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now), std::chrono::milliseconds(50)));
   }
 }
 

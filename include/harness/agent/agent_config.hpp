@@ -14,15 +14,15 @@
 namespace harness::agent {
 
 struct agent_config {
-  int max_turns = 20;                         // LLM calls per task (AGENT_MAX_TURNS)
-  std::int64_t token_budget = 200000;         // input + output tokens per task (AGENT_TOKEN_BUDGET)
+  int max_turns = 20;                              // LLM calls per task (AGENT_MAX_TURNS)
+  std::int64_t token_budget = 200000;              // input + output tokens per task (AGENT_TOKEN_BUDGET)
   std::chrono::milliseconds task_timeout{600000};  // wall clock per task (AGENT_TASK_TIMEOUT_MS)
   std::chrono::milliseconds exec_timeout{30000};   // one code block (SANDBOX_TIMEOUT_MS)
-  std::size_t max_concurrent = 4;             // tasks running at once (AGENT_MAX_CONCURRENT)
-  std::size_t queue_size = 16;                // tasks waiting behind them (AGENT_QUEUE_SIZE)
-  std::size_t max_per_user = 2;               // running + queued per user (AGENT_MAX_TASKS_PER_USER)
-  std::size_t observation_max_chars = 8000;   // longer observations are cut (AGENT_OBSERVATION_MAX_CHARS)
-  bridge::session_limits limits;              // the sandbox's (SANDBOX_LOG_BYTES, ...)
+  std::size_t max_concurrent = 4;                  // tasks running at once (AGENT_MAX_CONCURRENT)
+  std::size_t queue_size = 16;                     // tasks waiting behind them (AGENT_QUEUE_SIZE)
+  std::size_t max_per_user = 2;                    // running + queued per user (AGENT_MAX_TASKS_PER_USER)
+  std::size_t observation_max_chars = 8000;        // longer observations are cut (AGENT_OBSERVATION_MAX_CHARS)
+  bridge::session_limits limits;                   // the sandbox's (SANDBOX_LOG_BYTES, ...)
 };
 
 std::vector<core::setting_spec> agent_setting_specs();

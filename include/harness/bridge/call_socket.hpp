@@ -47,8 +47,8 @@ class call_socket {
   // `timeout`, as a frame channel (lines capped at max_line); connections
   // with anything else are closed. Closes the listener either way. Errors:
   // call_socket_timeout, call_socket_failed.
-  virtual boost::asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(
-      std::chrono::milliseconds timeout, std::size_t max_line) = 0;
+  virtual boost::asio::awaitable<result<std::unique_ptr<frame_channel>>> accept(std::chrono::milliseconds timeout,
+                                                                                std::size_t max_line) = 0;
 
   // The longest folder listen() accepts: a socket path has at most 107 bytes,
   // and the name adds "/<16 hex>.sock".

@@ -37,6 +37,8 @@ inline constexpr int harness::errc_count<harness::bridge::errc> = 11;
 namespace harness::bridge {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::bridge

@@ -43,7 +43,7 @@ template <class E>
 inline constexpr int errc_count = 0;
 
 template <class E>
-concept error_enum = std::is_enum_v<E> && boost::system::is_error_code_enum<E>::value && (errc_count<E> > 0);
+concept error_enum = std::is_enum_v<E> && boost::system::is_error_code_enum<E>::value &&(errc_count<E> > 0);
 
 // One of our codes: built only from a component's errc, never from a string or
 // from another library's error_code.

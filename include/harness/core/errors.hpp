@@ -32,6 +32,8 @@ inline constexpr int harness::errc_count<harness::core::errc> = 6;
 namespace harness::core {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::core

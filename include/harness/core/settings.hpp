@@ -29,9 +29,9 @@ std::string flag_name(const std::string& setting_name);
 
 // Where values came from, for tests and `--help`; all optional.
 struct setting_sources {
-  std::map<std::string, std::string> env;        // the process environment
-  std::optional<std::string> dotenv_text;        // contents of the .env file
-  std::vector<std::string> args;                 // argv[1..], flags only
+  std::map<std::string, std::string> env;  // the process environment
+  std::optional<std::string> dotenv_text;  // contents of the .env file
+  std::vector<std::string> args;           // argv[1..], flags only
 };
 
 // Reads the process environment into a map (only names that specs declare, plus ENV_FILE).

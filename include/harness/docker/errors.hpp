@@ -35,6 +35,8 @@ inline constexpr int harness::errc_count<harness::docker::errc> = 9;
 namespace harness::docker {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::docker

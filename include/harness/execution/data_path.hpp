@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/metrics.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/metrics.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/pii_vault.hpp"

@@ -23,7 +23,7 @@
 namespace harness::execution {
 
 struct pool_config {
-  std::size_t size = 2;  // containers kept ready (SANDBOX_POOL_SIZE)
+  std::size_t size = 2;                             // containers kept ready (SANDBOX_POOL_SIZE)
   std::chrono::milliseconds ready_timeout{20'000};  // container start to `ready`
   // Absolute folder for the sandboxes' call sockets (SANDBOX_CALL_SOCKET_DIR);
   // empty: the protocol stays on the container's stdio.

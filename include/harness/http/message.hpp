@@ -22,9 +22,9 @@ namespace harness::http {
 using header_list = std::vector<std::pair<std::string, std::string>>;
 
 struct http_request {
-  std::string method;  // "GET", "POST", ... as sent
-  std::string target;  // raw request target, e.g. "/tasks?userId=a%20b"
-  std::string path;    // percent-decoded path without the query
+  std::string method;                        // "GET", "POST", ... as sent
+  std::string target;                        // raw request target, e.g. "/tasks?userId=a%20b"
+  std::string path;                          // percent-decoded path without the query
   std::map<std::string, std::string> query;  // decoded; each key given once
   header_list headers;
   std::string body;

@@ -48,7 +48,7 @@ class http_server {
 };
 
 // `routes` and `svc` must outlive the server; everything runs on `io`'s thread.
-std::unique_ptr<http_server> create_http_server(boost::asio::io_context& io, server_config config,
-                                                const router& routes, services& svc);
+std::unique_ptr<http_server> create_http_server(boost::asio::io_context& io, server_config config, const router& routes,
+                                                services& svc);
 
 }  // namespace harness::http

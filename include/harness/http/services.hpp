@@ -26,7 +26,7 @@ class tool_registry;
 namespace harness::skills {
 class skill_library;
 class workspace_store;
-}
+}  // namespace harness::skills
 
 namespace harness::http {
 

@@ -46,6 +46,8 @@ inline constexpr int harness::errc_count<harness::llm::errc> = 20;
 namespace harness::llm {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::llm

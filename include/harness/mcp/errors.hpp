@@ -43,6 +43,8 @@ inline constexpr int harness::errc_count<harness::mcp::errc> = 17;
 namespace harness::mcp {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::mcp

@@ -30,6 +30,8 @@ inline constexpr int harness::errc_count<harness::pii::errc> = 4;
 namespace harness::pii {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::pii

@@ -33,6 +33,8 @@ inline constexpr int harness::errc_count<harness::sandbox::errc> = 7;
 namespace harness::sandbox {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::sandbox

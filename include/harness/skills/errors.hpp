@@ -40,6 +40,8 @@ inline constexpr int harness::errc_count<harness::skills::errc> = 14;
 namespace harness::skills {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::skills

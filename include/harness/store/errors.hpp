@@ -39,6 +39,8 @@ inline constexpr int harness::errc_count<harness::store::errc> = 13;
 namespace harness::store {
 
 // Prints the wire name (gtest, logs).
-inline std::ostream& operator<<(std::ostream& os, errc e) { return os << harness::error_code(e); }
+inline std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << harness::error_code(e);
+}
 
 }  // namespace harness::store
