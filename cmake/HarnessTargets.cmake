@@ -22,6 +22,9 @@ function(harness_component name)
   add_library(harness_${name} STATIC ${ARG_SOURCES})
   add_library(harness::${name} ALIAS harness_${name})
   target_include_directories(harness_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  # Headers only this component uses live beside its sources (src/<name>/x.hpp)
+  # and are included as "x.hpp", also from its subfolders.
+  target_include_directories(harness_${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(harness_${name} PUBLIC ${ARG_DEPS})
   if(ARG_PCH)
     target_precompile_headers(harness_${name} PRIVATE ${ARG_PCH})
@@ -42,6 +45,11 @@ function(harness_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  # A component's tests (tests/<c>/) may include its private headers (src/<c>/).
+  get_filename_component(tested ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/src/${tested})
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/${tested})
+  endif()
   harness_warnings(${name})
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST

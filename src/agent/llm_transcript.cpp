@@ -1,6 +1,6 @@
 #include "llm_transcript.hpp"
 
-#include "harness/agent/observation.hpp"
+#include "observation.hpp"
 
 namespace harness::agent {
 

@@ -1,4 +1,4 @@
-#include "harness/agent/observation.hpp"
+#include "observation.hpp"
 
 #include <fmt/format.h>
 

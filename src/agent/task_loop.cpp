@@ -9,12 +9,12 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/agent/errors.hpp"
-#include "harness/agent/observation.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "observation.hpp"
 #include "task_record.hpp"
 
 namespace harness::agent {

@@ -7,7 +7,7 @@ namespace harness::agent {
 using json = nlohmann::json;
 
 json error_json(const harness::error& e) {
-  json out{{"code", e.code}, {"message", e.message}};
+  json out{{"code", e.code.wire_name()}, {"message", e.message}};
   if (!e.hint.empty()) out["hint"] = e.hint;
   return out;
 }

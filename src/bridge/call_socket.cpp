@@ -18,9 +18,9 @@
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
-#include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "pipe_frame_channel.hpp"
 
 namespace harness::bridge {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/bridge/pipe_frame_channel.hpp"
+#include "pipe_frame_channel.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "harness/execution/attach_frame_channel.hpp"
+#include "attach_frame_channel.hpp"
 
 #include "harness/bridge/errors.hpp"
 #include "harness/bridge/frame_lines.hpp"

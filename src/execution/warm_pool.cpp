@@ -7,11 +7,11 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "attach_frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
-#include "harness/execution/attach_frame_channel.hpp"
 #include "harness/sandbox/container_body.hpp"
 
 namespace harness::execution {

@@ -6,13 +6,13 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "dispatch.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/http/api.hpp"
-#include "harness/http/dispatch.hpp"
 #include "harness/http/errors.hpp"
-#include "harness/http/transfer_coding.hpp"
 #include "io_deadline.hpp"
+#include "transfer_coding.hpp"
 
 namespace harness::http {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/http/dispatch.hpp"
+#include "dispatch.hpp"
 
 #include <exception>
 
@@ -6,7 +6,7 @@
 
 #include "harness/core/logging.hpp"
 #include "harness/http/errors.hpp"
-#include "harness/http/request_body.hpp"
+#include "request_body.hpp"
 
 namespace harness::http {
 namespace {

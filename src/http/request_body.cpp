@@ -1,9 +1,9 @@
-#include "harness/http/request_body.hpp"
+#include "request_body.hpp"
 
 #include <fmt/format.h>
 
 #include "harness/http/errors.hpp"
-#include "harness/http/strict_json.hpp"
+#include "strict_json.hpp"
 
 namespace harness::http {
 namespace {

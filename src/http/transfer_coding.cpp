@@ -1,4 +1,4 @@
-#include "harness/http/transfer_coding.hpp"
+#include "transfer_coding.hpp"
 #include "harness/http/errors.hpp"
 
 #include <algorithm>

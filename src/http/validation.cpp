@@ -1,4 +1,4 @@
-#include "harness/http/validation.hpp"
+#include "validation.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 #include "harness/llm/provider.hpp"
-#include "harness/llm/record_replay.hpp"
+#include "record_replay.hpp"
 
 namespace harness::llm {
 

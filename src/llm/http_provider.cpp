@@ -14,8 +14,8 @@
 #include "harness/core/logging.hpp"
 #include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
-#include "harness/llm/text_tool_calls.hpp"
 #include "retry.hpp"
+#include "text_tool_calls.hpp"
 #include "wire_format.hpp"
 
 namespace harness::llm {

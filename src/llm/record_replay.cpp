@@ -1,4 +1,4 @@
-#include "harness/llm/record_replay.hpp"
+#include "record_replay.hpp"
 
 #include <chrono>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "harness/llm/text_tool_calls.hpp"
+#include "text_tool_calls.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // that the response (or a progress notification) wakes, until their deadline;
 // no other state is shared between coroutines, and everything runs on one
 // executor.
-#include "harness/mcp/client.hpp"
+#include "client.hpp"
 
 #include <algorithm>
 #include <unordered_map>

@@ -18,9 +18,9 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/mcp/errors.hpp"
-#include "harness/mcp/sse_parser.hpp"
 #include "harness/mcp/transport.hpp"
 #include "message_errors.hpp"
+#include "sse_parser.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;

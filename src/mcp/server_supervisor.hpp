@@ -14,9 +14,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
+#include "client.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/health.hpp"
-#include "harness/mcp/client.hpp"
 #include "harness/mcp/config.hpp"
 #include "tool_list_filter.hpp"
 

@@ -1,4 +1,4 @@
-#include "harness/mcp/sse_parser.hpp"
+#include "sse_parser.hpp"
 
 #include <charconv>
 

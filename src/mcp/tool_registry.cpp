@@ -10,8 +10,8 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/mcp/errors.hpp"
-#include "harness/mcp/tool_result.hpp"
 #include "server_supervisor.hpp"
+#include "tool_result.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;

@@ -1,4 +1,4 @@
-#include "harness/mcp/tool_result.hpp"
+#include "tool_result.hpp"
 #include "harness/mcp/errors.hpp"
 
 #include <algorithm>

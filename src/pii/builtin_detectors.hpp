@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-#include "harness/pii/validators.hpp"
+#include "validators.hpp"
 
 namespace harness::pii::detail {
 

@@ -1,4 +1,4 @@
-#include "harness/pii/validators.hpp"
+#include "validators.hpp"
 
 #include <arpa/inet.h>
 

@@ -1,4 +1,4 @@
-#include "harness/skills/exec_files.hpp"
+#include "exec_files.hpp"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "exec_files.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/skills/exec_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
 

@@ -154,7 +154,7 @@ TEST_F(AgentManager, ACodeBlockThenAnAnswerSucceedsAndRemovesTheSandbox) {
 
 TEST_F(AgentManager, AnLlmFailureEndsTheTaskFailed) {
   start();
-  llm->push_error("llm_bad_request");
+  llm->push_error(harness::llm::errc::bad_request);
   auto ticket = submit("alice");
   ASSERT_TRUE(ticket);
   settle();

@@ -41,8 +41,8 @@ class fake_llm final : public llm::llm_provider {
     turn.stop_reason = "tool_calls";
     script_.push_back({turn, false, false});
   }
-  void push_error(std::string code) {
-    script_.push_back({make_error(std::move(code), "the fake LLM failed"), false, false});
+  void push_error(harness::error_code code) {
+    script_.push_back({make_error(code, "the fake LLM failed"), false, false});
   }
   // Holds the call until release_held() (then answers `text`) or until the
   // caller cancels it ("cancelled"). With ignore_cancel, only release_held() ends it.

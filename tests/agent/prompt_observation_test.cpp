@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/agent/agent_config.hpp"
-#include "harness/agent/observation.hpp"
 #include "harness/agent/prompt.hpp"
+#include "observation.hpp"
 
 namespace harness::agent {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "bridge/fake_tools.hpp"
 #include "harness/bridge/call_socket.hpp"
-#include "harness/bridge/pipe_frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
+#include "pipe_frame_channel.hpp"
 #include "support/run_sync.hpp"
 
 extern char** environ;

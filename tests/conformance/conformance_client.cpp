@@ -9,8 +9,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include "client.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/mcp/client.hpp"
 
 namespace asio = boost::asio;
 using nlohmann::json;

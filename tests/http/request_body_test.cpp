@@ -1,4 +1,4 @@
-#include "harness/http/request_body.hpp"
+#include "request_body.hpp"
 
 #include <gtest/gtest.h>
 

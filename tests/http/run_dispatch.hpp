@@ -4,7 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "harness/http/dispatch.hpp"
+#include "dispatch.hpp"
 #include "support/run_sync.hpp"
 
 namespace harness::http {

@@ -1,4 +1,4 @@
-#include "harness/http/strict_json.hpp"
+#include "strict_json.hpp"
 #include "harness/http/errors.hpp"
 
 #include <gtest/gtest.h>

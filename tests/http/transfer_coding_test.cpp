@@ -1,4 +1,4 @@
-#include "harness/http/transfer_coding.hpp"
+#include "transfer_coding.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 
 #include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
-#include "harness/llm/record_replay.hpp"
 #include "llm/fake_llm_server.hpp"
 #include "llm/test_support.hpp"
+#include "record_replay.hpp"
 
 namespace harness::llm {
 namespace {

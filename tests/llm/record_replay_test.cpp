@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "harness/llm/errors.hpp"
-#include "harness/llm/record_replay.hpp"
 #include "llm/scripted_transport.hpp"
 #include "llm/test_support.hpp"
+#include "record_replay.hpp"
 
 namespace harness::llm {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "harness/llm/text_tool_calls.hpp"
+#include "text_tool_calls.hpp"
 
 namespace harness::llm {
 namespace {

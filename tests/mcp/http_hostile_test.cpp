@@ -5,7 +5,7 @@
 // that waited for its deadline would hang the test instead of passing.
 #include <gtest/gtest.h>
 
-#include "harness/mcp/client.hpp"
+#include "client.hpp"
 #include "harness/mcp/errors.hpp"
 #include "http_test_support.hpp"
 

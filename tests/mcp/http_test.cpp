@@ -5,7 +5,7 @@
 
 #include <signal.h>
 
-#include "harness/mcp/client.hpp"
+#include "client.hpp"
 #include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "http_test_support.hpp"

@@ -14,8 +14,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "child_process.hpp"
+#include "client.hpp"
 #include "harness/core/health.hpp"
-#include "harness/mcp/client.hpp"
 #include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
 

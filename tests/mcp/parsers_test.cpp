@@ -2,8 +2,8 @@
 
 #include "harness/mcp/errors.hpp"
 #include "harness/mcp/message_identity.hpp"
-#include "harness/mcp/sse_parser.hpp"
-#include "harness/mcp/tool_result.hpp"
+#include "sse_parser.hpp"
+#include "tool_result.hpp"
 
 namespace harness::mcp {
 namespace {

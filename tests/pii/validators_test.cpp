@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "harness/pii/validators.hpp"
+#include "validators.hpp"
 
 namespace harness::pii {
 namespace {

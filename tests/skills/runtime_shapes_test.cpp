@@ -4,9 +4,9 @@
 // what a sandbox sends, hostile entries included.
 #include <gtest/gtest.h>
 
+#include "exec_files.hpp"
 #include "frames.hpp"
 #include "harness/core/base64.hpp"
-#include "harness/skills/exec_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
 #include "skills/skills_test_support.hpp"

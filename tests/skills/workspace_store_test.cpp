@@ -5,8 +5,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "exec_files.hpp"
 #include "harness/skills/errors.hpp"
-#include "harness/skills/exec_files.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"

@@ -76,16 +76,16 @@ TEST(StoreThread, CallsRunOnTheStoreThreadAndReturnTheBackendsResults) {
   auto scenario = [store]() -> asio::awaitable<std::string> {
     auto task = sample_task("task_1");
     auto created = co_await store->create_task(task);
-    if (!created) co_return "create: " + created.error().code;
+    if (!created) co_return "create: " + std::string(created.error().code.wire_name());
     auto again = co_await store->create_task(task);
     if (again || again.error().code != harness::store::errc::task_exists) co_return "a second create was not refused";
     task.status = task_status::succeeded;
     task.result = "42";
     auto updated = co_await store->update_task(task);
-    if (!updated) co_return "update: " + updated.error().code;
+    if (!updated) co_return "update: " + std::string(updated.error().code.wire_name());
     event_record e{"task_1", 1, "final", {{"result", "42"}}, 5};
     auto appended = co_await store->append_event(e);
-    if (!appended) co_return "append: " + appended.error().code;
+    if (!appended) co_return "append: " + std::string(appended.error().code.wire_name());
     std::string id = "task_1", other = "task_2";  // named: no temporaries inside co_await (GCC 12)
     auto read = co_await store->get_task(id);
     if (!read || !*read) co_return "get failed";
@@ -123,7 +123,7 @@ TEST(StoreThread, CallsStartedTogetherCompleteInTheOrderTheyWereMade) {
   auto append = [&](std::int64_t seq) -> asio::awaitable<void> {
     event_record e{"task_1", seq, "log", nullptr, seq};
     auto a = co_await store->append_event(e);
-    order.push_back(a ? "event " + std::to_string(seq) : "event failed: " + a.error().code);
+    order.push_back(a ? "event " + std::to_string(seq) : "event failed: " + std::string(a.error().code.wire_name()));
   };
   asio::co_spawn(io, create(), asio::detached);
   for (std::int64_t seq = 1; seq <= 3; ++seq) asio::co_spawn(io, append(seq), asio::detached);

@@ -2,7 +2,7 @@
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
-#include "harness/http/validation.hpp"
+#include "validation.hpp"
 
 namespace harness::http {
 namespace {

@@ -1,12 +1,13 @@
 #include <charconv>
+#include <variant>
 
 #include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
-#include "harness/http/validation.hpp"
 #include "sse.hpp"
 #include "task_json.hpp"
+#include "validation.hpp"
 
 namespace harness::http {
 namespace {
@@ -34,6 +35,17 @@ std::optional<http_response> check_owner(const request_context& context, const a
     return error_response(http::errc::task_forbidden, "this task belongs to another user");
   }
   return std::nullopt;
+}
+
+// The task named in the path when the caller may see it, else the answer to
+// send instead (not found, or another user's task).
+using view_or_answer = std::variant<agent::task_view, http_response>;
+boost::asio::awaitable<view_or_answer> owned_view(const request_context& context, agent::agent_manager& agent,
+                                                  bool transcript) {
+  auto view = co_await agent.view(context.params.at("id"), transcript);
+  if (!view) co_return error_response(view.error());
+  if (auto bad = check_owner(context, *view)) co_return std::move(*bad);
+  co_return std::move(*view);
 }
 
 std::optional<std::int64_t> parse_int(const std::string& text) {
@@ -124,20 +136,19 @@ boost::asio::awaitable<http_response> handle_list_tasks(const request_context& c
 boost::asio::awaitable<http_response> handle_get_task(const request_context& context) {
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
-  bool transcript = query_value(context, "transcript").value_or("true") != "false";
-  auto view = co_await agent->view(context.params.at("id"), transcript);
-  if (!view) co_return error_response(view.error());
-  if (auto bad = check_owner(context, *view)) co_return *bad;
-  co_return json_response(200, task_view_json(*view));
+  const bool transcript = query_value(context, "transcript").value_or("true") != "false";
+  auto found = co_await owned_view(context, *agent, transcript);
+  if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
+  co_return json_response(200, task_view_json(std::get<agent::task_view>(found)));
 }
 
 boost::asio::awaitable<http_response> handle_task_events(const request_context& context) {
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
-  auto view = co_await agent->view(id, false);
-  if (!view) co_return error_response(view.error());
-  if (auto bad = check_owner(context, *view)) co_return *bad;
+  const bool transcript = false;
+  auto found = co_await owned_view(context, *agent, transcript);
+  if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
   // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
   std::string after_text(context.request.header("Last-Event-ID").value_or(""));
   if (after_text.empty()) after_text = query_value(context, "after").value_or("0");
@@ -153,9 +164,9 @@ boost::asio::awaitable<http_response> handle_cancel_task(const request_context& 
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
-  auto view = co_await agent->view(id, false);
-  if (!view) co_return error_response(view.error());
-  if (auto bad = check_owner(context, *view)) co_return *bad;
+  const bool transcript = false;
+  auto found = co_await owned_view(context, *agent, transcript);
+  if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
   auto cancelled = co_await agent->cancel(id);
   if (!cancelled) co_return error_response(cancelled.error());
   co_return json_response(202, cancel_json(*cancelled));
