@@ -216,7 +216,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   asio::awaitable<result<store::task_record>> find_stored(std::string task_id) {
     auto stored = co_await deps_.store->get_task(task_id);
     if (!stored) co_return stored.error();
-    if (!*stored) co_return make_error(store::errc::task_not_found, fmt::format("there is no task '{}'", task_id));
+    if (!*stored) co_return no_such_task(task_id);
     co_return std::move(**stored);
   }
 
@@ -237,13 +237,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     out.id = *request.conversation_id;
     auto stored = co_await deps_.store->get_conversation(out.id);
     if (!stored) co_return stored.error();
-    if (!*stored) {
+    // Another user's conversation is answered like a missing one, so ids cannot be probed.
+    if (!*stored || (*stored)->user_id != request.user_id) {
       co_return make_error(agent::errc::conversation_not_found, fmt::format("there is no conversation '{}'", out.id),
                            "leave out conversationId to start one; every task's answer carries its conversationId");
-    }
-    if ((*stored)->user_id != request.user_id) {
-      co_return make_error(agent::errc::conversation_forbidden,
-                           fmt::format("conversation '{}' belongs to another user", out.id));
     }
     for (const auto& m : (*stored)->messages) {
       auto message = llm::message_from_json(m);
@@ -267,6 +264,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto& r = task->record;
     r.id = id;
     r.user_id = request.user_id;
+    r.key_id = request.key_id;
     r.conversation_id = conversation.id;
     r.task = request.task;
     r.mode = request.mode;
@@ -333,6 +331,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
 };
 
 }  // namespace
+
+error no_such_task(std::string_view task_id) {
+  return make_error(store::errc::task_not_found, fmt::format("there is no task '{}'", task_id));
+}
 
 std::shared_ptr<agent_manager> create_agent_manager(const asio::any_io_executor& executor, agent_dependencies deps,
                                                     agent_config config, core::clock& clock) {

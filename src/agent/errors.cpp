@@ -17,8 +17,6 @@ class category final : public harness::error_category {
         return "agent_busy";
       case errc::conversation_not_found:
         return "conversation_not_found";
-      case errc::conversation_forbidden:
-        return "conversation_forbidden";
       case errc::conversation_busy:
         return "conversation_busy";
       case errc::task_finished:
@@ -48,8 +46,6 @@ class category final : public harness::error_category {
         return 429;
       case errc::conversation_not_found:
         return 404;
-      case errc::conversation_forbidden:
-        return 403;
       case errc::conversation_busy:
       case errc::task_finished:
         return 409;

@@ -34,6 +34,7 @@ task_view view_of(const store::task_record& r, bool with_transcript) {
   task_view v;
   v.task_id = r.id;
   v.user_id = r.user_id;
+  v.key_id = r.key_id;
   v.conversation_id = r.conversation_id;
   v.task = r.task;
   v.mode = r.mode;

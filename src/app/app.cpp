@@ -9,6 +9,7 @@
 
 #include "app_settings.hpp"
 #include "components.hpp"
+#include "harness/auth/keys_cli.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
@@ -26,6 +27,7 @@ namespace {
 constexpr const char* usage =
     "usage: mcp-harness [--name value ...]   run the server\n"
     "       mcp-harness pii tokenize [--json]   censor stdin with the configured PII detectors\n"
+    "       mcp-harness keys add|list|revoke   manage API keys (mcp-harness keys --help)\n"
     "       mcp-harness --help | --version";
 
 int config_failure(const error& e) {
@@ -95,6 +97,11 @@ int run(int argc, char** argv) {
     auto settings = load_settings(specs, {});
     if (!settings) return config_failure(settings.error());
     return pii::run_pii_cli({args.begin() + 1, args.end()}, *settings, std::cin, std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "keys") {
+    auto settings = load_settings(specs, {});
+    if (!settings) return config_failure(settings.error());
+    return auth::run_keys_cli({args.begin() + 1, args.end()}, *settings, std::cout, std::cerr);
   }
   auto settings = load_settings(specs, args);
   if (!settings) return config_failure(settings.error());

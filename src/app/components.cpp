@@ -2,6 +2,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include "access_setup.hpp"
 #include "agent_setup.hpp"
 
 #include "harness/core/logging.hpp"
@@ -93,6 +94,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto metrics = std::make_shared<core::metrics_registry>();
   core::register_process_metrics(*metrics, core::version());
   out->services_.metrics = metrics;
+  auto access = build_access_gate(settings, http_config->server.host, *metrics);
+  if (!access) return access.error();
+  out->services_.access = std::move(*access);
 
   auto docker_config = docker::load_docker_config(settings);
   if (!docker_config) return docker_config.error();

@@ -11,8 +11,6 @@ class category final : public harness::error_category {
     switch (static_cast<errc>(value)) {
       case errc::session_not_found:
         return "session_not_found";
-      case errc::session_forbidden:
-        return "session_forbidden";
       case errc::session_busy:
         return "session_busy";
       case errc::too_many_sessions:
@@ -25,8 +23,6 @@ class category final : public harness::error_category {
     switch (static_cast<errc>(value)) {
       case errc::session_not_found:
         return 404;
-      case errc::session_forbidden:
-        return 403;
       case errc::session_busy:
         return 409;
       case errc::too_many_sessions:

@@ -30,6 +30,11 @@ struct live_session {
   bool busy = false;
 };
 
+// The sessions map's key: user ids are [A-Za-z0-9_.-], so '/' cannot occur in one.
+std::string session_key(const std::string& user_id, const std::string& session_id) {
+  return user_id + "/" + session_id;
+}
+
 // Marks a session busy for one block, and idle again on every way out.
 class busy_scope {
  public:
@@ -64,13 +69,9 @@ class execution_service_impl final : public execution_service,
     auto started = clock_type::now();
     std::shared_ptr<live_session> session;
     if (request.session_id) {
-      auto it = sessions_.find(*request.session_id);
+      auto it = sessions_.find(session_key(request.user_id, *request.session_id));
       if (it != sessions_.end()) {
         session = it->second;
-        if (session->user_id != request.user_id) {
-          co_return make_error(execution::errc::session_forbidden,
-                               "session '" + *request.session_id + "' belongs to another user");
-        }
         if (session->busy) {
           co_return make_error(execution::errc::session_busy,
                                "session '" + *request.session_id + "' is running another block",
@@ -96,7 +97,7 @@ class execution_service_impl final : public execution_service,
       --opening_;
       if (!opened) co_return opened.error();
       session = std::move(*opened);
-      if (request.session_id) sessions_[session->id] = session;
+      if (request.session_id) sessions_[session_key(session->user_id, session->id)] = session;
     }
     bridge::exec_result outcome;
     {
@@ -119,13 +120,10 @@ class execution_service_impl final : public execution_service,
   }
 
   asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {
-    auto it = sessions_.find(session_id);
+    auto it = sessions_.find(session_key(user_id, session_id));
     if (it == sessions_.end()) {
       co_return make_error(execution::errc::session_not_found, "no live session '" + session_id + "'",
                            "it may have idled out or ended after a timeout");
-    }
-    if (it->second->user_id != user_id) {
-      co_return make_error(execution::errc::session_forbidden, "session '" + session_id + "' belongs to another user");
     }
     auto session = it->second;
     sessions_.erase(it);
@@ -181,7 +179,7 @@ class execution_service_impl final : public execution_service,
   // Drops `session` from the table, unless the id has moved on to a newer
   // session (the old one was deleted while its block ran).
   void forget(const std::shared_ptr<live_session>& session) {
-    auto it = sessions_.find(session->id);
+    auto it = sessions_.find(session_key(session->user_id, session->id));
     if (it != sessions_.end() && it->second == session) sessions_.erase(it);
   }
 
@@ -217,6 +215,8 @@ class execution_service_impl final : public execution_service,
   filter_factory filters_;
   execution_config config_;
   asio::steady_timer sweep_timer_;
+  // Keyed by session_key: a session id names a session within one user, so
+  // another user's request for the same id opens (or misses) its own.
   std::map<std::string, std::shared_ptr<live_session>> sessions_;
   std::size_t opening_ = 0;
   bool stopping_ = false;

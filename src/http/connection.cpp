@@ -126,7 +126,7 @@ class connection {
   // Reads, dispatches and answers one request; false when the connection must close.
   asio::awaitable<bool> serve_one() {
     auto started = clock_type::now();
-    route_ = {};
+    info_ = {};
     bhttp::request_parser<bhttp::string_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
     parser.body_limit(config_.body_limit);
@@ -166,7 +166,7 @@ class connection {
       co_return false;
     }
     http_request request = to_request(std::move(raw), *target);
-    http_response response = co_await dispatch(routes_, svc_, request, &route_);
+    http_response response = co_await dispatch(routes_, svc_, request, &info_);
     keep_alive = keep_alive && !registry_.stopping();
     bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method, request.path,
                             request.request_id);
@@ -183,6 +183,10 @@ class connection {
     std::string target = partial.target().empty() ? "-" : std::string(partial.target());
     co_await send_and_close(std::move(response), started, method, target);
   }
+
+  // The access log's key field: the admitted key's id, "-" without one (the
+  // server runs open, or the request was refused before a key was known).
+  std::string_view key_label() const { return info_.key_id.empty() ? std::string_view("-") : info_.key_id; }
 
   asio::awaitable<void> send_continue(unsigned version) {
     bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, version};
@@ -201,12 +205,13 @@ class connection {
     auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
     deadline_.disarm();
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
-    if (metrics_) metrics_->record(method, route_, status, ms / 1000);
+    if (metrics_) metrics_->record(method, info_.route, status, ms / 1000);
     // A healthy probe is logged at debug: probes come every few seconds from
     // each orchestrator and load balancer and would drown the access log.
-    bool probe = route_ == "/health" || route_ == "/health/live" || route_ == "/health/ready";
+    const auto& route = info_.route;
+    bool probe = route == "/health" || route == "/health/live" || route == "/health/ready";
     auto level = status == 200 && probe ? spdlog::level::debug : spdlog::level::info;
-    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms", method, path, status, bytes, ms);
+    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
     co_return !ec;
   }
 
@@ -239,8 +244,8 @@ class connection {
       total += bytes;
     }
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
-    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms (stream)", method, path, response.status,
-                  total, ms);
+    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms key={} (stream)", method, path,
+                  response.status, total, ms, key_label());
     co_return !ec;
   }
 
@@ -269,7 +274,7 @@ class connection {
   io_deadline deadline_;
   beast::flat_buffer buffer_;
   std::optional<request_metrics> metrics_;
-  std::string_view route_;  // pattern of the route serving the current request (points into routes_)
+  dispatch_info info_;  // route pattern (points into routes_) and key id of the current request
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/logging.hpp"
+#include "harness/http/access_gate.hpp"
 #include "harness/http/errors.hpp"
 #include "request_body.hpp"
 
@@ -12,9 +13,9 @@ namespace harness::http {
 namespace {
 
 boost::asio::awaitable<http_response> route_request(const router& routes, services& svc, const http_request& request,
-                                                    std::string_view* matched_pattern) {
+                                                    dispatch_info* info) {
   auto match = routes.match(request.method, request.path);
-  if (match.found && matched_pattern) *matched_pattern = match.found->pattern;
+  if (match.found && info) info->route = match.found->pattern;
   if (!match.found) {
     if (match.allowed.empty()) {
       co_return error_response(
@@ -28,11 +29,18 @@ boost::asio::awaitable<http_response> route_request(const router& routes, servic
     co_return response;
   }
   const route& r = *match.found;
+  // Who is calling comes before the body: an unknown caller learns nothing
+  // from the server's reading of what it sent.
+  std::variant<auth::caller, http_response> admitted = auth::open_caller();
+  if (svc.access) admitted = svc.access->admit(r.access, request);
+  if (auto* refused = std::get_if<http_response>(&admitted)) co_return std::move(*refused);
+  const auto& caller = std::get<auth::caller>(admitted);
+  if (info) info->key_id = caller.key_id;
   nlohmann::json body;
   if (r.json_body) {
     if (auto refused = parse_json_body(request, body)) co_return *refused;
   }
-  request_context context{request, match.params, svc, body};
+  request_context context{request, match.params, svc, body, caller};
   if (r.handle_async) co_return co_await r.handle_async(context);
   co_return r.handle(context);
 }
@@ -40,11 +48,11 @@ boost::asio::awaitable<http_response> route_request(const router& routes, servic
 }  // namespace
 
 boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request,
-                                               std::string_view* matched_pattern) {
+                                               dispatch_info* info) {
   http_response response;
   std::string failure;
   try {
-    response = co_await route_request(routes, svc, request, matched_pattern);
+    response = co_await route_request(routes, svc, request, info);
   } catch (const std::exception& e) {
     failure = e.what();
   } catch (...) {

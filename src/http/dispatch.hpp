@@ -10,10 +10,15 @@
 
 namespace harness::http {
 
+// What the access log and the metrics need to know about a dispatched request.
+struct dispatch_info {
+  std::string_view route;  // the matched route's pattern ("/tools/{name}"); empty when none matched
+  std::string key_id;      // the caller's key id; empty when no key was admitted
+};
+
 // Never throws. Every response carries X-Request-Id = request.request_id.
-// When `matched_pattern` is given, it receives the pattern of the route that
-// matched ("/tools/{name}"), or stays empty when none did (for metrics labels).
+// When `info` is given, it is filled in as far as the request got.
 boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request,
-                                               std::string_view* matched_pattern = nullptr);
+                                               dispatch_info* info = nullptr);
 
 }  // namespace harness::http

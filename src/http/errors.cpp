@@ -35,8 +35,6 @@ class category final : public harness::error_category {
         return "not_found";
       case errc::method_not_allowed:
         return "method_not_allowed";
-      case errc::task_forbidden:
-        return "task_forbidden";
       case errc::agent_unavailable:
         return "agent_unavailable";
       case errc::sandbox_unavailable:
@@ -77,8 +75,6 @@ class category final : public harness::error_category {
         return 404;
       case errc::method_not_allowed:
         return 405;
-      case errc::task_forbidden:
-        return 403;
       case errc::agent_unavailable:
       case errc::sandbox_unavailable:
       case errc::mcp_unavailable:

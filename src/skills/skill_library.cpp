@@ -112,7 +112,7 @@ class skill_library_impl final : public skill_library {
       entry["skillMd"] = md ? json(*md) : json(nullptr);
       return entry;
     }
-    return not_found(name);
+    return no_such_skill(name);
   }
 
   status remove(const std::string& user_id, const std::string& name) override {
@@ -131,7 +131,7 @@ class skill_library_impl final : public skill_library {
                         fmt::format("'{}' is a shipped example and cannot be removed", name),
                         "examples are read-only; only your own skills can be deleted");
     }
-    return not_found(name);
+    return no_such_skill(name);
   }
 
   std::vector<bridge::init_file> init_files(const std::string& user_id) const override {
@@ -153,11 +153,6 @@ class skill_library_impl final : public skill_library {
  private:
   confined_dir folder_of(std::string_view owner, const std::string& user_id) const {
     return owner == "user" ? confined_dir(users_, user_id) : confined_dir(config_.dir, "examples");
-  }
-
-  static error not_found(const std::string& name) {
-    return make_error(skills::errc::skill_not_found, fmt::format("no skill named '{}'", name),
-                      "GET /skills?userId=... lists the skills you can use");
   }
 
   // {name, description, updated, owner, problem?} of one skill folder.
@@ -235,6 +230,11 @@ class skill_library_impl final : public skill_library {
 };
 
 }  // namespace
+
+error no_such_skill(std::string_view name) {
+  return make_error(skills::errc::skill_not_found, fmt::format("no skill named '{}'", name),
+                    "GET /skills?userId=... lists the skills you can use");
+}
 
 std::unique_ptr<skill_library> create_skill_library(skill_config config) {
   return std::make_unique<skill_library_impl>(std::move(config));

@@ -66,9 +66,16 @@ CREATE INDEX tasks_unfinished ON tasks (status) WHERE status IN ('queued', 'runn
 CREATE INDEX tasks_by_finished ON tasks (finished_ms) WHERE finished_ms > 0;
 )sql";
 
-constexpr std::array<migration, 2> builtin = {{
+// Version 3: the id of the API key that submitted each task (never the key;
+// empty for tasks from before keys, or from a server running open).
+constexpr const char* v3_sql = R"sql(
+ALTER TABLE tasks ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<migration, 3> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
+    {3, "the API key id of each task", v3_sql},
 }};
 
 error open_failed(error e) {

@@ -29,7 +29,8 @@ void bind_task(statement& st, const task_record& t) {
   st.bind(6, to_string(t.status));
   st.bind_json(7, t.result).bind_json(8, t.error).bind(9, std::int64_t{t.turns});
   st.bind(10, t.input_tokens).bind(11, t.output_tokens);
-  st.bind(12, t.created_ms).bind(13, t.started_ms).bind(14, t.finished_ms).bind_json(15, t.transcript);
+  st.bind(12, t.created_ms).bind(13, t.started_ms).bind(14, t.finished_ms).bind(15, t.key_id);
+  st.bind_json(16, t.transcript);
 }
 
 result<task_record> read_task(const statement& st) {
@@ -55,7 +56,8 @@ result<task_record> read_task(const statement& st) {
   t.created_ms = st.int64(11);
   t.started_ms = st.int64(12);
   t.finished_ms = st.int64(13);
-  auto transcript = st.json(14, "cannot read task " + t.id);
+  t.key_id = st.text(14);
+  auto transcript = st.json(15, "cannot read task " + t.id);
   if (!transcript) return transcript.error();
   t.transcript = std::move(*transcript);
   return t;
@@ -74,7 +76,7 @@ class sqlite_task_store final : public blocking_task_store {
     std::lock_guard lock(mutex_);
     return track([&]() -> status {
       auto st = db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
-                             ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+                             ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
       if (!st) return st.error();
       bind_task(*st, task);
       int rc = st->step();
@@ -92,7 +94,7 @@ class sqlite_task_store final : public blocking_task_store {
       auto st = db_->prepare(
           "UPDATE tasks SET user_id = ?2, conversation_id = ?3, task = ?4, mode = ?5, status = ?6, result = ?7, "
           "error = ?8, turns = ?9, input_tokens = ?10, output_tokens = ?11, created_ms = ?12, started_ms = ?13, "
-          "finished_ms = ?14, transcript = ?15 WHERE id = ?1");
+          "finished_ms = ?14, key_id = ?15, transcript = ?16 WHERE id = ?1");
       if (!st) return st.error();
       bind_task(*st, task);
       if (auto s = st->run("cannot update task " + task.id); !s) return s;

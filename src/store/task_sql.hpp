@@ -6,10 +6,11 @@
 
 namespace harness::store::detail {
 
-// Column order shared by every task SELECT and by bind_task (parameters 1..15).
+// Column order shared by every task SELECT and by bind_task (parameters 1..16,
+// the transcript last).
 #define HARNESS_TASK_COLUMNS                                                                              \
   "id, user_id, conversation_id, task, mode, status, result, error, turns, input_tokens, output_tokens, " \
-  "created_ms, started_ms, finished_ms"
+  "created_ms, started_ms, finished_ms, key_id"
 
 // Two statements each rather than "(?1 = '' OR user_id = ?1)", which would keep
 // SQLite from using the index on user_id.

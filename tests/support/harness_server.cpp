@@ -9,7 +9,11 @@
 namespace harness::testing {
 
 harness_server::harness_server(const std::map<std::string, std::string>& env, std::chrono::milliseconds timeout) {
-  process_ = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
+  // A key file a developer made in the checkout (data/api-keys.json) must not
+  // turn on keys in tests that do not ask for them: a missing file means none.
+  auto with_defaults = env;
+  with_defaults.emplace("API_KEYS_FILE", "/nonexistent/mcp-harness-test/api-keys.json");
+  process_ = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, with_defaults);
   auto line = process_->wait_for_output("listening on http://", timeout);
   if (!line) throw std::runtime_error("the server did not start:\n" + process_->output());
   auto url = line->find("http://");

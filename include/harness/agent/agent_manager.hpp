@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -47,6 +48,7 @@ struct task_request {
   std::optional<std::string> conversation_id;  // continue this conversation
   std::string mode = "sync";                   // recorded; the HTTP layer decides how to answer
   bool restore_pii = true;                     // de-tokenize the final answer for the caller
+  std::string key_id;                          // the submitting API key's id, for the record; empty without one
 };
 
 using store::task_status;
@@ -61,6 +63,7 @@ struct task_ticket {
 struct task_view {
   std::string task_id;
   std::string user_id;  // who owns it: the HTTP layer's ownership checks compare it
+  std::string key_id;   // the id of the API key that submitted it; empty without one
   std::string conversation_id;
   std::string task;  // the caller's text as sent
   std::string mode;
@@ -98,14 +101,18 @@ struct agent_stats {
   std::size_t queued = 0;
 };
 
+// The task_not_found error for `task_id`. The HTTP layer answers a task the
+// caller may not see with this same error, so ids cannot be probed.
+error no_such_task(std::string_view task_id);
+
 class agent_manager {
  public:
   virtual ~agent_manager() = default;
 
   // Admits a task and starts it (or queues it). Errors: agent_stopping,
   // conversation_busy (a task of it is still running), user_busy (the user's
-  // limit), agent_busy (the queue is full), conversation_not_found,
-  // conversation_forbidden (another user's), store_* (the database failed).
+  // limit), agent_busy (the queue is full), conversation_not_found (also for
+  // another user's conversation), store_* (the database failed).
   virtual boost::asio::awaitable<result<task_ticket>> submit(task_request request) = 0;
 
   // Waits until the task has ended; its view without the transcript.

@@ -11,7 +11,6 @@ enum class errc {
   user_busy,
   agent_busy,
   conversation_not_found,
-  conversation_forbidden,
   conversation_busy,
   task_finished,
   task_timeout,
@@ -32,7 +31,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::agent::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::agent::errc> = 11;
+inline constexpr int harness::errc_count<harness::agent::errc> = 10;
 
 namespace harness::agent {
 

@@ -8,7 +8,6 @@ namespace harness::execution {
 
 enum class errc {
   session_not_found = 1,
-  session_forbidden,
   session_busy,
   too_many_sessions,
 };
@@ -25,7 +24,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::execution::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::execution::errc> = 4;
+inline constexpr int harness::errc_count<harness::execution::errc> = 3;
 
 namespace harness::execution {
 

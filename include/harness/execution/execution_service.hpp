@@ -56,14 +56,15 @@ class execution_service {
   // The /execute response body: {"result", "logs", "error"?, "toolCalls",
   // "files", "saved"?, "durationMs", "sessionId", "sandbox": {"warm"}}. A block that
   // failed, timed out or broke its sandbox is still a result (with "error").
-  // Errors: session_busy (the session is running another block),
-  // session_forbidden (it belongs to another user), too_many_sessions, and the
+  // A session id names a session of that user only: another user's request
+  // with the same id opens its own. Errors: session_busy (the session is
+  // running another block), too_many_sessions, and the
   // pool's errors when no sandbox could be started.
   virtual boost::asio::awaitable<result<nlohmann::json>> execute(execute_request request) = 0;
 
   // Ends a session and destroys its sandbox. A session running a block can
   // be ended too: its sandbox is killed, so the block's request answers at
-  // once with a SandboxError. Errors: session_not_found, session_forbidden.
+  // once with a SandboxError. Errors: session_not_found (also for another user's session).
   virtual boost::asio::awaitable<status> end_session(std::string user_id, std::string session_id) = 0;
 
   // Ends every session (server shutdown).

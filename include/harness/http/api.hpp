@@ -90,8 +90,11 @@ boost::asio::awaitable<http_response> handle_list_task_files(const request_conte
 // GET /tasks/{id}/files/{path...}: the file's bytes as a download; 404 JSON when missing.
 boost::asio::awaitable<http_response> handle_get_task_file(const request_context& context);
 
-// With ?userId= in the query: 403 task_forbidden unless the task is that
-// user's (404 when there is no such task). Without it, or without an agent: nothing.
+// Nothing when the caller may see task `task_id` (it belongs to a user the
+// caller may act for, and to the ?userId= when one is named); else the answer:
+// 403 for a ?userId= the caller may not act for, and for another user's task
+// the same 404 task_not_found as for a missing one. Without an agent (no task
+// records) only the open caller passes.
 boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
                                                                       const std::string& task_id);
 

@@ -20,7 +20,6 @@ enum class errc {
   invalid_request,
   not_found,
   method_not_allowed,
-  task_forbidden,
   agent_unavailable,
   sandbox_unavailable,
   mcp_unavailable,
@@ -41,7 +40,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::http::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::http::errc> = 20;
+inline constexpr int harness::errc_count<harness::http::errc> = 19;
 
 namespace harness::http {
 

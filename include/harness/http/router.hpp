@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/auth/caller.hpp"
 #include "harness/http/message.hpp"
 
 namespace harness::http {
@@ -20,11 +21,14 @@ using route_params = std::map<std::string, std::string>;
 
 // What a handler gets. `body` is the parsed JSON body for routes that take one
 // (the dispatcher has already answered 415/400 otherwise), else null.
+// `caller` is who sent the request: the API key's identity, or the open
+// caller when the server runs without keys (src/http/access.cpp).
 struct request_context {
   const http_request& request;
   const route_params& params;
   services& svc;
   const nlohmann::json& body;
+  const auth::caller& caller;
 };
 
 // Handlers are plain functions: everything they need comes in the context.
@@ -34,6 +38,10 @@ using handler = std::function<http_response(const request_context&)>;
 // valid until the returned awaitable completes.
 using async_handler = std::function<boost::asio::awaitable<http_response>(const request_context&)>;
 
+// Who may call a route. Every route but the health probes needs a caller (an
+// API key, unless the server runs open); the operator routes need an admin key.
+enum class route_access { open, caller, admin };
+
 // Exactly one of handle / handle_async is set.
 struct route {
   std::string method;
@@ -41,6 +49,7 @@ struct route {
   handler handle;
   bool json_body = false;  // the body is read by parse_json_body (request_body.hpp) before the handler runs
   async_handler handle_async = nullptr;
+  route_access access = route_access::caller;
 };
 
 class router {

@@ -30,6 +30,8 @@ class workspace_store;
 
 namespace harness::http {
 
+class access_gate;
+
 struct request_limits {
   std::size_t task_max_chars = 100000;   // POST /task "task" field
   std::size_t code_max_chars = 1 << 20;  // POST /execute "code" field
@@ -64,6 +66,9 @@ struct services {
   // Counters and histograms for GET /metrics; the server records each request
   // in it. Null: no metrics (GET /metrics answers 503).
   std::shared_ptr<core::metrics_registry> metrics;
+  // Who may call (API keys, rate limits); null: the server runs open and
+  // every request has the open caller (AUTH=none, and tests of other parts).
+  std::shared_ptr<access_gate> access;
 };
 
 }  // namespace harness::http

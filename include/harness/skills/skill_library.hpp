@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,10 @@
 #include "harness/skills/skills_config.hpp"
 
 namespace harness::skills {
+
+// The skill_not_found error for `name`. The HTTP layer answers a skill of a
+// user the caller may not act for with this same error, so it cannot be probed.
+error no_such_skill(std::string_view name);
 
 class skill_library {
  public:

@@ -2,6 +2,7 @@
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
+#include "acting_user.hpp"
 #include "validation.hpp"
 
 namespace harness::http {
@@ -17,14 +18,15 @@ http_response sandbox_unavailable() {
 boost::asio::awaitable<http_response> handle_execute(const request_context& context) {
   const auto& body = context.body;
   if (auto bad = check_known_fields(body, {"userId", "code", "sessionId"})) co_return *bad;
-  if (auto bad = check_user_id(body)) co_return *bad;
+  auto user = body_user(context);
+  if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
   if (auto bad = check_text(body, "code", context.svc.limits.code_max_chars)) co_return *bad;
   if (body.contains("sessionId")) {
     if (auto bad = check_user_id(body, "sessionId")) co_return *bad;
   }
   if (!context.svc.execution) co_return sandbox_unavailable();
   execution::execute_request request;
-  request.user_id = body["userId"].get<std::string>();
+  request.user_id = std::get<std::string>(std::move(user));
   request.code = body["code"].get<std::string>();
   if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
   auto service = context.svc.execution;  // keeps it alive across the await
@@ -34,13 +36,13 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
 }
 
 boost::asio::awaitable<http_response> handle_delete_session(const request_context& context) {
-  auto user = context.request.query.find("userId");
-  if (user == context.request.query.end()) {
-    co_return error_response(http::errc::invalid_request, "the 'userId' query parameter is required: ?userId=...");
-  }
+  auto user = query_user(context);
+  if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
   if (!context.svc.execution) co_return sandbox_unavailable();
   auto service = context.svc.execution;
-  auto ended = co_await service->end_session(user->second, context.params.at("id"));
+  auto user_id = std::get<std::string>(std::move(user));
+  const auto& session_id = context.params.at("id");
+  auto ended = co_await service->end_session(user_id, session_id);
   if (!ended) co_return error_response(ended.error());
   co_return json_response(200, {{"sessionId", context.params.at("id")}, {"ended", true}});
 }

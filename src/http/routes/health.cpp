@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "harness/core/version.hpp"
+#include "harness/http/access_gate.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
 
@@ -39,12 +40,17 @@ overall assess(const services& svc) {
   return out;
 }
 
+// "keys" when requests need an API key, "open" when they do not (no gate, or
+// no key made yet on a loopback host). Says nothing about the keys themselves.
+std::string_view auth_mode(const services& svc) { return svc.access ? svc.access->mode() : "open"; }
+
 http_response render(const services& svc) {
   auto state = assess(svc);
   auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - svc.started_at);
   nlohmann::json body{{"status", state.status},
                       {"version", core::version()},
                       {"uptimeSeconds", uptime.count()},
+                      {"auth", auth_mode(svc)},
                       {"components", std::move(state.components)}};
   return json_response(state.status == "ok" ? 200 : 503, body);
 }

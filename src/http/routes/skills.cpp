@@ -3,6 +3,7 @@
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/skills/skill_library.hpp"
+#include "acting_user.hpp"
 
 namespace harness::http {
 namespace {
@@ -12,21 +13,29 @@ http_response no_library() {
                         "this server keeps no skill library; set SKILLS_DIR and restart");
 }
 
+// The skill named in the path is visible only when the caller may act for
+// its user; otherwise the answer is the library's own "no such skill", so
+// which users have which skills cannot be probed.
+std::optional<http_response> hidden_skill(const request_context& context) {
+  if (auth::may_act_for(context.caller, context.params.at("userId"))) return std::nullopt;
+  return error_response(::harness::skills::no_such_skill(context.params.at("name")));
+}
+
 }  // namespace
 
 http_response handle_list_skills(const request_context& context) {
-  auto user = context.request.query.find("userId");
-  if (user == context.request.query.end()) {
-    return error_response(http::errc::invalid_request, "the 'userId' query parameter is required: /skills?userId=...");
-  }
+  auto user = query_user(context);
+  if (auto* answer = std::get_if<http_response>(&user)) return std::move(*answer);
   if (!context.svc.skills) return no_library();
-  auto skills = context.svc.skills->list(user->second);
+  const auto& user_id = std::get<std::string>(user);
+  auto skills = context.svc.skills->list(user_id);
   if (!skills) return error_response(skills.error());
-  return json_response(200, {{"userId", user->second}, {"skills", std::move(*skills)}});
+  return json_response(200, {{"userId", user_id}, {"skills", std::move(*skills)}});
 }
 
 http_response handle_get_skill(const request_context& context) {
   if (!context.svc.skills) return no_library();
+  if (auto hidden = hidden_skill(context)) return std::move(*hidden);
   auto skill = context.svc.skills->get(context.params.at("userId"), context.params.at("name"));
   if (!skill) return error_response(skill.error());
   return json_response(200, *skill);
@@ -34,6 +43,7 @@ http_response handle_get_skill(const request_context& context) {
 
 http_response handle_delete_skill(const request_context& context) {
   if (!context.svc.skills) return no_library();
+  if (auto hidden = hidden_skill(context)) return std::move(*hidden);
   const auto& name = context.params.at("name");
   auto removed = context.svc.skills->remove(context.params.at("userId"), name);
   if (!removed) return error_response(removed.error());

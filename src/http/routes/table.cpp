@@ -4,10 +4,10 @@ namespace harness::http {
 
 router make_api_router() {
   return router({
-      {"GET", "/health", handle_health},
-      {"GET", "/health/live", handle_health_live},
-      {"GET", "/health/ready", handle_health_ready},
-      {"GET", "/metrics", handle_metrics},
+      {.method = "GET", .pattern = "/health", .handle = handle_health, .access = route_access::open},
+      {.method = "GET", .pattern = "/health/live", .handle = handle_health_live, .access = route_access::open},
+      {.method = "GET", .pattern = "/health/ready", .handle = handle_health_ready, .access = route_access::open},
+      {.method = "GET", .pattern = "/metrics", .handle = handle_metrics, .access = route_access::admin},
       {.method = "POST", .pattern = "/task", .handle = nullptr, .json_body = true, .handle_async = handle_post_task},
       {.method = "GET", .pattern = "/tasks", .handle = nullptr, .json_body = false, .handle_async = handle_list_tasks},
       {.method = "GET",

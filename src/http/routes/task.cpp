@@ -5,6 +5,7 @@
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
+#include "acting_user.hpp"
 #include "sse.hpp"
 #include "task_json.hpp"
 #include "validation.hpp"
@@ -26,25 +27,21 @@ std::optional<std::string> query_value(const request_context& context, const std
   return it->second;
 }
 
-// A userId in the query, when given, must be valid and own the task.
-std::optional<http_response> check_owner(const request_context& context, const agent::task_view& view) {
-  auto user = query_value(context, "userId");
-  if (!user) return std::nullopt;
-  if (auto bad = check_user_id(json{{"userId", *user}})) return bad;
-  if (view.user_id != *user) {
-    return error_response(http::errc::task_forbidden, "this task belongs to another user");
-  }
-  return std::nullopt;
-}
-
-// The task named in the path when the caller may see it, else the answer to
-// send instead (not found, or another user's task).
+// The task `task_id` when the caller may see it, else the answer to send
+// instead. A ?userId= the caller may not act for is 403; a task of a user the
+// caller may not act for (or of another user than the one named) is the same
+// 404 as a task that does not exist, so task ids cannot be probed.
 using view_or_answer = std::variant<agent::task_view, http_response>;
 boost::asio::awaitable<view_or_answer> owned_view(const request_context& context, agent::agent_manager& agent,
-                                                  bool transcript) {
-  auto view = co_await agent.view(context.params.at("id"), transcript);
+                                                  const std::string& task_id, bool transcript) {
+  auto named = named_query_user(context);
+  if (auto* answer = std::get_if<http_response>(&named)) co_return std::move(*answer);
+  const auto& user = std::get<std::optional<std::string>>(named);
+  auto view = co_await agent.view(task_id, transcript);
   if (!view) co_return error_response(view.error());
-  if (auto bad = check_owner(context, *view)) co_return std::move(*bad);
+  if (!auth::may_act_for(context.caller, view->user_id) || (user && *user != view->user_id)) {
+    co_return error_response(agent::no_such_task(task_id));
+  }
   co_return std::move(*view);
 }
 
@@ -60,16 +57,22 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
 boost::asio::awaitable<std::optional<http_response>> check_task_owner(const request_context& context,
                                                                       const std::string& task_id) {
   auto agent = context.svc.agent;  // keeps it alive across the await
-  if (!query_value(context, "userId") || !agent) co_return std::nullopt;
-  auto view = co_await agent->view(task_id, false);
-  if (!view) co_return error_response(view.error());
-  co_return check_owner(context, *view);
+  if (!agent) {
+    // No task records to check against: only the open caller may read workspaces then.
+    if (context.caller.key_id.empty()) co_return std::nullopt;
+    co_return error_response(agent::no_such_task(task_id));
+  }
+  const bool transcript = false;
+  auto found = co_await owned_view(context, *agent, task_id, transcript);
+  if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
+  co_return std::nullopt;
 }
 
 boost::asio::awaitable<http_response> handle_post_task(const request_context& context) {
   const auto& body = context.body;
   if (auto bad = check_known_fields(body, {"userId", "task", "conversationId", "mode", "restorePii"})) co_return *bad;
-  if (auto bad = check_user_id(body)) co_return *bad;
+  auto user = body_user(context);
+  if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
   if (auto bad = check_text(body, "task", context.svc.limits.task_max_chars)) co_return *bad;
   if (body.contains("conversationId")) {
     if (auto bad = check_user_id(body, "conversationId")) co_return *bad;
@@ -80,7 +83,8 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   if (!agent) co_return agent_unavailable(context.svc);
 
   agent::task_request request;
-  request.user_id = body["userId"].get<std::string>();
+  request.user_id = std::get<std::string>(std::move(user));
+  request.key_id = context.caller.key_id;
   request.task = body["task"].get<std::string>();
   if (body.contains("conversationId")) request.conversation_id = body["conversationId"].get<std::string>();
   request.mode = body.value("mode", std::string("sync"));
@@ -110,12 +114,10 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
 boost::asio::awaitable<http_response> handle_list_tasks(const request_context& context) {
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
-  auto user = query_value(context, "userId");
-  if (!user)
-    co_return error_response(http::errc::invalid_request, "the 'userId' query parameter is required: ?userId=...");
-  if (auto bad = check_user_id(json{{"userId", *user}})) co_return *bad;
+  auto user = query_user(context);
+  if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
   store::task_query query;
-  query.user_id = *user;
+  query.user_id = std::get<std::string>(std::move(user));
   if (auto status = query_value(context, "status"); status && !status->empty()) {
     query.status = store::task_status_from_string(*status);
     // A status no task can have matches none.
@@ -137,7 +139,8 @@ boost::asio::awaitable<http_response> handle_get_task(const request_context& con
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
   const bool transcript = query_value(context, "transcript").value_or("true") != "false";
-  auto found = co_await owned_view(context, *agent, transcript);
+  const auto& id = context.params.at("id");
+  auto found = co_await owned_view(context, *agent, id, transcript);
   if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
   co_return json_response(200, task_view_json(std::get<agent::task_view>(found)));
 }
@@ -147,7 +150,7 @@ boost::asio::awaitable<http_response> handle_task_events(const request_context& 
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
   const bool transcript = false;
-  auto found = co_await owned_view(context, *agent, transcript);
+  auto found = co_await owned_view(context, *agent, id, transcript);
   if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
   // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
   std::string after_text(context.request.header("Last-Event-ID").value_or(""));
@@ -165,7 +168,7 @@ boost::asio::awaitable<http_response> handle_cancel_task(const request_context& 
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
   const bool transcript = false;
-  auto found = co_await owned_view(context, *agent, transcript);
+  auto found = co_await owned_view(context, *agent, id, transcript);
   if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
   auto cancelled = co_await agent->cancel(id);
   if (!cancelled) co_return error_response(cancelled.error());

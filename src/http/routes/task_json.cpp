@@ -20,6 +20,7 @@ json iso_time(std::int64_t epoch_ms) {
 json task_view_json(const agent::task_view& v) {
   json out{{"taskId", v.task_id},
            {"userId", v.user_id},
+           {"keyId", v.key_id.empty() ? json(nullptr) : json(v.key_id)},
            {"conversationId", v.conversation_id},
            {"status", to_string(v.status)},
            {"task", v.task},
