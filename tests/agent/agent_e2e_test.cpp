@@ -213,9 +213,10 @@ TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) 
   EXPECT_NE(followup[0].body.find("I wrote to [EMAIL_1]."), std::string::npos);
   EXPECT_EQ(followup[0].body.find("jane.doe@example.com"), std::string::npos);
 
-  // The conversation belongs to alice.
-  auto other = post_task({{"userId", "bob"}, {"task", "x"}, {"conversationId", first["conversationId"]}}, 403);
-  EXPECT_EQ(other["error"]["code"], "conversation_forbidden");
+  // The conversation belongs to alice: to bob it does not exist.
+  auto other = post_task({{"userId", "bob"}, {"task", "x"}, {"conversationId", first["conversationId"]}}, 404);
+  EXPECT_EQ(other["error"]["code"], "conversation_not_found");
+  EXPECT_EQ(other["error"]["message"].get<std::string>().find("belongs"), std::string::npos);
   auto missing = post_task({{"userId", "alice"}, {"task", "x"}, {"conversationId", "conv_nope"}}, 404);
   EXPECT_EQ(missing["error"]["code"], "conversation_not_found");
 }

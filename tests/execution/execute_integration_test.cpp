@@ -22,7 +22,7 @@ TEST_F(ExecuteIntegration, RunsCodeInAWarmSandboxAndCleansUp) {
   EXPECT_TRUE(r["durationMs"].is_number());
 }
 
-TEST_F(ExecuteIntegration, ASessionKeepsItsStateAndBelongsToItsUser) {
+TEST_F(ExecuteIntegration, ASessionKeepsItsStateAndASessionIdNamesOneSessionPerUser) {
   json first =
       execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "const rows = [1, 2, 3];\nreturn rows.length"}});
   EXPECT_EQ(first["result"], 3);
@@ -30,12 +30,16 @@ TEST_F(ExecuteIntegration, ASessionKeepsItsStateAndBelongsToItsUser) {
   json second = execute({{"userId", "alice"}, {"sessionId", "nb-1"}, {"code", "return rows.map((x) => x * 10)"}});
   EXPECT_EQ(second["result"], json::array({10, 20, 30}));
 
-  json other = execute({{"userId", "bob"}, {"sessionId", "nb-1"}, {"code", "return rows"}}, 403);
-  EXPECT_EQ(other["error"]["code"], "session_forbidden");
-
-  auto wrong_user = http_call(port, "DELETE", "/sessions/nb-1?userId=bob");
+  // bob's "nb-1" is a session of his own: alice's state is not in it.
+  json other = execute({{"userId", "bob"}, {"sessionId", "nb-1"}, {"code", "return typeof rows"}});
+  EXPECT_EQ(other["result"], "undefined") << other.dump();
+  EXPECT_EQ(other["sessionId"], "nb-1");
+  auto wrong_user = http_call(port, "DELETE", "/sessions/nb-1?userId=carol");
   ASSERT_TRUE(wrong_user);
-  EXPECT_EQ(wrong_user->status, 403);
+  EXPECT_EQ(wrong_user->status, 404);
+  auto bobs = http_call(port, "DELETE", "/sessions/nb-1?userId=bob");
+  ASSERT_TRUE(bobs);
+  EXPECT_EQ(bobs->status, 200);
   auto ended = http_call(port, "DELETE", "/sessions/nb-1?userId=alice");
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->status, 200);

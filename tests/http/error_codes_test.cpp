@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/agent/errors.hpp"
+#include "harness/auth/errors.hpp"
 #include "harness/bridge/errors.hpp"
 #include "harness/core/error.hpp"
 #include "harness/docker/errors.hpp"
@@ -62,6 +63,7 @@ std::vector<code_info> every_code() {
   collect<store::errc>(out);
   collect<agent::errc>(out);
   collect<http::errc>(out);
+  collect<auth::errc>(out);
   return out;
 }
 
@@ -104,6 +106,7 @@ TEST(ErrorCodes, EachCountCoversTheWholeEnum) {
   expect_count_is_last<store::errc>();
   expect_count_is_last<agent::errc>();
   expect_count_is_last<http::errc>();
+  expect_count_is_last<auth::errc>();
 }
 
 TEST(ErrorCodes, TheWireNamesClientsReadStayTheSame) {
@@ -112,6 +115,12 @@ TEST(ErrorCodes, TheWireNamesClientsReadStayTheSame) {
   EXPECT_EQ(error_code(execution::errc::too_many_sessions).wire_name(), "too_many_sessions");
   EXPECT_EQ(error_code(core::errc::invalid_setting).wire_name(), "invalid_setting");
   EXPECT_EQ(error_code(store::errc::open_failed).wire_name(), "store_open_failed");
+  EXPECT_EQ(error_code(auth::errc::key_required).http_status(), 401u);
+  EXPECT_EQ(error_code(auth::errc::invalid_key).http_status(), 401u);
+  EXPECT_EQ(error_code(auth::errc::admin_required).http_status(), 403u);
+  EXPECT_EQ(error_code(auth::errc::user_not_allowed).http_status(), 403u);
+  EXPECT_EQ(error_code(auth::errc::user_required).http_status(), 400u);
+  EXPECT_EQ(error_code(auth::errc::rate_limited).http_status(), 429u);
 }
 
 TEST(ErrorCodes, CompareTypedAcrossComponents) {

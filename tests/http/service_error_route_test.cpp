@@ -42,14 +42,13 @@ http_response execute_failing_with(error e) {
 }
 
 TEST(ServiceErrorRoute, TheCodeSetsTheStatusAndTheBodyHasTheOneShape) {
-  auto r = execute_failing_with(make_error(execution::errc::session_forbidden, "session s1 belongs to another user",
-                                           "use a session id of your own"));
-  EXPECT_EQ(r.status, 403u) << r.body;
+  auto r = execute_failing_with(make_error(execution::errc::session_busy, "session s1 is running another block",
+                                           "wait for it to finish"));
+  EXPECT_EQ(r.status, 409u) << r.body;
   auto body = nlohmann::json::parse(r.body);
-  EXPECT_EQ(body,
-            (nlohmann::json{{"error",
-                             {{"code", "session_forbidden"},
-                              {"message", "session s1 belongs to another user (use a session id of your own)"}}}}));
+  EXPECT_EQ(body, (nlohmann::json{{"error",
+                                   {{"code", "session_busy"},
+                                    {"message", "session s1 is running another block (wait for it to finish)"}}}}));
   EXPECT_EQ(r.header("Retry-After"), std::nullopt);
 }
 

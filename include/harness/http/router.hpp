@@ -64,6 +64,9 @@ class router {
   // HEAD matches a GET route. `allowed` is empty when no pattern matches the path (404).
   match_result match(const std::string& method, const std::string& path) const;
 
+  // Every route, in table order (tests walk them all).
+  const std::vector<route>& routes() const { return routes_; }
+
  private:
   std::vector<route> routes_;
 };

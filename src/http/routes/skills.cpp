@@ -34,16 +34,16 @@ http_response handle_list_skills(const request_context& context) {
 }
 
 http_response handle_get_skill(const request_context& context) {
-  if (!context.svc.skills) return no_library();
   if (auto hidden = hidden_skill(context)) return std::move(*hidden);
+  if (!context.svc.skills) return no_library();
   auto skill = context.svc.skills->get(context.params.at("userId"), context.params.at("name"));
   if (!skill) return error_response(skill.error());
   return json_response(200, *skill);
 }
 
 http_response handle_delete_skill(const request_context& context) {
-  if (!context.svc.skills) return no_library();
   if (auto hidden = hidden_skill(context)) return std::move(*hidden);
+  if (!context.svc.skills) return no_library();
   const auto& name = context.params.at("name");
   auto removed = context.svc.skills->remove(context.params.at("userId"), name);
   if (!removed) return error_response(removed.error());

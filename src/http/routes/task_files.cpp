@@ -47,21 +47,23 @@ std::string_view content_type_of(std::string_view path) {
 
 }  // namespace
 
+// Ownership comes first: a caller who may not see the task learns nothing,
+// not even whether this server keeps workspaces.
 boost::asio::awaitable<http_response> handle_list_task_files(const request_context& context) {
-  if (!context.svc.workspaces) co_return no_store();
   const auto& task_id = context.params.at("id");
   auto bad = co_await check_task_owner(context, task_id);  // not in the if: GCC 12 and co_await in conditions
   if (bad) co_return *bad;
+  if (!context.svc.workspaces) co_return no_store();
   auto files = context.svc.workspaces->list(task_id);
   if (!files) co_return error_response(files.error());
   co_return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
 }
 
 boost::asio::awaitable<http_response> handle_get_task_file(const request_context& context) {
-  if (!context.svc.workspaces) co_return no_store();
   const auto& task_id = context.params.at("id");
   auto bad = co_await check_task_owner(context, task_id);
   if (bad) co_return *bad;
+  if (!context.svc.workspaces) co_return no_store();
   const auto& path = context.params.at("path");
   auto bytes = context.svc.workspaces->read(task_id, path);
   if (!bytes) co_return error_response(bytes.error());

@@ -1,0 +1,461 @@
+// Caller identity end to end: the real mcp-harness binary with keys made by
+// its own `keys` command in a real key file, the real Docker engine and
+// sandbox image, the real MCP servers from npm, SQLite, and the fake LLM over
+// real HTTP. A matrix over every route (no key, a malformed key, a revoked
+// key, another user's key, the user's own key, an admin key); cross-tenant
+// attempts through each kind of object; key file reload; the start-up
+// refusal off loopback; and a search for the keys in everything the server
+// wrote or sent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness/http/api.hpp"
+#include "llm/fake_llm_server.hpp"
+#include "support/harness_server.hpp"
+
+namespace harness::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+json code_step(const std::string& code) {
+  return {{"reply",
+           {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", code}}}}})},
+            {"usage", {{"inputTokens", 100}, {"outputTokens", 20}}}}}};
+}
+
+json answer_step(const std::string& text) {
+  return {{"reply", {{"text", text}, {"usage", {{"inputTokens", 120}, {"outputTokens", 10}}}}}};
+}
+
+// Runs `mcp-harness keys ARGS` on `file`; stdout only (stderr to a file).
+std::pair<int, std::string> keys_command(const fs::path& file, const std::string& args) {
+  auto err = file.parent_path() / "keys-stderr.txt";
+  child_process child({"/bin/sh", "-c", "\"$HARNESS\" keys " + args + " 2>\"$ERR\""},
+                      {{"ENV_FILE", "/dev/null"},
+                       {"API_KEYS_FILE", file.string()},
+                       {"HARNESS", binary_path("src/mcp-harness")},
+                       {"ERR", err.string()}});
+  auto code = child.wait_exit(60s);
+  return {code.value_or(-1), child.output()};
+}
+
+std::string add_key(const fs::path& file, const std::string& args) {
+  auto [code, out] = keys_command(file, "add " + args);
+  if (code != 0 || out.empty()) throw std::runtime_error("keys add " + args + " failed: " + out);
+  return out.substr(0, out.find('\n'));
+}
+
+// The key id of the key labelled `label`, from `keys list`.
+std::string key_id_of(const fs::path& file, const std::string& label) {
+  auto [code, out] = keys_command(file, "list");
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(label) != std::string::npos && line.starts_with("key_")) return line.substr(0, 16);
+  }
+  throw std::runtime_error("no key labelled " + label + " in: " + out);
+}
+
+std::string bearer(const std::string& key) { return "Authorization: Bearer " + key + "\r\n"; }
+
+// One server for the suite: starting one costs seconds, and the tests only read
+// what the others left, except where each says otherwise.
+class AuthEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    owner = "harness-auth-" + std::to_string(getpid());
+    root = fs::temp_directory_path() / owner;
+    files = root / "files";
+    fs::create_directories(files);
+    keys_file = root / "keys" / "api-keys.json";
+    alice_key = add_key(keys_file, "--user alice --name alice-laptop");
+    bob_key = add_key(keys_file, "--user bob --name bob-laptop");
+    admin_key = add_key(keys_file, "--admin --name ops");
+    revoked_key = add_key(keys_file, "--user alice --name old");
+    alice_id = key_id_of(keys_file, "alice-laptop");
+    ASSERT_EQ(keys_command(keys_file, "revoke " + key_id_of(keys_file, "old")).first, 0);
+    for (const std::string name : {"notes", "notes2"}) {
+      auto dir = root / "skills" / "users" / "alice" / name;
+      fs::create_directories(dir);
+      std::ofstream(dir / "SKILL.md") << "---\nname: " << name << "\ndescription: alice's notes\n---\nUse it.\n";
+      std::ofstream(dir / "index.js") << "export const x = 1;\n";
+    }
+    llm = new fake_llm_server();
+    server = new harness_server({
+        {"PORT", "0"},
+        {"ENV_FILE", "/dev/null"},
+        {"LOG_LEVEL", "debug"},
+        {"API_KEYS_FILE", keys_file.string()},
+        {"RATE_LIMIT_PER_MINUTE", "100000"},
+        {"RATE_LIMIT_BURST", "100000"},
+        {"SANDBOX_TIMEOUT_MS", "5000"},
+        {"SANDBOX_POOL_SIZE", "1"},
+        {"SANDBOX_OWNER", owner},
+        {"MCP_FS_ROOT", files.string()},
+        {"MEMORY_FILE_PATH", (root / "memory.jsonl").string()},
+        {"STORE_PATH", (root / "harness.db").string()},
+        {"SKILLS_DIR", (root / "skills").string()},
+        {"WORKSPACE_DIR", (root / "workspace").string()},
+        {"LLM_PROVIDER", "openai"},
+        {"LLM_BASE_URL", llm->openai_base_url()},
+        {"LLM_API_KEY", "test-key"},
+        {"LLM_MAX_RETRIES", "0"},
+    });
+    ASSERT_TRUE(server->wait_healthy(1, {"store"})) << server->call("GET", "/health")->body;
+
+    // alice's task: it reads a file with an email (tokenized into the sandbox),
+    // writes it on through a tool (restored for the tool) and into its workspace.
+    std::ofstream(files / "contact.txt") << "Write to jane.doe@example.com about the invoice.";
+    llm->push(json::array({code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                                     (files / "contact.txt").string() +
+                                     "'});\n"
+                                     "const email = text.match(/\\[EMAIL_\\d+\\]/)[0];\n"
+                                     "await callMCPTool('fs__write_file', {path: '" +
+                                     (files / "alice-out.txt").string() +
+                                     "', content: 'to: ' + email});\n"
+                                     "await fs.writeFile('/workspace/out.txt', email);\n"
+                                     "return {email};"),
+                           answer_step("I wrote to [EMAIL_1].")}));
+    auto r = server->call("POST", "/task", json{{"task", "Note who to write to."}}.dump(), 60s, bearer(alice_key));
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    alice_task = r->json();
+    ASSERT_EQ(alice_task["status"], "succeeded") << r->body;
+  }
+
+  static void TearDownTestSuite() {
+    if (server) {
+      EXPECT_EQ(server->stop(), 0) << server->output();
+      delete server;
+      server = nullptr;
+    }
+    delete llm;
+    llm = nullptr;
+    EXPECT_EQ(labelled_containers(owner), 0);
+    fs::remove_all(root);
+  }
+
+  static std::optional<raw_response> call(const std::string& method, const std::string& target,
+                                          const std::string& headers, const std::string& body = {}) {
+    return server->call(method, target, body, 60s, headers);
+  }
+
+  static std::string task_id() { return alice_task["taskId"].get<std::string>(); }
+
+  static inline std::string owner, alice_key, bob_key, admin_key, revoked_key, alice_id;
+  static inline fs::path root, files, keys_file;
+  static inline fake_llm_server* llm = nullptr;
+  static inline harness_server* server = nullptr;
+  static inline json alice_task;
+};
+
+// One request of the matrix: the route it exercises, and what the user's own
+// key (and the admin key) get.
+struct probe {
+  std::string method, pattern, target, body;
+  int own_status;    // with alice's key; 0: anything but 401 and 403 (the health probes)
+  int other_status;  // with bob's key, acting for alice; 0 likewise
+  std::string other_code;
+};
+
+TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
+  // A session of alice's for DELETE /sessions/{id}, made as part of the matrix.
+  auto opened = call("POST", "/execute", bearer(alice_key),
+                     json{{"sessionId", "nb-1"}, {"code", "globalThis.kept = 7; return 1"}}.dump());
+  ASSERT_TRUE(opened && opened->status == 200) << (opened ? opened->body : "");
+  const std::string id = task_id();
+  const std::vector<probe> probes = {
+      {"GET", "/health", "/health", "", 0, 0, ""},
+      {"GET", "/health/live", "/health/live", "", 200, 200, ""},
+      {"GET", "/health/ready", "/health/ready", "", 0, 0, ""},
+      {"GET", "/metrics", "/metrics", "", 403, 403, "admin_required"},
+      {"POST", "/task", "/task", json{{"userId", "alice"}, {"task", "x"}}.dump(), 200, 403,
+       "user_not_allowed"},
+      {"GET", "/tasks", "/tasks?userId=alice", "", 200, 403, "user_not_allowed"},
+      {"GET", "/tasks/{id}", "/tasks/" + id, "", 200, 404, "task_not_found"},
+      {"GET", "/tasks/{id}/events", "/tasks/" + id + "/events", "", 200, 404, "task_not_found"},
+      {"DELETE", "/tasks/{id}", "/tasks/" + id, "", 409, 404, "task_not_found"},
+      {"GET", "/tools", "/tools", "", 200, 200, ""},
+      {"GET", "/tools/{name}", "/tools/fs__read_text_file", "", 200, 200, ""},
+      {"POST", "/execute", "/execute", json{{"userId", "alice"}, {"code", "return 1"}}.dump(), 200, 403,
+       "user_not_allowed"},
+      {"DELETE", "/sessions/{id}", "/sessions/nb-1?userId=alice", "", 200, 403, "user_not_allowed"},
+      {"GET", "/skills", "/skills?userId=alice", "", 200, 403, "user_not_allowed"},
+      {"GET", "/skills/{userId}/{name}", "/skills/alice/notes", "", 200, 404, "skill_not_found"},
+      {"DELETE", "/skills/{userId}/{name}", "/skills/alice/notes", "", 200, 404, "skill_not_found"},
+      {"GET", "/tasks/{id}/files", "/tasks/" + id + "/files", "", 200, 404, "task_not_found"},
+      {"GET", "/tasks/{id}/files/{path...}", "/tasks/" + id + "/files/out.txt", "", 200, 404, "task_not_found"},
+  };
+  // The matrix covers the route table, so a new route cannot skip it.
+  std::set<std::string> covered, table;
+  for (const auto& p : probes) covered.insert(p.method + " " + p.pattern);
+  for (const auto& r : http::make_api_router().routes()) table.insert(r.method + " " + r.pattern);
+  EXPECT_EQ(covered, table);
+
+  // Refusals first: none of them may change anything.
+  for (const auto& p : probes) {
+    SCOPED_TRACE(p.method + " " + p.target);
+    const bool open = p.pattern.starts_with("/health");
+    for (const auto& [headers, code] : std::vector<std::pair<std::string, std::string>>{
+             {"", "key_required"},
+             {"Authorization: Bearer mh_not-a-key\r\n", "invalid_key"},
+             {"Authorization: Basic YWxpY2U6c2VjcmV0\r\n", "invalid_key"},
+             {bearer(revoked_key), "invalid_key"}}) {
+      auto r = call(p.method, p.target, headers, p.body);
+      ASSERT_TRUE(r);
+      if (open) {
+        EXPECT_NE(r->status, 401) << r->body;
+        continue;
+      }
+      ASSERT_EQ(r->status, 401) << headers << r->body;
+      EXPECT_EQ(r->json()["error"]["code"], code);
+      EXPECT_TRUE(r->header("www-authenticate").starts_with("Bearer realm=\"mcp-harness\""));
+    }
+    auto other = call(p.method, p.target, bearer(bob_key), p.body);
+    ASSERT_TRUE(other);
+    if (p.other_status == 0) {
+      EXPECT_NE(other->status, 401);
+      EXPECT_NE(other->status, 403);
+    } else {
+      EXPECT_EQ(other->status, p.other_status) << other->body;
+    }
+    if (!p.other_code.empty()) EXPECT_EQ(other->json()["error"]["code"], p.other_code) << other->body;
+  }
+  // alice's skills and session are still there after every refusal.
+  ASSERT_EQ(call("GET", "/skills/alice/notes", bearer(alice_key))->status, 200);
+  auto kept = call("POST", "/execute", bearer(alice_key), json{{"sessionId", "nb-1"}, {"code", "return kept"}}.dump());
+  EXPECT_EQ(kept->json()["result"], 7) << kept->body;
+
+  for (const auto& p : probes) {
+    SCOPED_TRACE(p.method + " " + p.target);
+    auto own = call(p.method, p.target, bearer(alice_key), p.body);
+    ASSERT_TRUE(own);
+    if (p.own_status == 0) {
+      EXPECT_NE(own->status, 401);
+      EXPECT_NE(own->status, 403);
+    } else {
+      EXPECT_EQ(own->status, p.own_status) << own->body;
+    }
+  }
+  // The admin key: /metrics, and any user (on the objects alice's run above left).
+  auto metrics = call("GET", "/metrics", bearer(admin_key));
+  ASSERT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("harness_key_requests_total{key=\"" + alice_id + "\",outcome=\"admitted\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("harness_auth_refusals_total{reason=\"invalid_key\"}"), std::string::npos);
+  EXPECT_EQ(call("GET", "/tasks/" + id, bearer(admin_key))->status, 200);
+  EXPECT_EQ(call("GET", "/tasks?userId=alice", bearer(admin_key))->status, 200);
+  EXPECT_EQ(call("GET", "/tasks", bearer(admin_key))->json()["error"]["code"], "user_required");
+  EXPECT_EQ(call("DELETE", "/skills/alice/notes2", bearer(admin_key))->status, 200);
+  EXPECT_EQ(call("POST", "/execute", bearer(admin_key), json{{"userId", "carol"}, {"code", "return 2"}}.dump())
+                ->json()["result"],
+            2);
+}
+
+TEST_F(AuthEndToEnd, AnotherUsersObjectsAreNotFoundAndTheirPiiTokensMeanNothing) {
+  const std::string id = task_id();
+  auto missing = call("GET", "/tasks/task_nope", bearer(bob_key));
+  ASSERT_EQ(missing->status, 404);
+  // The same answer as for a task that does not exist (only the id differs).
+  auto other = call("GET", "/tasks/" + id, bearer(bob_key));
+  ASSERT_EQ(other->status, 404);
+  EXPECT_EQ(other->json()["error"]["message"], "there is no task '" + id + "'");
+  EXPECT_EQ(other->body.find("jane.doe"), std::string::npos);
+  EXPECT_EQ(other->body.find("alice"), std::string::npos);
+  for (const std::string& path : {"/files", "/files/out.txt", "/files/..%2f..%2fetc%2fpasswd", "/files/%2e%2e/x",
+                                  "/events", "/events?after=0"}) {
+    auto r = call("GET", "/tasks/" + id + path, bearer(bob_key));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << path << " " << r->body;
+    EXPECT_EQ(r->body.find("jane.doe"), std::string::npos) << path;
+  }
+  EXPECT_EQ(call("GET", "/tasks/" + id + "?userId=bob", bearer(bob_key))->status, 404);
+  EXPECT_EQ(call("DELETE", "/tasks/" + id, bearer(bob_key))->status, 404);
+  auto listed = call("GET", "/tasks", bearer(bob_key));
+  ASSERT_EQ(listed->status, 200);
+  EXPECT_EQ(listed->json()["tasks"].size(), 0u) << listed->body;
+
+  // A follow-up in alice's conversation: to bob it does not exist.
+  auto followup = call("POST", "/task", bearer(bob_key),
+                       json{{"task", "Who was it?"}, {"conversationId", alice_task["conversationId"]}}.dump());
+  ASSERT_EQ(followup->status, 404) << followup->body;
+  EXPECT_EQ(followup->json()["error"]["code"], "conversation_not_found");
+
+  // alice's own file and her task's answer hold the real value.
+  EXPECT_EQ(read_file(files / "alice-out.txt"), "to: jane.doe@example.com");
+  auto own_file = call("GET", "/tasks/" + id + "/files/out.txt", bearer(alice_key));
+  ASSERT_EQ(own_file->status, 200);
+
+  // bob's code sends alice's token to a tool: it arrives as the literal text.
+  auto sent = call("POST", "/execute", bearer(bob_key),
+                   json{{"code", "await callMCPTool('fs__write_file', {path: '" + (files / "bob-out.txt").string() +
+                                     "', content: 'to: [EMAIL_1]'});\nreturn 1"}}
+                       .dump());
+  ASSERT_EQ(sent->status, 200) << sent->body;
+  EXPECT_FALSE(sent->json().contains("error")) << sent->body;
+  EXPECT_EQ(read_file(files / "bob-out.txt"), "to: [EMAIL_1]");
+  // And through a task of his own.
+  llm->push(json::array({code_step("await callMCPTool('fs__write_file', {path: '" +
+                                   (files / "bob-task.txt").string() + "', content: '[EMAIL_1]'});\nreturn 1"),
+                         answer_step("Done: [EMAIL_1].")}));
+  auto bobs_task = call("POST", "/task", bearer(bob_key), json{{"task", "Write [EMAIL_1] down."}}.dump());
+  ASSERT_EQ(bobs_task->status, 200) << bobs_task->body;
+  EXPECT_EQ(read_file(files / "bob-task.txt"), "[EMAIL_1]");
+  EXPECT_EQ(bobs_task->json()["result"], "Done: [EMAIL_1].");
+  EXPECT_EQ(bobs_task->json()["keyId"].get<std::string>().substr(0, 4), "key_");
+  EXPECT_NE(bobs_task->json()["keyId"], alice_task["keyId"]);
+
+  // An /execute session id names a session per user: bob's "nb-x" is not alice's.
+  ASSERT_EQ(call("POST", "/execute", bearer(alice_key),
+                 json{{"sessionId", "nb-x"}, {"code", "globalThis.secret = 'alice'; return 1"}}.dump())
+                ->status,
+            200);
+  auto peek = call("POST", "/execute", bearer(bob_key), json{{"sessionId", "nb-x"}, {"code", "return typeof secret"}}.dump());
+  EXPECT_EQ(peek->json()["result"], "undefined") << peek->body;
+  EXPECT_EQ(call("DELETE", "/sessions/nb-x", bearer(bob_key))->status, 200);  // his own
+  auto still = call("POST", "/execute", bearer(alice_key), json{{"sessionId", "nb-x"}, {"code", "return secret"}}.dump());
+  EXPECT_EQ(still->json()["result"], "alice") << still->body;
+
+  // Skills: listing names the user (403), a path to hers is not found (404), and nothing is deleted.
+  EXPECT_EQ(call("GET", "/skills?userId=alice", bearer(bob_key))->status, 403);
+  EXPECT_EQ(call("GET", "/skills/alice/notes", bearer(bob_key))->json()["error"]["code"], "skill_not_found");
+  EXPECT_EQ(call("DELETE", "/skills/alice/notes", bearer(bob_key))->status, 404);
+  auto bobs_skills = call("GET", "/skills", bearer(bob_key))->json();
+  for (const auto& s : bobs_skills["skills"]) EXPECT_NE(s["owner"], "user") << bobs_skills.dump();
+}
+
+TEST_F(AuthEndToEnd, TheTaskRecordAndTheAccessLogCarryTheKeyIdAndNothingHoldsAKey) {
+  EXPECT_EQ(alice_task["keyId"], alice_id);
+  auto view = call("GET", "/tasks/" + task_id(), bearer(alice_key))->json();
+  EXPECT_EQ(view["keyId"], alice_id);
+  // Keys in the sandbox: none (the code sees its environment and files).
+  auto env = call("POST", "/execute", bearer(alice_key), json{{"code", "return JSON.stringify(process.env)"}}.dump());
+  ASSERT_EQ(env->status, 200);
+  for (const auto& key : {alice_key, bob_key, admin_key, revoked_key}) {
+    EXPECT_EQ(env->body.find(key), std::string::npos);
+  }
+  EXPECT_EQ(call("GET", "/health", "")->json()["auth"], "keys");
+
+  auto log = server->output();
+  EXPECT_NE(log.find("key=" + alice_id), std::string::npos) << log.substr(0, 4000);
+  EXPECT_NE(log.find("key=-"), std::string::npos);  // refused and open requests
+  std::string stored = read_file(root / "harness.db") + read_file(root / "harness.db-wal");
+  std::string sent;
+  for (const auto& r : llm->requests()) sent += r.body;
+  std::string key_file = read_file(keys_file);
+  for (const auto& key : {alice_key, bob_key, admin_key, revoked_key}) {
+    SCOPED_TRACE(key.substr(0, 6));
+    EXPECT_EQ(log.find(key), std::string::npos) << "the log has a key";
+    EXPECT_EQ(stored.find(key), std::string::npos) << "the database has a key";
+    EXPECT_EQ(sent.find(key), std::string::npos) << "the LLM got a key";
+    EXPECT_EQ(key_file.find(key), std::string::npos) << "the key file has a key, not its hash";
+    // Nor a tell-tale part of one.
+    EXPECT_EQ(log.find(key.substr(3, 16)), std::string::npos);
+  }
+  EXPECT_EQ(fs::status(keys_file).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_F(AuthEndToEnd, KeyFileChangesApplyWithoutARestart) {
+  auto carol = add_key(keys_file, "--user carol --name carol");
+  // The server looks at the file at most once a second, on use.
+  std::optional<raw_response> r;
+  for (int i = 0; i < 50; ++i) {
+    r = call("GET", "/tasks", bearer(carol));
+    if (r && r->status == 200) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  ASSERT_EQ(keys_command(keys_file, "revoke " + key_id_of(keys_file, "carol")).first, 0);
+  for (int i = 0; i < 50; ++i) {
+    r = call("GET", "/tasks", bearer(carol));
+    if (r && r->status == 401) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(r->status, 401) << r->body;
+  EXPECT_EQ(r->json()["error"]["code"], "invalid_key");
+  // A broken file keeps the keys in force, and says so in the log once.
+  auto good = read_file(keys_file);
+  {
+    std::ofstream(keys_file, std::ios::trunc) << "{ broken";
+  }
+  std::this_thread::sleep_for(1100ms);
+  EXPECT_EQ(call("GET", "/tasks", bearer(alice_key))->status, 200);
+  EXPECT_EQ(call("GET", "/tasks", bearer(alice_key))->status, 200);
+  {
+    std::ofstream(keys_file, std::ios::trunc) << good;
+  }
+  std::this_thread::sleep_for(1100ms);
+  EXPECT_EQ(call("GET", "/tasks", bearer(alice_key))->status, 200);
+  EXPECT_NE(server->output().find("keeping the"), std::string::npos);
+}
+
+TEST(AuthStartUp, NoKeyOffLoopbackRefusesToStartAndAuthNoneOverrides) {
+  auto dir = fs::temp_directory_path() / ("harness-auth-start-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::map<std::string, std::string> env{{"ENV_FILE", "/dev/null"},
+                                         {"PORT", "0"},
+                                         {"HOST", "0.0.0.0"},
+                                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
+                                         {"STORE_PATH", (dir / "harness.db").string()},
+                                         {"SKILLS_DIR", (dir / "skills").string()},
+                                         {"WORKSPACE_DIR", (dir / "workspace").string()},
+                                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
+                                         {"SANDBOX_POOL_SIZE", "0"}};
+  child_process refused({binary_path("src/mcp-harness")}, env);
+  auto code = refused.wait_exit(30s);
+  EXPECT_EQ(code, 2) << refused.output();
+  const auto& out = refused.output();
+  EXPECT_NE(out.find("HOST 0.0.0.0 is not a loopback address"), std::string::npos) << out;
+  EXPECT_NE(out.find("mcp-harness keys add --user"), std::string::npos) << out;
+  EXPECT_EQ(out.find("listening on"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(AuthStartUp, OnLoopbackWithoutKeysTheServerRunsOpenAndSaysSo) {
+  auto dir = fs::temp_directory_path() / ("harness-auth-open-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  harness_server server({{"ENV_FILE", "/dev/null"},
+                         {"PORT", "0"},
+                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
+                         {"STORE_PATH", (dir / "harness.db").string()},
+                         {"SKILLS_DIR", (dir / "skills").string()},
+                         {"WORKSPACE_DIR", (dir / "workspace").string()},
+                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
+                         {"SANDBOX_POOL_SIZE", "0"}});
+  EXPECT_NE(server.output().find("runs open"), std::string::npos) << server.output();
+  auto health = server.call("GET", "/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->json()["auth"], "open");
+  EXPECT_EQ(server.call("GET", "/skills?userId=alice")->status, 200);
+  // A first key turns keys on, without a restart.
+  auto key = add_key(dir / "api-keys.json", "--user alice");
+  std::optional<raw_response> r;
+  for (int i = 0; i < 50; ++i) {
+    r = server.call("GET", "/skills?userId=alice");
+    if (r && r->status == 401) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(r->status, 401);
+  EXPECT_EQ(server.call("GET", "/skills", {}, 10s, bearer(key))->status, 200);
+  EXPECT_EQ(server.call("GET", "/health")->json()["auth"], "keys");
+  EXPECT_EQ(server.stop(), 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace harness::testing

@@ -1,0 +1,68 @@
+// A stub agent_manager for route tests: one finished task of alice's,
+// "task_1"; every other id is unknown. Records what the routes asked of it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/agent/agent_manager.hpp"
+#include "harness/store/errors.hpp"
+
+namespace harness::http::testing {
+
+class stub_agent final : public agent::agent_manager {
+ public:
+  std::vector<agent::task_request> submitted;
+  std::vector<std::string> cancelled;
+  store::task_query last_query;
+
+  static agent::task_view alices_task() {
+    agent::task_view v;
+    v.task_id = "task_1";
+    v.user_id = "alice";
+    v.conversation_id = "conv_1";
+    v.task = "add 2 and 3";
+    v.mode = "async";
+    v.status = agent::task_status::succeeded;
+    v.result = "5";
+    v.turns = 2;
+    v.input_tokens = 30;
+    v.output_tokens = 7;
+    v.created_ms = 1764547200000;  // 2025-12-01T00:00:00.000Z
+    v.started_ms = 1764547200010;
+    v.finished_ms = 1764547201234;
+    return v;
+  }
+
+  boost::asio::awaitable<result<agent::task_ticket>> submit(agent::task_request request) override {
+    submitted.push_back(std::move(request));
+    co_return agent::task_ticket{"task_2", "conv_2", agent::task_status::queued};
+  }
+  boost::asio::awaitable<result<agent::task_view>> wait(std::string id) override { co_return find(id, false); }
+  boost::asio::awaitable<result<agent::task_view>> view(std::string id, bool with_transcript) override {
+    co_return find(id, with_transcript);
+  }
+  boost::asio::awaitable<result<std::vector<agent::task_view>>> list(store::task_query q) override {
+    last_query = q;
+    co_return std::vector<agent::task_view>{alices_task()};
+  }
+  boost::asio::awaitable<result<agent::cancel_outcome>> cancel(std::string id) override {
+    cancelled.push_back(id);
+    co_return agent::cancel_outcome{id, agent::cancel_state::cancelling};
+  }
+  boost::asio::awaitable<result<std::shared_ptr<agent::task_event_stream>>> events(std::string, std::int64_t) override {
+    co_return make_error(harness::store::errc::task_not_found, "no events here");
+  }
+  boost::asio::awaitable<void> shutdown(std::chrono::milliseconds) override { co_return; }
+  agent::agent_stats stats() const override { return {}; }
+
+ private:
+  static result<agent::task_view> find(const std::string& id, bool with_transcript) {
+    if (id != "task_1") return make_error(harness::store::errc::task_not_found, "there is no task '" + id + "'");
+    auto v = alices_task();
+    if (with_transcript) v.transcript = nlohmann::json::array({{{"role", "user"}, {"content", "add 2 and 3"}}});
+    return v;
+  }
+};
+
+}  // namespace harness::http::testing
