@@ -29,7 +29,7 @@ result<std::string> resolve_user(const caller& caller, const std::optional<std::
   }
   if (caller.users.size() == 1) return caller.users.front();
   if (caller.key_id.empty()) {
-    return make_error(errc::user_required, "the request must name the user (userId)",
+    return make_error(errc::user_required, "'userId' is required: without an API key the request must name the user",
                       "add \"userId\" to the body or ?userId= to the query");
   }
   return make_error(errc::user_required,

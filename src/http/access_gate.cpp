@@ -32,7 +32,9 @@ access_gate::access_gate(options opts) : options_(std::move(opts)) {
 }
 
 std::string_view access_gate::mode() {
-  if (options_.open_while_no_keys && options_.keys->key_count() == 0) return "open";
+  if (!options_.open_while_no_keys || keys_seen_.load(std::memory_order_relaxed)) return "keys";
+  if (options_.keys->key_count() == 0) return "open";
+  keys_seen_.store(true, std::memory_order_relaxed);
   return "keys";
 }
 

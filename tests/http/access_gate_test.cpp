@@ -112,7 +112,7 @@ TEST_F(AccessGate, EveryRouteButTheHealthProbesNeedsAKey) {
     ++guarded;
     ASSERT_EQ(answer.status, 401u) << answer.body;
     EXPECT_EQ(error_of(answer)["code"], "key_required");
-    EXPECT_NE(error_of(answer)["hint"].get<std::string>().find("Authorization: Bearer"), std::string::npos);
+    EXPECT_NE(error_of(answer)["message"].get<std::string>().find("Authorization: Bearer"), std::string::npos);
     EXPECT_EQ(answer.header("WWW-Authenticate"), "Bearer realm=\"mcp-harness\"");
   }
   EXPECT_GE(guarded, 15);
@@ -182,10 +182,10 @@ TEST_F(AccessGate, AKeyForAnotherUserGets403ForANamedUserAnd404ForTheirObjects) 
 TEST_F(AccessGate, AnotherUsersTaskIsTheSame404AsAMissingOne) {
   install_gate();
   const std::string bobs = "Bearer " + bob.key;
-  for (const std::string& target : {"/tasks/task_1", "/tasks/task_1/events", "/tasks/task_1/files",
+  for (const char* target : {"/tasks/task_1", "/tasks/task_1/events", "/tasks/task_1/files",
                                     "/tasks/task_1/files/out.txt", "/tasks/task_1/files/..%2f..%2fetc%2fpasswd"}) {
     SCOPED_TRACE(target);
-    auto req = get(target);
+    auto req = get(std::string(target));
     req.headers.emplace_back("Authorization", bobs);
     auto other = run_dispatch(router_, svc, req);
     auto missing_req = get("/tasks/task_9");

@@ -6,6 +6,7 @@
 // no key (AUTH=auto on a loopback HOST). See docs/architecture/auth.md.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string_view>
 #include <variant>
@@ -44,7 +45,9 @@ class access_gate {
   // admin_required, 429 rate_limited with Retry-After. Never logs the key.
   std::variant<auth::caller, http_response> admit(route_access access, const http_request& request);
 
-  // "keys" while requests need a key, else "open" (for GET /health).
+  // "keys" while requests need a key, else "open" (for GET /health). Open
+  // lasts only until the key file first holds a key: revoking every key
+  // later does not open the server again (it fails closed until a restart).
   std::string_view mode();
 
  private:
@@ -53,6 +56,7 @@ class access_gate {
   options options_;
   core::family<core::counter>* refusals_ = nullptr;
   core::family<core::counter>* key_requests_ = nullptr;
+  std::atomic<bool> keys_seen_{false};
 };
 
 }  // namespace harness::http
