@@ -44,6 +44,7 @@ json answer_step(const std::string& text) {
 
 // Runs `mcp-harness keys ARGS` on `file`; stdout only (stderr to a file).
 std::pair<int, std::string> keys_command(const fs::path& file, const std::string& args) {
+  fs::create_directories(file.parent_path());
   auto err = file.parent_path() / "keys-stderr.txt";
   child_process child({"/bin/sh", "-c", "\"$HARNESS\" keys " + args + " 2>\"$ERR\""},
                       {{"ENV_FILE", "/dev/null"},
