@@ -69,7 +69,6 @@ VOLUME ["/opt/mcp-harness/data"]
 ENV HOST=0.0.0.0 \
     PORT=3000 \
     LOG_FORMAT=json \
-    ENV_FILE=/opt/mcp-harness/.env \
     PATH=/opt/mcp-harness/bin:${PATH}
 USER harness
 EXPOSE 3000

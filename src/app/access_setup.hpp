@@ -13,12 +13,21 @@
 
 namespace harness::app {
 
-// The gate, or null when AUTH=none (every request is served as the open
-// caller). Errors: invalid_setting for a bad AUTH/RATE_LIMIT_* value, and when
+struct access_setup {
+  // Null when AUTH=none: every request is served as the open caller.
+  std::shared_ptr<http::access_gate> gate;
+  // The line that says which mode is in force (and how to leave an unsafe
+  // one), logged once start-up has succeeded so that a failed start prints
+  // only its one error line.
+  bool warning = false;
+  std::string notice;
+};
+
+// Reads the key file and decides the mode. Errors: invalid_setting for a bad AUTH/RATE_LIMIT_* value, and when
 // AUTH=auto finds no key while HOST is not a loopback address (the server
 // would let anyone on the network act as any user); invalid_key_file.
-result<std::shared_ptr<http::access_gate>> build_access_gate(const core::settings& settings, const std::string& host,
-                                                             core::metrics_registry& metrics);
+result<access_setup> build_access_gate(const core::settings& settings, const std::string& host,
+                                       core::metrics_registry& metrics);
 
 // True for "localhost", 127.0.0.0/8 and ::1 (and [::1]).
 bool is_loopback_host(const std::string& host);

@@ -54,6 +54,7 @@ int serve(const core::settings& settings) {
   auto port = server->start();
   if (!port) return config_failure(port.error());
   core::log_info("mcp-harness {} listening on http://{}:{}", core::version(), http_config->server.host, *port);
+  (*parts)->announce();
 
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code ec, int signal) {

@@ -35,6 +35,14 @@ class components_impl final : public components {
  public:
   http::services& services() override { return services_; }
 
+  void announce() const override {
+    if (access_warning_) {
+      core::log_warn("{}", access_notice_);
+    } else {
+      core::log_info("{}", access_notice_);
+    }
+  }
+
   asio::awaitable<void> interrupt_tasks(std::chrono::milliseconds grace) override {
     if (agent_) co_await agent_->shutdown(grace);
   }
@@ -50,6 +58,8 @@ class components_impl final : public components {
   }
 
   http::services services_;
+  bool access_warning_ = false;
+  std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   std::shared_ptr<sandbox::sandbox_health> sandbox_health_;
@@ -96,7 +106,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->services_.metrics = metrics;
   auto access = build_access_gate(settings, http_config->server.host, *metrics);
   if (!access) return access.error();
-  out->services_.access = std::move(*access);
+  out->services_.access = access->gate;
+  out->access_warning_ = access->warning;
+  out->access_notice_ = std::move(access->notice);
 
   auto docker_config = docker::load_docker_config(settings);
   if (!docker_config) return docker_config.error();

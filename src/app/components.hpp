@@ -18,6 +18,10 @@ class components {
   virtual ~components() = default;
   // What route handlers use.
   virtual http::services& services() = 0;
+  // Logs what start-up decided that an operator must know (which callers may
+  // act as whom). Called once the server listens, so a failed start prints
+  // only its one error line.
+  virtual void announce() const = 0;
   // Ends running tasks as "interrupted" (waiting up to `grace`), so requests
   // waiting on them can answer before the HTTP server drains.
   virtual boost::asio::awaitable<void> interrupt_tasks(std::chrono::milliseconds grace) = 0;

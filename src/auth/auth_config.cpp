@@ -23,7 +23,8 @@ result<auth_config> load_auth_config(const core::settings& settings) {
   c.mode = *mode == "keys" ? auth_mode::keys : *mode == "none" ? auth_mode::none : auth_mode::automatic;
   c.keys_file = settings.get("API_KEYS_FILE");
   if (c.keys_file.empty()) {
-    return make_error(core::errc::invalid_setting, "API_KEYS_FILE is empty", "name the key file, e.g. data/api-keys.json");
+    return make_error(core::errc::invalid_setting, "API_KEYS_FILE is empty",
+                      "name the key file, e.g. data/api-keys.json");
   }
   auto per_minute = settings.get_int("RATE_LIMIT_PER_MINUTE", 0, 1'000'000);
   if (!per_minute) return per_minute.error();

@@ -6,7 +6,9 @@
 
 namespace harness::auth {
 
-caller open_caller() { return caller{.key_id = {}, .label = {}, .users = {}, .admin = true}; }
+caller open_caller() {
+  return caller{.key_id = {}, .label = {}, .users = {}, .admin = true};
+}
 
 bool may_act_for(const caller& caller, std::string_view user_id) {
   if (caller.admin) return true;

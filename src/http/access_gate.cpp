@@ -66,20 +66,18 @@ std::variant<auth::caller, http_response> access_gate::admit(route_access access
 
   if (access == route_access::admin && !caller->admin) {
     if (key_requests_) key_requests_->with({caller->key_id, "admin_required"}).inc();
-    return error_response(make_error(auth::errc::admin_required,
-                                     fmt::format("{} {} is for admin keys; key {} is a user key", request.method,
-                                                 request.path, caller->key_id),
-                                     "use a key made with mcp-harness keys add --admin"));
+    return error_response(make_error(
+        auth::errc::admin_required,
+        fmt::format("{} {} is for admin keys; key {} is a user key", request.method, request.path, caller->key_id),
+        "use a key made with mcp-harness keys add --admin"));
   }
   if (options_.limiter) {
     auto decision = options_.limiter->acquire(caller->key_id);
     if (!decision.allowed) {
       if (key_requests_) key_requests_->with({caller->key_id, "rate_limited"}).inc();
-      auto response = error_response(
-          make_error(auth::errc::rate_limited,
-                     fmt::format("key {} made more requests than its rate limit allows", caller->key_id),
-                     fmt::format("retry after {} s (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)",
-                                 decision.retry_after.count())));
+      auto response = error_response(make_error(
+          auth::errc::rate_limited, fmt::format("key {} made more requests than its rate limit allows", caller->key_id),
+          fmt::format("retry after {} s (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST)", decision.retry_after.count())));
       response.set_header("Retry-After", std::to_string(decision.retry_after.count()));
       return response;
     }

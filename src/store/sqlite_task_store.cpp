@@ -75,8 +75,9 @@ class sqlite_task_store final : public blocking_task_store {
   status create_task(const task_record& task) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> status {
-      auto st = db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
-                             ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+      auto st =
+          db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
+                       ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
       if (!st) return st.error();
       bind_task(*st, task);
       int rc = st->step();

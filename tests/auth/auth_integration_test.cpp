@@ -71,7 +71,9 @@ std::string key_id_of(const fs::path& file, const std::string& label) {
   throw std::runtime_error("no key labelled " + label + " in: " + out);
 }
 
-std::string bearer(const std::string& key) { return "Authorization: Bearer " + key + "\r\n"; }
+std::string bearer(const std::string& key) {
+  return "Authorization: Bearer " + key + "\r\n";
+}
 
 // One server for the suite: starting one costs seconds, and the tests only read
 // what the others left, except where each says otherwise.
@@ -184,8 +186,7 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
       {"GET", "/health/live", "/health/live", "", 200, 200, ""},
       {"GET", "/health/ready", "/health/ready", "", 0, 0, ""},
       {"GET", "/metrics", "/metrics", "", 403, 403, "admin_required"},
-      {"POST", "/task", "/task", json{{"userId", "alice"}, {"task", "x"}}.dump(), 200, 403,
-       "user_not_allowed"},
+      {"POST", "/task", "/task", json{{"userId", "alice"}, {"task", "x"}}.dump(), 200, 403, "user_not_allowed"},
       {"GET", "/tasks", "/tasks?userId=alice", "", 200, 403, "user_not_allowed"},
       {"GET", "/tasks/{id}", "/tasks/" + id, "", 200, 404, "task_not_found"},
       {"GET", "/tasks/{id}/events", "/tasks/" + id + "/events", "", 200, 404, "task_not_found"},
@@ -212,11 +213,11 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
   for (const auto& p : probes) {
     SCOPED_TRACE(p.method + " " + p.target);
     const bool open = p.pattern.starts_with("/health");
-    for (const auto& [headers, code] : std::vector<std::pair<std::string, std::string>>{
-             {"", "key_required"},
-             {"Authorization: Bearer mh_not-a-key\r\n", "invalid_key"},
-             {"Authorization: Basic YWxpY2U6c2VjcmV0\r\n", "invalid_key"},
-             {bearer(revoked_key), "invalid_key"}}) {
+    for (const auto& [headers, code] :
+         std::vector<std::pair<std::string, std::string>>{{"", "key_required"},
+                                                          {"Authorization: Bearer mh_not-a-key\r\n", "invalid_key"},
+                                                          {"Authorization: Basic YWxpY2U6c2VjcmV0\r\n", "invalid_key"},
+                                                          {bearer(revoked_key), "invalid_key"}}) {
       auto r = call(p.method, p.target, headers, p.body);
       ASSERT_TRUE(r);
       if (open) {
@@ -280,8 +281,8 @@ TEST_F(AuthEndToEnd, AnotherUsersObjectsAreNotFoundAndTheirPiiTokensMeanNothing)
   EXPECT_EQ(other->json()["error"]["message"], "there is no task '" + id + "'");
   EXPECT_EQ(other->body.find("jane.doe"), std::string::npos);
   EXPECT_EQ(other->body.find("alice"), std::string::npos);
-  for (const char* path : {"/files", "/files/out.txt", "/files/..%2f..%2fetc%2fpasswd", "/files/%2e%2e/x",
-                                  "/events", "/events?after=0"}) {
+  for (const char* path :
+       {"/files", "/files/out.txt", "/files/..%2f..%2fetc%2fpasswd", "/files/%2e%2e/x", "/events", "/events?after=0"}) {
     auto r = call("GET", "/tasks/" + id + path, bearer(bob_key));
     ASSERT_TRUE(r);
     // A path the server cannot take apart is refused before any lookup (400); else the same 404.
@@ -314,8 +315,8 @@ TEST_F(AuthEndToEnd, AnotherUsersObjectsAreNotFoundAndTheirPiiTokensMeanNothing)
   EXPECT_FALSE(sent->json().contains("error")) << sent->body;
   EXPECT_EQ(read_file(files / "bob-out.txt"), "to: [EMAIL_1]");
   // And through a task of his own.
-  llm->push(json::array({code_step("await callMCPTool('fs__write_file', {path: '" +
-                                   (files / "bob-task.txt").string() + "', content: '[EMAIL_1]'});\nreturn 1"),
+  llm->push(json::array({code_step("await callMCPTool('fs__write_file', {path: '" + (files / "bob-task.txt").string() +
+                                   "', content: '[EMAIL_1]'});\nreturn 1"),
                          answer_step("Done: [EMAIL_1].")}));
   auto bobs_task = call("POST", "/task", bearer(bob_key), json{{"task", "Write [EMAIL_1] down."}}.dump());
   ASSERT_EQ(bobs_task->status, 200) << bobs_task->body;
@@ -329,10 +330,12 @@ TEST_F(AuthEndToEnd, AnotherUsersObjectsAreNotFoundAndTheirPiiTokensMeanNothing)
                  json{{"sessionId", "nb-x"}, {"code", "globalThis.secret = 'alice'; return 1"}}.dump())
                 ->status,
             200);
-  auto peek = call("POST", "/execute", bearer(bob_key), json{{"sessionId", "nb-x"}, {"code", "return typeof secret"}}.dump());
+  auto peek =
+      call("POST", "/execute", bearer(bob_key), json{{"sessionId", "nb-x"}, {"code", "return typeof secret"}}.dump());
   EXPECT_EQ(peek->json()["result"], "undefined") << peek->body;
   EXPECT_EQ(call("DELETE", "/sessions/nb-x", bearer(bob_key))->status, 200);  // his own
-  auto still = call("POST", "/execute", bearer(alice_key), json{{"sessionId", "nb-x"}, {"code", "return secret"}}.dump());
+  auto still =
+      call("POST", "/execute", bearer(alice_key), json{{"sessionId", "nb-x"}, {"code", "return secret"}}.dump());
   EXPECT_EQ(still->json()["result"], "alice") << still->body;
 
   // Skills: listing names the user (403), a path to hers is not found (404), and nothing is deleted.
@@ -395,15 +398,11 @@ TEST_F(AuthEndToEnd, KeyFileChangesApplyWithoutARestart) {
   EXPECT_EQ(r->json()["error"]["code"], "invalid_key");
   // A broken file keeps the keys in force, and says so in the log once.
   auto good = read_file(keys_file);
-  {
-    std::ofstream(keys_file, std::ios::trunc) << "{ broken";
-  }
+  { std::ofstream(keys_file, std::ios::trunc) << "{ broken"; }
   std::this_thread::sleep_for(1100ms);
   EXPECT_EQ(call("GET", "/tasks", bearer(alice_key))->status, 200);
   EXPECT_EQ(call("GET", "/tasks", bearer(alice_key))->status, 200);
-  {
-    std::ofstream(keys_file, std::ios::trunc) << good;
-  }
+  { std::ofstream(keys_file, std::ios::trunc) << good; }
   std::this_thread::sleep_for(1100ms);
   EXPECT_EQ(call("GET", "/tasks", bearer(alice_key))->status, 200);
   EXPECT_NE(server->output().find("keeping the"), std::string::npos);
@@ -442,6 +441,10 @@ TEST(AuthStartUp, OnLoopbackWithoutKeysTheServerRunsOpenAndSaysSo) {
                          {"WORKSPACE_DIR", (dir / "workspace").string()},
                          {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
                          {"SANDBOX_POOL_SIZE", "0"}});
+  // The mode is logged right after "listening on".
+  for (int i = 0; i < 50 && server.output().find("runs open") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(100ms);
+  }
   EXPECT_NE(server.output().find("runs open"), std::string::npos) << server.output();
   auto health = server.call("GET", "/health");
   ASSERT_TRUE(health);

@@ -8,7 +8,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-
 TEST(RateLimiter, BurstThenRefusalWithRetryAfter) {
   harness::testing::fake_clock clock;
   rate_limiter limiter({.per_minute = 6, .burst = 3}, clock);  // one token per 10 s

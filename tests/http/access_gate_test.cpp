@@ -30,7 +30,7 @@ struct issued {
 issued make_key(std::string id, std::vector<std::string> users, bool admin = false) {
   issued out;
   out.key = auth::generate_api_key().value();
-  out.record = auth::key_record{std::move(id), "label", std::move(users), admin, "2026-12-01T00:00:00Z",
+  out.record = auth::key_record{std::move(id),           "label", std::move(users), admin, "2026-12-01T00:00:00Z",
                                 auth::digest_of(out.key)};
   return out;
 }
@@ -69,7 +69,8 @@ class AccessGate : public ::testing::Test {
     req.target = req.path;
     req.request_id = "req_1";
     bool query_user = r.method == "DELETE" || (r.method == "GET" && r.pattern.find("{userId}") == std::string::npos);
-    if (query_user && !r.pattern.starts_with("/health") && !r.pattern.starts_with("/tools") && r.pattern != "/metrics") {
+    if (query_user && !r.pattern.starts_with("/health") && !r.pattern.starts_with("/tools") &&
+        r.pattern != "/metrics") {
       req.query["userId"] = user;
       req.target += "?userId=" + user;
     }
@@ -121,8 +122,8 @@ TEST_F(AccessGate, EveryRouteButTheHealthProbesNeedsAKey) {
 TEST_F(AccessGate, MalformedUnknownAndRevokedKeysAreRefusedAlike) {
   install_gate();
   auto revoked = make_key("key_0ld000000000", {"alice"});  // well formed, not in the store
-  const std::vector<std::string> bad = {"Bearer " + revoked.key, "Bearer mh_short", "Bearer ", "Basic YWxpY2U6cHc=",
-                                        alice.key, "Bearer " + alice.key + "x"};
+  const std::vector<std::string> bad = {"Bearer " + revoked.key, "Bearer mh_short", "Bearer ",
+                                        "Basic YWxpY2U6cHc=",    alice.key,         "Bearer " + alice.key + "x"};
   for (const auto& r : router_.routes()) {
     if (r.access == route_access::open) continue;
     for (const auto& header : bad) {
@@ -183,7 +184,7 @@ TEST_F(AccessGate, AnotherUsersTaskIsTheSame404AsAMissingOne) {
   install_gate();
   const std::string bobs = "Bearer " + bob.key;
   for (const char* target : {"/tasks/task_1", "/tasks/task_1/events", "/tasks/task_1/files",
-                                    "/tasks/task_1/files/out.txt", "/tasks/task_1/files/..%2f..%2fetc%2fpasswd"}) {
+                             "/tasks/task_1/files/out.txt", "/tasks/task_1/files/..%2f..%2fetc%2fpasswd"}) {
     SCOPED_TRACE(target);
     auto req = get(std::string(target));
     req.headers.emplace_back("Authorization", bobs);

@@ -42,8 +42,8 @@ http_response execute_failing_with(error e) {
 }
 
 TEST(ServiceErrorRoute, TheCodeSetsTheStatusAndTheBodyHasTheOneShape) {
-  auto r = execute_failing_with(make_error(execution::errc::session_busy, "session s1 is running another block",
-                                           "wait for it to finish"));
+  auto r = execute_failing_with(
+      make_error(execution::errc::session_busy, "session s1 is running another block", "wait for it to finish"));
   EXPECT_EQ(r.status, 409u) << r.body;
   auto body = nlohmann::json::parse(r.body);
   EXPECT_EQ(body, (nlohmann::json{{"error",

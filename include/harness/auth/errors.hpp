@@ -8,16 +8,16 @@
 namespace harness::auth {
 
 enum class errc {
-  key_required = 1,   // no Authorization: Bearer header
-  invalid_key,        // malformed, unknown or revoked key
-  admin_required,     // the route is for admin keys
-  user_required,      // no userId, and the key does not have exactly one user
-  user_not_allowed,   // the key may not act for the named user
-  rate_limited,       // the key's token bucket is empty
-  invalid_key_file,   // API_KEYS_FILE cannot be read or parsed
+  key_required = 1,  // no Authorization: Bearer header
+  invalid_key,       // malformed, unknown or revoked key
+  admin_required,    // the route is for admin keys
+  user_required,     // no userId, and the key does not have exactly one user
+  user_not_allowed,  // the key may not act for the named user
+  rate_limited,      // the key's token bucket is empty
+  invalid_key_file,  // API_KEYS_FILE cannot be read or parsed
   key_file_write_failed,
   random_failed,
-  unknown_key,        // `keys revoke` of an id that is not in the file
+  unknown_key,  // `keys revoke` of an id that is not in the file
   key_id_clash,
 };
 

@@ -17,8 +17,7 @@ namespace harness::auth {
 // args are what follows "keys". Reads API_KEYS_FILE from `settings`. Returns
 // the exit code: 0 done, 2 on any error (one line on `err`). `clock` stamps
 // the creation time of new keys.
-int run_keys_cli(
-    const std::vector<std::string>& args, const core::settings& settings, std::ostream& out, std::ostream& err,
-    core::clock& clock = core::real_clock());
+int run_keys_cli(const std::vector<std::string>& args, const core::settings& settings, std::ostream& out,
+                 std::ostream& err, core::clock& clock = core::real_clock());
 
 }  // namespace harness::auth

@@ -31,8 +31,8 @@ namespace harness::http {
 class access_gate {
  public:
   struct options {
-    std::shared_ptr<auth::key_store> keys;  // required
-    bool open_while_no_keys = false;        // AUTH=auto on a loopback HOST
+    std::shared_ptr<auth::key_store> keys;        // required
+    bool open_while_no_keys = false;              // AUTH=auto on a loopback HOST
     std::shared_ptr<auth::rate_limiter> limiter;  // null: no per-key limit
     // harness_auth_refusals_total{reason} and harness_key_requests_total{key,outcome}
     // are registered here at construction; null: no metrics.

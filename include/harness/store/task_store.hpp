@@ -48,7 +48,7 @@ struct task_record {
   std::int64_t input_tokens = 0, output_tokens = 0;
   std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;  // unix epoch ms; 0 = not yet
   std::string key_id;  // the id of the API key that submitted it ("key_..."); empty without one
-  nlohmann::json transcript = nlohmann::json::array();           // messages as the LLM saw them (opaque)
+  nlohmann::json transcript = nlohmann::json::array();  // messages as the LLM saw them (opaque)
 };
 
 // One step of a task as shown to a streaming or polling client.

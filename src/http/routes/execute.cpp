@@ -1,8 +1,8 @@
+#include "acting_user.hpp"
 #include "harness/execution/execution_service.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
-#include "acting_user.hpp"
 #include "validation.hpp"
 
 namespace harness::http {

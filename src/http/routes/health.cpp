@@ -42,7 +42,9 @@ overall assess(const services& svc) {
 
 // "keys" when requests need an API key, "open" when they do not (no gate, or
 // no key made yet on a loopback host). Says nothing about the keys themselves.
-std::string_view auth_mode(const services& svc) { return svc.access ? svc.access->mode() : "open"; }
+std::string_view auth_mode(const services& svc) {
+  return svc.access ? svc.access->mode() : "open";
+}
 
 http_response render(const services& svc) {
   auto state = assess(svc);

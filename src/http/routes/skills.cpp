@@ -1,9 +1,9 @@
 // GET /skills?userId=, GET /skills/{userId}/{name}, DELETE /skills/{userId}/{name}.
+#include "acting_user.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/skills/skill_library.hpp"
-#include "acting_user.hpp"
 
 namespace harness::http {
 namespace {

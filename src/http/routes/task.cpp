@@ -1,11 +1,11 @@
 #include <charconv>
 #include <variant>
 
+#include "acting_user.hpp"
 #include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
-#include "acting_user.hpp"
 #include "sse.hpp"
 #include "task_json.hpp"
 #include "validation.hpp"
