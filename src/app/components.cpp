@@ -161,6 +161,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   std::shared_ptr<skills::workspace_store> workspaces = skills::create_workspace_store(skills_config->workspace);
   out->services_.skills = library;
   out->services_.workspaces = workspaces;
+  out->services_.blocking = out->background_.get_executor();
   out->sweeper_ = skills::start_sweeper(workspaces, executor, out->background_.get_executor(),
                                         skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/core/error.hpp"
 #include "harness/core/metrics.hpp"
@@ -60,7 +61,9 @@ http_response handle_metrics(const request_context& context);
 // The server's per-request metrics: harness_http_requests_total{method,route,status}
 // and harness_http_request_duration_seconds{method,route}. A connection builds
 // one and records each request it answers; recording does not allocate once a
-// (method, route, status) combination has been seen.
+// (method, route, status) combination has been seen. Not thread-safe (one per
+// connection): it keeps the children of the combinations its connection saw,
+// so a repeated one skips the registry's lookup by label values.
 class request_metrics {
  public:
   explicit request_metrics(core::metrics_registry& registry);
@@ -71,8 +74,20 @@ class request_metrics {
   void record(std::string_view method, std::string_view route, unsigned status, double seconds);
 
  private:
+  struct seen {
+    std::string_view method;  // one of method_label's literals
+    std::string route;
+    unsigned status;
+    core::counter* requests;
+    core::histogram* duration;
+  };
+  // A keep-alive connection sees a handful of combinations; past this many it
+  // looks them up each time rather than grow.
+  static constexpr std::size_t max_seen = 16;
+
   core::family<core::counter>& requests_;
   core::family<core::histogram>& duration_;
+  std::vector<seen> seen_;
 };
 
 // GET /skills?userId=: {"userId", "skills": [{name, description, files, updated, owner, problem?}]}.

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include <boost/asio/any_io_executor.hpp>
+
 #include "harness/core/health.hpp"
 
 namespace harness::core {
@@ -63,6 +65,9 @@ struct services {
   std::shared_ptr<::harness::skills::skill_library> skills;
   // Task workspaces for /tasks/{id}/files; null when not configured.
   std::shared_ptr<::harness::skills::workspace_store> workspaces;
+  // Where routes run blocking file work (workspace listings and downloads),
+  // so the I/O thread never waits on disk; null: inline (tests).
+  boost::asio::any_io_executor blocking;
   // Counters and histograms for GET /metrics; the server records each request
   // in it. Null: no metrics (GET /metrics answers 503).
   std::shared_ptr<core::metrics_registry> metrics;

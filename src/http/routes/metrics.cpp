@@ -26,13 +26,23 @@ request_metrics::request_metrics(core::metrics_registry& registry)
                                     {"method", "route"})) {}
 
 void request_metrics::record(std::string_view method, std::string_view route, unsigned status, double seconds) {
+  std::string_view m = method_label(method);
+  std::string_view r = route.empty() ? std::string_view("unmatched") : route;
+  for (const auto& s : seen_) {
+    if (s.status == status && s.method == m && s.route == r) {
+      s.requests->inc();
+      s.duration->observe(seconds);
+      return;
+    }
+  }
   std::array<char, 8> digits{};
   auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), status);
   std::string_view status_text(digits.data(), ec == std::errc() ? static_cast<std::size_t>(end - digits.data()) : 0);
-  std::string_view m = method_label(method);
-  std::string_view r = route.empty() ? std::string_view("unmatched") : route;
-  requests_.with({m, r, status_text}).inc();
-  duration_.with({m, r}).observe(seconds);
+  auto& requests = requests_.with({m, r, status_text});
+  auto& duration = duration_.with({m, r});
+  if (seen_.size() < max_seen) seen_.push_back({m, std::string(r), status, &requests, &duration});
+  requests.inc();
+  duration.observe(seconds);
 }
 
 http_response handle_metrics(const request_context& context) {

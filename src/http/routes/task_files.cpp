@@ -1,6 +1,7 @@
 // GET /tasks/{id}/files (list) and GET /tasks/{id}/files/{path...} (download).
 #include <string_view>
 
+#include "harness/core/run_blocking.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
@@ -54,7 +55,8 @@ boost::asio::awaitable<http_response> handle_list_task_files(const request_conte
   auto bad = co_await check_task_owner(context, task_id);  // not in the if: GCC 12 and co_await in conditions
   if (bad) co_return *bad;
   if (!context.svc.workspaces) co_return no_store();
-  auto files = context.svc.workspaces->list(task_id);
+  auto store = context.svc.workspaces;  // keeps it alive across the await
+  auto files = co_await core::run_blocking(context.svc.blocking, [&] { return store->list(task_id); });
   if (!files) co_return error_response(files.error());
   co_return json_response(200, {{"taskId", task_id}, {"files", std::move(*files)}});
 }
@@ -65,7 +67,8 @@ boost::asio::awaitable<http_response> handle_get_task_file(const request_context
   if (bad) co_return *bad;
   if (!context.svc.workspaces) co_return no_store();
   const auto& path = context.params.at("path");
-  auto bytes = context.svc.workspaces->read(task_id, path);
+  auto store = context.svc.workspaces;  // keeps it alive across the await
+  auto bytes = co_await core::run_blocking(context.svc.blocking, [&] { return store->read(task_id, path); });
   if (!bytes) co_return error_response(bytes.error());
   http_response response;
   response.status = 200;
