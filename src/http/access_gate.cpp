@@ -46,7 +46,15 @@ http_response access_gate::refuse(error e, std::string_view reason, std::string 
 }
 
 std::variant<auth::caller, http_response> access_gate::admit(route_access access, const http_request& request) {
-  if (access == route_access::open || mode() == "open") return auth::open_caller();
+  if (mode() == "open") return auth::open_caller();
+  if (access == route_access::open) {
+    // The probes answer everyone; a valid key (an admin's sees the details)
+    // is taken, anything else is no caller at all, never a 401.
+    auto header = request.header("Authorization");
+    auto token = header ? auth::bearer_token(*header) : std::nullopt;
+    auto caller = token ? options_.keys->authenticate(*token) : std::nullopt;
+    return caller ? std::move(*caller) : auth::caller{};
+  }
 
   auto header = request.header("Authorization");
   if (!header) {

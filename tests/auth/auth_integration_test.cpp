@@ -118,7 +118,7 @@ class AuthEndToEnd : public ::testing::Test {
         {"LLM_API_KEY", "test-key"},
         {"LLM_MAX_RETRIES", "0"},
     });
-    ASSERT_TRUE(server->wait_healthy(1, {"store"})) << server->call("GET", "/health")->body;
+    ASSERT_TRUE(server->wait_healthy(1, {"store"}, 60s, bearer(admin_key))) << server->call("GET", "/health")->body;
 
     // alice's task: it reads a file with an email (tokenized into the sandbox),
     // writes it on through a tool (restored for the tool) and into its workspace.
@@ -356,7 +356,19 @@ TEST_F(AuthEndToEnd, TheTaskRecordAndTheAccessLogCarryTheKeyIdAndNothingHoldsAKe
   for (const auto& key : {alice_key, bob_key, admin_key, revoked_key}) {
     EXPECT_EQ(env->body.find(key), std::string::npos);
   }
-  EXPECT_EQ(call("GET", "/health", "")->json()["auth"], "keys");
+  // /health answers everyone, but only an admin key sees the components' details.
+  auto anyone = call("GET", "/health", "");
+  ASSERT_TRUE(anyone);
+  auto summary = anyone->json();
+  EXPECT_EQ(summary["auth"], "keys");
+  EXPECT_EQ(summary["components"]["pool"], (json{{"status", "up"}, {"required", false}})) << anyone->body;
+  for (const char* detail : {"pid", "baseUrl", "endpoint", "model", "path"}) {
+    EXPECT_EQ(anyone->body.find(detail), std::string::npos) << detail << " in " << anyone->body;
+  }
+  EXPECT_EQ(call("GET", "/health", bearer(bob_key))->body.find("endpoint"), std::string::npos);
+  auto detailed = call("GET", "/health", bearer(admin_key));
+  EXPECT_NE(detailed->body.find("\"endpoint\""), std::string::npos) << detailed->body;
+  EXPECT_TRUE(detailed->json()["components"]["pool"].contains("ready"));
 
   auto log = server->output();
   EXPECT_NE(log.find("key=" + alice_id), std::string::npos) << log.substr(0, 4000);

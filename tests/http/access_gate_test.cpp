@@ -274,6 +274,35 @@ TEST_F(AccessGate, EachKeyHasItsOwnRateLimitWithRetryAfter) {
             std::string::npos);
 }
 
+class engine_health final : public core::health_source {
+ public:
+  std::string name() const override { return "sandbox"; }
+  core::component_health check() const override {
+    return {true, true, {{"endpoint", "unix:///var/run/docker.sock"}, {"version", "20.10"}}};
+  }
+};
+
+TEST_F(AccessGate, HealthAnswersEveryoneButOnlyAnAdminSeesTheDetails) {
+  svc.health.push_back(std::make_shared<engine_health>());
+  install_gate();
+  auto anyone = run_dispatch(router_, svc, get("/health"));
+  ASSERT_EQ(anyone.status, 200u) << anyone.body;
+  auto summary = json::parse(anyone.body);
+  EXPECT_EQ(summary["components"]["sandbox"], (json{{"status", "up"}, {"required", true}}));
+  EXPECT_EQ(summary["auth"], "keys");
+  for (const auto& key : {std::string("Bearer ") + alice.key, std::string("Bearer junk")}) {
+    auto req = get("/health");
+    req.headers.emplace_back("Authorization", key);
+    auto r = run_dispatch(router_, svc, req);
+    EXPECT_EQ(r.status, 200u);  // a probe is never refused
+    EXPECT_EQ(r.body.find("docker.sock"), std::string::npos) << r.body;
+  }
+  auto as_admin = get("/health");
+  as_admin.headers.emplace_back("Authorization", "Bearer " + admin.key);
+  auto detailed = json::parse(run_dispatch(router_, svc, as_admin).body);
+  EXPECT_EQ(detailed["components"]["sandbox"]["endpoint"], "unix:///var/run/docker.sock");
+}
+
 TEST_F(AccessGate, WithNoKeyOnLoopbackTheServerRunsOpenAndSaysSo) {
   gate_options.keys = auth::create_memory_key_store({});
   gate_options.open_while_no_keys = true;

@@ -21,13 +21,13 @@ harness_server::harness_server(const std::map<std::string, std::string>& env, st
 }
 
 bool harness_server::wait_healthy(int pool_ready, const std::vector<std::string>& components_up,
-                                  std::chrono::milliseconds timeout) {
+                                  std::chrono::milliseconds timeout, const std::string& headers) {
   auto until = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < until) {
-    auto health = call("GET", "/health");
+    auto health = call("GET", "/health", {}, std::chrono::seconds(10), headers);
     if (health) {
       auto c = health->json()["components"];
-      bool ok = pool_ready == 0 || (c.contains("pool") && c["pool"]["ready"].get<int>() >= pool_ready);
+      bool ok = pool_ready == 0 || (c.contains("pool") && c["pool"].value("ready", 0) >= pool_ready);
       for (const auto& name : components_up) ok = ok && c.contains(name) && c[name]["status"] == "up";
       if (ok) return true;
     }

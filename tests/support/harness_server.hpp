@@ -24,9 +24,10 @@ class harness_server {
   unsigned short port() const { return port_; }
 
   // Polls GET /health until the pool has `ready` sandboxes and every named
-  // component is "up"; false on timeout.
+  // component is "up"; false on timeout. A server that needs keys shows the
+  // pool's details to an admin key only: pass its header in `headers`.
   bool wait_healthy(int pool_ready, const std::vector<std::string>& components_up,
-                    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+                    std::chrono::milliseconds timeout = std::chrono::seconds(60), const std::string& headers = {});
 
   // SIGTERM and wait; the exit code (nullopt on timeout). Later calls answer the same.
   std::optional<int> stop(std::chrono::milliseconds timeout = std::chrono::seconds(30));

@@ -42,7 +42,9 @@ class access_gate {
 
   // The caller of `request` on a route with `access`, or the answer to send
   // instead: 401 key_required / invalid_key with WWW-Authenticate, 403
-  // admin_required, 429 rate_limited with Retry-After. Never logs the key.
+  // admin_required, 429 rate_limited with Retry-After. An open route is never
+  // refused: its caller is the key's when a valid one is sent, else an empty
+  // caller (no key id, no users, not admin). Never logs the key.
   std::variant<auth::caller, http_response> admit(route_access access, const http_request& request);
 
   // "keys" while requests need a key, else "open" (for GET /health). Open

@@ -45,7 +45,8 @@ struct health_cache {
   std::mutex mutex;
   std::chrono::steady_clock::time_point rendered_at{};
   unsigned status = 0;
-  std::string body;
+  std::string body;     // with every component's details (admin keys, and a server running open)
+  std::string summary;  // status, version, uptime, auth and each component's status only (everyone else)
 };
 
 struct services {

@@ -46,15 +46,30 @@ std::string_view auth_mode(const services& svc) {
   return svc.access ? svc.access->mode() : "open";
 }
 
-http_response render(const services& svc) {
+// The answer with every component's details, and the summary without them:
+// the details (engine endpoint and version, the LLM's base URL and model,
+// process ids, file paths) help an operator and an attacker alike, so only
+// an admin key (or a server running open) sees them.
+struct rendered {
+  unsigned status;
+  std::string body, summary;
+};
+
+rendered render(const services& svc) {
   auto state = assess(svc);
   auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - svc.started_at);
+  nlohmann::json summary_components = nlohmann::json::object();
+  for (const auto& [name, entry] : state.components.items()) {
+    summary_components[name] = {{"status", entry["status"]}, {"required", entry["required"]}};
+  }
   nlohmann::json body{{"status", state.status},
                       {"version", core::version()},
                       {"uptimeSeconds", uptime.count()},
-                      {"auth", auth_mode(svc)},
-                      {"components", std::move(state.components)}};
-  return json_response(state.status == "ok" ? 200 : 503, body);
+                      {"auth", auth_mode(svc)}};
+  nlohmann::json summary = body;
+  body["components"] = std::move(state.components);
+  summary["components"] = std::move(summary_components);
+  return {state.status == "ok" ? 200u : 503u, body.dump(), summary.dump()};
 }
 
 http_response no_store(http_response response) {
@@ -74,10 +89,11 @@ http_response handle_health(const request_context& context) {
       auto fresh = render(context.svc);
       cache.status = fresh.status;
       cache.body = std::move(fresh.body);
+      cache.summary = std::move(fresh.summary);
       cache.rendered_at = now;
     }
     response.status = cache.status;
-    response.body = cache.body;
+    response.body = context.caller.admin ? cache.body : cache.summary;
   }
   response.set_header("Content-Type", "application/json");
   response.set_header("Cache-Control", "no-store");

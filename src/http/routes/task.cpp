@@ -149,9 +149,8 @@ boost::asio::awaitable<http_response> handle_task_events(const request_context& 
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
-  const bool transcript = false;
-  auto found = co_await owned_view(context, *agent, id, transcript);
-  if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
+  auto refused = co_await check_task_owner(context, id);
+  if (refused) co_return std::move(*refused);
   // Resume after the last event the client saw: the standard header, or ?after= for clients that cannot set it.
   std::string after_text(context.request.header("Last-Event-ID").value_or(""));
   if (after_text.empty()) after_text = query_value(context, "after").value_or("0");
@@ -167,9 +166,8 @@ boost::asio::awaitable<http_response> handle_cancel_task(const request_context& 
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
   const auto& id = context.params.at("id");
-  const bool transcript = false;
-  auto found = co_await owned_view(context, *agent, id, transcript);
-  if (auto* answer = std::get_if<http_response>(&found)) co_return std::move(*answer);
+  auto refused = co_await check_task_owner(context, id);
+  if (refused) co_return std::move(*refused);
   auto cancelled = co_await agent->cancel(id);
   if (!cancelled) co_return error_response(cancelled.error());
   co_return json_response(202, cancel_json(*cancelled));
