@@ -1,5 +1,6 @@
 #include "connection.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -211,7 +212,11 @@ class connection {
     const auto& route = info_.route;
     bool probe = route == "/health" || route == "/health/live" || route == "/health/ready";
     auto level = status == 200 && probe ? spdlog::level::debug : spdlog::level::info;
-    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
+    // Checked here, before the line is formatted: a probe logged at debug
+    // would otherwise cost a format and an allocation per request for nothing.
+    if (spdlog::default_logger_raw()->should_log(level)) {
+      core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
+    }
     co_return !ec;
   }
 

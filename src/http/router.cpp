@@ -6,46 +6,53 @@
 namespace harness::http {
 namespace {
 
-std::vector<std::string_view> split_path(std::string_view path) {
-  std::vector<std::string_view> segments;
-  std::size_t pos = 1;  // skip the leading '/'
-  while (pos <= path.size()) {
-    auto slash = path.find('/', pos);
-    if (slash == std::string_view::npos) slash = path.size();
-    segments.push_back(path.substr(pos, slash - pos));
-    pos = slash + 1;
+// The segments of a path or pattern ("/a/b" -> "a", "b"; "/" -> ""), read
+// one at a time without copying: match() runs for every route on every
+// request, so it allocates only for the parameters of a route that matches.
+class segment_cursor {
+ public:
+  explicit segment_cursor(std::string_view text) : text_(text) {}
+  bool at_end() const { return pos_ > text_.size(); }
+  // The next segment; only when !at_end().
+  std::string_view next() {
+    auto slash = text_.find('/', pos_);
+    if (slash == std::string_view::npos) slash = text_.size();
+    auto segment = text_.substr(pos_, slash - pos_);
+    pos_ = slash + 1;
+    return segment;
   }
-  return segments;
-}
+  // This segment and every one after it, with their slashes; only when !at_end().
+  std::string_view rest() const { return text_.substr(pos_); }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 1;  // skips the leading '/'
+};
 
 bool match_pattern(std::string_view pattern, std::string_view path, route_params& params) {
-  auto want = split_path(pattern);
-  auto have = split_path(path);
+  segment_cursor want(pattern), have(path);
   route_params found;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    std::string_view w = want[i];
+  while (!want.at_end()) {
+    std::string_view w = want.next();
     bool is_param = w.size() > 2 && w.front() == '{' && w.back() == '}';
     if (is_param && w.ends_with("...}")) {
-      if (i >= have.size()) return false;
-      std::string rest;
-      for (std::size_t j = i; j < have.size(); ++j) {
-        if (j > i) rest.push_back('/');
-        rest.append(have[j]);
-      }
+      if (have.at_end()) return false;
+      std::string_view rest = have.rest();
       if (rest.empty()) return false;
-      found[std::string(w.substr(1, w.size() - 5))] = rest;
+      found[std::string(w.substr(1, w.size() - 5))] = std::string(rest);
       params = std::move(found);
       return true;
     }
-    if (i >= have.size()) return false;
+    if (have.at_end()) return false;
+    std::string_view h = have.next();
     if (is_param) {
-      if (have[i].empty()) return false;
-      found[std::string(w.substr(1, w.size() - 2))] = std::string(have[i]);
-    } else if (w != have[i]) {
+      if (h.empty()) return false;
+      found[std::string(w.substr(1, w.size() - 2))] = std::string(h);
+    } else if (w != h) {
       return false;
     }
   }
-  if (want.size() != have.size()) return false;
+  if (!have.at_end()) return false;
   params = std::move(found);
   return true;
 }
