@@ -485,5 +485,35 @@ TEST(AuthStartUp, OnLoopbackWithoutKeysTheServerRunsOpenAndSaysSo) {
   fs::remove_all(dir);
 }
 
+TEST(AuthStartUp, EachKeyHasARateLimitWithRetryAfter) {
+  auto dir = fs::temp_directory_path() / ("harness-auth-rate-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto alice = add_key(dir / "api-keys.json", "--user alice");
+  auto bob = add_key(dir / "api-keys.json", "--user bob");
+  harness_server server({{"ENV_FILE", "/dev/null"},
+                         {"PORT", "0"},
+                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
+                         {"RATE_LIMIT_PER_MINUTE", "1"},
+                         {"RATE_LIMIT_BURST", "3"},
+                         {"STORE_PATH", (dir / "harness.db").string()},
+                         {"SKILLS_DIR", (dir / "skills").string()},
+                         {"WORKSPACE_DIR", (dir / "workspace").string()},
+                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
+                         {"SANDBOX_POOL_SIZE", "0"}});
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(server.call("GET", "/skills", {}, 10s, bearer(alice))->status, 200) << i;
+  auto limited = server.call("GET", "/skills", {}, 10s, bearer(alice));
+  ASSERT_TRUE(limited);
+  EXPECT_EQ(limited->status, 429) << limited->body;
+  EXPECT_EQ(limited->json()["error"]["code"], "rate_limited");
+  auto retry = std::stoi(limited->header("retry-after"));
+  EXPECT_GE(retry, 1);
+  EXPECT_LE(retry, 60);
+  // bob's bucket is his own, and the probes are never limited.
+  EXPECT_EQ(server.call("GET", "/skills", {}, 10s, bearer(bob))->status, 200);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(server.call("GET", "/health/live")->status, 200);
+  EXPECT_EQ(server.stop(), 0);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace harness::testing
