@@ -75,6 +75,21 @@ std::string bearer(const std::string& key) {
   return "Authorization: Bearer " + key + "\r\n";
 }
 
+// A server without sandboxes or MCP servers, its files under `dir`, and the key file `dir`/api-keys.json.
+std::map<std::string, std::string> small_server_env(const fs::path& dir,
+                                                    std::map<std::string, std::string> extra = {}) {
+  std::map<std::string, std::string> env{{"ENV_FILE", "/dev/null"},
+                                         {"PORT", "0"},
+                                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
+                                         {"STORE_PATH", (dir / "harness.db").string()},
+                                         {"SKILLS_DIR", (dir / "skills").string()},
+                                         {"WORKSPACE_DIR", (dir / "workspace").string()},
+                                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
+                                         {"SANDBOX_POOL_SIZE", "0"}};
+  for (auto& [name, value] : extra) env[name] = value;
+  return env;
+}
+
 // One server for the suite: starting one costs seconds, and the tests only read
 // what the others left, except where each says otherwise.
 class AuthEndToEnd : public ::testing::Test {
@@ -423,15 +438,7 @@ TEST_F(AuthEndToEnd, KeyFileChangesApplyWithoutARestart) {
 TEST(AuthStartUp, NoKeyOffLoopbackRefusesToStartAndAuthNoneOverrides) {
   auto dir = fs::temp_directory_path() / ("harness-auth-start-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::map<std::string, std::string> env{{"ENV_FILE", "/dev/null"},
-                                         {"PORT", "0"},
-                                         {"HOST", "0.0.0.0"},
-                                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
-                                         {"STORE_PATH", (dir / "harness.db").string()},
-                                         {"SKILLS_DIR", (dir / "skills").string()},
-                                         {"WORKSPACE_DIR", (dir / "workspace").string()},
-                                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
-                                         {"SANDBOX_POOL_SIZE", "0"}};
+  auto env = small_server_env(dir, {{"HOST", "0.0.0.0"}});
   child_process refused({binary_path("src/mcp-harness")}, env);
   auto code = refused.wait_exit(30s);
   EXPECT_EQ(code, 2) << refused.output();
@@ -439,20 +446,23 @@ TEST(AuthStartUp, NoKeyOffLoopbackRefusesToStartAndAuthNoneOverrides) {
   EXPECT_NE(out.find("HOST 0.0.0.0 is not a loopback address"), std::string::npos) << out;
   EXPECT_NE(out.find("mcp-harness keys add --user"), std::string::npos) << out;
   EXPECT_EQ(out.find("listening on"), std::string::npos);
+  // AUTH=none overrides, unsafe and saying so (the test talks to it over loopback only).
+  {
+    harness_server unsafe(small_server_env(dir, {{"HOST", "0.0.0.0"}, {"AUTH", "none"}}));
+    EXPECT_EQ(unsafe.call("GET", "/skills?userId=alice")->status, 200);
+    for (int i = 0; i < 50 && unsafe.output().find("AUTH=none") == std::string::npos; ++i) {
+      std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_NE(unsafe.output().find("HOST is not loopback"), std::string::npos) << unsafe.output();
+    EXPECT_EQ(unsafe.stop(), 0);
+  }
   fs::remove_all(dir);
 }
 
 TEST(AuthStartUp, OnLoopbackWithoutKeysTheServerRunsOpenAndSaysSo) {
   auto dir = fs::temp_directory_path() / ("harness-auth-open-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  harness_server server({{"ENV_FILE", "/dev/null"},
-                         {"PORT", "0"},
-                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
-                         {"STORE_PATH", (dir / "harness.db").string()},
-                         {"SKILLS_DIR", (dir / "skills").string()},
-                         {"WORKSPACE_DIR", (dir / "workspace").string()},
-                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
-                         {"SANDBOX_POOL_SIZE", "0"}});
+  harness_server server(small_server_env(dir));
   // The mode is logged right after "listening on".
   for (int i = 0; i < 50 && server.output().find("runs open") == std::string::npos; ++i) {
     std::this_thread::sleep_for(100ms);
@@ -490,16 +500,7 @@ TEST(AuthStartUp, EachKeyHasARateLimitWithRetryAfter) {
   fs::create_directories(dir);
   auto alice = add_key(dir / "api-keys.json", "--user alice");
   auto bob = add_key(dir / "api-keys.json", "--user bob");
-  harness_server server({{"ENV_FILE", "/dev/null"},
-                         {"PORT", "0"},
-                         {"API_KEYS_FILE", (dir / "api-keys.json").string()},
-                         {"RATE_LIMIT_PER_MINUTE", "1"},
-                         {"RATE_LIMIT_BURST", "3"},
-                         {"STORE_PATH", (dir / "harness.db").string()},
-                         {"SKILLS_DIR", (dir / "skills").string()},
-                         {"WORKSPACE_DIR", (dir / "workspace").string()},
-                         {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
-                         {"SANDBOX_POOL_SIZE", "0"}});
+  harness_server server(small_server_env(dir, {{"RATE_LIMIT_PER_MINUTE", "1"}, {"RATE_LIMIT_BURST", "3"}}));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(server.call("GET", "/skills", {}, 10s, bearer(alice))->status, 200) << i;
   auto limited = server.call("GET", "/skills", {}, 10s, bearer(alice));
   ASSERT_TRUE(limited);
