@@ -55,24 +55,8 @@ class AgentEndToEnd : public ::testing::Test {
   }
 
   void start_server(std::map<std::string, std::string> extra = {}, bool wait_for_pool = true) {
-    std::map<std::string, std::string> env{
-        {"PORT", "0"},
-        {"ENV_FILE", "/dev/null"},
-        {"SANDBOX_TIMEOUT_MS", "3000"},
-        {"SANDBOX_POOL_SIZE", "1"},
-        {"SANDBOX_OWNER", owner},
-        {"MCP_FS_ROOT", files.string()},
-        {"MEMORY_FILE_PATH", (root / "memory.jsonl").string()},
-        {"STORE_PATH", (root / "harness.db").string()},
-        {"SKILLS_DIR", (root / "skills").string()},
-        {"WORKSPACE_DIR", (root / "workspace").string()},
-        {"LLM_PROVIDER", "openai"},
-        {"LLM_BASE_URL", llm.openai_base_url()},
-        {"LLM_API_KEY", "test-key"},
-        {"LLM_MAX_RETRIES", "0"},
-    };
-    for (auto& [k, v] : extra) env[k] = v;
-    server = std::make_unique<harness_server>(env);
+    server = std::make_unique<harness_server>(
+        end_to_end_env(owner, root.string(), files.string(), llm.openai_base_url(), extra));
     // A warm sandbox, so tests see the pooled path. The MCP servers are not
     // waited for: a task sent while they start waits for them itself.
     if (wait_for_pool) {

@@ -113,26 +113,12 @@ class AuthEndToEnd : public ::testing::Test {
       std::ofstream(dir / "index.js") << "export const x = 1;\n";
     }
     llm = new fake_llm_server();
-    server = new harness_server({
-        {"PORT", "0"},
-        {"ENV_FILE", "/dev/null"},
-        {"LOG_LEVEL", "debug"},
-        {"API_KEYS_FILE", keys_file.string()},
-        {"RATE_LIMIT_PER_MINUTE", "100000"},
-        {"RATE_LIMIT_BURST", "100000"},
-        {"SANDBOX_TIMEOUT_MS", "5000"},
-        {"SANDBOX_POOL_SIZE", "1"},
-        {"SANDBOX_OWNER", owner},
-        {"MCP_FS_ROOT", files.string()},
-        {"MEMORY_FILE_PATH", (root / "memory.jsonl").string()},
-        {"STORE_PATH", (root / "harness.db").string()},
-        {"SKILLS_DIR", (root / "skills").string()},
-        {"WORKSPACE_DIR", (root / "workspace").string()},
-        {"LLM_PROVIDER", "openai"},
-        {"LLM_BASE_URL", llm->openai_base_url()},
-        {"LLM_API_KEY", "test-key"},
-        {"LLM_MAX_RETRIES", "0"},
-    });
+    server = new harness_server(end_to_end_env(owner, root.string(), files.string(), llm->openai_base_url(),
+                                               {{"LOG_LEVEL", "debug"},
+                                                {"API_KEYS_FILE", keys_file.string()},
+                                                {"RATE_LIMIT_PER_MINUTE", "100000"},
+                                                {"RATE_LIMIT_BURST", "100000"},
+                                                {"SANDBOX_TIMEOUT_MS", "5000"}}));
     ASSERT_TRUE(server->wait_healthy(1, {"store"}, 60s, bearer(admin_key))) << server->call("GET", "/health")->body;
 
     // alice's task: it reads a file with an email (tokenized into the sandbox),

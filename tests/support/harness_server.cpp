@@ -50,6 +50,29 @@ std::optional<raw_response> harness_server::call(const std::string& method, cons
   return http_call(port_, method, target, body, body.empty() ? "" : "application/json", extra_headers, timeout);
 }
 
+std::map<std::string, std::string> end_to_end_env(const std::string& owner, const std::string& root,
+                                                  const std::string& files, const std::string& llm_base_url,
+                                                  const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> env{
+      {"PORT", "0"},
+      {"ENV_FILE", "/dev/null"},
+      {"SANDBOX_TIMEOUT_MS", "3000"},
+      {"SANDBOX_POOL_SIZE", "1"},
+      {"SANDBOX_OWNER", owner},
+      {"MCP_FS_ROOT", files},
+      {"MEMORY_FILE_PATH", root + "/memory.jsonl"},
+      {"STORE_PATH", root + "/harness.db"},
+      {"SKILLS_DIR", root + "/skills"},
+      {"WORKSPACE_DIR", root + "/workspace"},
+      {"LLM_PROVIDER", "openai"},
+      {"LLM_BASE_URL", llm_base_url},
+      {"LLM_API_KEY", "test-key"},
+      {"LLM_MAX_RETRIES", "0"},
+  };
+  for (const auto& [name, value] : extra) env[name] = value;
+  return env;
+}
+
 int labelled_containers(const std::string& owner) {
   std::string cmd = "docker ps -aq --filter label=org.mcp-harness.sandbox=" + owner + " | wc -l";
   FILE* p = popen(cmd.c_str(), "r");

@@ -44,6 +44,14 @@ class harness_server {
   std::optional<int> exit_code_;
 };
 
+// The settings of a whole server for an end-to-end test: sandboxes labelled
+// `owner` (a pool of one), the npm MCP servers with their files in `files`,
+// SQLite, skills and workspaces under `root`, and the OpenAI-compatible LLM
+// at `llm_base_url` (no retries). `extra` is applied last.
+std::map<std::string, std::string> end_to_end_env(const std::string& owner, const std::string& root,
+                                                  const std::string& files, const std::string& llm_base_url,
+                                                  const std::map<std::string, std::string>& extra = {});
+
 // Containers carrying our owner label, running or not (through the docker CLI); -1 on failure.
 int labelled_containers(const std::string& owner);
 
