@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "llm/fake_llm_server.hpp"
+#include "llm/fake_llm_steps.hpp"
 #include "support/harness_server.hpp"
 
 namespace harness::testing {
@@ -18,16 +19,6 @@ namespace {
 using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-json code_step(const std::string& code) {
-  return {{"reply",
-           {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", code}}}}})},
-            {"usage", {{"inputTokens", 100}, {"outputTokens", 20}}}}}};
-}
-
-json answer_step(const std::string& text) {
-  return {{"reply", {{"text", text}, {"usage", {{"inputTokens", 120}, {"outputTokens", 10}}}}}};
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);

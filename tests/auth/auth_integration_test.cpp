@@ -16,6 +16,7 @@
 
 #include "harness/http/api.hpp"
 #include "llm/fake_llm_server.hpp"
+#include "llm/fake_llm_steps.hpp"
 #include "support/harness_server.hpp"
 
 namespace harness::testing {
@@ -30,16 +31,6 @@ std::string read_file(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-json code_step(const std::string& code) {
-  return {{"reply",
-           {{"toolCalls", json::array({{{"name", "execute_code"}, {"arguments", {{"code", code}}}}})},
-            {"usage", {{"inputTokens", 100}, {"outputTokens", 20}}}}}};
-}
-
-json answer_step(const std::string& text) {
-  return {{"reply", {{"text", text}, {"usage", {{"inputTokens", 120}, {"outputTokens", 10}}}}}};
 }
 
 // Runs `mcp-harness keys ARGS` on `file`; stdout only (stderr to a file).
