@@ -45,12 +45,18 @@ for _ in range(runs):
     # The pool refills in the background; pace requests as a caller would, not faster than a refill.
     time.sleep(0.25)
 
+# The baseline starts a container of the same image per call and runs the same
+# code in its runtime (the image's entrypoint): an init frame and an exec
+# frame on stdin; the runtime answers "done" and exits when stdin closes.
+frames = (json.dumps({"type": "init", "session": "bench", "limits": {}, "files": []}) + "\n" +
+          json.dumps({"type": "exec", "id": "1", "code": "return 1+1"}) + "\n").encode()
 docker = []
 for _ in range(docker_runs):
     t = time.perf_counter()
-    p = subprocess.run(["docker", "run", "--rm", "-i", "--network", "none", image], input=b"return 1+1", capture_output=True)
+    p = subprocess.run(["docker", "run", "--rm", "-i", "--network", "none", image], input=frames, capture_output=True)
     docker.append((time.perf_counter() - t) * 1000)
-    assert p.stdout.strip() == b"2", p
+    done = [json.loads(line) for line in p.stdout.splitlines() if b'"done"' in line]
+    assert done and done[0]["value"] == 2, p
 
 w50, w99 = pct(warm, 50), pct(warm, 99)
 d50 = pct(docker, 50)
