@@ -30,6 +30,24 @@ struct is_harness_result : std::false_type {};
 template <class T>
 struct is_harness_result<boost::system::result<T, error>> : std::true_type {};
 
+// The completion handler of a logged spawn whose coroutine yields T.
+template <class T>
+auto logged_completion(std::string what) {
+  if constexpr (std::is_void_v<T>) {
+    return [what = std::move(what)](std::exception_ptr failure) {
+      if (failure) log_spawn_exception(what, failure);
+    };
+  } else {
+    return [what = std::move(what)](std::exception_ptr failure, T value) {
+      if (failure) {
+        log_spawn_exception(what, failure);
+      } else if constexpr (is_harness_result<T>::value) {
+        if (!value) log_spawn_error(what, value.error());
+      }
+    };
+  }
+}
+
 }  // namespace detail
 
 // Runs `op` on `executor` and returns at once. `what` names the work in the
@@ -39,19 +57,7 @@ struct is_harness_result<boost::system::result<T, error>> : std::true_type {};
 // shared_ptr it holds): nothing else does.
 template <class T>
 void spawn_logged(const boost::asio::any_io_executor& executor, boost::asio::awaitable<T> op, std::string what) {
-  if constexpr (std::is_void_v<T>) {
-    boost::asio::co_spawn(executor, std::move(op), [what = std::move(what)](std::exception_ptr failure) {
-      if (failure) log_spawn_exception(what, failure);
-    });
-  } else {
-    boost::asio::co_spawn(executor, std::move(op), [what = std::move(what)](std::exception_ptr failure, T value) {
-      if (failure) {
-        log_spawn_exception(what, failure);
-      } else if constexpr (detail::is_harness_result<T>::value) {
-        if (!value) log_spawn_error(what, value.error());
-      }
-    });
-  }
+  boost::asio::co_spawn(executor, std::move(op), detail::logged_completion<T>(std::move(what)));
 }
 
 // A coroutine function: called (with no arguments) inside the spawn, so it is
@@ -59,21 +65,8 @@ void spawn_logged(const boost::asio::any_io_executor& executor, boost::asio::awa
 template <class F>
 requires std::is_invocable_v<F>
 void spawn_logged(const boost::asio::any_io_executor& executor, F op, std::string what) {
-  using awaited = std::invoke_result_t<F>;
-  using T = typename awaited::value_type;
-  if constexpr (std::is_void_v<T>) {
-    boost::asio::co_spawn(executor, std::move(op), [what = std::move(what)](std::exception_ptr failure) {
-      if (failure) log_spawn_exception(what, failure);
-    });
-  } else {
-    boost::asio::co_spawn(executor, std::move(op), [what = std::move(what)](std::exception_ptr failure, T value) {
-      if (failure) {
-        log_spawn_exception(what, failure);
-      } else if constexpr (detail::is_harness_result<T>::value) {
-        if (!value) log_spawn_error(what, value.error());
-      }
-    });
-  }
+  using T = typename std::invoke_result_t<F>::value_type;
+  boost::asio::co_spawn(executor, std::move(op), detail::logged_completion<T>(std::move(what)));
 }
 
 }  // namespace harness::core
