@@ -48,11 +48,14 @@ class category final : public harness::error_category {
       case errc::invalid_task_id:
       case errc::invalid_path:
         return 400;
-      case errc::invalid_skill_md:
-      case errc::file_too_large:
-      case errc::host_symlink:
-      case errc::path_conflict:
-      case errc::storage_error:
+      case errc::invalid_skill_md:  // the skill is there, but its SKILL.md cannot be read as one
+      case errc::file_too_large:    // too large to serve through this route; the sandbox can read it
+        return 422;
+      case errc::host_symlink:  // the server's folder has a symlink on the path: refused, never followed
+        return 403;
+      case errc::path_conflict:  // a file where a folder is needed, or the other way round
+        return 409;
+      case errc::storage_error:  // the disk failed (errno in the message): worth a retry later
         return 503;
       case errc::invalid_duration:
         return 500;

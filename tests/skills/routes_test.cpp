@@ -143,6 +143,30 @@ TEST_F(SkillRoutesTest, DownloadTaskFile) {
   EXPECT_EQ(error_code(escape), "invalid_path");
 }
 
+TEST_F(SkillRoutesTest, DownloadRefusesWhatIsNotAPlainFileWithItsOwnStatus) {
+  auto folder = send("GET", "/tasks/task_1/files/out");
+  EXPECT_EQ(folder.status, 409u) << folder.body;
+  EXPECT_EQ(error_code(folder), "path_conflict");
+  // A symlink planted in the server's folder is never followed.
+  std::filesystem::create_symlink("/etc/hostname", temp.path() / "workspace/task_1/link");
+  auto link = send("GET", "/tasks/task_1/files/link");
+  EXPECT_EQ(link.status, 403u) << link.body;
+  EXPECT_EQ(error_code(link), "host_symlink");
+}
+
+TEST(SkillRoutes, DownloadOfAFileOverTheWorkspaceCapIs422) {
+  temp_folder temp;
+  workspace_config workspace;
+  workspace.dir = temp.path() / "workspace";
+  workspace.caps.max_total_bytes = 8;
+  http::services svc;
+  svc.workspaces = create_workspace_store(workspace);
+  write_text(temp.path() / "workspace/task_1/big.txt", "more than eight bytes");
+  auto big = http::run_dispatch(http::make_api_router(), svc, request("GET", "/tasks/task_1/files/big.txt"));
+  EXPECT_EQ(big.status, 422u) << big.body;
+  EXPECT_EQ(json::parse(big.body)["error"]["code"], "file_too_large");
+}
+
 TEST_F(SkillRoutesTest, Answer503WhenNotConfigured) {
   http::services empty;
   for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{{"GET", "/skills?userId=alice"},

@@ -9,11 +9,6 @@ namespace harness::sandbox {
 enum class errc {
   bad_request = 1,
   shutting_down,
-  oom,
-  pids_limit,
-  timeout,
-  output_limit,
-  code_error,
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -28,7 +23,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::sandbox::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::sandbox::errc> = 7;
+inline constexpr int harness::errc_count<harness::sandbox::errc> = 2;
 
 namespace harness::sandbox {
 
