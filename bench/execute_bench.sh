@@ -3,6 +3,8 @@
 # and code, in one run on this machine. Prints Markdown summary rows (and
 # appends them as JSON lines to $BENCH_JSON when set; see bench/bench_rows.py).
 #   bench/execute_bench.sh [RUNS]   (default 200 warm requests, 20 docker runs)
+# HARNESS_BIN=path runs another build (with SANDBOX_IMAGE=its image) for a side-by-side comparison;
+# DOCKER_RUNS=0 then skips the docker run baseline and prints one line.
 # Needs a built server (./scripts/test.sh or ./scripts/run.sh did that) and the engine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,9 +14,10 @@ port=${BENCH_PORT:-3917}
 image=${SANDBOX_IMAGE:-mcp-harness-sandbox:latest}
 unset NODE_EXTRA_CA_CERTS   # slows node start-up; the sandbox never has it either
 
+server_bin=${HARNESS_BIN:-$root/build/src/mcp-harness}   # another build, for side-by-side runs
 log=$(mktemp)
 ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=2 SANDBOX_OWNER=bench-$$ \
-  MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "$root/build/src/mcp-harness" 2>"$log" &
+  MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "$server_bin" 2>"$log" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 1 200); do
@@ -59,6 +62,9 @@ for _ in range(docker_runs):
     assert done and done[0]["value"] == 2, p
 
 w50, w99 = pct(warm, 50), pct(warm, 99)
+if not docker:  # DOCKER_RUNS=0: only our side (comparing two builds, see docs/BENCHMARKS.md)
+    print(f"warm p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm of {runs} requests)")
+    sys.exit(0)
 d50 = pct(docker, 50)
 emit("execute_warm", "`POST /execute` hello-world (`return 1+1`), warm pool",
      f"p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm of {runs} requests)",

@@ -15,10 +15,22 @@ class FileTracker {
     this.reportedLinks = new Set(); // symlinks already reported, so each is reported once
   }
 
-  // files: [{root, path, content, encoding: 'utf8'|'base64'}]
-  writeInitial(files) {
-    this.write(files);
-    this.snapshot = this.scan().entries;
+  // files: [{root, path, content, encoding: 'utf8'|'base64'}]. `known`: the
+  // snapshot of what is on disk already (the warm-up's scan plus what the
+  // pool's `put` wrote before the sandbox was claimed); then only the files
+  // written now are stat'ed, not both roots walked again, which on a
+  // container's filesystem costs milliseconds of every request.
+  writeInitial(files, known) {
+    const written = this.write(files);
+    if (!known) {
+      this.snapshot = this.scan().entries;
+      return;
+    }
+    this.snapshot = new Map(known);
+    for (const w of written) {
+      const st = fs.lstatSync(w.full);
+      this.snapshot.set(w.key, { root: w.root, rel: w.rel, full: w.full, size: st.size, mtimeMs: st.mtimeMs });
+    }
   }
 
   // Writes files whose copy the host already has (see runPut in runtime.js):
@@ -27,12 +39,12 @@ class FileTracker {
   writeKnown(files) {
     const written = this.write(files);
     const { entries } = this.scan();
-    for (const key of written) {
+    for (const { key } of written) {
       if (entries.has(key)) this.snapshot.set(key, entries.get(key));
     }
   }
 
-  // Returns the snapshot keys ("root/rel") of the files written.
+  // Returns what it wrote: [{key ("root/rel", the snapshot's key), root, rel, full}].
   write(files) {
     const written = [];
     for (const f of files || []) {
@@ -42,7 +54,8 @@ class FileTracker {
       if (!target.startsWith(base + path.sep)) throw new Error(`file path escapes ${f.root}: ${f.path}`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.writeFileSync(target, Buffer.from(f.content || '', f.encoding === 'base64' ? 'base64' : 'utf8'));
-      written.push(`${f.root}/${path.relative(base, target)}`);
+      const rel = path.relative(base, target);
+      written.push({ key: `${f.root}/${rel}`, root: f.root, rel, full: target });
     }
     return written;
   }

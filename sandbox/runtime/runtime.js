@@ -144,6 +144,7 @@ function makeContext() {
 
 let context = makeContext();
 let contextUsed = false;  // a block ran in it: init must start a fresh one
+let warmedUp = false;     // the warm-up's scan holds what is on disk
 
 // Runs one block's code in the REPL context; returns {ok, value?} or {ok: false, error}.
 async function evaluate(code) {
@@ -203,6 +204,7 @@ async function warmUp() {
   tracker.changes();
   context = makeContext();
   contextUsed = false;
+  warmedUp = true;
 }
 
 // `put` {id, files}: the host's own writes into /skills or /workspace (the
@@ -224,8 +226,12 @@ function runPut(frame) {
 function runInit(frame) {
   session = frame.session || null;
   limits = { ...DEFAULT_LIMITS, ...(frame.limits || {}) };
+  // What is on disk already is known: the warm-up scanned both roots, and a
+  // `put` before init (the shared example skills, written while the sandbox
+  // waited in the pool) added its files.
+  const known = warmedUp ? tracker.snapshot : undefined;
   tracker = new FileTracker(ROOTS, limits);
-  tracker.writeInitial(frame.files);
+  tracker.writeInitial(frame.files, known);
   if (contextUsed) context = makeContext();
 }
 

@@ -1,5 +1,7 @@
 #include "harness/app/app.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 
@@ -10,6 +12,7 @@
 #include "app_settings.hpp"
 #include "components.hpp"
 #include "harness/auth/keys_cli.hpp"
+#include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
@@ -17,6 +20,7 @@
 
 #include "harness/http/http_settings.hpp"
 #include "harness/http/server.hpp"
+#include "harness/mcp_server/stdio_server.hpp"
 #include "harness/pii/pii_cli.hpp"
 
 #include <iostream>
@@ -28,6 +32,7 @@ constexpr const char* usage =
     "usage: mcp-harness [--name value ...]   run the server\n"
     "       mcp-harness pii tokenize [--json]   censor stdin with the configured PII detectors\n"
     "       mcp-harness keys add|list|revoke   manage API keys (mcp-harness keys --help)\n"
+    "       mcp-harness mcp [--user NAME] [--name value ...]   serve code mode as a stdio MCP server\n"
     "       mcp-harness --help | --version";
 
 int config_failure(const error& e) {
@@ -76,6 +81,41 @@ int serve(const core::settings& settings) {
   return 0;
 }
 
+// `mcp-harness mcp`: the same components as the server, with stdin/stdout as
+// the one MCP client instead of the HTTP listener. Returns when stdin ends
+// (the client closed it) or on SIGINT/SIGTERM, after removing every container.
+int serve_mcp_stdio(const core::settings& settings, std::string user_id) {
+  boost::asio::io_context io;
+  result<std::unique_ptr<components>> parts = make_error(core::errc::startup_failed, "not built");
+  try {
+    parts = build_components(io, settings);
+  } catch (const std::exception& e) {
+    return config_failure(make_error(core::errc::startup_failed, std::string("start-up failed: ") + e.what()));
+  }
+  if (!parts) return config_failure(parts.error());
+  auto face = (*parts)->services().mcp;
+  core::log_info("mcp-harness {} serving MCP on stdio for user {}", core::version(), user_id);
+  bool stopping = false;
+  auto stop = [&] {
+    if (std::exchange(stopping, true)) return;
+    boost::asio::co_spawn(io, (*parts)->shutdown(), [&](std::exception_ptr failure) {
+      if (failure) core::log_spawn_exception("shutdown", failure);
+      io.stop();
+    });
+  };
+  auto serving = mcp_server::serve_stdio(face, std::move(user_id), STDIN_FILENO, STDOUT_FILENO);
+  boost::asio::co_spawn(io, std::move(serving), [&](std::exception_ptr failure) {
+    if (failure) core::log_spawn_exception("mcp stdio", failure);
+    stop();
+  });
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code ec, int) {
+    if (!ec) stop();
+  });
+  io.run();
+  return 0;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -103,6 +143,28 @@ int run(int argc, char** argv) {
     auto settings = load_settings(specs, {});
     if (!settings) return config_failure(settings.error());
     return auth::run_keys_cli({args.begin() + 1, args.end()}, *settings, std::cout, std::cerr);
+  }
+  if (!args.empty() && args[0] == "mcp") {
+    // Logs go to stderr (they always do): stdout carries only the protocol.
+    std::string user_id = "local";
+    std::vector<std::string> rest;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--user" && i + 1 < args.size()) {
+        user_id = args[++i];
+      } else {
+        rest.push_back(args[i]);
+      }
+    }
+    if (!core::is_safe_id(user_id)) {
+      return config_failure(make_error(core::errc::invalid_setting, "invalid --user '" + user_id + "'",
+                                       "user ids are 1-128 characters of letters, digits, . _ -"));
+    }
+    auto settings = load_settings(specs, rest);
+    if (!settings) return config_failure(settings.error());
+    auto log_config = load_log_config(*settings);
+    if (!log_config) return config_failure(log_config.error());
+    core::init_logging(*log_config);
+    return serve_mcp_stdio(*settings, std::move(user_id));
   }
   auto settings = load_settings(specs, args);
   if (!settings) return config_failure(settings.error());

@@ -11,6 +11,7 @@
 #include "harness/http/http_settings.hpp"
 #include "harness/llm/config.hpp"
 #include "harness/mcp/config.hpp"
+#include "harness/mcp_server/face_settings.hpp"
 #include "harness/pii/pii_config.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
 #include "harness/skills/skills_config.hpp"
@@ -27,7 +28,7 @@ std::vector<core::setting_spec> all_setting_specs() {
   for (auto&& group : {http::http_setting_specs(), docker::docker_setting_specs(), sandbox::sandbox_setting_specs(),
                        execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs(),
                        llm::llm_setting_specs(), agent::agent_setting_specs(), store::store_setting_specs(),
-                       skills::skills_setting_specs(), auth::auth_setting_specs()}) {
+                       skills::skills_setting_specs(), auth::auth_setting_specs(), mcp_server::face_setting_specs()}) {
     specs.insert(specs.end(), group.begin(), group.end());
   }
   return specs;

@@ -18,6 +18,8 @@
 #include "harness/llm/config.hpp"
 #include "harness/llm/health.hpp"
 #include "harness/mcp/tool_registry.hpp"
+#include "harness/mcp_server/face_settings.hpp"
+#include "harness/mcp_server/mcp_face.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
@@ -51,6 +53,7 @@ class components_impl final : public components {
     if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
     if (sweeper_) sweeper_->stop();
     if (stop_retention_) stop_retention_();
+    if (face_) co_await face_->shutdown();
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
@@ -65,6 +68,7 @@ class components_impl final : public components {
   std::shared_ptr<sandbox::sandbox_health> sandbox_health_;
   std::shared_ptr<execution::warm_pool> pool_;
   std::shared_ptr<execution::execution_service> execution_;
+  std::shared_ptr<mcp_server::mcp_face> face_;
   std::shared_ptr<mcp::tool_registry> registry_;
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<agent::agent_manager> agent_;
@@ -142,13 +146,11 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                    docker_config->endpoint.describe());
     exec_settings->pool.call_socket_dir.clear();
   }
-  out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
   // Each /execute session gets its own vault: tokens never leak between sessions.
   execution::filter_factory filters = [censor = out->censor_, metrics] {
     return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
                                                    &execution::pii_detection_counter(*metrics));
   };
-  execution::register_pool_metrics(*metrics, out->pool_);
   execution::register_exec_metrics(*metrics);
   for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
   exec_settings->service.metrics = metrics;
@@ -166,12 +168,24 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                                         skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
 
   auto sandbox_files = skills::create_sandbox_files(library, workspaces);
+  exec_settings->pool.files = sandbox_files;  // the examples go into each sandbox while it waits in the pool
+  exec_settings->pool.blocking = out->background_.get_executor();
+  out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
+  execution::register_pool_metrics(*metrics, out->pool_);
   exec_settings->service.files = sandbox_files;
   exec_settings->service.blocking = out->background_.get_executor();
   auto tools = execution::registry_tools(out->registry_);
   out->execution_ =
       execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);
   out->services_.execution = out->execution_;
+  auto face_settings = mcp_server::load_face_settings(settings);
+  if (!face_settings) return face_settings.error();
+  face_settings->face.sandbox_idle = exec_settings->service.idle_timeout;
+  face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
+  out->face_ =
+      mcp_server::create_mcp_face(executor, {.tools = tools, .execution = out->execution_}, face_settings->face);
+  out->services_.mcp = out->face_;
+  out->services_.mcp_allowed_origins = std::move(face_settings->allowed_origins);
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
 

@@ -1,4 +1,5 @@
 #include "harness/auth/api_key.hpp"
+
 #include "harness/auth/errors.hpp"
 
 #include <openssl/crypto.h>
@@ -6,6 +7,7 @@
 #include <openssl/rand.h>
 
 #include <cctype>
+#include <vector>
 
 namespace harness::auth {
 namespace {
@@ -50,13 +52,17 @@ result<std::string> generate_api_key() {
 }
 
 result<std::string> generate_key_id() {
-  unsigned char bytes[6];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    return make_error(errc::random_failed, "the OpenSSL random generator failed; no key was made",
+  return random_hex_id("key_", 6);
+}
+
+result<std::string> random_hex_id(std::string_view prefix, std::size_t bytes) {
+  std::vector<unsigned char> random(bytes);
+  if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
+    return make_error(errc::random_failed, "the OpenSSL random generator failed; no id was made",
                       "check that /dev/urandom is readable");
   }
-  std::string id = "key_";
-  for (unsigned char b : bytes) {
+  std::string id(prefix);
+  for (unsigned char b : random) {
     id.push_back(hex_digits[b >> 4]);
     id.push_back(hex_digits[b & 0xF]);
   }

@@ -275,15 +275,36 @@ void fail(exec_result& result, failure_kind kind, std::string message) {
 
 namespace {
 
-// Reads until the runtime says it is ready; the caller's deadline cancels the channel.
-asio::awaitable<status> read_until_ready(frame_channel& channel) {
+// Reads until a frame of `type` (for block `exec`, when not empty) arrives;
+// other lines before it are logged and skipped. The caller's deadline
+// cancels the channel.
+asio::awaitable<result<json>> read_until_frame(frame_channel& channel, std::string type, std::string exec) {
   for (;;) {
     auto line = co_await channel.read_line();
     if (!line) co_return line.error();
     auto frame = parse_frame(*line);
-    if (frame && string_field(*frame, "type") == "ready") co_return status{};
-    core::log_warn("sandbox runtime wrote '{}' before ready; ignored", line->substr(0, 200));
+    if (frame && string_field(*frame, "type") == type && (exec.empty() || string_field(*frame, "exec") == exec)) {
+      co_return std::move(*frame);
+    }
+    core::log_warn("sandbox runtime wrote '{}' while the host waited for '{}'; ignored", line->substr(0, 200), type);
   }
+}
+
+// read_until_frame within `timeout`. `what` says what was awaited, for the errors.
+asio::awaitable<result<json>> await_frame(frame_channel& channel, std::string type, std::string exec,
+                                          std::chrono::milliseconds timeout, std::string_view what) {
+  const auto deadline = clock_type::now() + timeout;
+  auto on_expiry = [&channel] { channel.cancel(); };
+  auto reading = read_until_frame(channel, std::move(type), std::move(exec));
+  auto got = co_await core::with_deadline(std::move(reading), deadline, on_expiry);
+  if (got.value) co_return std::move(*got.value);
+  if (got.expired) {
+    co_return make_error(bridge::errc::sandbox_timeout,
+                         fmt::format("the sandbox runtime did not {} within {} ms", what, timeout.count()),
+                         "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
+  }
+  co_return make_error(bridge::errc::sandbox_failed, fmt::format("the sandbox runtime ended before it could {}: {}",
+                                                                 what, got.value.error().message));
 }
 
 }  // namespace
@@ -291,18 +312,24 @@ asio::awaitable<status> read_until_ready(frame_channel& channel) {
 asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
                                        std::chrono::milliseconds timeout) {
   (void)executor;  // the deadline runs on the caller's executor
-  const auto deadline = clock_type::now() + timeout;
-  auto on_expiry = [&channel] { channel.cancel(); };
-  auto reading = read_until_ready(channel);
-  auto ready = co_await core::with_deadline(std::move(reading), deadline, on_expiry);
-  if (ready.value) co_return status{};
-  if (ready.expired) {
-    co_return make_error(bridge::errc::sandbox_timeout,
-                         fmt::format("the sandbox runtime did not start within {} ms", timeout.count()),
-                         "check the sandbox image (SANDBOX_IMAGE) and the engine's load");
+  auto ready = co_await await_frame(channel, "ready", "", timeout, "start");
+  if (!ready) co_return ready.error();
+  co_return status{};
+}
+
+asio::awaitable<status> prime_runtime(frame_channel& channel, std::vector<init_file> files,
+                                      std::chrono::milliseconds timeout) {
+  json frame{{"type", "put"}, {"id", "prime"}, {"files", files_json(files)}};
+  auto sent = co_await channel.write_line(dump_frame(frame));
+  if (!sent) co_return make_error(bridge::errc::sandbox_failed, "the sandbox took no files: " + sent.error().message);
+  auto done = co_await await_frame(channel, "done", "prime", timeout, "take the shared files");
+  if (!done) co_return done.error();
+  if (!done->value("ok", false)) {
+    const json refusal = done->value("error", json::object());
+    co_return make_error(bridge::errc::sandbox_put_failed,
+                         "the sandbox refused the shared files: " + string_field(refusal, "message"));
   }
-  co_return make_error(bridge::errc::sandbox_failed,
-                       "the sandbox runtime ended before it was ready: " + ready.value.error().message);
+  co_return status{};
 }
 
 std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor, frame_channel& channel,

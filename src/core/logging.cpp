@@ -32,6 +32,10 @@ void init_logging(const log_config& config) {
   spdlog::set_default_logger(logger);
 }
 
+bool log_enabled(spdlog::level::level_enum level) noexcept {
+  return spdlog::default_logger_raw()->should_log(level);
+}
+
 void log_line(spdlog::level::level_enum level, std::string_view request_id, std::string_view message) {
   auto logger = spdlog::default_logger_raw();
   if (!logger->should_log(level)) return;

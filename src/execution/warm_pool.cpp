@@ -11,6 +11,7 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/sandbox/container_body.hpp"
 
@@ -106,6 +107,19 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
         ++linked_;
         lease.stdio = std::move(lease.channel);
         lease.channel = std::move(*linked);
+      }
+    }
+    if (config_.files) {
+      auto files = config_.files;  // a local: GCC 12 and lambdas in co_await, see run_blocking.hpp
+      auto shared = co_await core::run_blocking(config_.blocking, [files] { return files->shared_files(); });
+      if (!shared.empty()) {
+        auto primed = co_await bridge::prime_runtime(*lease.channel, std::move(shared), config_.ready_timeout);
+        if (!primed) {
+          lease.channel.reset();
+          lease.stdio.reset();
+          co_await lease.container->stop();
+          co_return primed.error();
+        }
       }
     }
     co_return lease;

@@ -212,11 +212,9 @@ class connection {
     const auto& route = info_.route;
     bool probe = route == "/health" || route == "/health/live" || route == "/health/ready";
     auto level = status == 200 && probe ? spdlog::level::debug : spdlog::level::info;
-    // Checked here, before the line is formatted: a probe logged at debug
-    // would otherwise cost a format and an allocation per request for nothing.
-    if (spdlog::default_logger_raw()->should_log(level)) {
-      core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
-    }
+    // log_for checks the level before it formats: a probe logged at debug
+    // costs no format and no allocation when debug is off.
+    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
     co_return !ec;
   }
 

@@ -46,6 +46,10 @@ class sandbox_files_impl final : public execution::sandbox_files {
     return out;
   }
 
+  std::vector<bridge::init_file> shared_files() override {
+    return skills_ ? skills_->example_files() : std::vector<bridge::init_file>{};
+  }
+
   nlohmann::json apply(const std::string& user_id, const std::string& workspace_id,
                        const std::vector<bridge::file_change>& changes) override {
     if (!workspace_id.empty()) {

@@ -136,8 +136,13 @@ class skill_library_impl final : public skill_library {
 
   std::vector<bridge::init_file> init_files(const std::string& user_id) const override {
     std::vector<bridge::init_file> out;
-    add_init_files("example", "examples/", user_id, out);
     if (is_storage_id(user_id)) add_init_files("user", "", user_id, out);
+    return out;
+  }
+
+  std::vector<bridge::init_file> example_files() const override {
+    std::vector<bridge::init_file> out;
+    add_init_files("example", "examples/", "", out);
     return out;
   }
 

@@ -41,8 +41,10 @@ TEST(RuntimeShapes, WhatTheRuntimeReportsIsValidatedAndApplied) {
 
   // The init frame's files, encoded as runtime_session encodes them.
   json init = json::array();
-  auto files = library->init_files("alice");
+  auto files = library->example_files();
+  auto own = library->init_files("alice");
   auto more = workspace->init_files("task_1");
+  files.insert(files.end(), own.begin(), own.end());
   files.insert(files.end(), more.begin(), more.end());
   ASSERT_EQ(files.size(), 5u);
   for (const auto& f : files) {

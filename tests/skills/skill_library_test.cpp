@@ -115,19 +115,21 @@ TEST_F(SkillLibraryTest, RemoveDeletesTheUsersSkillButNeverAnExample) {
   EXPECT_EQ(library->remove("alice", "../examples").error().code, harness::skills::errc::invalid_skill_name);
 }
 
-TEST_F(SkillLibraryTest, InitFilesCarryExamplesAndTheUsersSkills) {
+TEST_F(SkillLibraryTest, InitFilesCarryTheUsersSkillsAndExampleFilesTheExamples) {
   save("alice", "csv-report");
-  auto files = library->init_files("alice");
   std::map<std::string, std::string> by_path;
-  for (auto& f : files) {
+  for (auto& f : library->init_files("alice")) {
     EXPECT_EQ(f.root, "skills");
     by_path[f.path] = f.content;
   }
-  EXPECT_EQ(by_path.size(), 4u);
-  EXPECT_EQ(by_path["examples/data-processor/index.js"], "module.exports = {};\n");
+  EXPECT_EQ(by_path.size(), 2u);
   EXPECT_EQ(by_path["csv-report/index.js"], "exports.x = 1;\n");
   EXPECT_EQ(by_path["csv-report/SKILL.md"], skill_md("csv-report", "Does a thing."));
-  EXPECT_EQ(library->init_files("..").size(), 2u);  // examples only
+  std::map<std::string, std::string> examples;
+  for (auto& f : library->example_files()) examples[f.path] = f.content;
+  EXPECT_EQ(examples.size(), 2u);
+  EXPECT_EQ(examples["examples/data-processor/index.js"], "module.exports = {};\n");
+  EXPECT_TRUE(library->init_files("..").empty());
 }
 
 TEST_F(SkillLibraryTest, InitFilesLeaveOutWholeSkillsPastTheCaps) {
@@ -142,7 +144,7 @@ TEST_F(SkillLibraryTest, InitFilesLeaveOutWholeSkillsPastTheCaps) {
     if (!f.path.starts_with("examples/")) skills.insert(f.path.substr(0, f.path.find('/')));
   }
   EXPECT_EQ(skills, (std::set<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(files.size(), 2u + 6u);
+  EXPECT_EQ(files.size(), 6u);
 }
 
 TEST_F(SkillLibraryTest, ApplyRoundTripWritesUpdatesAndDeletes) {

@@ -232,11 +232,14 @@ TEST_F(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
   auto init = files->init_files("alice", "task_1");
   std::vector<std::string> paths;
   for (const auto& f : init) paths.push_back(f.root + ":" + f.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"skills:examples/data-processor/SKILL.md", "skills:broken/index.js",
-                                             "skills:csv/SKILL.md", "workspace:out.txt"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"skills:broken/index.js", "skills:csv/SKILL.md", "workspace:out.txt"}));
+  auto shared = files->shared_files();
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared[0].path, "examples/data-processor/SKILL.md");
   auto none = create_sandbox_files(nullptr, nullptr);
   EXPECT_TRUE(none->skills("alice").empty());
   EXPECT_TRUE(none->init_files("alice", "task_1").empty());
+  EXPECT_TRUE(none->shared_files().empty());
   EXPECT_EQ(none->apply("alice", "task_1", {write_change("skills", "a/b", "x")})["refused"][0]["reason"],
             "skills_unavailable");
 }

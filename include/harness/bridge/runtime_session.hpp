@@ -120,6 +120,13 @@ class runtime_session {
 boost::asio::awaitable<status> wait_for_ready(const boost::asio::any_io_executor& executor, frame_channel& channel,
                                               std::chrono::milliseconds timeout);
 
+// Writes files every sandbox shares (the example skills) into a runtime that
+// is ready and not yet claimed, with a `put` frame, so that a request's own
+// `init` carries only the user's files. Errors: sandbox_put_failed,
+// sandbox_timeout, sandbox_failed.
+boost::asio::awaitable<status> prime_runtime(frame_channel& channel, std::vector<init_file> files,
+                                             std::chrono::milliseconds timeout);
+
 // `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
 std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
                                                         frame_channel& channel, tool_gateway& tools,

@@ -29,6 +29,9 @@ class sandbox_files {
   // What the `init` frame carries: the user's skills and, unless
   // `workspace_id` is empty, that workspace's files.
   virtual std::vector<bridge::init_file> init_files(const std::string& user_id, const std::string& workspace_id) = 0;
+  // What every sandbox holds whoever claims it (the example skills): the
+  // warm pool writes these before a sandbox is claimed.
+  virtual std::vector<bridge::init_file> shared_files() = 0;
   // Validates and writes back the files one block changed. Returns
   // {"written": [paths], "deleted": [paths], "refused": [{"path", "op", "reason", "message"}]}.
   // With `workspace_id` empty, changes under /workspace stay in the sandbox

@@ -18,6 +18,7 @@
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/core/health.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/sandbox_files.hpp"
 #include "harness/sandbox/sandbox.hpp"
 
 namespace harness::execution {
@@ -28,6 +29,10 @@ struct pool_config {
   // Absolute folder for the sandboxes' call sockets (SANDBOX_CALL_SOCKET_DIR);
   // empty: the protocol stays on the container's stdio.
   std::string call_socket_dir;
+  // Files every sandbox gets before it is claimed (files->shared_files(),
+  // read on `blocking`), so that no request waits for them. Null: none.
+  std::shared_ptr<sandbox_files> files;
+  boost::asio::any_io_executor blocking;
 };
 
 // A started sandbox whose runtime said `ready`, owned by one task. Destroying

@@ -49,6 +49,11 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
 // DELETE /sessions/{id}?userId=: ends an /execute session and its sandbox.
 boost::asio::awaitable<http_response> handle_delete_session(const request_context& context);
 
+// /mcp: code mode as an MCP server over Streamable HTTP (routes/mcp.cpp).
+boost::asio::awaitable<http_response> handle_mcp_post(const request_context& context);
+http_response handle_mcp_get(const request_context& context);
+boost::asio::awaitable<http_response> handle_mcp_delete(const request_context& context);
+
 // GET /tools?query=: [{name, description}] of connected servers' tools, best match first.
 http_response handle_list_tools(const request_context& context);
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -24,6 +25,9 @@ class execution_service;
 }
 namespace harness::mcp {
 class tool_registry;
+}
+namespace harness::mcp_server {
+class mcp_face;
 }
 namespace harness::skills {
 class skill_library;
@@ -75,6 +79,11 @@ struct services {
   // Who may call (API keys, rate limits); null: the server runs open and
   // every request has the open caller (AUTH=none, and tests of other parts).
   std::shared_ptr<access_gate> access;
+  // Code mode as an MCP server at /mcp (Streamable HTTP); null: /mcp answers 503.
+  std::shared_ptr<mcp_server::mcp_face> mcp;
+  // Browser origins allowed to call /mcp besides the loopback ones
+  // (MCP_ALLOWED_ORIGINS): every other Origin is refused, against DNS rebinding.
+  std::vector<std::string> mcp_allowed_origins;
 };
 
 }  // namespace harness::http

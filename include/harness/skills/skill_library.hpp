@@ -50,11 +50,15 @@ class skill_library {
   // invalid_skill_name, skill_read_only (an example), skill_not_found, storage_error.
   virtual status remove(const std::string& user_id, const std::string& name) = 0;
 
-  // The files of the `init` frame, root "skills": "examples/<name>/<file>"
-  // for the examples, "<name>/<file>" for the user's skills. Whole skills are
-  // left out (with a log line naming them) when they would pass the caps; an
-  // invalid user id gives the examples only.
+  // The user's skills for the `init` frame, root "skills", "<name>/<file>".
+  // Whole skills are left out (with a log line naming them) when they would
+  // pass the caps; an invalid user id gives none.
   virtual std::vector<bridge::init_file> init_files(const std::string& user_id) const = 0;
+
+  // The shipped examples, root "skills", "examples/<name>/<file>", the same
+  // for every user: the warm pool writes them into a sandbox before it is
+  // claimed (bridge::prime_runtime), off the request's path.
+  virtual std::vector<bridge::init_file> example_files() const = 0;
 
   // Validates, then writes, the root "skills" entries of an exec's changed
   // files (entries of other roots are ignored). Paths must be

@@ -274,6 +274,25 @@ test('a block keeps its own calls and output across awaits and timers', async ()
   });
 });
 
+test('files put before init (the pool\'s shared skills) and init\'s own are on disk, and only real changes are reported', async () => {
+  const rt = new RuntimeClient();
+  try {
+    await rt.ready();
+    rt.send({ type: 'put', id: 'prime', files: [{ root: 'skills', path: 'examples/demo/SKILL.md', content: 'shared' }] });
+    const primed = await rt.next((f) => f.type === 'done' && f.exec === 'prime');
+    assert.equal(primed.ok, true, JSON.stringify(primed.error));
+    rt.init({ files: [{ root: 'skills', path: 'mine/index.js', content: 'exports.x = 1;' }] });
+    const read = await rt.exec(`return [await fs.readFile(${JSON.stringify(rt.skills + '/examples/demo/SKILL.md')}, 'utf8'), await fs.readFile(${JSON.stringify(rt.skills + '/mine/index.js')}, 'utf8')]`);
+    assert.equal(read.ok, true, JSON.stringify(read.error));
+    assert.deepEqual(read.value, ['shared', 'exports.x = 1;']);
+    assert.deepEqual(read.files, [], 'neither the put nor the init files count as changes');
+    const edit = await rt.exec(`await fs.writeFile(${JSON.stringify(rt.skills + '/examples/demo/SKILL.md')}, 'edited'); await fs.writeFile(${JSON.stringify(rt.skills + '/mine/index.js')}, 'exports.x = 2;')`);
+    assert.deepEqual(edit.files.map((f) => f.path).sort(), ['examples/demo/SKILL.md', 'mine/index.js']);
+  } finally {
+    rt.close();
+  }
+});
+
 test('put writes files with the runtime\'s own fs, whatever the code redefined', async () => {
   await withRuntime({}, async (rt) => {
     // The agent's code takes the name `fs` for itself (the callback API, which

@@ -1,0 +1,105 @@
+// The harness as an MCP server ("code mode"): an MCP client (Claude Desktop,
+// Claude Code, Cursor, VS Code) adds this one server and gets three tools,
+// search_tools, describe_tools and execute_code, in front of the configured
+// MCP servers, the sandbox and the PII censor. Transport-free: the /mcp route
+// (Streamable HTTP) and `mcp-harness mcp` (stdio) hand it JSON-RPC messages.
+//
+// Use it on one executor (the I/O thread), like the services it drives.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+namespace harness::bridge {
+class tool_gateway;
+}
+namespace harness::execution {
+class execution_service;
+}
+
+namespace harness::mcp_server {
+
+struct face_config {
+  // How often a running execute_code reports progress (when the request asked for it).
+  std::chrono::milliseconds progress_interval{1000};
+  // An HTTP session unused this long is ended (MCP_SESSION_IDLE_SECONDS).
+  std::chrono::milliseconds session_idle{std::chrono::minutes(30)};
+  // Live HTTP sessions at once (MCP_MAX_SESSIONS); initialize past it is refused.
+  std::size_t max_sessions = 64;
+  // How long an execute_code's sandbox keeps its REPL state unused: the
+  // execution service's session idle timeout, said in the tool's answer when
+  // state was lost.
+  std::chrono::milliseconds sandbox_idle{std::chrono::minutes(5)};
+  // Largest `code` of execute_code (SANDBOX_MAX_CODE_BYTES).
+  std::size_t code_max_chars = 1 << 20;
+};
+
+struct face_deps {
+  std::shared_ptr<bridge::tool_gateway> tools;  // the upstream tools (what the sandbox's helpers reach)
+  std::shared_ptr<execution::execution_service> execution;
+};
+
+// Where a session sends what is not the answer to the request in hand: a
+// notifications/progress of a running execute_code.
+using notify_fn = std::function<void(nlohmann::json)>;
+
+// One MCP session: one user, one sandbox with REPL state, one PII vault.
+class mcp_session {
+ public:
+  virtual ~mcp_session() = default;
+  virtual const std::string& id() const = 0;
+  virtual const std::string& user_id() const = 0;
+  // The API key that opened it (empty when the server runs open): requests
+  // with another key do not find it.
+  virtual const std::string& key_id() const = 0;
+  // The protocol version agreed at initialize (empty before).
+  virtual const std::string& protocol_version() const = 0;
+  // Handles one JSON-RPC message (a single message, not a batch). A request
+  // gets its response, errors included; a notification or a response from
+  // the client gets nullopt, and so does a request the client cancelled
+  // meanwhile (the protocol says not to answer it).
+  virtual boost::asio::awaitable<std::optional<nlohmann::json>> handle(nlohmann::json message, notify_fn notify) = 0;
+  // Ends the session: a block in flight is stopped, the sandbox removed.
+  virtual boost::asio::awaitable<void> close() = 0;
+  virtual std::chrono::steady_clock::time_point last_active() const = 0;
+  virtual bool busy() const = 0;
+};
+
+class mcp_face {
+ public:
+  virtual ~mcp_face() = default;
+  // A session not kept in the table (stdio: one client, one session).
+  virtual std::shared_ptr<mcp_session> open_private(std::string user_id) = 0;
+  // A new HTTP session in the table; null when max_sessions are live.
+  virtual std::shared_ptr<mcp_session> open(std::string user_id, std::string key_id) = 0;
+  // The live HTTP session with this id opened with this key, else null.
+  virtual std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) = 0;
+  // Ends and forgets one HTTP session; false when there is none.
+  virtual boost::asio::awaitable<bool> end(std::string id, std::string key_id) = 0;
+  // Ends every session (server shutdown).
+  virtual boost::asio::awaitable<void> shutdown() = 0;
+  virtual std::size_t session_count() const = 0;
+};
+
+// Starts the idle sweep of HTTP sessions on `executor`.
+std::shared_ptr<mcp_face> create_mcp_face(const boost::asio::any_io_executor& executor, face_deps deps,
+                                          face_config config);
+
+// Whether a JSON-RPC message is a request (has a method and an id), a
+// notification (a method, no id), or something else (a response, or junk).
+enum class message_kind { request, notification, other };
+message_kind kind_of(const nlohmann::json& message);
+
+// The protocol versions this server speaks, newest first.
+const std::vector<std::string>& supported_versions();
+
+}  // namespace harness::mcp_server

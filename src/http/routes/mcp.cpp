@@ -1,0 +1,224 @@
+// /mcp: code mode over MCP's Streamable HTTP transport. POST carries one
+// JSON-RPC message; the answer is JSON, or an SSE stream when the request
+// asked for progress (its progress notifications, then the answer). GET
+// offers no server-initiated stream (405, as the transport allows); DELETE
+// ends the session. The session id comes with initialize in Mcp-Session-Id
+// and belongs to the key that opened it. Errors use JSON-RPC's shape, as
+// MCP clients expect; the key check before them is the gate's (401 with
+// WWW-Authenticate).
+#include <deque>
+
+#include <boost/asio/this_coro.hpp>
+
+#include <fmt/format.h>
+
+#include "acting_user.hpp"
+#include "harness/core/async_signal.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/http/api.hpp"
+#include "harness/http/services.hpp"
+#include "harness/mcp_server/mcp_face.hpp"
+#include "origin_check.hpp"
+
+namespace harness::http {
+namespace {
+
+namespace asio = boost::asio;
+using json = nlohmann::json;
+using mcp_server::message_kind;
+
+// The user of a session opened without a key (a server running open on a
+// loopback host) that names none with ?userId=.
+constexpr const char* open_user = "local";
+
+http_response rpc_answer(unsigned status, const json& body) {
+  http_response r;
+  r.status = status;
+  r.set_header("Content-Type", "application/json");
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+http_response rpc_failure(unsigned status, int code, std::string_view message) {
+  return rpc_answer(status, {{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", code}, {"message", message}}}});
+}
+
+bool accepts(const http_request& request, std::string_view type) {
+  auto accept = request.header("Accept");
+  if (!accept) return false;
+  for (auto item : split_field_list(*accept)) {
+    auto media = item.substr(0, item.find(';'));
+    while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+    if (iequals(media, type) || media == "*/*") return true;
+  }
+  return false;
+}
+
+// Checks every /mcp request shares: Origin (DNS rebinding) and the protocol version header.
+std::optional<http_response> refuse_early(const request_context& context) {
+  const auto& request = context.request;
+  if (auto origin = request.header("Origin"); origin && !origin_allowed(*origin, context.svc.mcp_allowed_origins)) {
+    return rpc_failure(403, -32000,
+                       fmt::format("Forbidden: origin {} may not call this server (allow it with MCP_ALLOWED_ORIGINS)",
+                                   origin->substr(0, 200)));
+  }
+  if (auto version = request.header("MCP-Protocol-Version")) {
+    const auto& versions = mcp_server::supported_versions();
+    if (std::find(versions.begin(), versions.end(), *version) == versions.end()) {
+      return rpc_failure(400, -32000,
+                         fmt::format("Bad Request: unsupported MCP-Protocol-Version {}; this server speaks {}",
+                                     version->substr(0, 40), fmt::join(versions, ", ")));
+    }
+  }
+  if (!context.svc.mcp) return rpc_failure(503, -32603, "the MCP server face is not configured on this server");
+  return std::nullopt;
+}
+
+// The session named by Mcp-Session-Id, or the answer to send instead.
+std::variant<std::shared_ptr<mcp_server::mcp_session>, http_response> named_session(const request_context& context) {
+  auto id = context.request.header("Mcp-Session-Id");
+  if (!id) {
+    return rpc_failure(400, -32000, "Bad Request: no Mcp-Session-Id header; start a session with initialize");
+  }
+  auto session = context.svc.mcp->find(std::string(*id), context.caller.key_id);
+  if (!session) return rpc_failure(404, -32001, "Session not found: it ended or idled out; initialize a new one");
+  return session;
+}
+
+// The user a new session acts for: ?userId= when given, else the key's only
+// user; without a key, "local".
+std::variant<std::string, http_response> session_user(const request_context& context) {
+  auto named = named_query_user(context);
+  if (auto* refused = std::get_if<http_response>(&named)) return std::move(*refused);
+  auto requested = std::get<std::optional<std::string>>(std::move(named));
+  if (!requested && context.caller.key_id.empty()) return std::string(open_user);  // the open caller
+  auto user = auth::resolve_user(context.caller, requested);
+  if (!user) return error_response(user.error());
+  return std::move(*user);
+}
+
+// The SSE answer of one request: what the session notifies while it works,
+// then its answer, then the end.
+class rpc_event_stream final : public body_stream {
+ public:
+  explicit rpc_event_stream(const asio::any_io_executor& executor) : wake_(executor) {}
+
+  void push(const json& message) {
+    if (done_) return;
+    pending_.push_back(fmt::format("id: {}\nevent: message\ndata: {}\n\n", ++seq_,
+                                   message.dump(-1, ' ', false, json::error_handler_t::replace)));
+    wake_.notify_all();
+  }
+  void finish() {
+    done_ = true;
+    wake_.notify_all();
+  }
+
+  asio::awaitable<std::optional<std::string>> next() override {
+    while (pending_.empty() && !done_) co_await wake_.wait();
+    if (pending_.empty()) co_return std::nullopt;
+    std::string piece = std::move(pending_.front());
+    pending_.pop_front();
+    co_return piece;
+  }
+
+ private:
+  core::async_signal wake_;
+  std::deque<std::string> pending_;
+  std::uint64_t seq_ = 0;
+  bool done_ = false;
+};
+
+asio::awaitable<void> answer_into(std::shared_ptr<mcp_server::mcp_session> session, json message,
+                                  std::shared_ptr<rpc_event_stream> stream) {
+  auto notify = [stream](json note) { stream->push(note); };
+  auto answer = co_await session->handle(std::move(message), notify);
+  if (answer) stream->push(*answer);
+  stream->finish();
+}
+
+bool wants_progress(const json& message) {
+  const auto params = message.find("params");
+  if (params == message.end() || !params->is_object()) return false;
+  const auto meta = params->find("_meta");
+  return meta != params->end() && meta->is_object() && meta->contains("progressToken");
+}
+
+}  // namespace
+
+asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
+  if (auto refused = refuse_early(context)) co_return *refused;
+  const auto& request = context.request;
+  if (auto type = request.header("Content-Type");
+      type && !iequals(type->substr(0, type->find(';')), "application/json")) {
+    co_return rpc_failure(415, -32700, "Unsupported Media Type: send one JSON-RPC message as application/json");
+  }
+  json message = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (message.is_discarded()) co_return rpc_failure(400, -32700, "Parse error: the body is not JSON");
+  if (message.is_array()) {
+    co_return rpc_failure(400, -32600, "Invalid Request: batches are not supported; send one message per POST");
+  }
+  const auto kind = mcp_server::kind_of(message);
+  const bool initialize = kind == message_kind::request && message["method"] == "initialize";
+
+  std::shared_ptr<mcp_server::mcp_session> session;
+  if (initialize && !request.header("Mcp-Session-Id")) {
+    auto user = session_user(context);
+    if (auto* refused = std::get_if<http_response>(&user)) co_return std::move(*refused);
+    session = context.svc.mcp->open(std::get<std::string>(std::move(user)), context.caller.key_id);
+    if (!session) {
+      auto busy = rpc_failure(503, -32000, "Service Unavailable: too many MCP sessions are open (MCP_MAX_SESSIONS)");
+      busy.set_header("Retry-After", "5");
+      co_return busy;
+    }
+  } else {
+    auto found = named_session(context);
+    if (auto* refused = std::get_if<http_response>(&found)) co_return std::move(*refused);
+    session = std::get<std::shared_ptr<mcp_server::mcp_session>>(std::move(found));
+  }
+
+  if (kind != message_kind::request) {
+    // A notification or a response: taken, nothing to answer.
+    auto answer = co_await session->handle(std::move(message), nullptr);
+    if (answer) co_return rpc_answer(400, *answer);
+    http_response accepted;
+    accepted.status = 202;
+    co_return accepted;
+  }
+  if (wants_progress(message) && accepts(request, "text/event-stream")) {
+    auto executor = co_await asio::this_coro::executor;
+    auto stream = std::make_shared<rpc_event_stream>(executor);
+    auto work = answer_into(session, std::move(message), stream);
+    core::spawn_logged(executor, std::move(work), "mcp: answering a request");
+    http_response streamed;
+    streamed.set_header("Content-Type", "text/event-stream");
+    streamed.set_header("Cache-Control", "no-cache");
+    streamed.stream = stream;
+    co_return streamed;
+  }
+  auto answer = co_await session->handle(std::move(message), nullptr);
+  http_response out;  // 202 without a body: the client cancelled this request
+  out.status = 202;
+  if (answer) out = rpc_answer(200, *answer);
+  if (initialize) out.set_header("Mcp-Session-Id", session->id());
+  co_return out;
+}
+
+http_response handle_mcp_get(const request_context& context) {
+  if (auto refused = refuse_early(context)) return *refused;
+  auto r = rpc_failure(405, -32000, "Method Not Allowed: this server sends no messages of its own; POST requests");
+  r.set_header("Allow", "POST, DELETE");
+  return r;
+}
+
+asio::awaitable<http_response> handle_mcp_delete(const request_context& context) {
+  if (auto refused = refuse_early(context)) co_return *refused;
+  auto found = named_session(context);
+  if (auto* refused = std::get_if<http_response>(&found)) co_return std::move(*refused);
+  auto face = context.svc.mcp;
+  auto session = std::get<std::shared_ptr<mcp_server::mcp_session>>(std::move(found));
+  co_await face->end(session->id(), context.caller.key_id);
+  co_return rpc_answer(200, {{"ended", true}});
+}
+
+}  // namespace harness::http

@@ -1,0 +1,147 @@
+#include "harness/mcp_server/mcp_face.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/auth/api_key.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/core/when_all.hpp"
+#include "session.hpp"
+
+namespace harness::mcp_server {
+namespace {
+
+namespace asio = boost::asio;
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+// 128 random bits: the id is what a client without a key (a server running
+// open) proves its session with.
+constexpr std::size_t session_id_bytes = 16;
+
+class face_impl final : public mcp_face, public std::enable_shared_from_this<face_impl> {
+ public:
+  face_impl(const asio::any_io_executor& executor, face_deps deps, face_config config)
+      : executor_(executor),
+        deps_(std::make_shared<const face_deps>(std::move(deps))),
+        config_(config),
+        sweep_timer_(executor) {}
+
+  void start_sweep() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "mcp sessions: idle sweep"); }
+
+  std::shared_ptr<mcp_session> open_private(std::string user_id) override {
+    auto id = new_id();
+    if (!id) return nullptr;
+    return create_session(executor_, deps_, config_, std::move(*id), std::move(user_id), {});
+  }
+
+  std::shared_ptr<mcp_session> open(std::string user_id, std::string key_id) override {
+    if (stopping_ || sessions_.size() >= config_.max_sessions) return nullptr;
+    auto id = new_id();
+    if (!id) return nullptr;
+    auto session = create_session(executor_, deps_, config_, *id, std::move(user_id), std::move(key_id));
+    sessions_[*id] = session;
+    return session;
+  }
+
+  std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) override {
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second->key_id() != key_id) return nullptr;
+    return it->second;
+  }
+
+  asio::awaitable<bool> end(std::string id, std::string key_id) override {
+    auto session = find(id, key_id);
+    if (!session) co_return false;
+    sessions_.erase(id);
+    co_await session->close();
+    co_return true;
+  }
+
+  asio::awaitable<void> shutdown() override {
+    stopping_ = true;
+    sweep_timer_.cancel();
+    auto all = std::move(sessions_);
+    sessions_.clear();
+    std::vector<asio::awaitable<void>> closing;
+    for (auto& [id, session] : all) closing.push_back(session->close());
+    co_await core::when_all(std::move(closing));
+  }
+
+  std::size_t session_count() const override { return sessions_.size(); }
+
+ private:
+  std::optional<std::string> new_id() {
+    auto id = auth::random_hex_id("mcp_", session_id_bytes);
+    if (!id) {
+      core::log_error("mcp: no session id could be made: {}", id.error().describe());
+      return std::nullopt;
+    }
+    return *id;
+  }
+
+  static asio::awaitable<void> close_session(std::shared_ptr<mcp_session> session) { co_await session->close(); }
+
+  static asio::awaitable<void> sweep_loop(std::shared_ptr<face_impl> self) {
+    auto interval = std::clamp<std::chrono::milliseconds>(self->config_.session_idle / 4, std::chrono::seconds(1),
+                                                          std::chrono::seconds(60));
+    while (!self->stopping_) {
+      self->sweep_timer_.expires_after(interval);
+      auto [ec] = co_await self->sweep_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (ec || self->stopping_) break;
+      auto now = clock_type::now();
+      for (auto it = self->sessions_.begin(); it != self->sessions_.end();) {
+        auto session = it->second;
+        if (!session->busy() && now - session->last_active() >= self->config_.session_idle) {
+          core::log_info("mcp session {} idled out", session->id());
+          it = self->sessions_.erase(it);
+          core::spawn_logged(self->executor_, close_session(std::move(session)),
+                             "mcp session: closing after idling out");
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+
+  asio::any_io_executor executor_;
+  std::shared_ptr<const face_deps> deps_;
+  face_config config_;
+  asio::steady_timer sweep_timer_;
+  std::map<std::string, std::shared_ptr<mcp_session>> sessions_;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<mcp_face> create_mcp_face(const asio::any_io_executor& executor, face_deps deps, face_config config) {
+  auto face = std::make_shared<face_impl>(executor, std::move(deps), config);
+  face->start_sweep();
+  return face;
+}
+
+message_kind kind_of(const json& message) {
+  if (!message.is_object()) return message_kind::other;
+  auto version = message.find("jsonrpc");
+  auto method = message.find("method");
+  if (version == message.end() || *version != "2.0" || method == message.end() || !method->is_string()) {
+    return message_kind::other;
+  }
+  auto id = message.find("id");
+  if (id == message.end()) return message_kind::notification;
+  // A null id is not allowed in MCP; a float id is not JSON-RPC's either.
+  if (id->is_string() || id->is_number_integer()) return message_kind::request;
+  return message_kind::other;
+}
+
+const std::vector<std::string>& supported_versions() {
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+  return versions;
+}
+
+}  // namespace harness::mcp_server

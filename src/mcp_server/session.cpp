@@ -1,0 +1,362 @@
+#include "session.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "code_tools.hpp"
+#include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/async_signal.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/core/version.hpp"
+#include "harness/execution/errors.hpp"
+#include "harness/execution/execution_service.hpp"
+#include "jsonrpc.hpp"
+
+namespace harness::mcp_server {
+namespace {
+
+namespace asio = boost::asio;
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+// Of the result text: a model reads it, so past this it is cut with a note
+// (the structured copy is cut the same way by the sandbox's own caps).
+constexpr std::size_t max_result_text = 100 * 1024;
+
+// A request being handled, so that notifications/cancelled can find it.
+struct in_flight {
+  bool cancelled = false;
+  bool executing = false;  // an execute_code whose block may be running
+};
+
+// Ticks notifications/progress while a block runs, until stopped.
+struct progress_ticker {
+  explicit progress_ticker(const asio::any_io_executor& executor) : wake(executor) {}
+  core::async_signal wake;
+  bool stopped = false;
+};
+
+asio::awaitable<void> tick_progress(std::shared_ptr<progress_ticker> ticker, json token, notify_fn notify,
+                                    std::chrono::milliseconds interval) {
+  auto started = clock_type::now();
+  for (int n = 1; !ticker->stopped; ++n) {
+    co_await ticker->wake.wait_until(clock_type::now() + interval);
+    if (ticker->stopped) break;
+    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(clock_type::now() - started).count();
+    notify(jsonrpc::notification(
+        "notifications/progress",
+        {{"progressToken", token}, {"progress", n}, {"message", fmt::format("the code has run for {} s", seconds)}}));
+  }
+}
+
+std::string_view string_field(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                               : std::string_view();
+}
+
+// What the model reads of a block's outcome: the value, the console output,
+// the error with its stack, the tool calls, then any note.
+std::string render_outcome(const json& s) {
+  std::string text;
+  if (s.value("ok", false)) {
+    const json& value = s.contains("result") ? s["result"] : json(nullptr);
+    text += value.is_null() ? "The code ran; it returned nothing.\n" : "Result:\n" + value.dump(2) + "\n";
+  } else {
+    const json& e = s.contains("error") ? s["error"] : json::object();
+    text += fmt::format("Error: {}: {}\n", string_field(e, "name"), string_field(e, "message"));
+    if (auto stack = string_field(e, "stack"); !stack.empty()) text += std::string(stack) + "\n";
+  }
+  if (s.contains("logs") && !s["logs"].empty()) {
+    text += "Console:\n";
+    for (const auto& l : s["logs"]) text += fmt::format("[{}] {}\n", string_field(l, "level"), string_field(l, "text"));
+  }
+  if (s.contains("toolCalls") && !s["toolCalls"].empty()) {
+    text += fmt::format("Tool calls: {}", s["toolCalls"].size());
+    std::size_t failed = 0;
+    for (const auto& c : s["toolCalls"]) failed += c.value("ok", true) ? 0 : 1;
+    text += failed ? fmt::format(" ({} failed)\n", failed) : std::string("\n");
+  }
+  if (s.contains("saved")) text += "Files saved: " + s["saved"].dump() + "\n";
+  if (auto note = string_field(s, "note"); !note.empty()) text += "Note: " + std::string(note) + "\n";
+  if (text.size() > max_result_text) {
+    std::size_t cut = max_result_text;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = fmt::format("{}\n[cut: {} more characters; return less, or write it to /workspace]", text.substr(0, cut),
+                       text.size() - cut);
+  }
+  return text;
+}
+
+class session_impl final : public mcp_session, public std::enable_shared_from_this<session_impl> {
+ public:
+  session_impl(const asio::any_io_executor& executor, std::shared_ptr<const face_deps> deps, const face_config& config,
+               std::string id, std::string user_id, std::string key_id)
+      : executor_(executor),
+        deps_(std::move(deps)),
+        config_(config),
+        id_(std::move(id)),
+        user_id_(std::move(user_id)),
+        key_id_(std::move(key_id)) {}
+
+  const std::string& id() const override { return id_; }
+  const std::string& user_id() const override { return user_id_; }
+  const std::string& key_id() const override { return key_id_; }
+  const std::string& protocol_version() const override { return version_; }
+  clock_type::time_point last_active() const override { return last_active_; }
+  bool busy() const override { return !in_flight_.empty(); }
+
+  asio::awaitable<std::optional<json>> handle(json message, notify_fn notify) override {
+    auto self = shared_from_this();  // alive across the awaits, even if the table lets go
+    last_active_ = clock_type::now();
+    switch (kind_of(message)) {
+      case message_kind::notification:
+        on_notification(message);
+        co_return std::nullopt;
+      case message_kind::other:
+        // A response to a request of ours (we send none), or not JSON-RPC at all.
+        if (message.is_object() && message.contains("id") &&
+            (message.contains("result") || message.contains("error"))) {
+          co_return std::nullopt;
+        }
+        co_return jsonrpc::error(nullptr, jsonrpc::invalid_request,
+                                 "not a JSON-RPC 2.0 request: it needs \"jsonrpc\": \"2.0\", a string \"method\" "
+                                 "and a string or integer \"id\"");
+      case message_kind::request:
+        break;
+    }
+    const json id = message["id"];
+    const std::string key = id.dump();
+    if (in_flight_.contains(key)) {
+      co_return jsonrpc::error(id, jsonrpc::invalid_request, "a request with this id is already in progress");
+    }
+    in_flight_[key] = {};
+    json answer;
+    try {
+      answer = co_await dispatch(message, id, key, std::move(notify));
+    } catch (const std::exception& e) {
+      core::log_warn("mcp session {}: {} failed: {}", id_, string_field(message, "method"), e.what());
+      answer = jsonrpc::error(id, jsonrpc::internal_error, "the server failed to handle this request");
+    }
+    last_active_ = clock_type::now();
+    bool cancelled = in_flight_[key].cancelled;
+    in_flight_.erase(key);
+    if (cancelled) co_return std::nullopt;
+    co_return answer;
+  }
+
+  asio::awaitable<void> close() override {
+    auto self = shared_from_this();
+    closed_ = true;
+    if (has_sandbox_ && deps_->execution) {
+      has_sandbox_ = false;
+      // Also stops a block in flight: its request answers at once.
+      co_await deps_->execution->end_session(user_id_, id_);
+    }
+  }
+
+ private:
+  asio::awaitable<json> dispatch(const json& message, const json& id, const std::string& key, notify_fn notify) {
+    const std::string method(string_field(message, "method"));
+    static const json no_params = json::object();
+    auto params_it = message.find("params");
+    if (params_it != message.end() && !params_it->is_object()) {
+      co_return jsonrpc::error(id, jsonrpc::invalid_params, "params must be an object");
+    }
+    const json& params = params_it != message.end() ? *params_it : no_params;
+    if (method == "initialize") co_return jsonrpc::result(id, initialize(params));
+    if (method == "ping") co_return jsonrpc::result(id, json::object());
+    if (method == "tools/list") co_return jsonrpc::result(id, {{"tools", tool_definitions()}});
+    if (method == "tools/call") co_return co_await call_tool(params, id, key, std::move(notify));
+    if (method == "logging/setLevel") co_return set_log_level(params, id);
+    co_return jsonrpc::error(id, jsonrpc::method_not_found,
+                             "method not found: " + method.substr(0, 100) +
+                                 " (this server offers initialize, ping, tools/list, tools/call and logging/setLevel)");
+  }
+
+  json initialize(const json& params) {
+    std::string asked(string_field(params, "protocolVersion"));
+    const auto& versions = supported_versions();
+    // The client's version when we speak it, else our newest: the client
+    // then decides whether it can go on.
+    version_ = std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions.front();
+    return {{"protocolVersion", version_},
+            {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
+            {"serverInfo", {{"name", "mcp-harness"}, {"title", "mcp-harness code mode"}, {"version", core::version()}}},
+            {"instructions", instructions()}};
+  }
+
+  // The server sends no log messages of its own yet (what code logs comes
+  // back in execute_code's answer); the level is checked and kept so that
+  // clients which set it get the answer the protocol promises.
+  json set_log_level(const json& params, const json& id) {
+    static const std::vector<std::string_view> levels = {"debug", "info",     "notice", "warning",
+                                                         "error", "critical", "alert",  "emergency"};
+    auto level = string_field(params, "level");
+    if (std::find(levels.begin(), levels.end(), level) == levels.end()) {
+      return jsonrpc::error(id, jsonrpc::invalid_params,
+                            "level must be one of debug, info, notice, warning, error, critical, alert, emergency");
+    }
+    log_level_ = std::string(level);
+    return jsonrpc::result(id, json::object());
+  }
+
+  void on_notification(const json& message) {
+    const std::string_view method = string_field(message, "method");
+    if (method != "notifications/cancelled") return;  // initialized, roots/list_changed...: nothing to do
+    const auto& params = message.contains("params") ? message["params"] : json::object();
+    if (!params.is_object() || !params.contains("requestId")) return;
+    auto it = in_flight_.find(params["requestId"].dump());
+    if (it == in_flight_.end() || it->second.cancelled)
+      return;  // finished already, or unknown: ignored, as the spec says
+    it->second.cancelled = true;
+    if (it->second.executing && has_sandbox_ && deps_->execution) {
+      // The sandbox is killed, so the block ends at once; its variables go with it.
+      core::log_info("mcp session {}: a running block was cancelled; stopping its sandbox", id_);
+      has_sandbox_ = false;
+      note_ = "the previous block was cancelled, which ended its sandbox: variables from before are gone";
+      core::spawn_logged(executor_, end_sandbox(shared_from_this()), "mcp session " + id_ + ": cancelling");
+    }
+  }
+
+  static asio::awaitable<void> end_sandbox(std::shared_ptr<session_impl> self) {
+    co_await self->deps_->execution->end_session(self->user_id_, self->id_);
+  }
+
+  asio::awaitable<json> call_tool(const json& params, const json& id, const std::string& key, notify_fn notify) {
+    const std::string name(string_field(params, "name"));
+    static const json no_args = json::object();
+    auto args_it = params.find("arguments");
+    if (args_it != params.end() && !args_it->is_object() && !args_it->is_null()) {
+      co_return jsonrpc::error(id, jsonrpc::invalid_params, "arguments must be an object");
+    }
+    const json& args = args_it != params.end() && args_it->is_object() ? *args_it : no_args;
+    json progress_token;
+    if (auto meta = params.find("_meta");
+        meta != params.end() && meta->is_object() && meta->contains("progressToken")) {
+      progress_token = (*meta)["progressToken"];
+    }
+    if (name == search_tool_name || name == describe_tool_name) {
+      if (!deps_->tools) co_return jsonrpc::result(id, tool_error("no MCP servers are configured on this server"));
+      json out;  // no co_await inside ?: (GCC 12)
+      if (name == search_tool_name) {
+        out = co_await search_tools(*deps_->tools, args);
+      } else {
+        out = co_await describe_tools(*deps_->tools, args);
+      }
+      co_return jsonrpc::result(id, std::move(out));
+    }
+    if (name == execute_tool_name) {
+      auto out = co_await execute(args, key, std::move(progress_token), std::move(notify));
+      co_return jsonrpc::result(id, std::move(out));
+    }
+    co_return jsonrpc::error(id, jsonrpc::invalid_params,
+                             "unknown tool: " + name.substr(0, 100) +
+                                 " (this server's tools are search_tools, describe_tools and execute_code; the "
+                                 "upstream tools are called from code with callMCPTool)");
+  }
+
+  asio::awaitable<json> execute(const json& args, const std::string& key, json progress_token, notify_fn notify) {
+    auto code_it = args.find("code");
+    if (code_it == args.end() || !code_it->is_string() || code_it->get_ref<const std::string&>().empty()) {
+      co_return tool_error("code must be a non-empty string of JavaScript");
+    }
+    std::string code = code_it->get<std::string>();
+    if (code.size() > config_.code_max_chars) {
+      co_return tool_error(fmt::format("code is {} bytes; at most {}", code.size(), config_.code_max_chars));
+    }
+    auto reset_it = args.find("reset");
+    if (reset_it != args.end() && !reset_it->is_boolean()) co_return tool_error("reset must be true or false");
+    const bool reset = reset_it != args.end() && reset_it->get<bool>();
+    if (!deps_->execution) co_return tool_error("this server has no sandbox configured (see GET /health)");
+    if (closed_) co_return tool_error("this MCP session has ended");
+
+    std::string note = std::exchange(note_, {});
+    if (reset && has_sandbox_) {
+      has_sandbox_ = false;
+      co_await deps_->execution->end_session(user_id_, id_);  // not_found (it idled out) is fine too
+    } else if (has_sandbox_ && clock_type::now() - last_exec_end_ >= config_.sandbox_idle) {
+      note =
+          "the session's sandbox had been idle too long and was ended; this code ran in a fresh one, so "
+          "variables from earlier calls are gone";
+    }
+
+    std::shared_ptr<progress_ticker> ticker;
+    if (!progress_token.is_null() && notify) {
+      ticker = std::make_shared<progress_ticker>(executor_);
+      auto ticking = tick_progress(ticker, progress_token, notify, config_.progress_interval);
+      core::spawn_logged(executor_, std::move(ticking), "mcp session " + id_ + ": progress");
+    }
+    execution::execute_request request;
+    request.user_id = user_id_;
+    request.code = std::move(code);
+    request.session_id = id_;
+    in_flight_[key].executing = true;
+    has_sandbox_ = true;
+    auto out = co_await deps_->execution->execute(std::move(request));
+    if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.executing = false;
+    last_exec_end_ = clock_type::now();
+    if (ticker) {
+      ticker->stopped = true;
+      ticker->wake.notify_all();
+    }
+    if (!out) {
+      if (out.error().code != execution::errc::session_busy) has_sandbox_ = false;
+      if (out.error().code == execution::errc::session_busy) {
+        co_return tool_error("another execute_code of this session is still running; wait for its answer first");
+      }
+      co_return tool_error("the code could not be run: " + out.error().describe());
+    }
+    const json& body = *out;
+    bool ended = body.contains("sandbox") && body["sandbox"].value("ended", false);
+    if (ended) {
+      has_sandbox_ = false;
+      if (note.empty()) {
+        note =
+            "the sandbox ended with this block (it timed out or broke); the next call starts a fresh one "
+            "without earlier variables";
+      }
+    }
+    json structured{{"ok", !body.contains("error")},
+                    {"logs", body.value("logs", json::array())},
+                    {"toolCalls", body.value("toolCalls", json::array())}};
+    if (body.contains("error")) {
+      structured["error"] = body["error"];
+    } else {
+      structured["result"] = body.value("result", json(nullptr));
+    }
+    if (body.contains("saved")) structured["saved"] = body["saved"];
+    if (!note.empty()) structured["note"] = note;
+    std::string text = render_outcome(structured);
+    const bool failed = !structured["ok"].get<bool>();
+    co_return tool_result(std::move(text), std::move(structured), failed);
+  }
+
+  asio::any_io_executor executor_;
+  std::shared_ptr<const face_deps> deps_;
+  face_config config_;
+  std::string id_;
+  std::string user_id_;
+  std::string key_id_;
+  std::string version_;
+  clock_type::time_point last_active_ = clock_type::now();
+  clock_type::time_point last_exec_end_ = clock_type::now();
+  std::map<std::string, in_flight> in_flight_;  // by the request id's JSON text
+  bool has_sandbox_ = false;                    // the execution service may hold a sandbox for this session
+  bool closed_ = false;
+  std::string note_;       // said with the next execute_code's answer
+  std::string log_level_;  // as the client set it (logging/setLevel)
+};
+
+}  // namespace
+
+std::shared_ptr<mcp_session> create_session(const asio::any_io_executor& executor,
+                                            std::shared_ptr<const face_deps> deps, const face_config& config,
+                                            std::string id, std::string user_id, std::string key_id) {
+  return std::make_shared<session_impl>(executor, std::move(deps), config, std::move(id), std::move(user_id),
+                                        std::move(key_id));
+}
+
+}  // namespace harness::mcp_server

@@ -1,0 +1,170 @@
+// /mcp through the real router and dispatcher (Streamable HTTP's rules:
+// sessions, Origin, protocol version header, 202s, JSON-RPC error bodies),
+// with the real face over fakes. The SDK client and the conformance suite
+// drive the real server in the integration tests.
+#include <gtest/gtest.h>
+
+#include "harness/http/api.hpp"
+#include "harness/http/services.hpp"
+#include "harness/mcp_server/mcp_face.hpp"
+#include "http/run_dispatch.hpp"
+#include "mcp_server/fakes.hpp"
+#include "origin_check.hpp"
+
+namespace harness::http {
+namespace {
+
+using json = nlohmann::json;
+using mcp_server::fakes::rpc_request;
+
+class McpRoute : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    svc.mcp = mcp_server::create_mcp_face(io.get_executor(), {.tools = tools, .execution = execution}, {});
+  }
+  void TearDown() override { harness::testing::run_until_done(io, svc.mcp->shutdown()); }
+
+  http_response post(const json& message, header_list headers = {}) {
+    auto r = make_request("POST", "/mcp");
+    r.headers = std::move(headers);
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.headers.emplace_back("Accept", "application/json, text/event-stream");
+    r.body = message.dump();
+    return run_dispatch(routes, svc, r);
+  }
+  // Opens a session; returns its id.
+  std::string initialize() {
+    auto r = post(rpc_request(0, "initialize", {{"protocolVersion", "2025-11-25"}}));
+    EXPECT_EQ(r.status, 200u) << r.body;
+    auto id = r.header("Mcp-Session-Id");
+    EXPECT_TRUE(id.has_value());
+    return id ? std::string(*id) : std::string();
+  }
+  static json body(const http_response& r) { return json::parse(r.body); }
+
+  boost::asio::io_context io;
+  router routes = make_api_router();
+  services svc;
+  std::shared_ptr<mcp_server::fakes::fake_tools> tools = std::make_shared<mcp_server::fakes::fake_tools>();
+  std::shared_ptr<mcp_server::fakes::fake_execution> execution =
+      std::make_shared<mcp_server::fakes::fake_execution>(io);
+};
+
+TEST_F(McpRoute, InitializeOpensASessionAndLaterRequestsUseIt) {
+  auto id = initialize();
+  ASSERT_EQ(id.size(), 36u);
+  auto initialized = post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}, {{"Mcp-Session-Id", id}});
+  EXPECT_EQ(initialized.status, 202u);
+  EXPECT_TRUE(initialized.body.empty());
+  auto list = post(rpc_request(1, "tools/list"), {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-11-25"}});
+  ASSERT_EQ(list.status, 200u) << list.body;
+  EXPECT_EQ(list.header("Content-Type"), "application/json");
+  EXPECT_EQ(body(list)["result"]["tools"].size(), 3u);
+  EXPECT_EQ(body(list)["id"], 1);
+}
+
+TEST_F(McpRoute, ARequestWithoutASessionIs400AndAnUnknownSessionIs404) {
+  auto none = post(rpc_request(1, "tools/list"));
+  EXPECT_EQ(none.status, 400u);
+  EXPECT_EQ(body(none)["error"]["code"], -32000);
+  auto unknown = post(rpc_request(1, "tools/list"), {{"Mcp-Session-Id", "mcp_00000000000000000000000000000000"}});
+  EXPECT_EQ(unknown.status, 404u);
+  EXPECT_EQ(body(unknown)["error"]["code"], -32001);
+}
+
+TEST_F(McpRoute, AnotherKeysSessionIsNotFound) {
+  auto id = initialize();  // opened by the open caller (no key)
+  auto* session = svc.mcp->find(id, "").get();
+  ASSERT_NE(session, nullptr);
+  EXPECT_EQ(session->user_id(), "local");
+  EXPECT_EQ(svc.mcp->find(id, "key_other"), nullptr);
+}
+
+TEST_F(McpRoute, TheUserComesFromTheQuery) {
+  auto r = make_request("POST", "/mcp?userId=bob");
+  r.headers = {{"Content-Type", "application/json"}};
+  r.body = rpc_request(0, "initialize").dump();
+  auto answer = run_dispatch(routes, svc, r);
+  ASSERT_EQ(answer.status, 200u) << answer.body;
+  auto session = svc.mcp->find(std::string(*answer.header("Mcp-Session-Id")), "");
+  ASSERT_NE(session, nullptr);
+  EXPECT_EQ(session->user_id(), "bob");
+}
+
+TEST_F(McpRoute, AForeignOriginIsRefused) {
+  auto evil = post(rpc_request(0, "initialize"), {{"Origin", "http://evil.example.com"}});
+  EXPECT_EQ(evil.status, 403u);
+  EXPECT_EQ(body(evil)["error"]["code"], -32000);
+  EXPECT_EQ(svc.mcp->session_count(), 0u);
+  auto local = post(rpc_request(0, "initialize"), {{"Origin", "http://localhost:3000"}});
+  EXPECT_EQ(local.status, 200u) << local.body;
+  svc.mcp_allowed_origins = {"https://app.example.com"};
+  auto listed = post(rpc_request(0, "initialize"), {{"Origin", "https://app.example.com"}});
+  EXPECT_EQ(listed.status, 200u) << listed.body;
+}
+
+TEST_F(McpRoute, AnUnsupportedProtocolVersionHeaderIs400) {
+  auto id = initialize();
+  auto r = post(rpc_request(1, "ping"), {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "1999-01-01"}});
+  EXPECT_EQ(r.status, 400u);
+  // Any version we speak is fine, not only the one agreed (clients differ).
+  auto older = post(rpc_request(2, "ping"), {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-03-26"}});
+  EXPECT_EQ(older.status, 200u) << older.body;
+}
+
+TEST_F(McpRoute, MalformedBodiesGetJsonRpcErrors) {
+  auto r = make_request("POST", "/mcp");
+  r.headers = {{"Content-Type", "application/json"}};
+  r.body = "{not json";
+  auto parse = run_dispatch(routes, svc, r);
+  EXPECT_EQ(parse.status, 400u);
+  EXPECT_EQ(body(parse)["error"]["code"], -32700);
+  auto batch = post(json::array({rpc_request(0, "initialize")}));
+  EXPECT_EQ(batch.status, 400u);
+  EXPECT_EQ(body(batch)["error"]["code"], -32600);
+  r.headers = {{"Content-Type", "text/plain"}};
+  r.body = rpc_request(0, "initialize").dump();
+  EXPECT_EQ(run_dispatch(routes, svc, r).status, 415u);
+}
+
+TEST_F(McpRoute, GetIs405WithAllow) {
+  auto r = run_dispatch(routes, svc, make_request("GET", "/mcp"));
+  EXPECT_EQ(r.status, 405u);
+  EXPECT_EQ(r.header("Allow"), "POST, DELETE");
+}
+
+TEST_F(McpRoute, DeleteEndsTheSession) {
+  auto id = initialize();
+  auto r = make_request("DELETE", "/mcp");
+  r.headers = {{"Mcp-Session-Id", id}};
+  EXPECT_EQ(run_dispatch(routes, svc, r).status, 200u);
+  EXPECT_EQ(svc.mcp->session_count(), 0u);
+  EXPECT_EQ(run_dispatch(routes, svc, r).status, 404u);
+  auto later = post(rpc_request(1, "ping"), {{"Mcp-Session-Id", id}});
+  EXPECT_EQ(later.status, 404u);
+}
+
+TEST_F(McpRoute, WithoutTheFaceItIs503) {
+  auto face = std::exchange(svc.mcp, nullptr);
+  auto r = post(rpc_request(0, "initialize"));
+  EXPECT_EQ(r.status, 503u);
+  svc.mcp = face;
+}
+
+TEST(OriginCheck, LoopbackOriginsAndListedOnesOnly) {
+  const std::vector<std::string> none;
+  for (const char* ok : {"http://localhost", "http://localhost:3000", "https://127.0.0.1:8443", "http://[::1]:3000",
+                         "http://127.1.2.3", "http://LOCALHOST:1"}) {
+    EXPECT_TRUE(origin_allowed(ok, none)) << ok;
+  }
+  for (const char* bad :
+       {"http://evil.example.com", "null", "", "http://localhost.evil.com", "http://127.0.0.1.nip.io", "file://",
+        "http://user@localhost", "http://localhost/path", "ftp://localhost", "http://[::1]x", "http://127.0.0.1a"}) {
+    EXPECT_FALSE(origin_allowed(bad, none)) << bad;
+  }
+  EXPECT_TRUE(origin_allowed("https://APP.example.com", {"https://app.example.com"}));
+  EXPECT_FALSE(origin_allowed("https://app.example.com:444", {"https://app.example.com"}));
+}
+
+}  // namespace
+}  // namespace harness::http
