@@ -110,8 +110,12 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       }
     }
     if (config_.files) {
-      auto files = config_.files;  // a local: GCC 12 and lambdas in co_await, see run_blocking.hpp
-      auto shared = co_await core::run_blocking(config_.blocking, [files] { return files->shared_files(); });
+      // A named lambda holding a plain pointer (the pool owns `files`): GCC 12
+      // destroys a lambda temporary inside co_await twice, which a captured
+      // shared_ptr does not survive (see run_blocking.hpp).
+      sandbox_files* files = config_.files.get();
+      auto read_shared = [files] { return files->shared_files(); };
+      auto shared = co_await core::run_blocking(config_.blocking, read_shared);
       if (!shared.empty()) {
         auto primed = co_await bridge::prime_runtime(*lease.channel, std::move(shared), config_.ready_timeout);
         if (!primed) {

@@ -67,7 +67,7 @@ class line_writer {
 
 asio::awaitable<void> answer(std::shared_ptr<mcp_session> session, json message, std::shared_ptr<line_writer> writer,
                              std::shared_ptr<std::size_t> running, std::shared_ptr<core::async_signal> settled) {
-  auto notify = [writer](json note) { writer->send(note); };
+  notify_fn notify = [writer](json note) { writer->send(note); };  // named: no lambda temporary in co_await (GCC 12)
   auto reply = co_await session->handle(std::move(message), notify);
   if (reply) writer->send(*reply);
   --*running;

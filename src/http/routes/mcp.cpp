@@ -131,7 +131,9 @@ class rpc_event_stream final : public body_stream {
 
 asio::awaitable<void> answer_into(std::shared_ptr<mcp_server::mcp_session> session, json message,
                                   std::shared_ptr<rpc_event_stream> stream) {
-  auto notify = [stream](json note) { stream->push(note); };
+  mcp_server::notify_fn notify = [stream](json note) {
+    stream->push(note);
+  };  // named: no lambda temporary in co_await (GCC 12)
   auto answer = co_await session->handle(std::move(message), notify);
   if (answer) stream->push(*answer);
   stream->finish();
