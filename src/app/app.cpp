@@ -40,19 +40,22 @@ int config_failure(const error& e) {
   return 2;
 }
 
+result<std::unique_ptr<components>> build_guarded(boost::asio::io_context& io, const core::settings& settings) {
+  try {
+    return build_components(io, settings);
+  } catch (const std::exception& e) {
+    // Every expected start-up failure is an error value naming its setting;
+    // this is the backstop that keeps an unexpected one to one line too.
+    return make_error(core::errc::startup_failed, std::string("start-up failed: ") + e.what());
+  }
+}
+
 int serve(const core::settings& settings) {
   auto http_config = http::load_http_config(settings);
   if (!http_config) return config_failure(http_config.error());
 
   boost::asio::io_context io;
-  result<std::unique_ptr<components>> parts = make_error(core::errc::startup_failed, "not built");
-  try {
-    parts = build_components(io, settings);
-  } catch (const std::exception& e) {
-    // Every expected start-up failure is an error value naming its setting;
-    // this is the backstop that keeps an unexpected one to one line too.
-    return config_failure(make_error(core::errc::startup_failed, std::string("start-up failed: ") + e.what()));
-  }
+  auto parts = build_guarded(io, settings);
   if (!parts) return config_failure(parts.error());
   http::router routes = http::make_api_router();
   auto server = http::create_http_server(io, http_config->server, routes, (*parts)->services());
@@ -86,12 +89,7 @@ int serve(const core::settings& settings) {
 // (the client closed it) or on SIGINT/SIGTERM, after removing every container.
 int serve_mcp_stdio(const core::settings& settings, std::string user_id) {
   boost::asio::io_context io;
-  result<std::unique_ptr<components>> parts = make_error(core::errc::startup_failed, "not built");
-  try {
-    parts = build_components(io, settings);
-  } catch (const std::exception& e) {
-    return config_failure(make_error(core::errc::startup_failed, std::string("start-up failed: ") + e.what()));
-  }
+  auto parts = build_guarded(io, settings);
   if (!parts) return config_failure(parts.error());
   auto face = (*parts)->services().mcp;
   core::log_info("mcp-harness {} serving MCP on stdio for user {}", core::version(), user_id);
