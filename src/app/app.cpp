@@ -159,6 +159,15 @@ int run(int argc, char** argv) {
     }
     auto settings = load_settings(specs, rest);
     if (!settings) return config_failure(settings.error());
+    if (!settings->is_set_explicitly("SANDBOX_OWNER")) {
+      // Each stdio server owns its containers alone: with the shared default
+      // label, a second one (another client, or the HTTP server) would sweep
+      // this one's running sandboxes at its start-up.
+      rest.push_back("--sandbox-owner");
+      rest.push_back(settings->get("SANDBOX_OWNER") + "-stdio-" + std::to_string(::getpid()));
+      settings = load_settings(specs, rest);
+      if (!settings) return config_failure(settings.error());
+    }
     auto log_config = load_log_config(*settings);
     if (!log_config) return config_failure(log_config.error());
     core::init_logging(*log_config);

@@ -11,8 +11,8 @@ std::vector<core::setting_spec> auth_setting_specs() {
        "(always needed) or none (never; unsafe off loopback)"},
       {"API_KEYS_FILE", "data/api-keys.json",
        "API key file (hashes only, mode 600) that `mcp-harness keys` manages; changes apply without a restart"},
-      {"RATE_LIMIT_PER_MINUTE", "60", "requests per minute each API key may make (token bucket); 0: no limit"},
-      {"RATE_LIMIT_BURST", "20", "requests an API key may make at once before the per-minute rate applies"},
+      {"RATE_LIMIT_PER_MINUTE", "600", "requests per minute each API key may make (token bucket); 0: no limit"},
+      {"RATE_LIMIT_BURST", "100", "requests an API key may make at once before the per-minute rate applies"},
   };
 }
 

@@ -151,7 +151,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     auto self = shared_from_this();
     closed_ = true;
     if (has_sandbox_ && deps_->execution) {
-      has_sandbox_ = false;
+      drop_sandbox();
       // Also stops a block in flight: its request answers at once.
       co_await deps_->execution->end_session(user_id_, id_);
     }
@@ -215,7 +215,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (it->second.executing && has_sandbox_ && deps_->execution) {
       // The sandbox is killed, so the block ends at once; its variables go with it.
       core::log_info("mcp session {}: a running block was cancelled; stopping its sandbox", id_);
-      has_sandbox_ = false;
+      drop_sandbox();
       note_ = "the previous block was cancelled, which ended its sandbox: variables from before are gone";
       core::spawn_logged(executor_, end_sandbox(shared_from_this()), "mcp session " + id_ + ": cancelling");
     }
@@ -275,7 +275,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
 
     std::string note = std::exchange(note_, {});
     if (reset && has_sandbox_) {
-      has_sandbox_ = false;
+      drop_sandbox();
       co_await deps_->execution->end_session(user_id_, id_);  // not_found (it idled out) is fine too
     } else if (has_sandbox_ && clock_type::now() - last_exec_end_ >= config_.sandbox_idle) {
       note =
@@ -295,7 +295,12 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.session_id = id_;
     in_flight_[key].executing = true;
     has_sandbox_ = true;
+    // Whether this block's sandbox is still the session's when it ends: a
+    // cancel or reset meanwhile has dropped it, and a later block may have
+    // opened the next one, which this block's outcome must not touch.
+    const auto generation = sandbox_generation_;
     auto out = co_await deps_->execution->execute(std::move(request));
+    const bool still_ours = generation == sandbox_generation_;
     if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.executing = false;
     last_exec_end_ = clock_type::now();
     if (ticker) {
@@ -303,7 +308,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       ticker->wake.notify_all();
     }
     if (!out) {
-      if (out.error().code != execution::errc::session_busy) has_sandbox_ = false;
+      if (out.error().code != execution::errc::session_busy && still_ours) drop_sandbox();
       if (out.error().code == execution::errc::session_busy) {
         co_return tool_error("another execute_code of this session is still running; wait for its answer first");
       }
@@ -311,8 +316,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     }
     const json& body = *out;
     bool ended = body.contains("sandbox") && body["sandbox"].value("ended", false);
-    if (ended) {
-      has_sandbox_ = false;
+    if (ended && still_ours) {
+      drop_sandbox();
       if (note.empty()) {
         note =
             "the sandbox ended with this block (it timed out or broke); the next call starts a fresh one "
@@ -334,6 +339,13 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     co_return tool_result(std::move(text), std::move(structured), failed);
   }
 
+  // The execution service no longer holds (or is about to end) this
+  // session's sandbox; the next block opens a new one.
+  void drop_sandbox() {
+    has_sandbox_ = false;
+    ++sandbox_generation_;
+  }
+
   asio::any_io_executor executor_;
   std::shared_ptr<const face_deps> deps_;
   face_config config_;
@@ -345,6 +357,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   clock_type::time_point last_exec_end_ = clock_type::now();
   std::map<std::string, in_flight> in_flight_;  // by the request id's JSON text
   bool has_sandbox_ = false;                    // the execution service may hold a sandbox for this session
+  std::uint64_t sandbox_generation_ = 0;        // counts the sandboxes dropped (drop_sandbox)
   bool closed_ = false;
   std::string note_;       // said with the next execute_code's answer
   std::string log_level_;  // as the client set it (logging/setLevel)

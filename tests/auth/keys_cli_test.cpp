@@ -160,8 +160,8 @@ TEST(AuthConfig, SettingsAndTheirErrors) {
   ASSERT_TRUE(defaults);
   EXPECT_EQ(defaults->mode, auth_mode::automatic);
   EXPECT_EQ(defaults->keys_file, "data/api-keys.json");
-  EXPECT_EQ(defaults->limit.per_minute, 60);
-  EXPECT_EQ(defaults->limit.burst, 20);
+  EXPECT_EQ(defaults->limit.per_minute, 600);
+  EXPECT_EQ(defaults->limit.burst, 100);
   EXPECT_EQ(load({{"AUTH", "keys"}})->mode, auth_mode::keys);
   EXPECT_EQ(load({{"AUTH", "none"}})->mode, auth_mode::none);
   EXPECT_EQ(load({{"AUTH", "auto"}})->mode, auth_mode::automatic);

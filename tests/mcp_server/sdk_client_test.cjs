@@ -18,7 +18,8 @@
 //                        memory servers in the server's MCP config (default fs, memory)
 //   MCP_TEST_EXPECT_SKILL  optional: a skill folder the acting user has in /skills
 //                        (proves which user the session acts for)
-//   MCP_TEST_ONLY        optional: comma-separated check names to run (after connect)
+//   MCP_TEST_ONLY        optional: ';'-separated parts of the names of the checks to
+//                        run (connect and close always run)
 //
 // Prints one line per check ("ok", "not ok" or "skip", its name, the time it
 // took, and for a failure why) and exits 1 when any check failed.
@@ -41,7 +42,7 @@ const fsServer = env.MCP_TEST_FS_SERVER || 'fs';
 const memoryServer = env.MCP_TEST_MEMORY_SERVER || 'memory';
 const runId = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
 const CHECK_TIMEOUT_MS = 90000;
-const WATCHDOG_MS = 600000;
+const WATCHDOG_MS = 240000;
 
 if (transportKind !== 'http' && transportKind !== 'stdio') {
   console.error('MCP_TEST_TRANSPORT must be http or stdio');
@@ -263,6 +264,14 @@ check('execute_code return 1+1', async () => {
   assert(textOf(r).includes('2'), `text: ${short(textOf(r))}`);
 });
 
+if (env.MCP_TEST_EXPECT_SKILL) {
+  check('the session acts for the expected user', async () => {
+    const names = await run(ctx.client, 'return (await fs.readdir("/skills")).sort()');
+    assert(Array.isArray(names) && names.includes(env.MCP_TEST_EXPECT_SKILL),
+      `/skills holds ${short(names)}, not ${env.MCP_TEST_EXPECT_SKILL}`);
+  });
+}
+
 check('execute_code error comes back as isError', async () => {
   const r = await execute(ctx.client, 'console.log("before"); throw new Error("boom-" + 7)');
   assert(r.isError === true, `isError is ${r.isError}`);
@@ -328,36 +337,34 @@ check('reset: true forgets the state', async () => {
 });
 
 check('PII in a tool result comes back tokenized', async () => {
-  // A session of its own, so that the address is the vault's first email.
+  // reset: true gives the session a fresh sandbox and with it a fresh PII
+  // vault, so the address is the vault's first email. (A second session would
+  // do too over HTTP, but over stdio it is a second server process, whose
+  // start-up sweep removes the containers of this one's SANDBOX_OWNER.)
+  const client = ctx.client;
   const address = `jane.doe.${runId.replace(/[^a-z0-9]/g, '')}@example.com`;
-  const { client, transport } = await connect();
-  try {
-    assert(ctx.fsRoot, 'the filesystem check found no allowed directory');
-    const file = `${ctx.fsRoot}/sdk-test-pii-${runId}.txt`;
-    await run(client, `await callMCPTool('${fsServer}__write_file', {path: ${JSON.stringify(file)},
-      content: ${JSON.stringify(`Write to ${address} about the invoice.`)}}); return 'written'`);
-    const r = await execute(client,
-      `const {content} = await callMCPTool('${fsServer}__read_text_file', {path: ${JSON.stringify(file)}});
-       return {content, sawAt: content.includes('@')};`);
-    assert(!r.isError, `the read failed: ${short(r)}`);
-    const all = JSON.stringify(r);
-    assert(!all.includes(address), `the address is in the answer: ${short(all)}`);
-    assert(!all.includes('jane.doe'), 'part of the address is in the answer');
-    assert(textOf(r).includes('[EMAIL_1]'), `the text has no [EMAIL_1]: ${short(textOf(r))}`);
-    assert(r.structuredContent.result.content === 'Write to [EMAIL_1] about the invoice.',
-      `content: ${short(r.structuredContent.result.content)}`);
-    assert(r.structuredContent.result.sawAt === false, 'the code saw the address');
-    // A token passed back to a tool is restored for it: the server writes the real address.
-    const copy = `${ctx.fsRoot}/sdk-test-pii-copy-${runId}.txt`;
-    const back = await run(client,
-      `await callMCPTool('${fsServer}__write_file', {path: ${JSON.stringify(copy)}, content: 'to [EMAIL_1]'});
-       const info = await callMCPTool('${fsServer}__get_file_info', {path: ${JSON.stringify(copy)}});
-       return JSON.stringify(info).match(/size: (\\d+)/)?.[1] ?? JSON.stringify(info);`);
-    assert(String(back) === String(`to ${address}`.length), `the copy's size is ${short(back)}, not the real address's`);
-  } finally {
-    if (transport.terminateSession) await transport.terminateSession().catch(() => {});
-    await client.close();
-  }
+  assert(ctx.fsRoot, 'the filesystem check found no allowed directory');
+  const file = `${ctx.fsRoot}/sdk-test-pii-${runId}.txt`;
+  await run(client, `await callMCPTool('${fsServer}__write_file', {path: ${JSON.stringify(file)},
+    content: ${JSON.stringify(`Write to ${address} about the invoice.`)}}); return 'written'`, { reset: true });
+  const r = await execute(client,
+    `const {content} = await callMCPTool('${fsServer}__read_text_file', {path: ${JSON.stringify(file)}});
+     return {content, sawAt: content.includes('@')};`);
+  assert(!r.isError, `the read failed: ${short(r)}`);
+  const all = JSON.stringify(r);
+  assert(!all.includes(address), `the address is in the answer: ${short(all)}`);
+  assert(!all.includes('jane.doe'), 'part of the address is in the answer');
+  assert(textOf(r).includes('[EMAIL_1]'), `the text has no [EMAIL_1]: ${short(textOf(r))}`);
+  assert(r.structuredContent.result.content === 'Write to [EMAIL_1] about the invoice.',
+    `content: ${short(r.structuredContent.result.content)}`);
+  assert(r.structuredContent.result.sawAt === false, 'the code saw the address');
+  // A token passed on to a tool is restored for it: the file holds the real address.
+  const copy = `${ctx.fsRoot}/sdk-test-pii-copy-${runId}.txt`;
+  const size = await run(client,
+    `await callMCPTool('${fsServer}__write_file', {path: ${JSON.stringify(copy)}, content: 'to [EMAIL_1]'});
+     const info = await callMCPTool('${fsServer}__get_file_info', {path: ${JSON.stringify(copy)}});
+     return JSON.stringify(info).match(/size: (\\d+)/)?.[1] ?? JSON.stringify(info);`);
+  assert(String(size) === String(`to ${address}`.length), `the copy's size is ${short(size)}, not the real address's`);
 });
 
 check('a cancelled block stops, and the session goes on', async () => {
@@ -377,6 +384,7 @@ check('a cancelled block stops, and the session goes on', async () => {
   assert(took < 5000, `it was rejected after ${took} ms`);
   const r = await execute(ctx.client, 'return [typeof beforeCancel, "after"]');
   const tookAll = Date.now() - started;
+  assert(!/still running/.test(textOf(r)), `the next block got "${textOf(r)}": the cancellation did not stop the block`);
   assert(!r.isError, `the next block failed: ${short(r)}`);
   assert(JSON.stringify(r.structuredContent.result) === '["undefined","after"]',
     `the next block gave ${short(r.structuredContent.result)}`);
@@ -413,13 +421,28 @@ check('a block cancelled while it streams progress stops too', async () => {
   assert(/cancel/i.test(r.structuredContent.note || ''), `its note is ${short(r.structuredContent.note)}`);
 });
 
-if (env.MCP_TEST_EXPECT_SKILL) {
-  check('the session acts for the expected user', async () => {
-    const names = await run(ctx.client, 'return (await fs.readdir("/skills")).sort()');
-    assert(Array.isArray(names) && names.includes(env.MCP_TEST_EXPECT_SKILL),
-      `/skills holds ${short(names)}, not ${env.MCP_TEST_EXPECT_SKILL}`);
-  });
-}
+check('reset after a cancelled block forgets the state', async () => {
+  // The block right after a cancellation runs in a new sandbox; a second
+  // cancellation must stop that one, and reset: true must end it.
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 1000);
+  const started = Date.now();
+  try {
+    await execute(ctx.client, 'await new Promise(r => setTimeout(r, 60000))', {}, { signal: controller.signal });
+  } catch {
+    // cancelled, as the checks before show
+  }
+  const next = await execute(ctx.client, 'globalThis.afterCancel = 5; return 1');
+  assert(!/still running/.test(textOf(next)),
+    `the block after the cancellation got "${textOf(next)}" ${Date.now() - started} ms after the start: the ` +
+    'cancellation did not stop the block (the session had lost track of its sandbox)');
+  assert(!next.isError, `the block after the cancellation failed: ${short(next)}`);
+  await sleep(1500);  // the cancelled block's sandbox is gone by now
+  const kind = await run(ctx.client, 'return typeof afterCancel', { reset: true });
+  assert(kind === 'undefined',
+    `after reset: true, afterCancel is still a ${kind}: the reset did not end the sandbox (the session lost ` +
+    'track of the sandbox it opened after the cancellation)');
+});
 
 // --- HTTP only
 
@@ -447,6 +470,10 @@ check('no key, a malformed key, a wrong key: connect fails with 401', async () =
   const real = env.MCP_TEST_KEY;
   const flipped = real.slice(0, -4) + (real.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA');
   await expectConnect401(flipped, 'a wrong key');
+  // What a client reads to learn that it needs a key.
+  const raw = await rawPost(env.MCP_TEST_URL, rawHeaders({}, null), initializeBody);
+  assert(raw.status === 401 && /^Bearer /i.test(raw.headers.get('www-authenticate') || ''),
+    `without a key: status ${raw.status}, WWW-Authenticate ${raw.headers.get('www-authenticate')}`);
 }, { transport: 'http' });
 
 check('?userId= of a user the key may not act for: 403 user_not_allowed', async () => {
@@ -507,13 +534,13 @@ check('close', async () => {
 // ---------------------------------------------------------------- runner
 
 async function main() {
-  const only = env.MCP_TEST_ONLY ? new Set(env.MCP_TEST_ONLY.split(',').map((s) => s.trim())) : null;
+  const only = env.MCP_TEST_ONLY ? env.MCP_TEST_ONLY.split(';').map((s) => s.trim()).filter(Boolean) : null;
   let failed = 0;
   let passed = 0;
   let connected = true;
   for (const c of checks) {
     if (c.transport && c.transport !== transportKind) continue;
-    if (only && !c.always && !only.has(c.name)) continue;
+    if (only && !c.always && !only.some((part) => c.name.includes(part))) continue;
     const started = Date.now();
     if (!connected) {
       console.log(`not ok - ${c.name}: not run, connect failed`);

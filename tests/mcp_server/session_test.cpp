@@ -247,6 +247,28 @@ TEST_F(McpSession, CancellingARunningBlockStopsItsSandboxAndSuppressesTheAnswer)
   EXPECT_NE(next["structuredContent"].value("note", "").find("cancelled"), std::string::npos) << next.dump();
 }
 
+TEST_F(McpSession, ACancelledBlockEndingLateDoesNotForgetTheNextBlocksSandbox) {
+  execution->hold = true;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        json message = call(5, "execute_code", {{"code", "while(true){}"}});  // a local: GCC 12 in coroutines
+        co_await session->handle(std::move(message), nullptr);
+      },
+      asio::detached);
+  io.restart();
+  io.poll();
+  EXPECT_FALSE(send(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 5}}}}));
+  // The next block opens a new sandbox while the cancelled one is still ending.
+  execution->hold = false;
+  result_of(call(6, "execute_code", {{"code", "globalThis.y = 5"}}));
+  io.restart();
+  io.poll();
+  // So a reset must end that new sandbox, whatever order the two ended in.
+  result_of(call(7, "execute_code", {{"code", "return typeof y"}, {"reset", true}}));
+  EXPECT_EQ(execution->ended.size(), 2u);
+}
+
 TEST_F(McpSession, SessionsBelongToTheKeyThatOpenedThem) {
   EXPECT_EQ(face->find(session->id(), "key_1"), session);
   EXPECT_EQ(face->find(session->id(), "key_2"), nullptr);
