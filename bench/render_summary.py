@@ -30,6 +30,10 @@ ROWS = [
      "bench/health_bench.sh did not finish"),
     ("context", "context sent to the LLM, 1,000-record task", "<= 2% of direct tool calling",
      "bench/context_bench.sh is missing"),
+    ("mcp_execute_code", "`execute_code` of `return 1+1` over `/mcp`", "<= 1.5x POST /execute",
+     "bench/mcp_execute_bench.sh did not finish"),
+    ("describe_bytes", "`describe_tools` declarations against the raw schemas", "-",
+     "bench/describe_bytes.sh did not finish"),
 ]
 
 

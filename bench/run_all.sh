@@ -44,6 +44,8 @@ run health -- "$root/bench/health_bench.sh"
 if [ -x "$root/bench/context_bench.sh" ]; then
   run context -- "$root/bench/context_bench.sh"
 fi
+run mcp_execute_code -- "$root/bench/mcp_execute_bench.sh" 200
+run describe_bytes -- "$root/bench/describe_bytes.sh"
 
 python3 "$root/bench/render_summary.py" "$rows" "$root/docs/BENCHMARKS.md" "$machine" "$(IFS=';'; echo "${failed[*]:-}")"
 [ -n "${BENCH_KEEP_JSON:-}" ] || rm -f "$rows"
