@@ -193,6 +193,13 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
       {"DELETE", "/skills/{userId}/{name}", "/skills/alice/notes", "", 200, 404, "skill_not_found"},
       {"GET", "/tasks/{id}/files", "/tasks/" + id + "/files", "", 200, 404, "task_not_found"},
       {"GET", "/tasks/{id}/files/{path...}", "/tasks/" + id + "/files/out.txt", "", 200, 404, "task_not_found"},
+      // /mcp names its user at initialize; the other requests need a session (MCP's own errors, no user).
+      {"POST", "/mcp", "/mcp?userId=alice",
+       json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"}, {"params", {{"protocolVersion", "2025-11-25"}}}}
+           .dump(),
+       200, 403, "user_not_allowed"},
+      {"GET", "/mcp", "/mcp", "", 405, 405, ""},
+      {"DELETE", "/mcp", "/mcp", "", 400, 400, ""},
   };
   // The matrix covers the route table, so a new route cannot skip it.
   std::set<std::string> covered, table;
