@@ -180,7 +180,6 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->services_.execution = out->execution_;
   auto face_settings = mcp_server::load_face_settings(settings);
   if (!face_settings) return face_settings.error();
-  face_settings->face.sandbox_idle = exec_settings->service.idle_timeout;
   face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
   out->face_ =
       mcp_server::create_mcp_face(executor, {.tools = tools, .execution = out->execution_}, face_settings->face);

@@ -68,6 +68,7 @@ class execution_service_impl final : public execution_service,
     auto self = shared_from_this();  // keeps the service alive across the awaits
     auto started = clock_type::now();
     std::shared_ptr<live_session> session;
+    bool opened_now = false;  // this request opened the session's sandbox
     if (request.session_id) {
       auto it = sessions_.find(session_key(request.user_id, *request.session_id));
       if (it != sessions_.end()) {
@@ -97,6 +98,7 @@ class execution_service_impl final : public execution_service,
       --opening_;
       if (!opened) co_return opened.error();
       session = std::move(*opened);
+      opened_now = true;
       if (request.session_id) sessions_[session_key(session->user_id, session->id)] = session;
     }
     bridge::exec_result outcome;
@@ -107,8 +109,10 @@ class execution_service_impl final : public execution_service,
     bool ended = !request.session_id || session->sandbox->broken();
     json body = exec_result_json(outcome);
     body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
-    body["sandbox"] = {
-        {"warm", session->sandbox->warm()}, {"ended", ended}, {"channel", session->sandbox->channel_kind()}};
+    body["sandbox"] = {{"warm", session->sandbox->warm()},
+                       {"ended", ended},
+                       {"opened", opened_now},
+                       {"channel", session->sandbox->channel_kind()}};
     body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (ended) {
       forget(session);

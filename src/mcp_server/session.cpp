@@ -277,11 +277,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (reset && has_sandbox_) {
       drop_sandbox();
       co_await deps_->execution->end_session(user_id_, id_);  // not_found (it idled out) is fine too
-    } else if (has_sandbox_ && clock_type::now() - last_exec_end_ >= config_.sandbox_idle) {
-      note =
-          "the session's sandbox had been idle too long and was ended; this code ran in a fresh one, so "
-          "variables from earlier calls are gone";
     }
+    const bool had_sandbox = has_sandbox_;
 
     std::shared_ptr<progress_ticker> ticker;
     if (!progress_token.is_null() && notify) {
@@ -301,8 +298,14 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     const auto generation = sandbox_generation_;
     auto out = co_await deps_->execution->execute(std::move(request));
     const bool still_ours = generation == sandbox_generation_;
+    if (out && had_sandbox && still_ours && note.empty() && out->contains("sandbox") &&
+        (*out)["sandbox"].value("opened", false)) {
+      // The execution service ended the sandbox after SANDBOX_IDLE_TIMEOUT_MS unused.
+      note =
+          "the session's sandbox had been idle too long and was ended; this code ran in a fresh one, so "
+          "variables from earlier calls are gone";
+    }
     if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.executing = false;
-    last_exec_end_ = clock_type::now();
     if (ticker) {
       ticker->stopped = true;
       ticker->wake.notify_all();
@@ -354,7 +357,6 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   std::string key_id_;
   std::string version_;
   clock_type::time_point last_active_ = clock_type::now();
-  clock_type::time_point last_exec_end_ = clock_type::now();
   std::map<std::string, in_flight> in_flight_;  // by the request id's JSON text
   bool has_sandbox_ = false;                    // the execution service may hold a sandbox for this session
   std::uint64_t sandbox_generation_ = 0;        // counts the sandboxes dropped (drop_sandbox)

@@ -193,6 +193,18 @@ TEST_F(McpSession, ResetEndsTheSandboxSessionBeforeRunning) {
   EXPECT_EQ(execution->requests.size(), 2u);
 }
 
+TEST_F(McpSession, AnswersSayWhenTheSandboxIdledOutAndStartedAfresh) {
+  execution->answer["sandbox"]["opened"] = true;  // the execution service opened a sandbox for the block
+  auto first = result_of(call(1, "execute_code", {{"code", "globalThis.x = 1"}}));
+  EXPECT_FALSE(first["structuredContent"].contains("note")) << first.dump();
+  execution->answer["sandbox"]["opened"] = false;  // the same sandbox again
+  auto second = result_of(call(2, "execute_code", {{"code", "return x"}}));
+  EXPECT_FALSE(second["structuredContent"].contains("note")) << second.dump();
+  execution->answer["sandbox"]["opened"] = true;  // it had idled out: a new one
+  auto third = result_of(call(3, "execute_code", {{"code", "return typeof x"}}));
+  EXPECT_NE(third["structuredContent"].value("note", "").find("idle"), std::string::npos) << third.dump();
+}
+
 TEST_F(McpSession, ASandboxThatCannotStartIsAToolError) {
   execution->next_error = make_error(execution::errc::too_many_sessions, "user 'alice' already has 4 live sessions");
   auto r = result_of(call(1, "execute_code", {{"code", "return 1"}}));

@@ -54,7 +54,8 @@ class execution_service {
   virtual ~execution_service() = default;
 
   // The /execute response body: {"result", "logs", "error"?, "toolCalls",
-  // "files", "saved"?, "durationMs", "sessionId", "sandbox": {"warm"}}. A block that
+  // "files", "saved"?, "durationMs", "sessionId", "sandbox": {"warm", "ended", "opened", "channel"}}
+  // ("opened": this request started the session's sandbox, so no earlier state is in it). A block that
   // failed, timed out or broke its sandbox is still a result (with "error").
   // A session id names a session of that user only: another user's request
   // with the same id opens its own. Errors: session_busy (the session is

@@ -35,10 +35,6 @@ struct face_config {
   std::chrono::milliseconds session_idle{std::chrono::minutes(30)};
   // Live HTTP sessions at once (MCP_MAX_SESSIONS); initialize past it is refused.
   std::size_t max_sessions = 64;
-  // How long an execute_code's sandbox keeps its REPL state unused: the
-  // execution service's session idle timeout, said in the tool's answer when
-  // state was lost.
-  std::chrono::milliseconds sandbox_idle{std::chrono::minutes(5)};
   // Largest `code` of execute_code (SANDBOX_MAX_CODE_BYTES).
   std::size_t code_max_chars = 1 << 20;
 };
