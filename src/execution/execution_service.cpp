@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "exec_json.hpp"
+#include "harness/core/every.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
@@ -145,11 +146,7 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
     sweep_timer_.cancel();
-    auto all = std::move(sessions_);
-    sessions_.clear();
-    std::vector<asio::awaitable<void>> closing;
-    for (auto& [id, session] : all) closing.push_back(close_session(std::move(session)));
-    co_await core::when_all(std::move(closing));
+    co_await core::close_all(sessions_, &close_session);
   }
 
   std::size_t session_count() const override { return sessions_.size(); }
@@ -194,21 +191,21 @@ class execution_service_impl final : public execution_service,
   static asio::awaitable<void> sweep_loop(std::shared_ptr<execution_service_impl> self) {
     auto interval = std::clamp<std::chrono::milliseconds>(
         self->config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
-    while (!self->stopping_) {
-      self->sweep_timer_.expires_after(interval);
-      auto [ec] = co_await self->sweep_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
-      if (ec || self->stopping_) break;
-      auto now = clock_type::now();
-      for (auto it = self->sessions_.begin(); it != self->sessions_.end();) {
-        auto& s = it->second;
-        if (!s->busy && now - s->last_used >= self->config_.idle_timeout) {
-          core::log_info("session {} idled out", s->id);
-          const std::string what = "session " + s->id + ": closing after idling out";
-          core::spawn_logged(self->executor_, close_session(std::move(s)), what);
-          it = self->sessions_.erase(it);
-        } else {
-          ++it;
-        }
+    auto tick = [&self] { self->end_idle_sessions(); };
+    co_await core::every(self->sweep_timer_, interval, self->stopping_, tick);
+  }
+
+  void end_idle_sessions() {
+    auto now = clock_type::now();
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      auto& s = it->second;
+      if (!s->busy && now - s->last_used >= config_.idle_timeout) {
+        core::log_info("session {} idled out", s->id);
+        const std::string what = "session " + s->id + ": closing after idling out";
+        core::spawn_logged(executor_, close_session(std::move(s)), what);
+        it = sessions_.erase(it);
+      } else {
+        ++it;
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/auth/api_key.hpp"
+#include "harness/core/every.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
@@ -66,11 +67,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
     sweep_timer_.cancel();
-    auto all = std::move(sessions_);
-    sessions_.clear();
-    std::vector<asio::awaitable<void>> closing;
-    for (auto& [id, session] : all) closing.push_back(session->close());
-    co_await core::when_all(std::move(closing));
+    co_await core::close_all(sessions_, &close_session);
   }
 
   std::size_t session_count() const override { return sessions_.size(); }
@@ -90,21 +87,20 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
   static asio::awaitable<void> sweep_loop(std::shared_ptr<face_impl> self) {
     auto interval = std::clamp<std::chrono::milliseconds>(self->config_.session_idle / 4, std::chrono::seconds(1),
                                                           std::chrono::seconds(60));
-    while (!self->stopping_) {
-      self->sweep_timer_.expires_after(interval);
-      auto [ec] = co_await self->sweep_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
-      if (ec || self->stopping_) break;
-      auto now = clock_type::now();
-      for (auto it = self->sessions_.begin(); it != self->sessions_.end();) {
-        auto session = it->second;
-        if (!session->busy() && now - session->last_active() >= self->config_.session_idle) {
-          core::log_info("mcp session {} idled out", session->id());
-          it = self->sessions_.erase(it);
-          core::spawn_logged(self->executor_, close_session(std::move(session)),
-                             "mcp session: closing after idling out");
-        } else {
-          ++it;
-        }
+    auto tick = [&self] { self->end_idle_sessions(); };
+    co_await core::every(self->sweep_timer_, interval, self->stopping_, tick);
+  }
+
+  void end_idle_sessions() {
+    auto now = clock_type::now();
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      auto session = it->second;
+      if (!session->busy() && now - session->last_active() >= config_.session_idle) {
+        core::log_info("mcp session {} idled out", session->id());
+        it = sessions_.erase(it);
+        core::spawn_logged(executor_, close_session(std::move(session)), "mcp session: closing after idling out");
+      } else {
+        ++it;
       }
     }
   }

@@ -18,6 +18,7 @@
 #include "llm/fake_llm_server.hpp"
 #include "llm/fake_llm_steps.hpp"
 #include "support/harness_server.hpp"
+#include "support/keys_command.hpp"
 
 namespace harness::testing {
 namespace {
@@ -25,32 +26,6 @@ namespace {
 using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `mcp-harness keys ARGS` on `file`; stdout only (stderr to a file).
-std::pair<int, std::string> keys_command(const fs::path& file, const std::string& args) {
-  fs::create_directories(file.parent_path());
-  auto err = file.parent_path() / "keys-stderr.txt";
-  child_process child({"/bin/sh", "-c", "\"$HARNESS\" keys " + args + " 2>\"$ERR\""},
-                      {{"ENV_FILE", "/dev/null"},
-                       {"API_KEYS_FILE", file.string()},
-                       {"HARNESS", binary_path("src/mcp-harness")},
-                       {"ERR", err.string()}});
-  auto code = child.wait_exit(60s);
-  return {code.value_or(-1), child.output()};
-}
-
-std::string add_key(const fs::path& file, const std::string& args) {
-  auto [code, out] = keys_command(file, "add " + args);
-  if (code != 0 || out.empty()) throw std::runtime_error("keys add " + args + " failed: " + out);
-  return out.substr(0, out.find('\n'));
-}
 
 // The key id of the key labelled `label`, from `keys list`.
 std::string key_id_of(const fs::path& file, const std::string& label) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "support/harness_server.hpp"
+#include "support/keys_command.hpp"
 
 extern char** environ;
 
@@ -35,13 +36,6 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr const char* skill_name = "alice-sdk-notes";
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // `name` on $PATH, or empty.
 std::string find_on_path(const std::string& name) {
@@ -55,27 +49,6 @@ std::string find_on_path(const std::string& name) {
   return {};
 }
 
-// Runs `mcp-harness keys ARGS` on `file`; its stdout only (stderr to a file).
-std::pair<int, std::string> keys_command(const fs::path& file, const std::string& args) {
-  fs::create_directories(file.parent_path());
-  auto err = file.parent_path() / "keys-stderr.txt";
-  child_process child({"/bin/sh", "-c", "\"$HARNESS\" keys " + args + " 2>\"$ERR\""},
-                      {{"ENV_FILE", "/dev/null"},
-                       {"API_KEYS_FILE", file.string()},
-                       {"HARNESS", binary_path("src/mcp-harness")},
-                       {"ERR", err.string()}});
-  auto code = child.wait_exit(60s);
-  return {code.value_or(-1), child.output()};
-}
-
-std::string add_key(const fs::path& file, const std::string& args) {
-  auto [code, out] = keys_command(file, "add " + args);
-  if (code != 0 || out.empty()) {
-    throw std::runtime_error("keys add " + args + " failed: " + read_all(file.parent_path() / "keys-stderr.txt"));
-  }
-  return out.substr(0, out.find('\n'));
-}
-
 // Processes (other than this one) whose command line or environment holds
 // `needle`: the server, `mcp-harness mcp` and the MCP servers they start all
 // carry the test's folder in theirs. A zombie has neither, so it does not count.
@@ -86,8 +59,8 @@ std::vector<std::string> processes_holding(const std::string& needle) {
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     const std::string pid = entry.path().filename().string();
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
-    std::string cmdline = read_all(entry.path() / "cmdline");
-    std::string environment = read_all(entry.path() / "environ");
+    std::string cmdline = read_file(entry.path() / "cmdline");
+    std::string environment = read_file(entry.path() / "environ");
     if (cmdline.find(needle) == std::string::npos && environment.find(needle) == std::string::npos) continue;
     for (auto& c : cmdline) {
       if (c == '\0') c = ' ';
@@ -238,7 +211,7 @@ TEST_F(McpFaceSdk, StdioStartedByTheSdk) {
   EXPECT_TRUE(eventually(
       [&] {
         if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-        auto proc_stat = read_all(fs::path("/proc") / std::to_string(pid) / "stat");
+        auto proc_stat = read_file(fs::path("/proc") / std::to_string(pid) / "stat");
         auto paren = proc_stat.rfind(')');
         return paren != std::string::npos && paren + 2 < proc_stat.size() &&
                proc_stat[paren + 2] == 'Z';  // reaped soon

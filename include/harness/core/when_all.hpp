@@ -67,4 +67,18 @@ inline boost::asio::awaitable<void> when_all(std::vector<boost::asio::awaitable<
   }
 }
 
+// Empties `table` (a map of sessions) and closes every value concurrently
+// with close(value): the shutdown of a session table. Pass `close` as a
+// function pointer or a named object, never a lambda temporary (GCC 12, see
+// run_blocking.hpp).
+template <class Map, class Close>
+boost::asio::awaitable<void> close_all(Map& table, Close close) {
+  auto all = std::move(table);
+  table.clear();
+  std::vector<boost::asio::awaitable<void>> closing;
+  closing.reserve(all.size());
+  for (auto& entry : all) closing.push_back(close(std::move(entry.second)));
+  co_await when_all(std::move(closing));
+}
+
 }  // namespace harness::core
