@@ -5,6 +5,7 @@
 # (node's JIT in the sandbox, in the server and in the baseline client), then
 # time R rounds of N calls; the row gives the median round of each side.
 #   bench/toolcall_bench.sh [N] [W] [R]   (defaults 1000, 1000 and 3)
+# HARNESS_BIN=path (with SANDBOX_IMAGE=its image) runs another build, for a side-by-side comparison.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-1000}
@@ -15,7 +16,7 @@ unset NODE_EXTRA_CA_CERTS
 
 log=$(mktemp)
 ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=1 SANDBOX_OWNER=bench-$$ SANDBOX_TIMEOUT_MS=120000 \
-  MCP_CONFIG="$root/bench/mcp_everything.json" "$root/build/src/mcp-harness" 2>"$log" &
+  MCP_CONFIG="$root/bench/mcp_everything.json" "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 1 300); do
