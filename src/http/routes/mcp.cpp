@@ -181,7 +181,8 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
 
   if (kind != message_kind::request) {
     // A notification or a response: taken, nothing to answer.
-    auto answer = co_await session->handle(std::move(message), nullptr);
+    const mcp_server::notify_fn no_notes;  // named: no temporary in co_await (GCC 12)
+    auto answer = co_await session->handle(std::move(message), no_notes);
     if (answer) co_return rpc_answer(400, *answer);
     http_response accepted;
     accepted.status = 202;
@@ -198,7 +199,8 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
     streamed.stream = stream;
     co_return streamed;
   }
-  auto answer = co_await session->handle(std::move(message), nullptr);
+  const mcp_server::notify_fn no_notes;  // a JSON answer carries no notifications
+  auto answer = co_await session->handle(std::move(message), no_notes);
   http_response out;  // 202 without a body: the client cancelled this request
   out.status = 202;
   if (answer) out = rpc_answer(200, *answer);
