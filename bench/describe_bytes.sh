@@ -31,11 +31,11 @@ base = f"http://127.0.0.1:{sys.argv[1]}"
 def post(body, headers=None):
     req = urllib.request.Request(base + "/mcp", data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(req) as r:
+    with urllib.request.urlopen(req, timeout=120) as r:
         return json.loads(r.read() or b"null"), dict(r.headers)
 
 def get(path):
-    with urllib.request.urlopen(base + path) as r:
+    with urllib.request.urlopen(base + path, timeout=120) as r:
         return json.loads(r.read())
 
 _, h = post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})

@@ -34,7 +34,7 @@ def post(path, body, headers=None):
     req = urllib.request.Request(base + path, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **(headers or {})})
     t = time.perf_counter()
-    with urllib.request.urlopen(req) as r:
+    with urllib.request.urlopen(req, timeout=120) as r:
         out = r.read(), dict(r.headers)
     return (time.perf_counter() - t) * 1000, out
 
