@@ -14,7 +14,7 @@ files=$(mktemp -d)
 log=$(mktemp)
 (cd "$root" && ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=0 SANDBOX_OWNER=bench-$$ \
   API_KEYS_FILE=/nonexistent/keys.json MCP_FS_ROOT="$files" MEMORY_FILE_PATH="$files/memory.jsonl" \
-  MCP_CONFIG="$root/servers/mcp.json" "$server_bin" 2>"$log") &
+  MCP_CONFIG="$root/servers/mcp.json" exec "$server_bin" 2>"$log") &   # exec: $! is the server, which the trap stops
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$log" "$files"' EXIT
 for _ in $(seq 1 100); do
