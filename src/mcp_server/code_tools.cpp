@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/utf8.hpp"
 #include "ts_signature.hpp"
 
 namespace harness::mcp_server {
@@ -37,10 +38,7 @@ std::string first_sentence(const std::string& text, std::size_t cap) {
       break;
     }
   }
-  end = std::min(end, cap);
-  // Never cut a UTF-8 sequence in two.
-  while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
+  return text.substr(0, core::utf8_boundary(text, std::min(end, cap)));  // never half a UTF-8 sequence
 }
 
 std::string string_or_empty(const json& object, const char* key) {

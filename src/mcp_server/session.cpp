@@ -9,6 +9,7 @@
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/core/utf8.hpp"
 #include "harness/core/version.hpp"
 #include "harness/execution/errors.hpp"
 #include "harness/execution/execution_service.hpp"
@@ -82,8 +83,7 @@ std::string render_outcome(const json& s) {
   if (s.contains("saved")) text += "Files saved: " + s["saved"].dump() + "\n";
   if (auto note = string_field(s, "note"); !note.empty()) text += "Note: " + std::string(note) + "\n";
   if (text.size() > max_result_text) {
-    std::size_t cut = max_result_text;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    const std::size_t cut = core::utf8_boundary(text, max_result_text);
     text = fmt::format("{}\n[cut: {} more characters; return less, or write it to /workspace]", text.substr(0, cut),
                        text.size() - cut);
   }

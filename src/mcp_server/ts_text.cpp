@@ -2,37 +2,12 @@
 
 #include <algorithm>
 
+#include "harness/core/utf8.hpp"
+
 namespace harness::mcp_server {
 namespace {
 
 using nlohmann::json;
-
-// Length of the well-formed UTF-8 sequence at s[i], 0 if there is none.
-std::size_t sequence_length(std::string_view s, std::size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    n = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // overlong
-    if (b0 == 0xED) hi = 0x9F;  // surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4;
-    if (b0 == 0xF0) lo = 0x90;  // overlong
-    if (b0 == 0xF4) hi = 0x8F;  // past U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
-  }
-  return n;
-}
 
 void trim_trailing_spaces(std::string& s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
@@ -66,7 +41,7 @@ std::string clean_text(std::string_view s, std::size_t max_in, bool one_line) {
   std::string out;
   const std::size_t end = std::min(s.size(), max_in);
   for (std::size_t i = 0; i < end;) {
-    const std::size_t n = sequence_length(s, i);
+    const std::size_t n = core::utf8_sequence_length(s, i);
     if (n == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
@@ -108,9 +83,7 @@ std::size_t offset_after_chars(std::string_view s, std::size_t n) {
 }
 
 std::size_t char_boundary(std::string_view s, std::size_t limit) {
-  if (limit >= s.size()) return s.size();
-  while (limit > 0 && (static_cast<unsigned char>(s[limit]) & 0xC0) == 0x80) --limit;
-  return limit;
+  return core::utf8_boundary(s, limit);
 }
 
 std::string cut_words(std::string_view s, std::size_t end) {
