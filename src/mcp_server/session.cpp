@@ -99,7 +99,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         config_(config),
         id_(std::move(id)),
         user_id_(std::move(user_id)),
-        key_id_(std::move(key_id)) {}
+        key_id_(std::move(key_id)),
+        streams_(executor) {}
 
   const std::string& id() const override { return id_; }
   const std::string& user_id() const override { return user_id_; }
@@ -107,6 +108,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   const std::string& protocol_version() const override { return version_; }
   clock_type::time_point last_active() const override { return last_active_; }
   bool busy() const override { return !in_flight_.empty(); }
+  event_stream_table& streams() override { return streams_; }
 
   asio::awaitable<std::optional<json>> handle(json message, notify_fn notify) override {
     auto self = shared_from_this();  // alive across the awaits, even if the table lets go
@@ -363,6 +365,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   bool closed_ = false;
   std::string note_;       // said with the next execute_code's answer
   std::string log_level_;  // as the client set it (logging/setLevel)
+  event_stream_table streams_;
 };
 
 }  // namespace

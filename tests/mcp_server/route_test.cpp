@@ -127,10 +127,51 @@ TEST_F(McpRoute, MalformedBodiesGetJsonRpcErrors) {
   EXPECT_EQ(run_dispatch(routes, svc, r).status, 415u);
 }
 
-TEST_F(McpRoute, GetIs405WithAllow) {
+TEST_F(McpRoute, GetWithoutLastEventIdIs405WithAllow) {
   auto r = run_dispatch(routes, svc, make_request("GET", "/mcp"));
   EXPECT_EQ(r.status, 405u);
   EXPECT_EQ(r.header("Allow"), "POST, DELETE");
+}
+
+TEST_F(McpRoute, GetWithLastEventIdResumesThatStreamAfterTheEvent) {
+  auto id = initialize();
+  auto session = svc.mcp->find(id, "");
+  ASSERT_NE(session, nullptr);
+  auto stream = session->streams().open();  // as a POST answered over SSE opens it
+  stream->push(rpc_request(-1, "first"));
+  stream->push(rpc_request(-1, "second"));
+  stream->finish();
+  auto r = make_request("GET", "/mcp");
+  r.headers = {{"Mcp-Session-Id", id}, {"Accept", "text/event-stream"}, {"Last-Event-ID", "1-1"}};
+  auto resumed = run_dispatch(routes, svc, r);
+  ASSERT_EQ(resumed.status, 200u) << resumed.body;
+  EXPECT_EQ(resumed.header("Content-Type"), "text/event-stream");
+  ASSERT_NE(resumed.stream, nullptr);
+  std::string text;
+  while (auto piece = harness::testing::run_until_done(io, resumed.stream->next())) text += *piece;
+  EXPECT_EQ(text.find("first"), std::string::npos) << text;  // seen before the drop: not replayed
+  EXPECT_NE(text.find("id: 1-2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("second"), std::string::npos) << text;
+}
+
+TEST_F(McpRoute, GetWithLastEventIdChecksTheIdTheSessionAndAccept) {
+  auto id = initialize();
+  auto get = [&](header_list headers) {
+    auto r = make_request("GET", "/mcp");
+    r.headers = std::move(headers);
+    return run_dispatch(routes, svc, r);
+  };
+  const std::pair<std::string, std::string> sse{"Accept", "text/event-stream"};
+  EXPECT_EQ(get({{"Mcp-Session-Id", id}, {"Last-Event-ID", "1-1"}}).status, 406u);
+  EXPECT_EQ(get({sse, {"Last-Event-ID", "1-1"}}).status, 400u);  // no session
+  EXPECT_EQ(get({sse, {"Mcp-Session-Id", "mcp_00000000000000000000000000000000"}, {"Last-Event-ID", "1-1"}}).status,
+            404u);
+  auto malformed = get({sse, {"Mcp-Session-Id", id}, {"Last-Event-ID", "abc"}});
+  EXPECT_EQ(malformed.status, 400u);
+  EXPECT_NE(body(malformed)["error"]["message"].get<std::string>().find("Last-Event-ID"), std::string::npos);
+  auto unknown = get({sse, {"Mcp-Session-Id", id}, {"Last-Event-ID", "7-1"}});
+  EXPECT_EQ(unknown.status, 404u);
+  EXPECT_NE(body(unknown)["error"]["message"].get<std::string>().find("Send the request again"), std::string::npos);
 }
 
 TEST_F(McpRoute, DeleteEndsTheSession) {

@@ -511,6 +511,77 @@ check('terminateSession, then the session id gets 404', async () => {
   await client.close();
 }, { transport: 'http' });
 
+// A fetch for the SDK transport that drops the connection of the first SSE
+// answer to a tools/call right after a progress event has come through (the
+// socket closes, as when a proxy or the network cuts it), and records the
+// GETs the client then sends to resume.
+function droppingFetch(record) {
+  let dropped = false;
+  return async (url, init = {}) => {
+    const method = (init.method || 'GET').toUpperCase();
+    const headers = new Headers(init.headers);
+    if (method === 'GET') record.gets.push({ lastEventId: headers.get('last-event-id') });
+    const response = await fetch(url, init);
+    if (method === 'GET' && headers.get('last-event-id')) record.getStatuses.push(response.status);
+    const isCall = method === 'POST' && typeof init.body === 'string' && init.body.includes('"tools/call"');
+    if (dropped || !isCall || !(response.headers.get('content-type') || '').includes('text/event-stream')) {
+      return response;
+    }
+    dropped = true;
+    const reader = response.body.getReader();
+    let seen = '';
+    let cut = false;
+    const body = new ReadableStream({
+      async pull(controller) {
+        if (cut) {
+          await reader.cancel();  // closes the socket: the server sees the client go
+          record.cuts += 1;
+          controller.error(new TypeError('terminated (connection dropped by the test)'));
+          return;
+        }
+        const { value, done } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        seen += new TextDecoder().decode(value);
+        if (seen.includes('notifications/progress')) cut = true;  // after this chunk is read
+        controller.enqueue(value);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+check('a dropped SSE answer resumes with Last-Event-ID and the block\'s result arrives', async () => {
+  const record = { gets: [], getStatuses: [], cuts: 0 };
+  const headers = {};
+  if (env.MCP_TEST_KEY) headers.Authorization = `Bearer ${env.MCP_TEST_KEY}`;
+  const transport = new StreamableHTTPClientTransport(new URL(env.MCP_TEST_URL),
+    { requestInit: { headers }, fetch: droppingFetch(record) });
+  const client = new Client({ name: 'mcp-harness-sdk-test-resume', version: '1.0.0' });
+  client.onerror = (e) => clientErrors.push(e && e.message ? e.message : String(e));
+  await client.connect(transport);
+  try {
+    await run(client, 'globalThis.beforeDrop = 41; return 1');
+    const progress = [];
+    const r = await execute(client, 'await new Promise(r => setTimeout(r, 3500)); return beforeDrop + 1', {},
+      { onprogress: (p) => progress.push(p) });
+    assert(record.cuts === 1, `the answer's stream was cut ${record.cuts} times (the check needs one cut)`);
+    const resumed = record.gets.filter((g) => g.lastEventId);
+    assert(resumed.length >= 1, `the client sent no GET with Last-Event-ID: ${short(record)}`);
+    assert(/^\d+-\d+$/.test(resumed[0].lastEventId), `Last-Event-ID was ${resumed[0].lastEventId}`);
+    assert(record.getStatuses[0] === 200, `the resuming GET got ${short(record.getStatuses)}`);
+    assert(!r.isError && r.structuredContent.result === 42, `after the drop the block gave ${short(r)}`);
+    assert(progress.length >= 1, 'no progress notification arrived before the drop');
+    // The session goes on as before.
+    assert(await run(client, 'return beforeDrop') === 41, 'the session lost its state');
+  } finally {
+    await transport.terminateSession().catch(() => {});
+    await client.close();
+  }
+}, { transport: 'http' });
+
 // --- the end: the main session closes; for stdio the child must exit.
 
 check('close', async () => {

@@ -19,6 +19,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/mcp_server/event_stream.hpp"
+
 namespace harness::bridge {
 class tool_gateway;
 }
@@ -68,6 +70,9 @@ class mcp_session {
   virtual boost::asio::awaitable<void> close() = 0;
   virtual std::chrono::steady_clock::time_point last_active() const = 0;
   virtual bool busy() const = 0;
+  // The SSE streams of this session's requests (Streamable HTTP), kept so
+  // that a client can resume one after a dropped connection.
+  virtual event_stream_table& streams() = 0;
 };
 
 class mcp_face {

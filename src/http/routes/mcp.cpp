@@ -1,19 +1,15 @@
 // /mcp: code mode over MCP's Streamable HTTP transport. POST carries one
 // JSON-RPC message; the answer is JSON, or an SSE stream when the request
-// asked for progress (its progress notifications, then the answer). GET
-// offers no server-initiated stream (405, as the transport allows); DELETE
-// ends the session. The session id comes with initialize in Mcp-Session-Id
-// and belongs to the key that opened it. Errors use JSON-RPC's shape, as
-// MCP clients expect; the key check before them is the gate's (401 with
-// WWW-Authenticate).
-#include <deque>
-
+// asked for progress (its progress notifications, then the answer), which a
+// client that lost the connection resumes with GET and Last-Event-ID. A plain
+// GET is 405 (no messages of the server's own); DELETE ends the session. The session id comes with initialize in
+// Mcp-Session-Id and belongs to the key that opened it. Errors use JSON-RPC's shape, as MCP clients expect; the key
+// check before them is the gate's (401 with WWW-Authenticate).
 #include <boost/asio/this_coro.hpp>
 
 #include <fmt/format.h>
 
 #include "acting_user.hpp"
-#include "harness/core/async_signal.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
@@ -97,40 +93,40 @@ std::variant<std::string, http_response> session_user(const request_context& con
   return std::move(*user);
 }
 
-// The SSE answer of one request: what the session notifies while it works,
-// then its answer, then the end.
-class rpc_event_stream final : public body_stream {
+// One connection's view of a request's event stream: from the priming event
+// (a new stream) or from after the client's Last-Event-ID (a resumed one) to
+// the answer. The stream itself belongs to the session, so the request runs
+// on and its events are kept when this connection drops.
+class stream_reader final : public body_stream {
  public:
-  explicit rpc_event_stream(const asio::any_io_executor& executor) : wake_(executor) {}
-
-  void push(const json& message) {
-    if (done_) return;
-    pending_.push_back(fmt::format("id: {}\nevent: message\ndata: {}\n\n", ++seq_,
-                                   message.dump(-1, ' ', false, json::error_handler_t::replace)));
-    wake_.notify_all();
-  }
-  void finish() {
-    done_ = true;
-    wake_.notify_all();
-  }
+  stream_reader(std::shared_ptr<mcp_server::event_stream> stream, std::optional<std::uint64_t> after)
+      : stream_(std::move(stream)), prime_(!after), seq_(after.value_or(0)) {}
 
   asio::awaitable<std::optional<std::string>> next() override {
-    while (pending_.empty() && !done_) co_await wake_.wait();
-    if (pending_.empty()) co_return std::nullopt;
-    std::string piece = std::move(pending_.front());
-    pending_.pop_front();
-    co_return piece;
+    if (std::exchange(prime_, false)) co_return stream_->priming_event();
+    auto event = co_await stream_->next_after(seq_);
+    if (!event) co_return std::nullopt;
+    seq_ = event->seq;
+    co_return std::move(event->text);
   }
 
  private:
-  core::async_signal wake_;
-  std::deque<std::string> pending_;
-  std::uint64_t seq_ = 0;
-  bool done_ = false;
+  std::shared_ptr<mcp_server::event_stream> stream_;
+  bool prime_;
+  std::uint64_t seq_;
 };
 
+http_response event_stream_response(std::shared_ptr<mcp_server::event_stream> stream,
+                                    std::optional<std::uint64_t> after) {
+  http_response streamed;
+  streamed.set_header("Content-Type", "text/event-stream");
+  streamed.set_header("Cache-Control", "no-cache");
+  streamed.stream = std::make_shared<stream_reader>(std::move(stream), after);
+  return streamed;
+}
+
 asio::awaitable<void> answer_into(std::shared_ptr<mcp_server::mcp_session> session, json message,
-                                  std::shared_ptr<rpc_event_stream> stream) {
+                                  std::shared_ptr<mcp_server::event_stream> stream) {
   mcp_server::notify_fn notify = [stream](json note) {
     stream->push(note);
   };  // named: no lambda temporary in co_await (GCC 12)
@@ -189,15 +185,13 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
     co_return accepted;
   }
   if (wants_progress(message) && accepts(request, "text/event-stream")) {
+    // The request runs on its own, so a dropped connection neither cancels
+    // it (the protocol says so) nor loses its answer: GET resumes the stream.
     auto executor = co_await asio::this_coro::executor;
-    auto stream = std::make_shared<rpc_event_stream>(executor);
+    auto stream = session->streams().open();
     auto work = answer_into(session, std::move(message), stream);
     core::spawn_logged(executor, std::move(work), "mcp: answering a request");
-    http_response streamed;
-    streamed.set_header("Content-Type", "text/event-stream");
-    streamed.set_header("Cache-Control", "no-cache");
-    streamed.stream = stream;
-    co_return streamed;
+    co_return event_stream_response(std::move(stream), std::nullopt);
   }
   const mcp_server::notify_fn no_notes;  // a JSON answer carries no notifications
   auto answer = co_await session->handle(std::move(message), no_notes);
@@ -208,11 +202,39 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
   co_return out;
 }
 
+// GET resumes a request's SSE stream after a dropped connection (with
+// Last-Event-ID); without one it would open a stream for messages of the
+// server's own, and this server sends none (405, as the transport allows).
 http_response handle_mcp_get(const request_context& context) {
   if (auto refused = refuse_early(context)) return *refused;
-  auto r = rpc_failure(405, -32000, "Method Not Allowed: this server sends no messages of its own; POST requests");
-  r.set_header("Allow", "POST, DELETE");
-  return r;
+  auto last = context.request.header("Last-Event-ID");
+  if (!last) {
+    auto r = rpc_failure(405, -32000,
+                         "Method Not Allowed: this server sends no messages of its own; POST requests (GET with "
+                         "Last-Event-ID resumes a request's event stream)");
+    r.set_header("Allow", "POST, DELETE");
+    return r;
+  }
+  if (!accepts(context.request, "text/event-stream")) {
+    return rpc_failure(406, -32000, "Not Acceptable: resuming a stream needs Accept: text/event-stream");
+  }
+  auto found = named_session(context);
+  if (auto* refused = std::get_if<http_response>(&found)) return std::move(*refused);
+  auto session = std::get<std::shared_ptr<mcp_server::mcp_session>>(std::move(found));
+  auto id = mcp_server::parse_event_id(*last);
+  if (!id) {
+    return rpc_failure(400, -32000,
+                       fmt::format("Bad Request: Last-Event-ID {} is not an event id of this server "
+                                   "(\"<stream>-<seq>\", as its events carry)",
+                                   last->substr(0, 60)));
+  }
+  auto stream = session->streams().find(id->stream);
+  if (!stream) {
+    return rpc_failure(404, -32000,
+                       "Not Found: no stream of this session has that event; it ended more than 5 minutes ago or "
+                       "was never sent. Send the request again");
+  }
+  return event_stream_response(std::move(stream), id->seq);
 }
 
 asio::awaitable<http_response> handle_mcp_delete(const request_context& context) {
