@@ -24,14 +24,13 @@ class pipe_frame_channel final : public frame_channel {
       : in_(executor, read_fd), out_(executor, write_fd), lines_(max_line) {}
 
   asio::awaitable<result<std::string>> read_line() override {
-    std::array<char, 65536> chunk;
     for (;;) {
       if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
       if (auto line = lines_.next()) co_return std::move(*line);
-      auto [ec, n] = co_await in_.async_read_some(asio::buffer(chunk), use_tuple);
+      auto [ec, n] = co_await in_.async_read_some(asio::buffer(chunk_), use_tuple);
       if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
       if (ec) co_return make_error(bridge::errc::channel_closed, "the runtime's output ended (" + ec.message() + ")");
-      lines_.append(std::string_view(chunk.data(), n));
+      lines_.append(std::string_view(chunk_.data(), n));
     }
   }
 
@@ -54,6 +53,9 @@ class pipe_frame_channel final : public frame_channel {
   asio::posix::stream_descriptor in_;
   asio::posix::stream_descriptor out_;
   frame_lines lines_;
+  // Here, not in read_line's frame: a frame is allocated per call, one per
+  // frame the sandbox sends.
+  std::array<char, 65536> chunk_{};
   bool cancelled_ = false;
 };
 

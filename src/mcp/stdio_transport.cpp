@@ -155,6 +155,9 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   }
 
   static asio::awaitable<void> write_loop(std::shared_ptr<stdio_transport> self) {
+    auto& stdin_pipe = self->child_->stdin_pipe();
+    boost::system::error_code setup;
+    stdin_pipe.non_blocking(true, setup);  // so that write_some below never blocks the I/O thread
     while (!self->closing_ && !self->lost_) {
       if (self->outbox_.empty()) {
         co_await self->wake_writer_.wait();
@@ -162,12 +165,20 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
       }
       std::string line = std::move(self->outbox_.front());
       self->outbox_.pop_front();
-      // A child that stops reading stdin would block us forever: a write has a deadline.
-      auto write =
-          asio::async_write(self->child_->stdin_pipe(), asio::buffer(line), asio::as_tuple(asio::use_awaitable));
-      auto written = co_await core::with_deadline(std::move(write), write_timeout);
-      const bool timed_out = !written;
-      const boost::system::error_code ec = written ? std::get<0>(*written) : asio::error::operation_aborted;
+      // Most lines fit in the pipe at once and are written now: no deadline
+      // timer and no coroutine for them, on every tool call's path.
+      boost::system::error_code ec;
+      std::size_t now = setup ? 0 : stdin_pipe.write_some(asio::buffer(line), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
+      bool timed_out = false;
+      if (!ec && now < line.size()) {
+        // The rest waits for the child to read. One that stops reading stdin
+        // would block us forever: this write has a deadline.
+        auto write = asio::async_write(stdin_pipe, asio::buffer(line) + now, asio::as_tuple(asio::use_awaitable));
+        auto written = co_await core::with_deadline(std::move(write), write_timeout);
+        timed_out = !written;
+        ec = written ? std::get<0>(*written) : asio::error::operation_aborted;
+      }
       if (ec) {
         if (!self->closing_) {
           core::log_warn("mcp {}: writing to stdin failed: {}", self->config_.name,

@@ -14,6 +14,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "client.hpp"
+#include "harness/core/when_all.hpp"
 #include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
@@ -48,6 +49,34 @@ struct HostileServer : ::testing::Test {
     return run(ctx, c->call_tool(tool, std::move(args)));
   }
 };
+
+asio::awaitable<void> echo_into(std::shared_ptr<client> cl, std::string text, result<json>& out) {
+  json args{{"text", std::move(text)}};  // named: no braced list in co_await (GCC 12)
+  out = co_await cl->call_tool("echo", std::move(args));
+}
+
+// A request line far larger than the pipe's buffer (64 KiB) goes out in
+// parts: what fits at once, then the rest as the server reads. Several at
+// once keep their order and their bytes.
+TEST_F(HostileServer, RequestsLargerThanThePipeAreWrittenWhole) {
+  const std::string big(512 * 1024, 'a');
+  auto first = call("echo", {{"text", big}});
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ((*first)["content"][0]["text"].get<std::string>().size(), big.size());
+  std::vector<result<json>> answers(3, make_error(core::errc::internal_error, "not answered"));
+  auto three = [&]() -> asio::awaitable<void> {
+    std::vector<asio::awaitable<void>> calls;
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      calls.push_back(echo_into(c, std::string(300 * 1024, static_cast<char>('b' + i)), answers[i]));
+    }
+    co_await core::when_all(std::move(calls));
+  };
+  run(ctx, three());
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    ASSERT_TRUE(answers[i]) << answers[i].error().describe();
+    EXPECT_EQ((*answers[i])["content"][0]["text"], std::string(300 * 1024, static_cast<char>('b' + i)));
+  }
+}
 
 TEST_F(HostileServer, OversizedAnswerFailsItsCallAtOnceNamingSizeLimitAndSetting) {
   for (bool id_first : {false, true}) {
