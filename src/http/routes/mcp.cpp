@@ -1,10 +1,11 @@
 // /mcp: code mode over MCP's Streamable HTTP transport. POST carries one
 // JSON-RPC message; the answer is JSON, or an SSE stream when the request
 // asked for progress (its progress notifications, then the answer), which a
-// client that lost the connection resumes with GET and Last-Event-ID. A plain
-// GET is 405 (no messages of the server's own); DELETE ends the session. The session id comes with initialize in
-// Mcp-Session-Id and belongs to the key that opened it. Errors use JSON-RPC's shape, as MCP clients expect; the key
-// check before them is the gate's (401 with WWW-Authenticate).
+// client that lost the connection resumes with GET and Last-Event-ID. A
+// plain GET is 405 (no messages of the server's own); DELETE ends the
+// session. The session id comes with initialize in Mcp-Session-Id and belongs
+// to the key that opened it. Errors use JSON-RPC's shape, as MCP clients
+// expect; the key check before them is the gate's (401 with WWW-Authenticate).
 #include <boost/asio/this_coro.hpp>
 
 #include <fmt/format.h>
