@@ -181,8 +181,10 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto face_settings = mcp_server::load_face_settings(settings);
   if (!face_settings) return face_settings.error();
   face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
-  out->face_ =
-      mcp_server::create_mcp_face(executor, {.tools = tools, .execution = out->execution_}, face_settings->face);
+  out->face_ = mcp_server::create_mcp_face(
+      executor,
+      {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},
+      face_settings->face);
   out->services_.mcp = out->face_;
   out->services_.mcp_allowed_origins = std::move(face_settings->allowed_origins);
   out->services_.health.push_back(out->sandbox_health_);

@@ -8,6 +8,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "exec_json.hpp"
+#include "harness/core/async_signal.hpp"
 #include "harness/core/every.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
@@ -61,7 +62,8 @@ class execution_service_impl final : public execution_service,
         tools_(std::move(tools)),
         filters_(std::move(filters)),
         config_(config),
-        sweep_timer_(executor) {}
+        sweep_timer_(executor),
+        closing_(executor) {}
 
   void start_sweeper() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "session idle sweeper"); }
 
@@ -118,8 +120,7 @@ class execution_service_impl final : public execution_service,
     if (ended) {
       forget(session);
       // Remove the container after answering: the caller need not wait for it.
-      const std::string what = "session " + session->id + ": closing";
-      core::spawn_logged(executor_, close_session(std::move(session)), what);
+      close_later(std::move(session), "closing");
     }
     co_return body;
   }
@@ -147,6 +148,7 @@ class execution_service_impl final : public execution_service,
     stopping_ = true;
     sweep_timer_.cancel();
     co_await core::close_all(sessions_, &close_session);
+    co_await closing_.wait_zero();  // the sandboxes being removed in the background
   }
 
   std::size_t session_count() const override { return sessions_.size(); }
@@ -188,6 +190,23 @@ class execution_service_impl final : public execution_service,
     co_await session->sandbox->close();
   }
 
+  // Removes a session's sandbox in the background, counted so that shutdown
+  // waits for it: a server that exits first would leave the container behind.
+  void close_later(std::shared_ptr<live_session> session, std::string_view why) {
+    closing_.add();
+    const std::string what = "session " + session->id + ": " + std::string(why);
+    core::spawn_logged(executor_, close_counted(shared_from_this(), std::move(session)), what);
+  }
+
+  static asio::awaitable<void> close_counted(std::shared_ptr<execution_service_impl> self,
+                                             std::shared_ptr<live_session> session) {
+    struct done_on_exit {
+      core::async_counter& counter;
+      ~done_on_exit() { counter.done(); }
+    } done{self->closing_};
+    co_await session->sandbox->close();
+  }
+
   static asio::awaitable<void> sweep_loop(std::shared_ptr<execution_service_impl> self) {
     auto interval = std::clamp<std::chrono::milliseconds>(
         self->config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
@@ -201,8 +220,7 @@ class execution_service_impl final : public execution_service,
       auto& s = it->second;
       if (!s->busy && now - s->last_used >= config_.idle_timeout) {
         core::log_info("session {} idled out", s->id);
-        const std::string what = "session " + s->id + ": closing after idling out";
-        core::spawn_logged(executor_, close_session(std::move(s)), what);
+        close_later(std::move(s), "closing after idling out");
         it = sessions_.erase(it);
       } else {
         ++it;
@@ -220,6 +238,7 @@ class execution_service_impl final : public execution_service,
   // another user's request for the same id opens (or misses) its own.
   std::map<std::string, std::shared_ptr<live_session>> sessions_;
   std::size_t opening_ = 0;
+  core::async_counter closing_;  // sandboxes being removed by close_later
   bool stopping_ = false;
 };
 

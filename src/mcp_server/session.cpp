@@ -8,12 +8,15 @@
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/utf8.hpp"
 #include "harness/core/version.hpp"
 #include "harness/execution/errors.hpp"
 #include "harness/execution/execution_service.hpp"
+#include "harness/skills/errors.hpp"
 #include "jsonrpc.hpp"
+#include "skill_resources.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -173,9 +176,40 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (method == "tools/list") co_return jsonrpc::result(id, {{"tools", tool_definitions()}});
     if (method == "tools/call") co_return co_await call_tool(params, id, key, std::move(notify));
     if (method == "logging/setLevel") co_return set_log_level(params, id);
+    if (deps_->skills && method.starts_with("resources/")) co_return co_await resources(method, params, id);
     co_return jsonrpc::error(id, jsonrpc::method_not_found,
                              "method not found: " + method.substr(0, 100) +
-                                 " (this server offers initialize, ping, tools/list, tools/call and logging/setLevel)");
+                                 " (this server offers initialize, ping, tools/list, tools/call, logging/setLevel and "
+                                 "resources/list, resources/read and resources/templates/list for skills)");
+  }
+
+  // The user's skills as resources (skill_resources.hpp); the library reads
+  // the disk, so off the I/O thread.
+  asio::awaitable<json> resources(const std::string& method, const json& params, const json& id) {
+    if (method == "resources/templates/list") co_return jsonrpc::result(id, skill_resource_templates());
+    const skills::skill_library* library = deps_->skills.get();
+    const std::string user = user_id_;
+    if (method == "resources/list") {
+      auto work = [library, user] { return list_skill_resources(*library, user); };
+      auto listed = co_await core::run_blocking(deps_->blocking, std::move(work));
+      if (!listed) co_return jsonrpc::error(id, jsonrpc::internal_error, listed.error().describe());
+      co_return jsonrpc::result(id, std::move(*listed));
+    }
+    if (method != "resources/read") {
+      co_return jsonrpc::error(id, jsonrpc::method_not_found,
+                               "method not found: " + method.substr(0, 100) +
+                                   " (resources/list, resources/read and resources/templates/list are offered)");
+    }
+    const std::string uri(string_field(params, "uri"));
+    if (uri.empty()) co_return jsonrpc::error(id, jsonrpc::invalid_params, "uri (a string) is required");
+    auto work = [library, user, uri] { return read_skill_resource(*library, user, uri); };
+    auto read = co_await core::run_blocking(deps_->blocking, std::move(work));
+    if (read) co_return jsonrpc::result(id, std::move(*read));
+    const auto& code = read.error().code;
+    const bool missing = code == skills::errc::skill_not_found || code == skills::errc::invalid_skill_name;
+    json answer = jsonrpc::error(id, missing ? resource_not_found : jsonrpc::internal_error, read.error().message);
+    answer["error"]["data"] = {{"uri", uri.substr(0, 200)}};
+    co_return answer;
   }
 
   json initialize(const json& params) {
@@ -184,8 +218,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     // The client's version when we speak it, else our newest: the client
     // then decides whether it can go on.
     version_ = std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions.front();
+    json capabilities{{"tools", {{"listChanged", false}}}, {"logging", json::object()}};
+    if (deps_->skills) capabilities["resources"] = {{"listChanged", false}, {"subscribe", false}};
     return {{"protocolVersion", version_},
-            {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
+            {"capabilities", std::move(capabilities)},
             {"serverInfo", {{"name", "mcp-harness"}, {"title", "mcp-harness code mode"}, {"version", core::version()}}},
             {"instructions", instructions()}};
   }

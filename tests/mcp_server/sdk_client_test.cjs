@@ -270,6 +270,23 @@ if (env.MCP_TEST_EXPECT_SKILL) {
     assert(Array.isArray(names) && names.includes(env.MCP_TEST_EXPECT_SKILL),
       `/skills holds ${short(names)}, not ${env.MCP_TEST_EXPECT_SKILL}`);
   });
+
+  check('the user\'s skills are resources: listed, and their SKILL.md read', async () => {
+    const uri = `skill://${env.MCP_TEST_EXPECT_SKILL}/SKILL.md`;
+    const listed = await ctx.client.listResources();
+    const uris = (listed.resources || []).map((r) => r.uri);
+    assert(uris.includes(uri), `resources/list gave ${short(uris)}, not ${uri}`);
+    const read = await ctx.client.readResource({ uri });
+    const text = read.contents && read.contents[0] && read.contents[0].text;
+    assert(typeof text === 'string' && text.includes(env.MCP_TEST_EXPECT_SKILL), `resources/read gave ${short(read)}`);
+    let error = null;
+    try {
+      await ctx.client.readResource({ uri: 'skill://no-such-skill/SKILL.md' });
+    } catch (e) {
+      error = e;
+    }
+    assert(error && error.code === -32002, `an unknown skill gave ${short(error && error.message)}`);
+  });
 }
 
 check('execute_code error comes back as isError', async () => {

@@ -27,6 +27,9 @@ class tool_gateway;
 namespace harness::execution {
 class execution_service;
 }
+namespace harness::skills {
+class skill_library;
+}
 
 namespace harness::mcp_server {
 
@@ -42,8 +45,11 @@ struct face_config {
 };
 
 struct face_deps {
-  std::shared_ptr<bridge::tool_gateway> tools;  // the upstream tools (what the sandbox's helpers reach)
-  std::shared_ptr<execution::execution_service> execution;
+  std::shared_ptr<bridge::tool_gateway> tools = nullptr;  // the upstream tools (what the sandbox's helpers reach)
+  std::shared_ptr<execution::execution_service> execution = nullptr;
+  // The user's skills, offered as resources (skill://<name>/SKILL.md); none without it.
+  std::shared_ptr<const skills::skill_library> skills = nullptr;
+  boost::asio::any_io_executor blocking = {};  // where the library's disk reads run (inline when null)
 };
 
 // Where a session sends what is not the answer to the request in hand: a
