@@ -246,5 +246,18 @@ TEST_F(ExecuteIntegration, NoContainerOutlivesTheServer) {
   // TearDown stops it again, which answers the same exit code.
 }
 
+// A block without a session has its sandbox removed after the answer, in
+// the background: a server stopped right then must still wait for that
+// removal. Several rounds, since the window is short.
+TEST_F(ExecuteIntegration, NoContainerOutlivesAServerStoppedRightAfterAnAnswer) {
+  for (int round = 0; round < 4; ++round) {
+    if (round > 0) start_server({});
+    json r = execute({{"userId", "alice"}, {"code", "return 1"}});
+    ASSERT_FALSE(r.contains("error")) << r.dump();
+    ASSERT_EQ(server->stop(), 0) << server->output();
+    ASSERT_EQ(labelled_containers(owner), 0) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace harness::testing
