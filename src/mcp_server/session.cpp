@@ -177,10 +177,11 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (method == "tools/call") co_return co_await call_tool(params, id, key, std::move(notify));
     if (method == "logging/setLevel") co_return set_log_level(params, id);
     if (deps_->skills && method.starts_with("resources/")) co_return co_await resources(method, params, id);
+    const char* offered = deps_->skills ? "initialize, ping, tools/list, tools/call, logging/setLevel, "
+                                          "resources/list, resources/read and resources/templates/list"
+                                        : "initialize, ping, tools/list, tools/call and logging/setLevel";
     co_return jsonrpc::error(id, jsonrpc::method_not_found,
-                             "method not found: " + method.substr(0, 100) +
-                                 " (this server offers initialize, ping, tools/list, tools/call, logging/setLevel and "
-                                 "resources/list, resources/read and resources/templates/list for skills)");
+                             "method not found: " + method.substr(0, 100) + " (this server offers " + offered + ")");
   }
 
   // The user's skills as resources (skill_resources.hpp); the library reads
@@ -192,7 +193,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (method == "resources/list") {
       auto work = [library, user] { return list_skill_resources(*library, user); };
       auto listed = co_await core::run_blocking(deps_->blocking, std::move(work));
-      if (!listed) co_return jsonrpc::error(id, jsonrpc::internal_error, listed.error().describe());
+      if (!listed) co_return jsonrpc::error(id, jsonrpc::internal_error, listed.error().message);
       co_return jsonrpc::result(id, std::move(*listed));
     }
     if (method != "resources/read") {

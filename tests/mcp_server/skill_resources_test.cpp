@@ -107,6 +107,7 @@ TEST(SkillResourcesOff, WithoutALibraryThereAreNoResources) {
   EXPECT_FALSE((*init)["result"]["capabilities"].contains("resources"));
   auto list = run_until_done(io, session->handle(rpc_request(1, "resources/list"), nullptr));
   EXPECT_EQ((*list)["error"]["code"], -32601);
+  EXPECT_EQ((*list)["error"]["message"].get<std::string>().find("resources/read"), std::string::npos);
   run_until_done(io, face->shutdown());
 }
 
