@@ -20,11 +20,9 @@ ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=2 SANDBOX_OWNER=b
   MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "$server_bin" 2>"$log" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 1 200); do
-  ready=$(curl -s "localhost:$port/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["components"]["pool"]["ready"])' 2>/dev/null || echo 0)
-  [ "$ready" -ge 2 ] && break
-  sleep 0.2
-done
+# shellcheck source=wait_pool.sh
+. "$root/bench/wait_pool.sh"
+wait_pool "$port" 2
 
 body='{"userId":"bench","code":"return 1+1"}'
 BENCH_DIR="$root/bench" python3 - "$port" "$runs" "$body" "$image" "$docker_runs" <<'PY'
