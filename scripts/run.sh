@@ -4,7 +4,7 @@
 # Extra arguments go to the server (e.g. ./scripts/run.sh --port 8080).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-run_setup
+HARNESS_SETUP=server run_setup
 build_harness
 log "starting mcp-harness"
 cd "$HARNESS_ROOT"

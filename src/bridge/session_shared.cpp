@@ -113,6 +113,8 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   result<json> answer = make_error(bridge::errc::bad_call, "unreachable");
   auto call = read_call(frame);
   std::string label = call ? call->label : std::string();
+  // Kept for the record as the code wrote them: tokens, not the values they stand for.
+  json recorded_args = call && call->op == "call_tool" ? call->args : json();
   try {
     if (!call) {
       answer = call.error();
@@ -133,11 +135,15 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   } else {
     reply["error"] = error_json(answer.error());
   }
+  std::string line = dump_frame(reply);
   if (!label.empty() && exec == shared->current_exec) {
-    shared->calls.push_back(
-        {label, std::chrono::duration<double, std::milli>(clock_type::now() - started).count(), answer.has_value()});
+    shared->calls.push_back({.name = label,
+                             .ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count(),
+                             .ok = answer.has_value(),
+                             .args = std::move(recorded_args),
+                             .reply_bytes = line.size()});
   }
-  co_await shared->send(dump_frame(reply));
+  co_await shared->send(std::move(line));
 }
 
 }  // namespace harness::bridge

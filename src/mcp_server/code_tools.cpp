@@ -4,7 +4,7 @@
 
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/utf8.hpp"
-#include "ts_signature.hpp"
+#include "harness/mcp_server/ts_signature.hpp"
 
 namespace harness::mcp_server {
 namespace {

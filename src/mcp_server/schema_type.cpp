@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ts_signature.hpp"
+#include "harness/mcp_server/ts_signature.hpp"
 #include "ts_text.hpp"
 
 namespace harness::mcp_server {

@@ -1,4 +1,4 @@
-#include "ts_signature.hpp"
+#include "harness/mcp_server/ts_signature.hpp"
 
 #include <algorithm>
 #include <iterator>

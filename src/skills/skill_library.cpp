@@ -115,6 +115,27 @@ class skill_library_impl final : public skill_library {
     return no_such_skill(name);
   }
 
+  result<std::string> read_file(const std::string& user_id, const std::string& name,
+                                const std::string& path) const override {
+    if (!is_storage_id(user_id)) return invalid_user(user_id);
+    if (!is_skill_name(name)) return invalid_name(name);
+    for (auto owner : {"user", "example"}) {
+      confined_dir dir = folder_of(owner, user_id);
+      auto files = dir.scan();
+      if (!files) return files.error();
+      auto skills = group_by_skill(*files);
+      auto it = skills.find(name);
+      if (it == skills.end()) continue;
+      // Only a path the scan listed: nothing outside the skill's own files is reachable.
+      if (!it->second.contains(path)) {
+        return make_error(skills::errc::file_not_found, fmt::format("skill '{}' has no file '{}'", name, path),
+                          "GET /skills/{userId}/{name} lists its files");
+      }
+      return dir.read_file(name + "/" + path, config_.caps.max_file_bytes);
+    }
+    return no_such_skill(name);
+  }
+
   status remove(const std::string& user_id, const std::string& name) override {
     if (!is_storage_id(user_id)) return invalid_user(user_id);
     if (!is_skill_name(name)) return invalid_name(name);

@@ -37,18 +37,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* skill_name = "alice-sdk-notes";
 
-// `name` on $PATH, or empty.
-std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (dir.empty()) continue;
-    auto candidate = fs::path(dir) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return {};
-}
-
 // Processes (other than this one) whose command line or environment holds
 // `needle`: the server, `mcp-harness mcp` and the MCP servers they start all
 // carry the test's folder in theirs. A zombie has neither, so it does not count.

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "ts_signature.hpp"
+#include "harness/mcp_server/ts_signature.hpp"
 
 namespace harness::mcp_server {
 namespace {

@@ -9,6 +9,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -122,6 +124,17 @@ std::string binary_path(const std::string& relative) {
 std::string source_path(const std::string& relative) {
   const char* dir = std::getenv("HARNESS_SOURCE_DIR");
   return std::string(dir ? dir : HARNESS_SUPPORT_SOURCE_DIR) + "/" + relative;
+}
+
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    auto candidate = std::filesystem::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
 }
 
 }  // namespace harness::testing

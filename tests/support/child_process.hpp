@@ -46,5 +46,7 @@ class child_process {
 std::string binary_path(const std::string& relative);
 // Path of a source file: $HARNESS_SOURCE_DIR/<relative>.
 std::string source_path(const std::string& relative);
+// `name` on $PATH (an executable file), or empty.
+std::string find_on_path(const std::string& name);
 
 }  // namespace harness::testing

@@ -43,6 +43,8 @@ struct tool_call_record {
   std::string name;  // tool name, or the helper ("list_mcp_tools") for discovery calls
   double ms = 0;
   bool ok = false;
+  nlohmann::json args{};        // a tool call's arguments as the code sent them (tokenized); null for helpers
+  std::size_t reply_bytes = 0;  // the size of the answer the sandbox got (the censored result, or the error)
 };
 
 struct file_change {

@@ -30,7 +30,9 @@ http_response handle_health_ready(const request_context& context);
 // LLM is configured.
 boost::asio::awaitable<http_response> handle_post_task(const request_context& context);
 
-// GET /tasks?userId=&status=&limit=: the user's tasks, newest first.
+// GET /tasks?userId=&status=&limit=&before=: the user's tasks, newest first;
+// without userId, an admin key (and the open caller) sees every user's.
+// "nextCursor" (when more may follow) goes into ?before= for the next page.
 boost::asio::awaitable<http_response> handle_list_tasks(const request_context& context);
 
 // GET /tasks/{id}?userId=&transcript=: status, result and the transcript as the LLM saw it.
@@ -57,8 +59,19 @@ boost::asio::awaitable<http_response> handle_mcp_delete(const request_context& c
 // GET /tools?query=: [{name, description}] of connected servers' tools, best match first.
 http_response handle_list_tools(const request_context& context);
 
-// GET /tools/{name}: {name, description, inputSchema, outputSchema?}.
+// GET /tools/{name}: {name, description, inputSchema, outputSchema?,
+// annotations?, declaration}: `declaration` is the tool as TypeScript.
 http_response handle_tool_details(const request_context& context);
+
+// GET /me: who the request's key is {auth, keyId, label, users, admin}, for
+// the dashboard's sign-in (and any client that wants to check its key).
+http_response handle_me(const request_context& context);
+
+// The dashboard (routes/ui.cpp): GET / and /ui redirect to /ui/, which serves
+// ui/index.html; GET /ui/{path...} serves the other files of ui/.
+http_response handle_ui_redirect(const request_context& context);
+http_response handle_ui_index(const request_context& context);
+http_response handle_ui_file(const request_context& context);
 
 // GET /metrics: every metric in the Prometheus text format 0.0.4.
 http_response handle_metrics(const request_context& context);
@@ -100,6 +113,9 @@ http_response handle_list_skills(const request_context& context);
 
 // GET /skills/{userId}/{name}: {name, description, skillMd, files: [{path, size}], updated, owner}.
 http_response handle_get_skill(const request_context& context);
+
+// GET /skills/{userId}/{name}/files/{path...}: one file of the skill, as text.
+http_response handle_get_skill_file(const request_context& context);
 
 // DELETE /skills/{userId}/{name}: removes the user's skill; 403 for an example, 404 when missing.
 http_response handle_delete_skill(const request_context& context);

@@ -46,6 +46,12 @@ class skill_library {
   // invalid_skill_name, skill_not_found, storage_error.
   virtual result<nlohmann::json> get(const std::string& user_id, const std::string& name) const = 0;
 
+  // The text of one file of the skill `get` would return (`path` as listed in
+  // its files). Errors: those of get, and file_not_found for a path the
+  // skill does not have.
+  virtual result<std::string> read_file(const std::string& user_id, const std::string& name,
+                                        const std::string& path) const = 0;
+
   // Deletes the user's skill folder. Errors: invalid_user_id,
   // invalid_skill_name, skill_read_only (an example), skill_not_found, storage_error.
   virtual status remove(const std::string& user_id, const std::string& name) = 0;

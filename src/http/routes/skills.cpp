@@ -1,4 +1,5 @@
-// GET /skills?userId=, GET /skills/{userId}/{name}, DELETE /skills/{userId}/{name}.
+// GET /skills?userId=, GET /skills/{userId}/{name}, GET /skills/{userId}/{name}/files/{path...},
+// DELETE /skills/{userId}/{name}.
 #include "acting_user.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
@@ -39,6 +40,21 @@ http_response handle_get_skill(const request_context& context) {
   auto skill = context.svc.skills->get(context.params.at("userId"), context.params.at("name"));
   if (!skill) return error_response(skill.error());
   return json_response(200, *skill);
+}
+
+http_response handle_get_skill_file(const request_context& context) {
+  if (auto hidden = hidden_skill(context)) return std::move(*hidden);
+  if (!context.svc.skills) return no_library();
+  auto text =
+      context.svc.skills->read_file(context.params.at("userId"), context.params.at("name"), context.params.at("path"));
+  if (!text) return error_response(text.error());
+  http_response response;
+  // Shown as text, never run or rendered: a skill's files are the user's code.
+  response.set_header("Content-Type", "text/plain; charset=utf-8");
+  response.set_header("X-Content-Type-Options", "nosniff");
+  response.set_header("Cache-Control", "no-store");
+  response.body = std::move(*text);
+  return response;
 }
 
 http_response handle_delete_skill(const request_context& context) {

@@ -1,6 +1,8 @@
 #include <charconv>
 #include <variant>
 
+#include <fmt/format.h>
+
 #include "acting_user.hpp"
 #include "harness/agent/agent_manager.hpp"
 #include "harness/http/api.hpp"
@@ -50,6 +52,15 @@ std::optional<std::int64_t> parse_int(const std::string& text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
   return value;
+}
+
+// "<createdMs>:<taskId>", the nextCursor of a page.
+std::optional<std::pair<std::int64_t, std::string>> parse_cursor(const std::string& text) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
+  auto ms = parse_int(text.substr(0, colon));
+  if (!ms || *ms == 0) return std::nullopt;
+  return std::pair{*ms, text.substr(colon + 1)};
 }
 
 }  // namespace
@@ -114,25 +125,46 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
 boost::asio::awaitable<http_response> handle_list_tasks(const request_context& context) {
   auto agent = context.svc.agent;  // keeps it alive across the await
   if (!agent) co_return agent_unavailable(context.svc);
-  auto user = query_user(context);
-  if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
+  auto named = named_query_user(context);
+  if (auto* answer = std::get_if<http_response>(&named)) co_return std::move(*answer);
   store::task_query query;
-  query.user_id = std::get<std::string>(std::move(user));
+  if (const auto& user = std::get<std::optional<std::string>>(named)) {
+    query.user_id = *user;
+  } else if (!context.caller.admin) {
+    // A user key lists its user's tasks; one made for several users must name one.
+    auto resolved = auth::resolve_user(context.caller, std::nullopt);
+    if (!resolved) co_return error_response(resolved.error());
+    query.user_id = std::move(*resolved);
+  }  // else an admin (or the open caller) sees every user's tasks
   if (auto status = query_value(context, "status"); status && !status->empty()) {
     query.status = store::task_status_from_string(*status);
     // A status no task can have matches none.
-    if (!query.status) co_return json_response(200, {{"tasks", json::array()}});
+    if (!query.status) co_return json_response(200, {{"tasks", json::array()}, {"nextCursor", nullptr}});
   }
   if (auto limit = query_value(context, "limit")) {
     auto n = parse_int(*limit);
     if (!n || *n < 1 || *n > 500) co_return error_response(http::errc::invalid_request, "'limit' must be 1-500");
     query.limit = static_cast<std::size_t>(*n);
   }
+  if (auto before = query_value(context, "before"); before && !before->empty()) {
+    auto cursor = parse_cursor(*before);
+    if (!cursor)
+      co_return error_response(http::errc::invalid_request,
+                               "'before' must be the nextCursor of an earlier page (<createdMs>:<taskId>)");
+    query.before_ms = cursor->first;
+    query.before_id = std::move(cursor->second);
+  }
+  const std::size_t wanted = query.limit;
   auto listed = co_await agent->list(query);
   if (!listed) co_return error_response(listed.error());
   json tasks = json::array();
   for (const auto& view : *listed) tasks.push_back(task_view_json(view));
-  co_return json_response(200, {{"tasks", std::move(tasks)}});
+  // A full page may have more behind it; the cursor is where the next one starts.
+  json next = nullptr;
+  if (!listed->empty() && listed->size() >= wanted) {
+    next = fmt::format("{}:{}", listed->back().created_ms, listed->back().task_id);
+  }
+  co_return json_response(200, {{"tasks", std::move(tasks)}, {"nextCursor", std::move(next)}});
 }
 
 boost::asio::awaitable<http_response> handle_get_task(const request_context& context) {

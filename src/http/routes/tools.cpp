@@ -2,6 +2,7 @@
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
 #include "harness/mcp/tool_registry.hpp"
+#include "harness/mcp_server/ts_signature.hpp"
 
 namespace harness::http {
 namespace {
@@ -23,6 +24,7 @@ http_response handle_tool_details(const request_context& context) {
   if (!context.svc.tools) return no_registry();
   auto details = context.svc.tools->details(context.params.at("name"));
   if (!details) return error_response(details.error());
+  (*details)["declaration"] = mcp_server::ts_declaration(*details);
   return json_response(200, *details);
 }
 

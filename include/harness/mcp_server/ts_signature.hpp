@@ -1,7 +1,7 @@
 // TypeScript declarations of MCP tools, generated from their JSON Schemas, for
 // the describe_tools tool: models write better code against typed signatures
 // than against raw JSON Schema, and a declaration is a fraction of the schema's
-// size. Internal to mcp_server.
+// size. Also used by GET /tools/{name} for the dashboard.
 //
 // Schemas come from MCP servers and are untrusted: nothing here throws, a
 // keyword of the wrong type reads as `unknown`, and depth, work and output are

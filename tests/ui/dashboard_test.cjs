@@ -1,0 +1,174 @@
+// The dashboard in a real browser: Debian's chromium driven by playwright-core,
+// against the real mcp-harness binary (started by dashboard_test.cpp) with the
+// real sandbox, the npm MCP servers and the fake LLM over HTTP. Every step
+// checks what a person would see; a CSP violation or a script error fails the
+// run. With SCREENSHOT_DIR set, each page is saved there as a PNG
+// (scripts/dashboard-screenshots.sh writes docs/dashboard/ that way).
+//
+// Environment: HARNESS_URL, USER_KEY (alice), ADMIN_KEY, LLM_URL (the fake's
+// base, for /_fake/script), FILES_DIR (the filesystem server's root).
+'use strict';
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const {chromium} = require('playwright-core');
+
+const base = process.env.HARNESS_URL;
+const userKey = process.env.USER_KEY;
+const adminKey = process.env.ADMIN_KEY;
+const llm = process.env.LLM_URL;
+const filesDir = process.env.FILES_DIR;
+const shots = process.env.SCREENSHOT_DIR || '';
+const timeout = 20000;
+
+async function api(method, target, body, key = userKey) {
+  const response = await fetch(base + target, {
+    method,
+    headers: {Authorization: `Bearer ${key}`, 'Content-Type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${target}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+async function script(steps) {
+  const response = await fetch(`${llm}/_fake/script`, {method: 'POST', body: JSON.stringify(steps)});
+  assert.equal(response.status, 200, 'the fake LLM took the script');
+}
+
+async function shot(page, name) {
+  if (!shots) return;
+  await page.screenshot({path: path.join(shots, `${name}.png`), fullPage: true});
+  console.log(`screenshot ${name}.png`);
+}
+
+async function signIn(page, key) {
+  await page.goto(`${base}/ui/`);
+  await page.locator('#key').fill(key);
+  await page.getByRole('button', {name: 'Sign in'}).click();
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  const problems = [];
+  const context = await browser.newContext({viewport: {width: 1280, height: 800}});
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 40[14]/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+
+  // A skill of alice's, written the way agent code writes one: through /execute.
+  const skillCode = [
+    "await fs.mkdir('/skills/word-count', {recursive: true});",
+    "await fs.writeFile('/skills/word-count/SKILL.md', '---\\nname: word-count\\ndescription: Counts the words of a text\\n---\\n# Word count\\n\\nCall it with `count(text)`; it returns **a number**.\\n');",
+    "await fs.writeFile('/skills/word-count/index.js', 'module.exports = (text) => text.split(/\\\\s+/).filter(Boolean).length;\\n');",
+    "return 'saved';",
+  ].join('\n');
+  const saved = await api('POST', '/execute', {code: skillCode});
+  assert.equal(saved.result, 'saved', JSON.stringify(saved));
+
+  // 1. A wrong key: the sign-in page says so.
+  await signIn(page, 'mh_not_a_real_key');
+  await page.locator('#signin-error').filter({hasText: 'did not accept'}).waitFor();
+  await shot(page, 'signin-wrong-key');
+  console.log('ok: a wrong key shows the sign-in error');
+
+  // 2. Alice signs in; her task list is empty.
+  await signIn(page, userKey);
+  await page.getByRole('heading', {name: 'Tasks'}).waitFor();
+  await page.getByText('No tasks here yet').waitFor();
+  console.log('ok: signed in, empty task list');
+
+  // 3. A task runs: the list shows it running, then succeeded, without a reload.
+  const notes = path.join(filesDir, 'notes.txt');
+  const code = [
+    "const [tool] = await list_mcp_tools('write file');",
+    `await callMCPTool('fs__write_file', {path: ${JSON.stringify(notes)}, content: 'seen by the dashboard test'});`,
+    "console.log('wrote the notes with', tool.name);",
+    "return {written: true};",
+  ].join('\n');
+  await script([
+    {reply: {toolCalls: [{name: 'execute_code', arguments: {code}}], usage: {inputTokens: 1200, outputTokens: 80}}},
+    // The answer waits, so the task is seen running first.
+    {reply: {text: 'I wrote the notes file.', usage: {inputTokens: 1500, outputTokens: 12}}, delayMs: 5000},
+  ]);
+  const posted = await api('POST', '/task', {task: 'Write a notes file for the dashboard test', mode: 'async'});
+  const row = page.locator(`tr[data-task-id="${posted.taskId}"]`);
+  await row.and(page.locator('[data-status="running"]')).waitFor();
+  await shot(page, 'tasks-running');
+  await row.and(page.locator('[data-status="succeeded"]')).waitFor({timeout: 30000});
+  assert.match(await row.innerText(), /2,700 \/ 92/, 'the row shows the tokens of both turns');
+  await shot(page, 'tasks');
+  console.log('ok: the task went from running to succeeded live');
+
+  // 4. Its detail: the code, highlighted; the tool call with its arguments; the answer.
+  await row.getByRole('link').click();
+  await page.getByRole('heading', {name: /Turn 1/}).waitFor();
+  const codeView = page.locator('pre.code').first();
+  await codeView.filter({hasText: 'fs__write_file'}).waitFor();
+  assert.ok(await codeView.locator('.tok-keyword').count() > 0, 'the code is highlighted');
+  const call = page.locator('table.calls tr', {hasText: 'fs__write_file'});
+  await call.waitFor();
+  assert.match(await call.innerText(), /notes\.txt/, 'the call shows its arguments');
+  assert.match(await call.innerText(), /ok/);
+  await page.locator('pre.logs', {hasText: 'wrote the notes with fs__write_file'}).waitFor();
+  await page.locator('#result', {hasText: 'I wrote the notes file.'}).waitFor();
+  await shot(page, 'task-detail');
+  console.log('ok: the task detail shows its code, tool call, console and result');
+
+  // 5. A skill: SKILL.md rendered, a file in the code view.
+  await page.getByRole('link', {name: 'Skills'}).click();
+  await page.getByRole('link', {name: 'word-count'}).click();
+  await page.getByRole('heading', {name: 'Word count'}).waitFor();
+  await page.locator('.markdown strong', {hasText: 'a number'}).waitFor();
+  await page.getByRole('button', {name: 'index.js'}).click();
+  await page.locator('#file-view pre.code', {hasText: 'module.exports'}).waitFor();
+  await shot(page, 'skill');
+  console.log('ok: a skill shows its SKILL.md and its code');
+
+  // 6. Tools: search, then one tool's declaration.
+  await page.getByRole('link', {name: 'Tools'}).click();
+  await page.locator('#tool-search').fill('write file');
+  await page.locator('#tool-list a', {hasText: 'fs__write_file'}).first().waitFor();
+  await shot(page, 'tools');
+  await page.locator('#tool-list a', {hasText: 'fs__write_file'}).first().click();
+  await page.locator('pre.code', {hasText: 'declare function fs__write_file'}).waitFor();
+  await shot(page, 'tool');
+  console.log('ok: tool search and a tool declaration');
+
+  // 7. An admin: every user's tasks, and the pool.
+  await page.getByRole('button', {name: 'Sign out'}).click();
+  await signIn(page, adminKey);
+  await page.locator(`tr[data-task-id="${posted.taskId}"]`).waitFor();
+  await page.getByRole('link', {name: 'Sandboxes & health'}).click();
+  await page.locator('#pool dd').first().waitFor();
+  assert.match(await page.locator('#pool').innerText(), /ready/);
+  await page.locator('figure.chart').first().waitFor();
+  // Two readings of /metrics make the first point of the line charts.
+  await page.waitForTimeout(5500);
+  await shot(page, 'system');
+  console.log('ok: an admin sees every task and the pool');
+
+  // 8. The pages come with their security headers.
+  const response = await fetch(`${base}/ui/`);
+  assert.match(response.headers.get('content-security-policy') || '', /script-src 'self'/);
+  assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+
+  await browser.close();
+  assert.deepEqual(problems, [], 'no script error or CSP violation in the browser');
+  console.log('dashboard test passed');
+}
+
+const guard = setTimeout(() => {
+  console.error('the dashboard test did not finish within 180 s');
+  process.exit(3);
+}, 180000);
+main().then(() => clearTimeout(guard), (e) => {
+  console.error(e);
+  process.exit(1);
+});

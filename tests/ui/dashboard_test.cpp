@@ -1,0 +1,70 @@
+// The dashboard end to end: the real mcp-harness binary (its UI built in) with
+// keys made by its own `keys` command, the real Docker engine and sandbox, the
+// npm MCP servers, SQLite and the fake LLM over HTTP; dashboard_test.cjs drives
+// Debian's chromium through playwright-core against it. After the test no
+// container of ours is left.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "llm/fake_llm_server.hpp"
+#include "support/harness_server.hpp"
+#include "support/keys_command.hpp"
+
+namespace harness::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+TEST(Dashboard, InARealBrowser) {
+  const std::string node = find_on_path("node");
+  ASSERT_FALSE(node.empty()) << "node is not on PATH (scripts/setup.sh installs it)";
+  ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "Debian's chromium is missing (scripts/setup.d/60-ui.sh)";
+  ASSERT_TRUE(fs::exists(source_path("tests/ui/node_modules/playwright-core/package.json")))
+      << "playwright-core is not installed in tests/ui (run scripts/setup.sh)";
+
+  const std::string owner = "harness-ui-" + std::to_string(getpid());
+  const fs::path root = fs::temp_directory_path() / owner;
+  fs::remove_all(root);
+  const fs::path files = root / "files";
+  fs::create_directories(files);
+  const fs::path keys_file = root / "keys" / "api-keys.json";
+  const std::string alice_key = add_key(keys_file, "--user alice --name alice-laptop");
+  const std::string admin_key = add_key(keys_file, "--admin --name ops");
+
+  fake_llm_server llm;
+  {
+    harness_server server(end_to_end_env(owner, root.string(), files.string(), llm.openai_base_url(),
+                                         {{"API_KEYS_FILE", keys_file.string()},
+                                          {"MCP_CONFIG", source_path("servers/mcp.json")},
+                                          {"SANDBOX_TIMEOUT_MS", "20000"},
+                                          // The pages make many small requests in a few seconds.
+                                          {"RATE_LIMIT_PER_MINUTE", "0"}}));
+    ASSERT_TRUE(server.wait_healthy(1, {"store"}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
+        << server.call("GET", "/health")->body;
+
+    std::map<std::string, std::string> env{
+        {"HARNESS_URL", "http://127.0.0.1:" + std::to_string(server.port())},
+        {"USER_KEY", alice_key},
+        {"ADMIN_KEY", admin_key},
+        {"LLM_URL", "http://127.0.0.1:" + std::to_string(llm.port())},
+        {"FILES_DIR", files.string()},
+        {"NODE_EXTRA_CA_CERTS", ""},  // empty: off (it only slows node's start-up here)
+    };
+    if (const char* dir = std::getenv("SCREENSHOT_DIR")) env["SCREENSHOT_DIR"] = dir;
+    child_process child({node, source_path("tests/ui/dashboard_test.cjs")}, env);
+    auto code = child.wait_exit(240s);  // the script gives up by itself after 180 s
+    if (!code) child.send_signal(SIGKILL);
+    EXPECT_EQ(code.value_or(-1), 0) << child.output() << "\n--- server ---\n" << server.output();
+    EXPECT_EQ(server.stop(), 0) << server.output();
+  }
+  EXPECT_EQ(labelled_containers(owner), 0);
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+}  // namespace
+}  // namespace harness::testing
