@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/utf8.hpp"
+
 namespace harness::agent {
 namespace {
 
@@ -90,6 +92,20 @@ observation make_observation(const observation_inputs& in) {
   out.truncated = text.size() > in.max_chars;
   out.text = fit_to_limit(text, in.max_chars, in.full_text_path);
   if (out.truncated) out.full_text = std::move(text);
+  return out;
+}
+
+nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn) {
+  using json = nlohmann::json;
+  json out{{"turn", turn}, {"name", call.name}, {"ms", call.ms}, {"ok", call.ok}, {"resultBytes", call.reply_bytes}};
+  if (call.args.is_null()) return out;
+  std::string text = call.args.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() <= max_event_args_bytes) {
+    out["args"] = call.args;
+  } else {
+    out["argsPreview"] = text.substr(0, core::utf8_boundary(text, max_event_args_bytes)) + "…";
+    out["argsBytes"] = text.size();
+  }
   return out;
 }
 

@@ -36,6 +36,16 @@ std::string observation_text(const observation_inputs& in);
 // it was cut and that the whole text is at `full_text_path`.
 std::string fit_to_limit(const std::string& text, std::size_t max_chars, const std::string& full_text_path);
 
+// Arguments longer than this reach the tool_call event as a cut preview:
+// events are kept in the store and sent to every watcher of the task.
+inline constexpr std::size_t max_event_args_bytes = 4096;
+
+// The data of the "tool_call" event of one call made by a block:
+// {turn, name, ms, ok, resultBytes, args?} with the arguments as the code sent
+// them (tokenized, so an event holds no more raw PII than the code saw); over
+// max_event_args_bytes, {argsPreview, argsBytes} instead of args.
+nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn);
+
 // observation_text, then fit_to_limit.
 observation make_observation(const observation_inputs& in);
 

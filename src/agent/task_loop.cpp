@@ -12,7 +12,6 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
-#include "harness/core/utf8.hpp"
 #include "harness/llm/provider.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "observation.hpp"
@@ -32,26 +31,6 @@ struct loop_end {
   json error;                                // {"code","message","hint"?} or null
   std::string answer;                        // the final text (tokenized), for succeeded
 };
-
-// Arguments longer than this reach the tool_call event as a cut preview:
-// events are kept in the store and sent to every watcher of the task.
-constexpr std::size_t max_event_args_bytes = 4096;
-
-// The tool_call event of one call: name, ms, ok, the size of the answer the
-// code got, and the arguments as the code sent them (tokenized, so an event
-// holds no more raw PII than the code itself saw).
-json tool_call_event(const bridge::tool_call_record& call, int turn) {
-  json out{{"turn", turn}, {"name", call.name}, {"ms", call.ms}, {"ok", call.ok}, {"resultBytes", call.reply_bytes}};
-  if (call.args.is_null()) return out;
-  std::string text = call.args.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() <= max_event_args_bytes) {
-    out["args"] = call.args;
-  } else {
-    out["argsPreview"] = text.substr(0, core::utf8_boundary(text, max_event_args_bytes)) + "…";
-    out["argsBytes"] = text.size();
-  }
-  return out;
-}
 
 // Waits out the task's wall-clock limit; stops the task when it passes.
 // finish() cancels the timer, which ends this.

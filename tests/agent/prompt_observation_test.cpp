@@ -59,6 +59,37 @@ TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
   EXPECT_FALSE(seen.truncated);
 }
 
+TEST(ToolCallEvent, CarriesTheArgumentsAsSentAndTheAnswersSize) {
+  bridge::tool_call_record call{.name = "fs__write_file",
+                                .ms = 2.5,
+                                .ok = true,
+                                .args = {{"path", "/a.txt"}, {"content", "[EMAIL_1]"}},
+                                .reply_bytes = 115};
+  EXPECT_EQ(tool_call_event(call, 3), json::parse(R"({"turn": 3, "name": "fs__write_file", "ms": 2.5, "ok": true,
+    "resultBytes": 115, "args": {"path": "/a.txt", "content": "[EMAIL_1]"}})"));
+  // A helper (list_mcp_tools) has no arguments to show.
+  bridge::tool_call_record helper{.name = "list_mcp_tools", .ms = 1, .ok = true, .args = nullptr, .reply_bytes = 9};
+  EXPECT_FALSE(tool_call_event(helper, 1).contains("args"));
+}
+
+TEST(ToolCallEvent, LargeArgumentsBecomeACutPreviewThatKeepsUtf8Whole) {
+  // "é" is two bytes and `{"c":"a` seven: every cut at an even offset past 7
+  // would fall inside one unless the cut looks for a character boundary.
+  std::string text = "a";
+  for (int i = 0; i < 3000; ++i) text += "\xc3\xa9";
+  bridge::tool_call_record call{
+      .name = "fs__write_file", .ms = 1, .ok = true, .args = {{"c", text}}, .reply_bytes = 10};
+  auto event = tool_call_event(call, 1);
+  EXPECT_FALSE(event.contains("args"));
+  ASSERT_TRUE(event["argsPreview"].is_string());
+  const auto preview = event["argsPreview"].get<std::string>();
+  EXPECT_LE(preview.size(), max_event_args_bytes + std::string("…").size());
+  EXPECT_TRUE(preview.ends_with("…"));
+  EXPECT_EQ(event["argsBytes"], call.args.dump().size());
+  // Valid UTF-8 all through: the strict dump throws on a split character.
+  EXPECT_NO_THROW((void)event.dump());
+}
+
 TEST(Observation, AnErrorCarriesItsStackAndATimeoutSaysWhatToDo) {
   bridge::exec_result r;
   bridge::fail(r, bridge::failure_kind::timeout, "the block ran past 3000 ms");

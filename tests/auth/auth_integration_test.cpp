@@ -8,6 +8,7 @@
 // wrote or sent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -165,6 +166,8 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
       {"DELETE", "/sessions/{id}", "/sessions/nb-1?userId=alice", "", 200, 403, "user_not_allowed"},
       {"GET", "/skills", "/skills?userId=alice", "", 200, 403, "user_not_allowed"},
       {"GET", "/skills/{userId}/{name}", "/skills/alice/notes", "", 200, 404, "skill_not_found"},
+      {"GET", "/skills/{userId}/{name}/files/{path...}", "/skills/alice/notes/files/SKILL.md", "", 200, 404,
+       "skill_not_found"},
       {"DELETE", "/skills/{userId}/{name}", "/skills/alice/notes", "", 200, 404, "skill_not_found"},
       {"GET", "/tasks/{id}/files", "/tasks/" + id + "/files", "", 200, 404, "task_not_found"},
       {"GET", "/tasks/{id}/files/{path...}", "/tasks/" + id + "/files/out.txt", "", 200, 404, "task_not_found"},
@@ -175,6 +178,13 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
        200, 403, "user_not_allowed"},
       {"GET", "/mcp", "/mcp", "", 405, 405, ""},
       {"DELETE", "/mcp", "/mcp", "", 400, 400, ""},
+      // Who the key is: every valid key may ask about itself.
+      {"GET", "/me", "/me", "", 200, 200, ""},
+      // The dashboard's files are open: the page loads before anyone signs in.
+      {"GET", "/", "/", "", 308, 308, ""},
+      {"GET", "/ui", "/ui", "", 308, 308, ""},
+      {"GET", "/ui/", "/ui/", "", 200, 200, ""},
+      {"GET", "/ui/{path...}", "/ui/js/app.js", "", 200, 200, ""},
   };
   // The matrix covers the route table, so a new route cannot skip it.
   std::set<std::string> covered, table;
@@ -186,7 +196,7 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
   // Refusals first: none of them may change anything.
   for (const auto& p : probes) {
     SCOPED_TRACE(p.method + " " + p.target);
-    const bool open = p.pattern.starts_with("/health");
+    const bool open = p.pattern.starts_with("/health") || p.pattern == "/" || p.pattern.starts_with("/ui");
     for (const auto& [headers, code] :
          std::vector<std::pair<std::string, std::string>>{{"", "key_required"},
                                                           {"Authorization: Bearer mh_not-a-key\r\n", "invalid_key"},
@@ -238,7 +248,13 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
   EXPECT_NE(metrics->body.find("harness_auth_refusals_total{reason=\"invalid_key\"}"), std::string::npos);
   EXPECT_EQ(call("GET", "/tasks/" + id, bearer(admin_key))->status, 200);
   EXPECT_EQ(call("GET", "/tasks?userId=alice", bearer(admin_key))->status, 200);
-  EXPECT_EQ(call("GET", "/tasks", bearer(admin_key))->json()["error"]["code"], "user_required");
+  // Without a user an admin lists everyone's tasks (the dashboard's task monitor); a user key only its own.
+  auto everyone = call("GET", "/tasks", bearer(admin_key))->json();
+  ASSERT_TRUE(everyone["tasks"].is_array()) << everyone.dump();
+  EXPECT_TRUE(std::any_of(everyone["tasks"].begin(), everyone["tasks"].end(),
+                          [&](const json& t) { return t["taskId"] == id; }));
+  for (const auto& t : call("GET", "/tasks", bearer(bob_key))->json()["tasks"]) EXPECT_EQ(t["userId"], "bob");
+  EXPECT_EQ(call("GET", "/skills", bearer(admin_key))->json()["error"]["code"], "user_required");
   EXPECT_EQ(call("DELETE", "/skills/alice/notes2", bearer(admin_key))->status, 200);
   EXPECT_EQ(call("POST", "/execute", bearer(admin_key), json{{"userId", "carol"}, {"code", "return 2"}}.dump())
                 ->json()["result"],

@@ -106,7 +106,8 @@ TEST_F(AccessGate, EveryRouteButTheHealthProbesNeedsAKey) {
     SCOPED_TRACE(r.method + " " + r.pattern);
     auto answer = call(r, "alice", std::nullopt);
     if (r.access == route_access::open) {
-      EXPECT_TRUE(r.pattern.starts_with("/health"));
+      // The probes, and the dashboard's files (its data comes from the guarded routes).
+      EXPECT_TRUE(r.pattern.starts_with("/health") || r.pattern == "/" || r.pattern.starts_with("/ui")) << r.pattern;
       EXPECT_NE(answer.status, 401u);
       continue;
     }
@@ -162,7 +163,10 @@ TEST_F(AccessGate, AKeyForAnotherUserGets403ForANamedUserAnd404ForTheirObjects) 
   install_gate();
   for (const auto& r : router_.routes()) {
     // /mcp names its user once, at initialize (tests/mcp_server/mcp_face_integration_test.cpp).
-    if (r.access != route_access::caller || r.pattern.starts_with("/tools") || r.pattern == "/mcp") continue;
+    // /me names no user: it says who the key is.
+    if (r.access != route_access::caller || r.pattern.starts_with("/tools") || r.pattern == "/mcp" ||
+        r.pattern == "/me")
+      continue;
     SCOPED_TRACE(r.method + " " + r.pattern);
     auto answer = call(r, "alice", "Bearer " + bob.key);
     if (r.pattern.find("{userId}") != std::string::npos) {
@@ -219,11 +223,42 @@ TEST_F(AccessGate, AnOmittedUserIsTheKeysOnlyUserElse400) {
   ASSERT_EQ(mine.status, 200u) << mine.body;
   EXPECT_EQ(agent->last_query.user_id, "alice");
 
-  auto as_admin = get("/tasks");
+  // An admin key acts for anyone, so a route about one user must be told
+  // which (GET /tasks instead lists everyone's: see below).
+  auto as_admin = get("/skills");
   as_admin.headers.emplace_back("Authorization", "Bearer " + admin.key);
   auto refused = run_dispatch(router_, svc, as_admin);
   ASSERT_EQ(refused.status, 400u) << refused.body;
   EXPECT_EQ(error_of(refused)["code"], "user_required");
+}
+
+TEST_F(AccessGate, MeSaysWhoTheKeyIs) {
+  install_gate();
+  auto ask = [&](const issued& key) {
+    auto req = get("/me");
+    req.headers.emplace_back("Authorization", "Bearer " + key.key);
+    auto r = run_dispatch(router_, svc, req);
+    EXPECT_EQ(r.status, 200u) << r.body;
+    return json::parse(r.body);
+  };
+  EXPECT_EQ(ask(alice), json::parse(R"({"auth":"keys","keyId":"key_a11ce0000000","label":"label",
+                                        "users":["alice"],"admin":false})"));
+  EXPECT_EQ(ask(admin)["admin"], true);
+  // Without a key, the gate's 401 (what the dashboard's sign-in shows).
+  EXPECT_EQ(run_dispatch(router_, svc, get("/me")).status, 401u);
+}
+
+TEST_F(AccessGate, AnAdminListsEveryUsersTasksAUserKeyOnlyItsOwn) {
+  install_gate();
+  auto list = [&](const issued& key) {
+    auto req = get("/tasks");
+    req.headers.emplace_back("Authorization", "Bearer " + key.key);
+    return run_dispatch(router_, svc, req).status;
+  };
+  ASSERT_EQ(list(admin), 200u);
+  EXPECT_EQ(agent->last_query.user_id, "");
+  ASSERT_EQ(list(alice), 200u);
+  EXPECT_EQ(agent->last_query.user_id, "alice");
 }
 
 TEST_F(AccessGate, AnAdminKeyMayActForAnyUserAndReadMetrics) {
@@ -311,8 +346,9 @@ TEST_F(AccessGate, WithNoKeyOnLoopbackTheServerRunsOpenAndSaysSo) {
   auto tasks = run_dispatch(router_, svc, make_request("GET", "/tasks?userId=alice"));
   EXPECT_EQ(tasks.status, 200u) << tasks.body;
   EXPECT_EQ(json::parse(run_dispatch(router_, svc, get("/health")).body)["auth"], "open");
-  // Open still needs the user named: there is no key to take it from.
-  auto unnamed = run_dispatch(router_, svc, get("/tasks"));
+  // Open still needs the user named where a route acts for one: there is no
+  // key to take it from. (GET /tasks without one lists everyone's.)
+  auto unnamed = run_dispatch(router_, svc, get("/skills"));
   EXPECT_EQ(unnamed.status, 400u);
   EXPECT_EQ(error_of(unnamed)["code"], "user_required");
 }

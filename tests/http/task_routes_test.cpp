@@ -66,7 +66,37 @@ TEST_F(TaskRoutes, TheListParsesTheStatusAndWritesEachView) {
   // A status no task can have lists nothing, as before.
   auto none = call("GET", "/tasks?userId=alice&status=done");
   ASSERT_EQ(none.status, 200u);
-  EXPECT_EQ(json::parse(none.body), json::parse(R"({"tasks":[]})"));
+  EXPECT_EQ(json::parse(none.body), json::parse(R"({"tasks":[],"nextCursor":null})"));
+}
+
+TEST_F(TaskRoutes, WithoutAUserAnAdminListsEveryUsersTasks) {
+  // No gate: the open caller, who may act for anyone.
+  auto r = call("GET", "/tasks");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  EXPECT_EQ(agent->last_query.user_id, "");
+  EXPECT_EQ(json::parse(r.body)["tasks"].size(), 1u);
+  ASSERT_EQ(call("GET", "/tasks?userId=alice").status, 200u);
+  EXPECT_EQ(agent->last_query.user_id, "alice");
+}
+
+TEST_F(TaskRoutes, AFullPageGivesTheCursorOfTheNextOne) {
+  // The stub lists one task: a page of one is full, a page of five is not.
+  auto full = json::parse(call("GET", "/tasks?limit=1").body);
+  ASSERT_TRUE(full["nextCursor"].is_string()) << full.dump();
+  auto cursor = full["nextCursor"].get<std::string>();
+  EXPECT_EQ(json::parse(call("GET", "/tasks?limit=5").body)["nextCursor"], nullptr);
+  auto next = call("GET", "/tasks?limit=1&before=" + cursor);
+  ASSERT_EQ(next.status, 200u) << next.body;
+  // The cursor is the last row's (createdMs, taskId), which the store pages by.
+  EXPECT_EQ(cursor, std::to_string(agent->last_query.before_ms) + ":" + agent->last_query.before_id);
+  EXPECT_EQ(agent->last_query.before_id, "task_1");
+  EXPECT_GT(agent->last_query.before_ms, 0);
+  for (const char* bad : {"x", "12", "12:", ":task_1", "0:task_1", "-5:task_1", "1.5:task_1"}) {
+    SCOPED_TRACE(bad);
+    auto r = call("GET", std::string("/tasks?before=") + bad);
+    ASSERT_EQ(r.status, 400u) << r.body;
+    EXPECT_NE(json::parse(r.body)["error"]["message"].get<std::string>().find("nextCursor"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -96,6 +96,27 @@ TEST_F(SkillRoutesTest, GetSkill) {
   EXPECT_EQ(send("GET", "/skills/../csv-report").status, 400u);
 }
 
+TEST_F(SkillRoutesTest, GetSkillFileServesOnlyTheSkillsOwnFilesAsText) {
+  auto r = send("GET", "/skills/alice/csv-report/files/index.js");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  EXPECT_EQ(r.body, "exports.x = 1;\n");
+  EXPECT_EQ(r.header("Content-Type"), "text/plain; charset=utf-8");
+  EXPECT_EQ(r.header("X-Content-Type-Options"), "nosniff");
+  // The example is found when the user has no skill of that name.
+  auto example = send("GET", "/skills/alice/data-processor/files/index.js");
+  ASSERT_EQ(example.status, 200u) << example.body;
+  EXPECT_EQ(example.body, "module.exports = {};\n");
+  auto missing = send("GET", "/skills/alice/csv-report/files/nope.js");
+  EXPECT_EQ(missing.status, 404u);
+  EXPECT_EQ(error_code(missing), "file_not_found");
+  // Paths the skill does not list never reach the disk: another skill's, the folder above.
+  EXPECT_EQ(error_code(send("GET", "/skills/alice/csv-report/files/../data-processor/index.js")), "file_not_found");
+  EXPECT_EQ(error_code(send("GET", "/skills/alice/csv-report/files/%2e%2e/%2e%2e/users/alice/csv-report/SKILL.md")),
+            "file_not_found");
+  // Another user's skill is the same 404 as a missing one.
+  EXPECT_EQ(error_code(send("GET", "/skills/bob/csv-report/files/index.js")), "skill_not_found");
+}
+
 TEST_F(SkillRoutesTest, DeleteSkill) {
   auto example = send("DELETE", "/skills/alice/data-processor");
   EXPECT_EQ(example.status, 403u);
