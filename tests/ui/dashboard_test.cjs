@@ -90,6 +90,7 @@ async function main() {
     "const [tool] = await list_mcp_tools('write file');",
     `await callMCPTool('fs__write_file', {path: ${JSON.stringify(notes)}, content: 'seen by the dashboard test'});`,
     "console.log('wrote the notes with', tool.name);",
+    "await fs.writeFile('/workspace/summary.txt', 'one file written');",
     "return {written: true};",
   ].join('\n');
   await script([
@@ -118,8 +119,26 @@ async function main() {
   assert.match(await call.innerText(), /ok/);
   await page.locator('pre.logs', {hasText: 'wrote the notes with fs__write_file'}).waitFor();
   await page.locator('#result', {hasText: 'I wrote the notes file.'}).waitFor();
+  // The workspace file downloads through the API with the key.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', {name: 'summary.txt'}).click(),
+  ]);
+  const stream = await download.createReadStream();
+  let downloaded = '';
+  for await (const chunk of stream) downloaded += chunk;
+  assert.equal(downloaded, 'one file written');
   await shot(page, 'task-detail');
-  console.log('ok: the task detail shows its code, tool call, console and result');
+  console.log('ok: the task detail shows its code, tool call, console, result and files');
+
+  // A task that waits on the LLM is cancelled from its page.
+  await script([{reply: {text: 'too late', usage: {inputTokens: 10, outputTokens: 2}}, delayMs: 20000}]);
+  const slow = await api('POST', '/task', {task: 'A task to cancel', mode: 'async'});
+  await page.goto(`${base}/ui/#/tasks/${slow.taskId}`);
+  await page.getByRole('button', {name: 'Cancel task'}).click();
+  await page.locator('h1 .badge', {hasText: 'cancelled'}).waitFor();
+  assert.equal((await api('GET', `/tasks/${slow.taskId}?transcript=false`)).status, 'cancelled');
+  console.log('ok: a running task is cancelled from its page');
 
   // 5. A skill: SKILL.md rendered, a file in the code view.
   await page.getByRole('link', {name: 'Skills'}).click();
@@ -129,7 +148,12 @@ async function main() {
   await page.getByRole('button', {name: 'index.js'}).click();
   await page.locator('#file-view pre.code', {hasText: 'module.exports'}).waitFor();
   await shot(page, 'skill');
-  console.log('ok: a skill shows its SKILL.md and its code');
+  // Deleting it asks first, then it is gone from the list and from the API.
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', {name: 'Delete skill'}).click();
+  await page.getByText('No skills yet').waitFor();
+  await assert.rejects(api('GET', '/skills/alice/word-count'), /404/);
+  console.log('ok: a skill shows its SKILL.md and its code, and is deleted');
 
   // 6. Tools: search, then one tool's declaration.
   await page.getByRole('link', {name: 'Tools'}).click();
@@ -143,9 +167,14 @@ async function main() {
 
   // 7. An admin: every user's tasks, and the pool.
   await page.getByRole('button', {name: 'Sign out'}).click();
-  await signIn(page, adminKey);
+  // By keyboard: the key field has the focus, Enter signs in, Tab reaches the pages.
+  await page.locator('#key:focus').waitFor();
+  await page.keyboard.type(adminKey);
+  await page.keyboard.press('Enter');
   await page.locator(`tr[data-task-id="${posted.taskId}"]`).waitFor();
-  await page.getByRole('link', {name: 'Sandboxes & health'}).click();
+  await page.locator(`tr[data-task-id="${slow.taskId}"]`).waitFor();
+  await page.getByRole('link', {name: 'Sandboxes & health'}).focus();
+  await page.keyboard.press('Enter');
   await page.locator('#pool dd').first().waitFor();
   assert.match(await page.locator('#pool').innerText(), /ready/);
   await page.locator('figure.chart').first().waitFor();

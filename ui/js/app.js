@@ -38,6 +38,8 @@ async function route() {
     if (!m) continue;
     markNav(hash);
     clear(main);
+    // Keyboard and screen-reader users start at the new page, not on a link that is gone.
+    main.focus({preventScroll: true});
     try {
       await show(m, ctx);
     } catch (e) {

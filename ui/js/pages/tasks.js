@@ -5,7 +5,7 @@
 import {api, query, streamEvents} from '../api.js';
 import {append, clear, formatMs, formatTime, h, notice, statusBadge} from '../dom.js';
 import {openServerNotice} from './signin.js';
-import {initialUser, userPicker} from './users.js';
+import {initialUser, offerUsers, userPicker} from './users.js';
 
 const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out', 'interrupted', 'max_turns',
                   'budget_exceeded'];
@@ -18,7 +18,6 @@ export async function showTasks(ctx) {
     status: ctx.query.status || '',
     cursors: [''],  // the cursor of each page seen; the last is the current page's
     watched: new Map(),  // task id -> AbortController of its event stream
-    known: new Set(),
   };
   const table = h('div', {id: 'task-table'});
   const pager = h('div', {class: 'pager'});
@@ -34,7 +33,7 @@ export async function showTasks(ctx) {
                       state.user = u;
                       state.cursors = [''];
                       load();
-                    }, {allowAll: true, known: []}),
+                    }, {allowAll: true}),
                     h('label', {class: 'inline'}, 'Status ', statusSelect));
   append(ctx.main, h('h1', {}, 'Tasks'), ctx.me.auth === 'open' ? openServerNotice() : null, filters, table, pager);
 
@@ -70,6 +69,7 @@ export async function showTasks(ctx) {
     } else {
       const body = h('tbody', {});
       for (const task of page.tasks) append(body, row(task));
+      offerUsers(page.tasks.map((t) => t.userId));
       append(table, h('table', {class: 'list'},
                      h('thead', {}, h('tr', {}, ['Created', 'Status', 'User', 'Task', 'Turns', 'Tokens in / out',
                                                  'Duration'].map((t) => h('th', {scope: 'col'}, t)))),

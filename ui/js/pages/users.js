@@ -1,13 +1,9 @@
 // Which user a page shows: a user key's own (a picker when it has several),
-// anyone for an admin key or an open server (a text field, with the users
-// seen in tasks offered).
+// anyone for an admin key or an open server (a text field that suggests the
+// users seen in the task list).
 import {h} from '../dom.js';
 
 const lastUser = 'mcp-harness.user';
-
-export function canSeeEveryone(me) {
-  return me.admin;
-}
 
 // The user to show first: ?userId=, the last one chosen, the key's first user.
 export function initialUser(ctx, {allowAll}) {
@@ -19,7 +15,7 @@ export function initialUser(ctx, {allowAll}) {
 }
 
 // A picker bound to onChange(user). `allowAll`: '' means every user.
-export function userPicker(ctx, current, onChange, {allowAll = false, known = []} = {}) {
+export function userPicker(ctx, current, onChange, {allowAll = false} = {}) {
   const me = ctx.me;
   const remember = (value) => {
     if (value) sessionStorage.setItem(lastUser, value);
@@ -39,7 +35,18 @@ export function userPicker(ctx, current, onChange, {allowAll = false, known = []
                    remember(input.value.trim());
                  }},
                  h('label', {for: 'user'}, 'User '), input,
-                 h('datalist', {id: listId}, [...new Set([...me.users, ...known])].map((u) => h('option', {value: u}))),
+                 h('datalist', {id: listId}, me.users.map((u) => h('option', {value: u}))),
                  h('button', {type: 'submit', class: 'secondary'}, 'Show'));
   return form;
+}
+
+// Offers `users` in the picker's suggestions (an admin's picker only).
+export function offerUsers(users) {
+  const list = document.getElementById('known-users');
+  if (!list) return;
+  const have = new Set([...list.options].map((o) => o.value));
+  for (const u of users) {
+    if (!have.has(u)) list.append(h('option', {value: u}));
+    have.add(u);
+  }
 }
