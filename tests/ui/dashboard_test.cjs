@@ -178,8 +178,8 @@ async function main() {
   await page.locator('#pool dd').first().waitFor();
   assert.match(await page.locator('#pool').innerText(), /ready/);
   await page.locator('figure.chart').first().waitFor();
-  // Two readings of /metrics make the first point of the line charts.
-  await page.waitForTimeout(5500);
+  // For the picture, three readings of /metrics (one every 5 s) draw the first lines.
+  if (shots) await page.waitForTimeout(11000);
   await shot(page, 'system');
   console.log('ok: an admin sees every task and the pool');
 

@@ -1,7 +1,7 @@
 // Small SVG charts: a line of the last readings and a bar per category.
 import {h, svg} from './dom.js';
 
-export function lineChart(values, {label, unit = '', width = 320, height = 80}) {
+export function lineChart(values, {label, unit = '', note = '', width = 320, height = 80}) {
   const shown = values.filter((v) => v !== null);
   const max = Math.max(1e-9, ...shown);
   const step = values.length > 1 ? width / (values.length - 1) : width;
@@ -14,7 +14,8 @@ export function lineChart(values, {label, unit = '', width = 320, height = 80}) 
                     points.length > 1 ? svg('polyline', {points: points.join(' '), class: 'chart-line'}) : null);
   return h('figure', {class: 'chart'}, chart,
            h('figcaption', {}, `${label}: `, h('strong', {}, last === null ? '–' : `${format(last)}${unit}`),
-             h('span', {class: 'muted'}, ` (max ${format(max)}${unit})`)));
+             h('span', {class: 'muted'}, shown.length ? ` (max ${format(max)}${unit})` : ''),
+             note ? h('br') : null, note ? h('span', {class: 'muted'}, note) : null));
 }
 
 export function barChart(counts, {label, width = 320}) {

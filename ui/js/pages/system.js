@@ -4,7 +4,7 @@
 import {api, ApiError} from '../api.js';
 import {barChart, lineChart} from '../charts.js';
 import {append, clear, formatMs, h, notice} from '../dom.js';
-import {byLabel, parseMetrics, rates} from '../metrics.js';
+import {byLabel, parseMetrics, rates, sum} from '../metrics.js';
 
 const every = 5000;
 const keep = 60;
@@ -41,9 +41,13 @@ export async function showSystem(ctx) {
     }
     previous = now;
     const outcomes = byLabel(now.samples, 'harness_tasks_total', 'status');
+    const execs = sum(now.samples, 'harness_sandbox_exec_duration_seconds_count');
+    const execMean = execs ? (sum(now.samples, 'harness_sandbox_exec_duration_seconds_sum') / execs) * 1000 : null;
     append(clear(charts), h('div', {class: 'charts'},
                            lineChart(history.rate, {label: 'Requests per second', unit: '/s'}),
-                           lineChart(history.exec, {label: 'Sandbox exec, mean', unit: ' ms'}),
+                           lineChart(history.exec, {label: 'Sandbox exec, mean', unit: ' ms',
+                                                    note: execMean === null ? 'no block has run yet'
+                                                                            : `${execs} blocks since start, mean ${formatMs(execMean)}`}),
                            barChart(outcomes, {label: 'Task outcomes since start'})),
                          h('p', {class: 'muted'}, `Read from /metrics every ${every / 1000} s while this page is open.`));
   };
