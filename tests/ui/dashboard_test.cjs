@@ -6,7 +6,8 @@
 // (scripts/dashboard-screenshots.sh writes docs/dashboard/ that way).
 //
 // Environment: HARNESS_URL, USER_KEY (alice), ADMIN_KEY, LLM_URL (the fake's
-// base, for /_fake/script), FILES_DIR (the filesystem server's root).
+// base, for /_fake/script), FILES_DIR (the filesystem server's root),
+// OPEN_URL (a second server that has no key yet, so it runs open).
 'use strict';
 const assert = require('node:assert/strict');
 const path = require('node:path');
@@ -17,6 +18,7 @@ const userKey = process.env.USER_KEY;
 const adminKey = process.env.ADMIN_KEY;
 const llm = process.env.LLM_URL;
 const filesDir = process.env.FILES_DIR;
+const openServer = process.env.OPEN_URL;
 const shots = process.env.SCREENSHOT_DIR || '';
 const timeout = 20000;
 
@@ -183,7 +185,19 @@ async function main() {
   await shot(page, 'system');
   console.log('ok: an admin sees every task and the pool');
 
-  // 8. The pages come with their security headers.
+  // 8. A server with no key yet runs open: no sign-in, and the page says what that means.
+  const open = await context.newPage();
+  open.setDefaultTimeout(timeout);
+  open.on('pageerror', (e) => problems.push(`page error (open server): ${e.message}`));
+  await open.goto(`${openServer}/ui/`);
+  await open.getByText('This server runs open').waitFor();
+  await open.locator('.who', {hasText: 'open server'}).waitFor();
+  await open.getByText('No tasks here yet').waitFor();
+  await shot(open, 'open-server');
+  await open.close();
+  console.log('ok: an open server is said to be open');
+
+  // 9. The pages come with their security headers.
   const response = await fetch(`${base}/ui/`);
   assert.match(response.headers.get('content-security-policy') || '', /script-src 'self'/);
   assert.equal(response.headers.get('x-content-type-options'), 'nosniff');

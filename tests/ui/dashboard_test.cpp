@@ -41,11 +41,23 @@ TEST(Dashboard, InARealBrowser) {
     harness_server server(end_to_end_env(owner, root.string(), files.string(), llm.openai_base_url(),
                                          {{"API_KEYS_FILE", keys_file.string()},
                                           {"MCP_CONFIG", source_path("servers/mcp.json")},
-                                          {"SANDBOX_TIMEOUT_MS", "20000"},
-                                          // The pages make many small requests in a few seconds.
-                                          {"RATE_LIMIT_PER_MINUTE", "0"}}));
+                                          // The default rate limit stays on: the pages must live within it.
+                                          {"SANDBOX_TIMEOUT_MS", "20000"}}));
     ASSERT_TRUE(server.wait_healthy(1, {"store"}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
         << server.call("GET", "/health")->body;
+    // A second server with no key made, on loopback: it runs open, and the dashboard must say so.
+    harness_server open_server({{"ENV_FILE", "/dev/null"},
+                                {"PORT", "0"},
+                                {"API_KEYS_FILE", (root / "open" / "api-keys.json").string()},
+                                {"STORE_PATH", (root / "open" / "harness.db").string()},
+                                {"SKILLS_DIR", (root / "open" / "skills").string()},
+                                {"WORKSPACE_DIR", (root / "open" / "workspace").string()},
+                                {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")},
+                                {"SANDBOX_POOL_SIZE", "0"},
+                                {"SANDBOX_OWNER", owner},
+                                {"LLM_PROVIDER", "openai"},
+                                {"LLM_BASE_URL", llm.openai_base_url()},
+                                {"LLM_API_KEY", "test-key"}});
 
     std::map<std::string, std::string> env{
         {"HARNESS_URL", "http://127.0.0.1:" + std::to_string(server.port())},
@@ -53,6 +65,7 @@ TEST(Dashboard, InARealBrowser) {
         {"ADMIN_KEY", admin_key},
         {"LLM_URL", "http://127.0.0.1:" + std::to_string(llm.port())},
         {"FILES_DIR", files.string()},
+        {"OPEN_URL", "http://127.0.0.1:" + std::to_string(open_server.port())},
         {"NODE_EXTRA_CA_CERTS", ""},  // empty: off (it only slows node's start-up here)
     };
     if (const char* dir = std::getenv("SCREENSHOT_DIR")) env["SCREENSHOT_DIR"] = dir;
@@ -63,6 +76,7 @@ TEST(Dashboard, InARealBrowser) {
     std::cout << child.output();
     EXPECT_EQ(code.value_or(-1), 0) << "\n--- server ---\n" << server.output();
     EXPECT_EQ(server.stop(), 0) << server.output();
+    EXPECT_EQ(open_server.stop(), 0) << open_server.output();
   }
   EXPECT_EQ(labelled_containers(owner), 0);
   std::error_code ec;

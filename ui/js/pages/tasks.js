@@ -1,7 +1,8 @@
 // Tasks: newest first, filtered by status and user, paged by the API's
 // cursor. Rows of queued and running tasks follow the task's own event stream
-// (GET /tasks/{id}/events), so they change as the task does; the first page
-// also looks for new tasks every few seconds.
+// (GET /tasks/{id}/events), so they change as the task does (the first few;
+// see maxStreams); the first page also looks for new tasks, and for changes
+// of the rows it does not follow, every few seconds.
 import {api, query, streamEvents} from '../api.js';
 import {append, clear, formatMs, formatTime, h, notice, statusBadge} from '../dom.js';
 import {openServerNotice} from './signin.js';
@@ -11,6 +12,10 @@ const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'time
                   'budget_exceeded'];
 const pageSize = 25;
 const refreshEvery = 3000;
+// A browser opens at most six connections to one server over HTTP/1.1, and
+// each followed stream holds one: rows past this many are updated by the
+// periodic refresh instead, so the rest of the page keeps its connections.
+const maxStreams = 3;
 
 export async function showTasks(ctx) {
   const state = {
@@ -100,7 +105,7 @@ export async function showTasks(ctx) {
                  h('td', {}, formatTime(task.createdAt)), cells.status, h('td', {}, task.userId),
                  h('td', {class: 'task-text'}, h('a', {href: `#/tasks/${encodeURIComponent(task.taskId)}`}, task.task)),
                  cells.turns, cells.tokens, cells.duration);
-    if (task.status === 'queued' || task.status === 'running') watch(task, tr, cells);
+    if ((task.status === 'queued' || task.status === 'running') && state.watched.size < maxStreams) watch(task, tr, cells);
     return tr;
   }
 
