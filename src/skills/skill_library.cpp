@@ -97,43 +97,32 @@ class skill_library_impl final : public skill_library {
   result<json> get(const std::string& user_id, const std::string& name) const override {
     if (!is_storage_id(user_id)) return invalid_user(user_id);
     if (!is_skill_name(name)) return invalid_name(name);
-    for (auto owner : {"user", "example"}) {
-      confined_dir dir = folder_of(owner, user_id);
-      auto files = dir.scan();
-      if (!files) return files.error();
-      auto skills = group_by_skill(*files);
-      auto it = skills.find(name);
-      if (it == skills.end()) continue;
-      json entry = describe(dir, owner, name, it->second);
-      json list = json::array();
-      for (const auto& [path, file] : it->second) list.push_back({{"path", path}, {"size", file.size}});
-      entry["files"] = std::move(list);
-      auto md = dir.read_file(name + "/SKILL.md", skill_md_max_bytes);
-      entry["skillMd"] = md ? json(*md) : json(nullptr);
-      return entry;
-    }
-    return no_such_skill(name);
+    auto found = find_skill(user_id, name);
+    if (!found) return found.error();
+    if (!*found) return no_such_skill(name);
+    const auto& skill = **found;
+    json entry = describe(skill.dir, skill.owner, name, skill.files);
+    json list = json::array();
+    for (const auto& [path, file] : skill.files) list.push_back({{"path", path}, {"size", file.size}});
+    entry["files"] = std::move(list);
+    auto md = skill.dir.read_file(name + "/SKILL.md", skill_md_max_bytes);
+    entry["skillMd"] = md ? json(*md) : json(nullptr);
+    return entry;
   }
 
   result<std::string> read_file(const std::string& user_id, const std::string& name,
                                 const std::string& path) const override {
     if (!is_storage_id(user_id)) return invalid_user(user_id);
     if (!is_skill_name(name)) return invalid_name(name);
-    for (auto owner : {"user", "example"}) {
-      confined_dir dir = folder_of(owner, user_id);
-      auto files = dir.scan();
-      if (!files) return files.error();
-      auto skills = group_by_skill(*files);
-      auto it = skills.find(name);
-      if (it == skills.end()) continue;
-      // Only a path the scan listed: nothing outside the skill's own files is reachable.
-      if (!it->second.contains(path)) {
-        return make_error(skills::errc::file_not_found, fmt::format("skill '{}' has no file '{}'", name, path),
-                          "GET /skills/{userId}/{name} lists its files");
-      }
-      return dir.read_file(name + "/" + path, config_.caps.max_file_bytes);
+    auto found = find_skill(user_id, name);
+    if (!found) return found.error();
+    if (!*found) return no_such_skill(name);
+    // Only a path the scan listed: nothing outside the skill's own files is reachable.
+    if (!(*found)->files.contains(path)) {
+      return make_error(skills::errc::file_not_found, fmt::format("skill '{}' has no file '{}'", name, path),
+                        "GET /skills/{userId}/{name} lists its files");
     }
-    return no_such_skill(name);
+    return (*found)->dir.read_file(name + "/" + path, config_.caps.max_file_bytes);
   }
 
   status remove(const std::string& user_id, const std::string& name) override {
@@ -177,6 +166,27 @@ class skill_library_impl final : public skill_library {
   }
 
  private:
+  struct found_skill {
+    confined_dir dir;
+    std::string_view owner;  // "user" or "example"
+    skill_files files;
+  };
+
+  // The user's skill `name`, else the shipped example of that name; nullopt
+  // when there is neither. Error: storage_error.
+  result<std::optional<found_skill>> find_skill(const std::string& user_id, const std::string& name) const {
+    for (std::string_view owner : {"user", "example"}) {
+      confined_dir dir = folder_of(owner, user_id);
+      auto files = dir.scan();
+      if (!files) return files.error();
+      auto skills = group_by_skill(*files);
+      auto it = skills.find(name);
+      if (it != skills.end())
+        return std::optional<found_skill>(found_skill{std::move(dir), owner, std::move(it->second)});
+    }
+    return std::optional<found_skill>();
+  }
+
   confined_dir folder_of(std::string_view owner, const std::string& user_id) const {
     return owner == "user" ? confined_dir(users_, user_id) : confined_dir(config_.dir, "examples");
   }
