@@ -24,10 +24,13 @@ foreach(path IN LISTS files)
 endforeach()
 string(APPEND body "const ui_asset assets[] = {\n${table}};\n\n}  // namespace\n\n")
 string(APPEND body "std::span<const ui_asset> embedded_ui_assets() { return assets; }\n\n}  // namespace harness::http\n")
-# Rewrite only on change, so an unchanged ui/ rebuilds nothing.
+# Rewritten only on change, so an unchanged ui/ recompiles nothing; touched
+# otherwise, so the build sees the output as newer than its inputs and does
+# not run this again.
 if(EXISTS "${OUT}")
   file(READ "${OUT}" old)
   if(old STREQUAL body)
+    file(TOUCH_NOCREATE "${OUT}")
     return()
   endif()
 endif()

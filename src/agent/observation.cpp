@@ -1,5 +1,7 @@
 #include "observation.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "harness/core/utf8.hpp"
@@ -95,17 +97,29 @@ observation make_observation(const observation_inputs& in) {
   return out;
 }
 
-nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn) {
+nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn, const llm_transcript& transcript) {
   using json = nlohmann::json;
   json out{{"turn", turn}, {"name", call.name}, {"ms", call.ms}, {"ok", call.ok}, {"resultBytes", call.reply_bytes}};
-  if (call.args.is_null()) return out;
-  std::string text = call.args.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() <= max_event_args_bytes) {
-    out["args"] = call.args;
-  } else {
-    out["argsPreview"] = text.substr(0, core::utf8_boundary(text, max_event_args_bytes)) + "…";
-    out["argsBytes"] = text.size();
+  if (call.args_bytes == 0) return out;  // a helper: no arguments
+  if (call.args_json.size() == call.args_bytes) {
+    // Whole: our own dump, so it parses; censored as a document.
+    auto args = json::parse(call.args_json, nullptr, false);
+    if (!args.is_discarded()) {
+      out["args"] = transcript.json_from_sandbox(args);
+      return out;
+    }
   }
+  out["argsBytes"] = call.args_bytes;
+  if (call.args_json.empty()) return out;  // past the block's budget: the size only
+  // Censored, then cut. The record itself was cut, maybe inside a value the
+  // censor could not recognise in part; such a part is the text's end (the
+  // censor leaves it as it is) and shorter than the record's slack, so the
+  // cut stays that far from the end as well as within max_event_args_bytes.
+  const std::string text = transcript.from_sandbox(call.args_json).str();
+  constexpr std::size_t slack = bridge::max_recorded_args_bytes - max_event_args_bytes;
+  const std::size_t limit = std::min(max_event_args_bytes, text.size() > slack ? text.size() - slack : 0);
+  const auto cut = core::utf8_boundary(text, limit);
+  out["argsPreview"] = text.substr(0, cut) + "…";
   return out;
 }
 

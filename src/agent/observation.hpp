@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/bridge/runtime_session.hpp"
+#include "llm_transcript.hpp"
 
 namespace harness::agent {
 
@@ -41,10 +42,12 @@ std::string fit_to_limit(const std::string& text, std::size_t max_chars, const s
 inline constexpr std::size_t max_event_args_bytes = 4096;
 
 // The data of the "tool_call" event of one call made by a block:
-// {turn, name, ms, ok, resultBytes, args?} with the arguments as the code sent
-// them (tokenized, so an event holds no more raw PII than the code saw); over
-// max_event_args_bytes, {argsPreview, argsBytes} instead of args.
-nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn);
+// {turn, name, ms, ok, resultBytes} and the arguments as the code sent them,
+// through `transcript`'s censor like every text of the task's events (so a
+// value the code held raw is a token there too): "args" when the record has
+// them whole; else "argsPreview" (cut at max_event_args_bytes, after
+// censoring) when it has some, and "argsBytes" (their full size).
+nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn, const llm_transcript& transcript);
 
 // observation_text, then fit_to_limit.
 observation make_observation(const observation_inputs& in);

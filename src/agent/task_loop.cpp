@@ -272,7 +272,7 @@ class task_run {
                            {{"turn", turn}, {"level", log.level}, {"text", transcript.from_sandbox(log.text).str()}});
     }
     for (const auto& call : outcome.tool_calls) {
-      task_->events.append("tool_call", tool_call_event(call, turn));
+      task_->events.append("tool_call", tool_call_event(call, turn, transcript));
     }
     if (!outcome.files_report.is_null())
       task_->events.append("files", transcript.json_from_sandbox(outcome.files_report));

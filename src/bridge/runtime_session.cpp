@@ -46,6 +46,7 @@ class block_scope {
     shared_.current_exec = std::move(id);
     shared_.call_deadline = call_deadline;
     shared_.calls.clear();
+    shared_.recorded_args_bytes = 0;
   }
   ~block_scope() { shared_.current_exec.clear(); }
   block_scope(const block_scope&) = delete;

@@ -1,11 +1,14 @@
 #include "session_shared.hpp"
 
+#include <algorithm>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/utf8.hpp"
 #include "harness/mcp/errors.hpp"
 
 namespace harness::bridge {
@@ -29,8 +32,9 @@ struct call_request {
   json args;
 };
 
-// Checks the frame's shape; the error says what was wrong.
-result<call_request> read_call(const json& frame) {
+// Checks the frame's shape; the error says what was wrong. The arguments are
+// moved out of `frame`.
+result<call_request> read_call(json& frame) {
   call_request call;
   call.op = string_field(frame, "op");
   auto args = frame.find("args");
@@ -45,11 +49,23 @@ result<call_request> read_call(const json& frame) {
   call.name = string_field(frame, "name");
   if (call.name.empty()) return make_error(bridge::errc::bad_call, "a tool name (string) is required");
   call.label = call.op == "tool_details" ? "get_mcp_tool_details" : call.name;
-  call.args = args != frame.end() ? *args : json::object();
+  call.args = args != frame.end() ? std::move(*args) : json::object();
   if (call.op == "call_tool" && !call.args.is_object()) {
     return make_error(bridge::errc::bad_call, "tool arguments must be an object");
   }
   return call;
+}
+
+// Keeps the arguments as the code wrote them (tokens, not the values they
+// stand for) for the block's record, within the caps of runtime_session.hpp.
+void record_args(session_shared& shared, const json& args, tool_call_record& record) {
+  std::string text = args.dump(-1, ' ', false, json::error_handler_t::replace);
+  record.args_bytes = text.size();
+  std::size_t room = recorded_args_budget - std::min(recorded_args_budget, shared.recorded_args_bytes);
+  std::size_t keep = core::utf8_boundary(text, std::min(room, max_recorded_args_bytes));
+  text.resize(keep);
+  shared.recorded_args_bytes += keep;
+  record.args_json = std::move(text);
 }
 
 }  // namespace
@@ -113,8 +129,10 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   result<json> answer = make_error(bridge::errc::bad_call, "unreachable");
   auto call = read_call(frame);
   std::string label = call ? call->label : std::string();
-  // Kept for the record as the code wrote them: tokens, not the values they stand for.
-  json recorded_args = call && call->op == "call_tool" ? call->args : json();
+  tool_call_record record;
+  if (call && call->op == "call_tool" && !exec.empty() && exec == shared->current_exec) {
+    record_args(*shared, call->args, record);
+  }
   try {
     if (!call) {
       answer = call.error();
@@ -137,11 +155,11 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   }
   std::string line = dump_frame(reply);
   if (!label.empty() && exec == shared->current_exec) {
-    shared->calls.push_back({.name = label,
-                             .ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count(),
-                             .ok = answer.has_value(),
-                             .args = std::move(recorded_args),
-                             .reply_bytes = line.size()});
+    record.name = std::move(label);
+    record.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    record.ok = answer.has_value();
+    record.reply_bytes = line.size();
+    shared->calls.push_back(std::move(record));
   }
   co_await shared->send(std::move(line));
 }

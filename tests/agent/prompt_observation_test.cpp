@@ -3,6 +3,7 @@
 
 #include "harness/agent/agent_config.hpp"
 #include "harness/agent/prompt.hpp"
+#include "harness/pii/pii_censor.hpp"
 #include "observation.hpp"
 
 namespace harness::agent {
@@ -59,35 +60,63 @@ TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
   EXPECT_FALSE(seen.truncated);
 }
 
-TEST(ToolCallEvent, CarriesTheArgumentsAsSentAndTheAnswersSize) {
+// The task's censor (e-mail addresses only) and its vault, as a task has them.
+llm_transcript censoring_transcript() {
+  auto censor = pii::pii_censor_builder().build();
+  EXPECT_TRUE(censor);
+  return llm_transcript(std::make_shared<const pii::pii_censor>(std::move(*censor)),
+                        std::make_shared<pii::pii_vault>());
+}
+
+TEST(ToolCallEvent, CarriesTheArgumentsCensoredAndTheAnswersSize) {
+  auto transcript = censoring_transcript();
+  const std::string args = R"({"content":"[EMAIL_1] and bob@example.com","path":"/a.txt"})";
   bridge::tool_call_record call{.name = "fs__write_file",
                                 .ms = 2.5,
                                 .ok = true,
-                                .args = {{"path", "/a.txt"}, {"content", "[EMAIL_1]"}},
+                                .args_json = args,
+                                .args_bytes = args.size(),
                                 .reply_bytes = 115};
-  EXPECT_EQ(tool_call_event(call, 3), json::parse(R"({"turn": 3, "name": "fs__write_file", "ms": 2.5, "ok": true,
-    "resultBytes": 115, "args": {"path": "/a.txt", "content": "[EMAIL_1]"}})"));
+  auto event = tool_call_event(call, 3, transcript);
+  EXPECT_EQ(event["name"], "fs__write_file");
+  EXPECT_EQ(event["turn"], 3);
+  EXPECT_EQ(event["resultBytes"], 115);
+  EXPECT_EQ(event["args"]["path"], "/a.txt");
+  // A value the code held raw is a token in the event, as in its logs.
+  auto content = event["args"]["content"].get<std::string>();
+  EXPECT_EQ(content.find("bob@example.com"), std::string::npos) << content;
+  EXPECT_NE(content.find("[EMAIL_"), std::string::npos) << content;
   // A helper (list_mcp_tools) has no arguments to show.
-  bridge::tool_call_record helper{.name = "list_mcp_tools", .ms = 1, .ok = true, .args = nullptr, .reply_bytes = 9};
-  EXPECT_FALSE(tool_call_event(helper, 1).contains("args"));
+  bridge::tool_call_record helper{.name = "list_mcp_tools", .ms = 1, .ok = true, .reply_bytes = 9};
+  EXPECT_FALSE(tool_call_event(helper, 1, transcript).contains("args"));
+  EXPECT_FALSE(tool_call_event(helper, 1, transcript).contains("argsBytes"));
 }
 
-TEST(ToolCallEvent, LargeArgumentsBecomeACutPreviewThatKeepsUtf8Whole) {
-  // "é" is two bytes and `{"c":"a` seven: every cut at an even offset past 7
-  // would fall inside one unless the cut looks for a character boundary.
-  std::string text = "a";
-  for (int i = 0; i < 3000; ++i) text += "\xc3\xa9";
+TEST(ToolCallEvent, ACutRecordBecomesACensoredPreviewWithoutAPartialValue) {
+  auto transcript = censoring_transcript();
+  // The record was cut (by the bridge) inside an address: "carol@exam" must
+  // not reach the preview, whole addresses before it are tokens, and the
+  // cut keeps UTF-8 whole ("é" is two bytes).
+  std::string text = "{\"c\":\"";
+  while (text.size() < bridge::max_recorded_args_bytes - 40) text += "\xc3\xa9 dave@example.com ";
+  text += "carol@exam";
   bridge::tool_call_record call{
-      .name = "fs__write_file", .ms = 1, .ok = true, .args = {{"c", text}}, .reply_bytes = 10};
-  auto event = tool_call_event(call, 1);
+      .name = "fs__write_file", .ms = 1, .ok = true, .args_json = text, .args_bytes = 50000, .reply_bytes = 10};
+  auto event = tool_call_event(call, 1, transcript);
   EXPECT_FALSE(event.contains("args"));
-  ASSERT_TRUE(event["argsPreview"].is_string());
+  EXPECT_EQ(event["argsBytes"], 50000);
   const auto preview = event["argsPreview"].get<std::string>();
-  EXPECT_LE(preview.size(), max_event_args_bytes + std::string("…").size());
   EXPECT_TRUE(preview.ends_with("…"));
-  EXPECT_EQ(event["argsBytes"], call.args.dump().size());
-  // Valid UTF-8 all through: the strict dump throws on a split character.
-  EXPECT_NO_THROW((void)event.dump());
+  EXPECT_LE(preview.size(), max_event_args_bytes + std::string("…").size());
+  EXPECT_EQ(preview.find("carol@"), std::string::npos);
+  EXPECT_EQ(preview.find("dave@example.com"), std::string::npos);
+  EXPECT_NE(preview.find("[EMAIL_"), std::string::npos);
+  EXPECT_NO_THROW((void)event.dump());  // strict: throws on a split character
+  // Past the block's budget the record has no text: the event has the size only.
+  call.args_json.clear();
+  auto sized = tool_call_event(call, 1, transcript);
+  EXPECT_EQ(sized["argsBytes"], 50000);
+  EXPECT_FALSE(sized.contains("argsPreview"));
 }
 
 TEST(Observation, AnErrorCarriesItsStackAndATimeoutSaysWhatToDo) {

@@ -23,6 +23,8 @@ class fake_channel final : public frame_channel {
 
   std::function<void(const std::string& written)> respond;
   std::vector<std::string> written;
+  // Longer incoming lines fail as frame_too_large, as the real channel's cap does.
+  std::size_t max_line = 1024;
 
   void push(std::string line) {
     incoming_.push_back(std::move(line));
@@ -39,7 +41,9 @@ class fake_channel final : public frame_channel {
       if (!incoming_.empty()) {
         std::string line = std::move(incoming_.front());
         incoming_.pop_front();
-        if (line.size() > 1024) co_return make_error(harness::bridge::errc::frame_too_large, "line over 1024 bytes");
+        if (line.size() > max_line)
+          co_return make_error(harness::bridge::errc::frame_too_large,
+                               "line over " + std::to_string(max_line) + " bytes");
         co_return line;
       }
       if (closed_) co_return make_error(harness::bridge::errc::channel_closed, "the runtime's output ended");

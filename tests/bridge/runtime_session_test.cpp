@@ -104,6 +104,45 @@ TEST_F(RuntimeSessionTest, CallsGoThroughTheGatewayAndTheFilterBothWays) {
   ASSERT_EQ(r.tool_calls.size(), 1u);
   EXPECT_EQ(r.tool_calls[0].name, "t__echo");
   EXPECT_TRUE(r.tool_calls[0].ok);
+  // The record keeps the arguments as the code sent them (before the filter), and the reply's size.
+  EXPECT_EQ(r.tool_calls[0].args_json, R"({"email":"[EMAIL_1]"})");
+  EXPECT_EQ(r.tool_calls[0].args_bytes, r.tool_calls[0].args_json.size());
+  EXPECT_EQ(r.tool_calls[0].reply_bytes, replies_[0].dump().size());
+}
+
+TEST_F(RuntimeSessionTest, TheRecordOfManyLargeCallsKeepsABoundedPartOfTheirArguments) {
+  // 100 calls of 20 KB each: the record keeps the start of each while the
+  // block's budget lasts, then only their sizes.
+  const std::string big(20000, 'x');
+  const int calls = 100;
+  channel.max_line = 64 * 1024;
+  int replies = 0;
+  std::string id;
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      id = frame["id"];
+      for (int i = 1; i <= calls; ++i) {
+        channel.push(json{
+            {"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", "t__echo"}, {"args", {{"s", big}}}}
+                         .dump());
+      }
+    } else if (frame["type"] == "reply" && ++replies == calls) {
+      channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
+    }
+  };
+  auto r = exec("for (...) await callMCPTool('t__echo', {s: big})");
+  ASSERT_TRUE(r.ok) << r.error.dump();
+  ASSERT_EQ(r.tool_calls.size(), static_cast<std::size_t>(calls));
+  std::size_t kept = 0;
+  for (const auto& call : r.tool_calls) {
+    EXPECT_EQ(call.args_bytes, big.size() + 8);  // {"s":"..."}
+    EXPECT_LE(call.args_json.size(), max_recorded_args_bytes);
+    kept += call.args_json.size();
+  }
+  EXPECT_EQ(r.tool_calls.front().args_json.size(), max_recorded_args_bytes);
+  EXPECT_TRUE(r.tool_calls.back().args_json.empty());
+  EXPECT_LE(kept, recorded_args_budget);
 }
 
 TEST_F(RuntimeSessionTest, ConcurrentCallsAreServedConcurrently) {

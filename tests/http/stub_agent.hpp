@@ -2,6 +2,7 @@
 // "task_1"; every other id is unknown. Records what the routes asked of it.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ class stub_agent final : public agent::agent_manager {
   std::vector<agent::task_request> submitted;
   std::vector<std::string> cancelled;
   store::task_query last_query;
+  std::size_t listed = 1;  // how many tasks list() has
 
   static agent::task_view alices_task() {
     agent::task_view v;
@@ -44,7 +46,9 @@ class stub_agent final : public agent::agent_manager {
   }
   boost::asio::awaitable<result<std::vector<agent::task_view>>> list(store::task_query q) override {
     last_query = q;
-    co_return std::vector<agent::task_view>{alices_task()};
+    // `listed` copies of alice's task, at most q.limit, as a store would.
+    std::vector<agent::task_view> out(std::min<std::size_t>(listed, q.limit), alices_task());
+    co_return out;
   }
   boost::asio::awaitable<result<agent::cancel_outcome>> cancel(std::string id) override {
     cancelled.push_back(id);

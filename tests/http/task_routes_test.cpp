@@ -62,7 +62,7 @@ TEST_F(TaskRoutes, TheListParsesTheStatusAndWritesEachView) {
   ASSERT_EQ(body["tasks"].size(), 1u);
   EXPECT_EQ(body["tasks"][0]["status"], "succeeded");
   EXPECT_EQ(agent->last_query.status, task_status::succeeded);
-  EXPECT_EQ(agent->last_query.limit, 5u);
+  EXPECT_EQ(agent->last_query.limit, 6u);  // one more than the page: is there another?
   // A status no task can have lists nothing, as before.
   auto none = call("GET", "/tasks?userId=alice&status=done");
   ASSERT_EQ(none.status, 200u);
@@ -79,11 +79,16 @@ TEST_F(TaskRoutes, WithoutAUserAnAdminListsEveryUsersTasks) {
   EXPECT_EQ(agent->last_query.user_id, "alice");
 }
 
-TEST_F(TaskRoutes, AFullPageGivesTheCursorOfTheNextOne) {
-  // The stub lists one task: a page of one is full, a page of five is not.
+TEST_F(TaskRoutes, APageWithMoreBehindItGivesTheCursorOfTheNextOne) {
+  // The stub lists two tasks: behind a page of one there is more; a page of
+  // two (exactly full) and of five have nothing behind them.
+  agent->listed = 2;
   auto full = json::parse(call("GET", "/tasks?limit=1").body);
   ASSERT_TRUE(full["nextCursor"].is_string()) << full.dump();
+  EXPECT_EQ(full["tasks"].size(), 1u);
   auto cursor = full["nextCursor"].get<std::string>();
+  EXPECT_EQ(json::parse(call("GET", "/tasks?limit=2").body)["nextCursor"], nullptr);
+  EXPECT_EQ(json::parse(call("GET", "/tasks?limit=2").body)["tasks"].size(), 2u);
   EXPECT_EQ(json::parse(call("GET", "/tasks?limit=5").body)["nextCursor"], nullptr);
   auto next = call("GET", "/tasks?limit=1&before=" + cursor);
   ASSERT_EQ(next.status, 200u) << next.body;

@@ -70,16 +70,18 @@ export function query(params) {
 export async function streamEvents(path, onEvent, signal) {
   let lastId = '';
   for (let attempt = 0; !signal.aborted; attempt++) {
+    let reader = null;
     try {
       const h = headers({Accept: 'text/event-stream'});
       if (lastId) h['Last-Event-ID'] = lastId;
       const response = await fetch(path, {headers: h, signal, cache: 'no-store'});
       if (!response.ok) throw await failure(response);
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
       for (;;) {
         const {value, done} = await reader.read();
         if (done) return;
+        attempt = 0;  // data came: the next drop retries quickly again
         buffer += value;
         let end;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -88,14 +90,22 @@ export async function streamEvents(path, onEvent, signal) {
           const event = parseEvent(block);
           if (!event) continue;
           if (event.id) lastId = event.id;
-          onEvent(event);
+          try {
+            onEvent(event);
+          } catch (e) {
+            // A page's bug in one event must not end the stream or hold its connection.
+            console.warn('event handler failed', e);
+          }
         }
       }
     } catch (e) {
       if (signal.aborted) return;
-      if (e instanceof ApiError && e.status < 500) throw e;
-      // A dropped connection: try again shortly, from the last event seen.
+      if (e instanceof ApiError && e.status < 500 && e.status !== 429) throw e;
+      // A dropped connection, a busy server: try again shortly, from the last event seen.
       await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 500 * (attempt + 1))));
+    } finally {
+      // Frees the connection whatever ended the read (browsers keep about six per server).
+      if (reader) reader.cancel().catch(() => {});
     }
   }
 }
@@ -118,8 +128,10 @@ function parseEvent(block) {
   try {
     event.data = JSON.parse(event.data);
   } catch {
-    // left as text
+    event.data = {text: event.data};
   }
+  // Handlers read fields: anything but an object (null, a number) reads as empty.
+  if (typeof event.data !== 'object' || event.data === null || Array.isArray(event.data)) event.data = {};
   return event;
 }
 

@@ -98,8 +98,9 @@ async function signIn(ctx, message) {
                                                        : `The server did not answer: ${e.message}`;
     }
     showWho();
-    location.hash = '#/tasks';
-    await route();
+    // A changed hash routes by itself (hashchange); an unchanged one must be routed here, once.
+    if (location.hash !== '#/tasks') location.hash = '#/tasks';
+    else await route();
     return '';
   });
 }

@@ -39,12 +39,24 @@ struct log_entry {
   std::string text;
 };
 
+// What a block's record keeps of each call's arguments: at most this much of
+// their JSON per call, and this much for all the calls of one block (a loop
+// of large calls must not hold the host's memory; later calls keep only
+// their size). A task's events show 4 KiB of it: the 512 bytes beyond let the
+// censor see whole any value that starts before the events' cut.
+inline constexpr std::size_t max_recorded_args_bytes = 4096 + 512;
+inline constexpr std::size_t recorded_args_budget = 256 * 1024;
+
 struct tool_call_record {
   std::string name;  // tool name, or the helper ("list_mcp_tools") for discovery calls
   double ms = 0;
   bool ok = false;
-  nlohmann::json args{};        // a tool call's arguments as the code sent them (tokenized); null for helpers
-  std::size_t reply_bytes = 0;  // the size of the answer the sandbox got (the censored result, or the error)
+  // A tool call's arguments as the code sent them: compact JSON, cut (at a
+  // UTF-8 boundary) when longer than max_recorded_args_bytes, empty past the
+  // block's recorded_args_budget. Empty for the helpers.
+  std::string args_json{};
+  std::size_t args_bytes = 0;   // the full size of that JSON (0 for the helpers)
+  std::size_t reply_bytes = 0;  // the size of the reply frame the sandbox got (the censored result, or the error)
 };
 
 struct file_change {

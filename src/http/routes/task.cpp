@@ -154,16 +154,19 @@ boost::asio::awaitable<http_response> handle_list_tasks(const request_context& c
     query.before_ms = cursor->first;
     query.before_id = std::move(cursor->second);
   }
+  // One more than the page: whether it is there says if another page follows
+  // (limit is at most 500, under the store's own cap).
   const std::size_t wanted = query.limit;
+  query.limit = wanted + 1;
   auto listed = co_await agent->list(query);
   if (!listed) co_return error_response(listed.error());
+  const bool more = listed->size() > wanted;
+  if (more) listed->resize(wanted);
   json tasks = json::array();
   for (const auto& view : *listed) tasks.push_back(task_view_json(view));
-  // A full page may have more behind it; the cursor is where the next one starts.
+  // The cursor is where the next page starts: the last row's (createdMs, taskId).
   json next = nullptr;
-  if (!listed->empty() && listed->size() >= wanted) {
-    next = fmt::format("{}:{}", listed->back().created_ms, listed->back().task_id);
-  }
+  if (more) next = fmt::format("{}:{}", listed->back().created_ms, listed->back().task_id);
   co_return json_response(200, {{"tasks", std::move(tasks)}, {"nextCursor", std::move(next)}});
 }
 

@@ -30,10 +30,12 @@ export async function showTask(ctx, id) {
   let view = task;
   const renderHeader = () => renderTaskHeader(header, view, ctx, path);
   renderHeader();
-  renderApprovals(approvals, view, path, async () => {
+  const refreshApprovals = async () => {
     view = await api(`${path}?transcript=false`);
     renderHeader();
-  });
+    renderApprovals(approvals, view, path, refreshApprovals);
+  };
+  renderApprovals(approvals, view, path, refreshApprovals);
 
   const onEvent = (event) => {
     const d = event.data || {};
@@ -165,8 +167,7 @@ function renderApprovals(section, view, path, refresh) {
     const decide = (decision) => async () => {
       try {
         await api(`${path}/approvals/${encodeURIComponent(a.id)}`, {method: 'POST', body: {decision}});
-        await refresh();
-        renderApprovals(section, {pendingApprovals: []}, path, refresh);
+        await refresh();  // renders the approvals still pending
       } catch (e) {
         append(section, notice('error', 'The decision was not taken', e.message));
       }
