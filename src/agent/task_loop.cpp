@@ -233,6 +233,7 @@ class task_run {
     execution::sandbox_session_options options;
     options.id = task_->record.id;
     options.limits = ctx_.config.limits;
+    options.limits.record_call_args = true;  // the task's tool_call events show them
     options.metrics = ctx_.deps.metrics;
     options.user_id = task_->record.user_id;
     options.workspace_id = task_->record.id;

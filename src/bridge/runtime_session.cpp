@@ -63,7 +63,9 @@ class runtime_session_impl final : public runtime_session {
       : executor_(executor),
         channel_(channel),
         limits_(limits),
-        shared_(std::make_shared<session_shared>(executor, channel, tools, filter)) {}
+        shared_(std::make_shared<session_shared>(executor, channel, tools, filter)) {
+    shared_->record_args = limits.record_call_args;
+  }
 
   ~runtime_session_impl() override { shared_->alive = false; }
 

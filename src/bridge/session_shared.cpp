@@ -130,7 +130,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   auto call = read_call(frame);
   std::string label = call ? call->label : std::string();
   tool_call_record record;
-  if (call && call->op == "call_tool" && !exec.empty() && exec == shared->current_exec) {
+  if (shared->record_args && call && call->op == "call_tool" && !exec.empty() && exec == shared->current_exec) {
     record_args(*shared, call->args, record);
   }
   try {

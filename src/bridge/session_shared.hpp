@@ -34,6 +34,7 @@ struct session_shared {
   // When the running block's tool calls must have ended (its deadline less a margin).
   std::chrono::steady_clock::time_point call_deadline;
   std::vector<tool_call_record> calls;
+  bool record_args = false;             // session_limits::record_call_args
   std::size_t recorded_args_bytes = 0;  // of `calls`' args_json, against recorded_args_budget
   // Calls being served. Counted (add()) by whoever spawns handle_call, before
   // the spawn: co_spawn only posts the start, and a `done` read in between

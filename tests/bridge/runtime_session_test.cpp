@@ -77,7 +77,9 @@ TEST_F(RuntimeSessionTest, ReadyTimesOutWhenTheRuntimeNeverStarts) {
 
 TEST_F(RuntimeSessionTest, CallsGoThroughTheGatewayAndTheFilterBothWays) {
   testing::marking_filter marks;
-  auto filtered = create_runtime_session(io.get_executor(), channel, tools, marks);
+  session_limits recording;
+  recording.record_call_args = true;
+  auto filtered = create_runtime_session(io.get_executor(), channel, tools, marks, recording);
   channel.respond = [&](const std::string& line) {
     auto frame = json::parse(line);
     if (frame["type"] == "exec") {
@@ -116,6 +118,9 @@ TEST_F(RuntimeSessionTest, TheRecordOfManyLargeCallsKeepsABoundedPartOfTheirArgu
   const std::string big(20000, 'x');
   const int calls = 100;
   channel.max_line = 64 * 1024;
+  session_limits recording;
+  recording.record_call_args = true;
+  session = create_runtime_session(io.get_executor(), channel, tools, identity, recording);
   int replies = 0;
   std::string id;
   channel.respond = [&](const std::string& line) {
@@ -143,6 +148,26 @@ TEST_F(RuntimeSessionTest, TheRecordOfManyLargeCallsKeepsABoundedPartOfTheirArgu
   EXPECT_EQ(r.tool_calls.front().args_json.size(), max_recorded_args_bytes);
   EXPECT_TRUE(r.tool_calls.back().args_json.empty());
   EXPECT_LE(kept, recorded_args_budget);
+}
+
+TEST_F(RuntimeSessionTest, WithoutRecordCallArgsTheRecordHasNoArguments) {
+  std::string id;
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      id = frame["id"];
+      channel.push(json{
+          {"type", "call"}, {"id", 1}, {"exec", id}, {"op", "call_tool"}, {"name", "t__echo"}, {"args", {{"a", 1}}}}
+                       .dump());
+    } else if (frame["type"] == "reply") {
+      channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
+    }
+  };
+  auto r = exec("await callMCPTool('t__echo', {a: 1})");
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_TRUE(r.tool_calls[0].args_json.empty());
+  EXPECT_EQ(r.tool_calls[0].args_bytes, 0u);
+  EXPECT_GT(r.tool_calls[0].reply_bytes, 0u);
 }
 
 TEST_F(RuntimeSessionTest, ConcurrentCallsAreServedConcurrently) {

@@ -26,6 +26,10 @@ struct session_limits {
   std::size_t log_bytes = 64 * 1024;     // console output kept per exec (the runtime caps it too)
   std::size_t max_file_bytes = 1 << 20;  // passed to the runtime in init
   std::size_t max_files = 200;           // passed to the runtime in init
+  // Keep each tool call's arguments in the block's record (tool_call_record's
+  // args_json): the agent shows them in a task's events; /execute and the MCP
+  // face do not, and skip the work.
+  bool record_call_args = false;
 };
 
 struct init_file {
