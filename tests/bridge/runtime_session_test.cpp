@@ -37,6 +37,24 @@ class RuntimeSessionTest : public ::testing::Test {
 
   // The id of the exec frame the host just wrote.
   static std::string exec_id_of(const std::string& line) { return json::parse(line)["id"]; }
+
+  // The runtime answers the next exec with `calls` calls of `tool` at once,
+  // then `done` once every call has its reply.
+  void answer_with_calls(int calls, const std::string& tool, const json& args) {
+    channel.respond = [this, calls, tool, args, replies = 0, id = std::string()](const std::string& line) mutable {
+      auto frame = json::parse(line);
+      if (frame["type"] == "exec") {
+        id = frame["id"];
+        for (int i = 1; i <= calls; ++i) {
+          channel.push(
+              json{{"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", tool}, {"args", args}}
+                  .dump());
+        }
+      } else if (frame["type"] == "reply" && ++replies == calls) {
+        channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
+      }
+    };
+  }
 };
 
 TEST_F(RuntimeSessionTest, ReadyInitAndASimpleExec) {
@@ -121,21 +139,7 @@ TEST_F(RuntimeSessionTest, TheRecordOfManyLargeCallsKeepsABoundedPartOfTheirArgu
   session_limits recording;
   recording.record_call_args = true;
   session = create_runtime_session(io.get_executor(), channel, tools, identity, recording);
-  int replies = 0;
-  std::string id;
-  channel.respond = [&](const std::string& line) {
-    auto frame = json::parse(line);
-    if (frame["type"] == "exec") {
-      id = frame["id"];
-      for (int i = 1; i <= calls; ++i) {
-        channel.push(json{
-            {"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", "t__echo"}, {"args", {{"s", big}}}}
-                         .dump());
-      }
-    } else if (frame["type"] == "reply" && ++replies == calls) {
-      channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
-    }
-  };
+  answer_with_calls(calls, "t__echo", {{"s", big}});
   auto r = exec("for (...) await callMCPTool('t__echo', {s: big})");
   ASSERT_TRUE(r.ok) << r.error.dump();
   ASSERT_EQ(r.tool_calls.size(), static_cast<std::size_t>(calls));
@@ -151,18 +155,7 @@ TEST_F(RuntimeSessionTest, TheRecordOfManyLargeCallsKeepsABoundedPartOfTheirArgu
 }
 
 TEST_F(RuntimeSessionTest, WithoutRecordCallArgsTheRecordHasNoArguments) {
-  std::string id;
-  channel.respond = [&](const std::string& line) {
-    auto frame = json::parse(line);
-    if (frame["type"] == "exec") {
-      id = frame["id"];
-      channel.push(json{
-          {"type", "call"}, {"id", 1}, {"exec", id}, {"op", "call_tool"}, {"name", "t__echo"}, {"args", {{"a", 1}}}}
-                       .dump());
-    } else if (frame["type"] == "reply") {
-      channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
-    }
-  };
+  answer_with_calls(1, "t__echo", {{"a", 1}});
   auto r = exec("await callMCPTool('t__echo', {a: 1})");
   ASSERT_EQ(r.tool_calls.size(), 1u);
   EXPECT_TRUE(r.tool_calls[0].args_json.empty());
@@ -171,21 +164,7 @@ TEST_F(RuntimeSessionTest, WithoutRecordCallArgsTheRecordHasNoArguments) {
 }
 
 TEST_F(RuntimeSessionTest, ConcurrentCallsAreServedConcurrently) {
-  int replies = 0;
-  std::string id;
-  channel.respond = [&](const std::string& line) {
-    auto frame = json::parse(line);
-    if (frame["type"] == "exec") {
-      id = frame["id"];
-      for (int i = 1; i <= 4; ++i) {
-        channel.push(json{
-            {"type", "call"}, {"id", i}, {"exec", id}, {"op", "call_tool"}, {"name", "t__slow"}, {"args", {{"i", i}}}}
-                         .dump());
-      }
-    } else if (frame["type"] == "reply" && ++replies == 4) {
-      channel.push(json{{"type", "done"}, {"exec", id}, {"ok", true}}.dump());
-    }
-  };
+  answer_with_calls(4, "t__slow", {{"i", 1}});
   auto r = exec("await Promise.all(...)");
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(tools.max_in_flight, 4);
