@@ -273,8 +273,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->restore_pii = request.restore_pii;
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
+    // The task's own guard: maxCallsPerTask counts this task's calls, across its sandboxes.
     task->filter = std::make_shared<execution::pii_filter>(
-        deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr);
+        deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr,
+        deps_.guards ? deps_.guards() : nullptr);
     task->transcript.emplace(deps_.censor, task->vault, std::move(conversation.messages));
     // The caller's text is censored too: the LLM sees tokens, the tools get the values.
     task->transcript->add_user(task->transcript->from_outside(request.task));

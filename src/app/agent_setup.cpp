@@ -111,6 +111,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.pool = std::move(inputs.pool);
   deps.tools = std::move(inputs.tools);
   deps.censor = std::move(inputs.censor);
+  deps.guards = std::move(inputs.guards);
   deps.store = *store;
   deps.files = std::move(inputs.files);
   deps.blocking = background.get_executor();

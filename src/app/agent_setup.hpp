@@ -29,6 +29,7 @@ struct agent_inputs {
   std::chrono::milliseconds exec_timeout{30000};
   bridge::session_limits limits;
   std::shared_ptr<core::metrics_registry> metrics;
+  std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
 };
 
 struct agent_parts {

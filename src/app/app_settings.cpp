@@ -6,6 +6,7 @@
 
 #include "harness/agent/agent_config.hpp"
 #include "harness/auth/auth_config.hpp"
+#include "harness/policy/policy_config.hpp"
 #include "harness/docker/engine_endpoint.hpp"
 #include "harness/execution/execution_settings.hpp"
 #include "harness/http/http_settings.hpp"
@@ -28,7 +29,8 @@ std::vector<core::setting_spec> all_setting_specs() {
   for (auto&& group : {http::http_setting_specs(), docker::docker_setting_specs(), sandbox::sandbox_setting_specs(),
                        execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs(),
                        llm::llm_setting_specs(), agent::agent_setting_specs(), store::store_setting_specs(),
-                       skills::skills_setting_specs(), auth::auth_setting_specs(), mcp_server::face_setting_specs()}) {
+                       skills::skills_setting_specs(), auth::auth_setting_specs(), mcp_server::face_setting_specs(),
+                       policy::policy_setting_specs()}) {
     specs.insert(specs.end(), group.begin(), group.end());
   }
   return specs;

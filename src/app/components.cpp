@@ -21,6 +21,7 @@
 #include "harness/mcp_server/face_settings.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "harness/policy/policy_config.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
 #include "harness/skills/sandbox_files.hpp"
@@ -98,6 +99,38 @@ asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> 
   pool->start();
 }
 
+using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
+
+// TOOL_POLICY_FILE (and APPROVAL_DEFAULT): a factory of call guards, empty
+// when neither asks for a policy. A file that cannot be read or parsed stops
+// start-up; while running, its health source says how the last reload went.
+result<guard_factory> build_guards(const core::settings& settings, const std::vector<std::string>& kinds,
+                                   const std::shared_ptr<mcp::tool_registry>& registry, core::health_sources& health) {
+  auto config = policy::load_policy_config(settings);
+  if (!config) return config.error();
+  std::shared_ptr<policy::policy_source> source;
+  if (!config->file.empty()) {
+    auto opened = policy::open_policy_file(config->file, {.known_kinds = kinds, .fallback = config->fallback});
+    if (!opened) return opened.error();
+    source = std::move(*opened);
+    health.push_back(source->health());
+    core::log_info("tool policy from {}: {} rules", config->file.string(), source->current()->size());
+  } else if (config->fallback == policy::approval_default::annotations) {
+    auto empty =
+        policy::tool_policy::parse(nlohmann::json{{"rules", nlohmann::json::array()}}, kinds, config->fallback);
+    if (!empty) return empty.error();
+    source = policy::fixed_policy(std::move(*empty));
+  } else {
+    return guard_factory();
+  }
+  // Annotations come from the registry's view of the tool, when the policy reads them.
+  policy::annotations_lookup annotations = [registry](const std::string& tool) {
+    auto details = registry->details(tool);
+    return details ? details->value("annotations", nlohmann::json()) : nlohmann::json();
+  };
+  return guard_factory([source, annotations] { return std::make_unique<policy::call_guard>(source, annotations); });
+}
+
 }  // namespace
 
 result<std::unique_ptr<components>> build_components(asio::io_context& io, const core::settings& settings) {
@@ -146,10 +179,14 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                    docker_config->endpoint.describe());
     exec_settings->pool.call_socket_dir.clear();
   }
+  // The tool policy of every call code makes; each task and session gets its own guard.
+  auto guards = build_guards(settings, out->censor_->detector_names(), out->registry_, out->services_.health);
+  if (!guards) return guards.error();
   // Each /execute session gets its own vault: tokens never leak between sessions.
-  execution::filter_factory filters = [censor = out->censor_, metrics] {
+  execution::filter_factory filters = [censor = out->censor_, metrics, guards = *guards] {
     return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
-                                                   &execution::pii_detection_counter(*metrics));
+                                                   &execution::pii_detection_counter(*metrics),
+                                                   guards ? guards() : nullptr);
   };
   execution::register_exec_metrics(*metrics);
   for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
@@ -197,7 +234,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .files = sandbox_files,
                       .exec_timeout = exec_settings->service.exec_timeout,
                       .limits = exec_settings->service.limits,
-                      .metrics = metrics};
+                      .metrics = metrics,
+                      .guards = *guards};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;

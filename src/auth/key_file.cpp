@@ -34,17 +34,6 @@ error write_failed(const fs::path& path, const std::string& what) {
                     "check that the folder exists and is writable by this user");
 }
 
-file_signature signature_from(const struct stat& st) {
-  file_signature s;
-  s.exists = true;
-  s.device = static_cast<std::uint64_t>(st.st_dev);
-  s.inode = static_cast<std::uint64_t>(st.st_ino);
-  s.size = static_cast<std::uint64_t>(st.st_size);
-  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  s.mode = static_cast<std::uint32_t>(st.st_mode);
-  return s;
-}
-
 // "YYYY-MM-DDTHH:MM:SSZ" with plausible field ranges.
 bool is_utc_time(const std::string& text) {
   static constexpr std::string_view shape = "dddd-dd-ddTdd:dd:ddZ";
@@ -178,12 +167,6 @@ std::string serialize_key_file(const key_set& set) {
   return doc.dump(2) + "\n";
 }
 
-file_signature signature_of(const fs::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return signature_from(st);
-}
-
 result<loaded_key_file> read_key_file(const fs::path& path) {
   loaded_key_file loaded;
   fd_guard file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
@@ -207,7 +190,7 @@ result<loaded_key_file> read_key_file(const fs::path& path) {
   if (static_cast<std::uint64_t>(st.st_size) > max_file_bytes) {
     return invalid(path, fmt::format("is {} bytes; the limit is {}", st.st_size, max_file_bytes));
   }
-  loaded.signature = signature_from(st);
+  loaded.signature = core::signature_from(st);
   std::string text;
   char buffer[65536];
   for (;;) {

@@ -106,7 +106,10 @@ asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
                          "the block is about to reach its time limit; the call was not made",
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
   }
-  auto args = shared.filter.out_of_sandbox(std::move(call.args));
+  // The tool policy first: a refused call never sees its arguments restored.
+  auto admitted = co_await shared.filter.admit_call(call.name);
+  if (!admitted) co_return admitted.error();
+  auto args = shared.filter.out_of_sandbox(std::move(call.args), call.name);
   auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline);
   if (!answer && answer.error().code == mcp::errc::timeout && clock_type::now() >= shared.call_deadline) {
     answer.error().hint =

@@ -1,5 +1,6 @@
 #include "harness/execution/data_path.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "harness/core/logging.hpp"
@@ -41,8 +42,8 @@ std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_r
 }
 
 pii_filter::pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault,
-                       core::family<core::counter>* detections)
-    : censor_(std::move(censor)), vault_(std::move(vault)), detections_(detections) {
+                       core::family<core::counter>* detections, std::unique_ptr<policy::call_guard> guard)
+    : censor_(std::move(censor)), vault_(std::move(vault)), detections_(detections), guard_(std::move(guard)) {
   if (!detections_) return;
   for (auto& name : censor_->detector_names()) {
     std::string token = name;
@@ -67,8 +68,30 @@ nlohmann::json pii_filter::into_sandbox(nlohmann::json value) {
   return {{"error", "the tool result was too deeply nested to censor and was withheld"}};
 }
 
-nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value) {
-  auto restored = pii::detokenize_json(value, *vault_);
+boost::asio::awaitable<status> pii_filter::admit_call(std::string tool) {
+  if (!guard_) co_return status{};
+  co_return guard_->admit(tool);
+}
+
+nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value, std::string_view tool) {
+  pii::kind_filter restore;  // null: every kind
+  policy::pii_grant grant = guard_ ? guard_->grant(std::string(tool)) : policy::pii_grant{};
+  if (!grant.all) {
+    // The grant names detector kinds ("email"); tokens carry them upper-case ("EMAIL").
+    restore = [&grant](std::string_view kind) {
+      // [TOKEN_n] stands for token-shaped text a tool wrote, not for PII: always the tool's own text again.
+      if (kind == "TOKEN") return true;
+      for (const auto& allowed : grant.kinds) {
+        if (allowed.size() == kind.size() &&
+            std::equal(allowed.begin(), allowed.end(), kind.begin(), [](char a, char b) {
+              return std::toupper(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+            }))
+          return true;
+      }
+      return false;
+    };
+  }
+  auto restored = pii::detokenize_json(value, *vault_, restore);
   if (restored) return std::move(*restored);
   core::log_warn("tool arguments not restored ({}); passed on as written", restored.error().message);
   return value;

@@ -68,7 +68,12 @@ result<nlohmann::json> pii_censor::tokenize_json(const nlohmann::json& value, pi
 }
 
 result<nlohmann::json> detokenize_json(const nlohmann::json& value, const pii_vault& vault) {
-  auto on_string = [&](const std::string& s) { return detokenize(s, vault); };
+  return detokenize_json(value, vault, nullptr);
+}
+
+result<nlohmann::json> detokenize_json(const nlohmann::json& value, const pii_vault& vault,
+                                       const kind_filter& restore) {
+  auto on_string = [&](const std::string& s) { return detokenize(s, vault, restore); };
   auto on_number = [](const nlohmann::json& n) { return n; };
   return walk(value, 0, on_string, on_number);
 }

@@ -142,6 +142,10 @@ result<pii_vault> pii_vault::from_json(const nlohmann::json& j) {
 }
 
 std::string detokenize(std::string_view text, const pii_vault& vault) {
+  return detokenize(text, vault, nullptr);
+}
+
+std::string detokenize(std::string_view text, const pii_vault& vault, const kind_filter& restore) {
   std::string out;
   out.reserve(text.size());
   std::size_t copied = 0, pos = 0;
@@ -152,7 +156,9 @@ std::string detokenize(std::string_view text, const pii_vault& vault) {
       continue;
     }
     std::size_t end = pos + body.size() + 2;
-    if (const std::string* value = vault.value_of(body)) {
+    const std::string* value = vault.value_of(body);
+    // The kind is the body up to its last '_' (the grammar's KIND may hold '_' itself).
+    if (value && (!restore || restore(body.substr(0, body.rfind('_'))))) {
       out.append(text.substr(copied, pos - copied));
       out.append(*value);
       copied = end;

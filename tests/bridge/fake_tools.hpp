@@ -46,7 +46,7 @@ class fake_tools final : public tool_gateway {
 class marking_filter final : public data_filter {
  public:
   nlohmann::json into_sandbox(nlohmann::json value) override { return {{"filtered_in", value}}; }
-  nlohmann::json out_of_sandbox(nlohmann::json value) override {
+  nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view) override {
     value["filtered_out"] = true;
     return value;
   }

@@ -43,6 +43,19 @@ TEST(PiiVault, DetokenizeRestoresIssuedTokensOnly) {
   EXPECT_EQ(detokenize("", v), "");
 }
 
+TEST(PiiVault, DetokenizeWithAKindFilterRestoresOnlyThoseKinds) {
+  pii_vault v;
+  v.token_for("EMAIL", "a@b.com");
+  v.token_for("PHONE", "415-555-2671");
+  v.token_for("CUSTOM_ID", "X-1");
+  const kind_filter emails_only = [](std::string_view kind) { return kind == "EMAIL"; };
+  EXPECT_EQ(detokenize("[EMAIL_1] [PHONE_1] [CUSTOM_ID_1]", v, emails_only), "a@b.com [PHONE_1] [CUSTOM_ID_1]");
+  // The kind is the body up to its last '_': a kind with '_' in it is matched whole.
+  const kind_filter custom = [](std::string_view kind) { return kind == "CUSTOM_ID"; };
+  EXPECT_EQ(detokenize("[EMAIL_1] [CUSTOM_ID_1]", v, custom), "[EMAIL_1] X-1");
+  EXPECT_EQ(detokenize("[EMAIL_1]", v, nullptr), "a@b.com");  // no filter: every kind
+}
+
 TEST(PiiVault, JsonRoundTripKeepsAnyBytes) {
   pii_vault v;
   v.token_for("EMAIL", "a@b.com");

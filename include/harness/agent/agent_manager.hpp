@@ -39,6 +39,9 @@ class llm_provider;
 namespace harness::pii {
 class pii_censor;
 }
+namespace harness::policy {
+class call_guard;
+}
 
 namespace harness::agent {
 
@@ -151,6 +154,8 @@ struct agent_dependencies {
   std::function<std::vector<server_brief>()> servers;  // for the prompt; may be empty
   std::function<void(task_status)> on_task_end;        // metrics hook; may be empty
   std::shared_ptr<core::metrics_registry> metrics;     // sandbox and PII counts; may be null
+  // The tool policy of each task's calls (TOOL_POLICY_FILE); empty: none.
+  std::function<std::unique_ptr<policy::call_guard>()> guards;
 };
 
 // `clock` must outlive the manager. Tasks a previous process left queued or

@@ -16,6 +16,7 @@
 
 #include "harness/auth/api_key.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/file_signature.hpp"
 
 namespace harness::auth {
 
@@ -32,15 +33,8 @@ struct key_set {
   std::vector<key_record> keys;
 };
 
-// What identifies one version of the file on disk; a change of any field
-// means the file must be read again. A missing file has exists = false.
-struct file_signature {
-  bool exists = false;
-  std::uint64_t device = 0, inode = 0, size = 0;
-  std::int64_t mtime_ns = 0;
-  std::uint32_t mode = 0;
-  bool operator==(const file_signature&) const = default;
-};
+using core::file_signature;
+using core::signature_of;
 
 // The file as read: its keys, its signature and a warning (group- or
 // world-readable file) the caller may log.
@@ -68,9 +62,6 @@ std::string serialize_key_file(const key_set& set);
 // (anyone who can write it can add an admin key), larger than 4 MiB, not a
 // regular file, or unreadable. Group- or world-readable is only a warning.
 result<loaded_key_file> read_key_file(const std::filesystem::path& path);
-
-// The signature of whatever is at `path` now (exists = false when nothing is).
-file_signature signature_of(const std::filesystem::path& path);
 
 // Writes atomically: parent folders created (0700), a temporary file with
 // mode 0600 in the same folder, fsync, rename over `path`. Error

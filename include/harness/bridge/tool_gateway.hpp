@@ -31,18 +31,26 @@ class tool_gateway {
 
 // Where data crosses the sandbox boundary: tool results on their way in
 // (the PII censor tokenizes them) and tool arguments on their way out (it
-// restores the original values). The identity filter changes nothing.
+// restores the original values the tool may get), and whether a call may
+// leave at all (the tool policy). One per task or session. The identity
+// filter changes nothing and admits every call.
 class data_filter {
  public:
   virtual ~data_filter() = default;
   virtual nlohmann::json into_sandbox(nlohmann::json value) = 0;
-  virtual nlohmann::json out_of_sandbox(nlohmann::json value) = 0;
+  // The arguments of a call of `tool`.
+  virtual nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view tool) = 0;
+  // Before each call of `tool`: ok, or the error the code gets instead of the call.
+  virtual boost::asio::awaitable<status> admit_call(std::string tool) {
+    (void)tool;
+    co_return status{};
+  }
 };
 
 class identity_filter final : public data_filter {
  public:
   nlohmann::json into_sandbox(nlohmann::json value) override { return value; }
-  nlohmann::json out_of_sandbox(nlohmann::json value) override { return value; }
+  nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view) override { return value; }
 };
 
 }  // namespace harness::bridge

@@ -12,6 +12,7 @@
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/pii_vault.hpp"
+#include "harness/policy/call_guard.hpp"
 
 namespace harness::execution {
 
@@ -19,24 +20,28 @@ namespace harness::execution {
 std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_registry> registry);
 
 // Tool results are tokenized on their way into the sandbox; arguments coming
-// out are restored to the real values before they reach a tool. `vault` is
-// the task's (or session's) own; `censor` is shared and read-only.
+// out are restored to the real values before they reach a tool, those of the
+// PII kinds the tool policy lets that tool have. `vault` is the task's (or
+// session's) own; `censor` is shared and read-only. With a call guard, each
+// call must pass the tool policy first (admit_call).
 class pii_filter final : public bridge::data_filter {
  public:
   // With `detections`, each value tokenized for the first time in this vault
   // counts once in harness_pii_detections_total{kind} (repeats of a value keep
   // its token and are not counted again).
   pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault,
-             core::family<core::counter>* detections = nullptr);
+             core::family<core::counter>* detections = nullptr, std::unique_ptr<policy::call_guard> guard = nullptr);
 
   nlohmann::json into_sandbox(nlohmann::json value) override;
-  nlohmann::json out_of_sandbox(nlohmann::json value) override;
+  nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view tool) override;
+  boost::asio::awaitable<status> admit_call(std::string tool) override;
   pii::pii_vault& vault() { return *vault_; }
 
  private:
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<pii::pii_vault> vault_;
   core::family<core::counter>* detections_;
+  std::unique_ptr<policy::call_guard> guard_;
   struct kind_count {
     std::string name;   // "email"
     std::string token;  // "EMAIL"

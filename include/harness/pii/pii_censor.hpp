@@ -94,6 +94,8 @@ class pii_censor {
 // Restores every string (and key) in a tokenized JSON document. Tokens the
 // vault did not issue stay as they are. Fails past 512 levels of nesting.
 result<nlohmann::json> detokenize_json(const nlohmann::json& value, const pii_vault& vault);
+// Only the tokens of kinds `restore` accepts (pii_vault.hpp's detokenize).
+result<nlohmann::json> detokenize_json(const nlohmann::json& value, const pii_vault& vault, const kind_filter& restore);
 
 // Collects the configuration of a censor, then compiles it once.
 class pii_censor_builder {

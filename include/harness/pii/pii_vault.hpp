@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -75,5 +76,10 @@ std::string_view token_shaped_prefix(std::string_view text);
 // pass (a restored value is never scanned again). Token-shaped text the vault
 // did not issue passes through unchanged.
 std::string detokenize(std::string_view text, const pii_vault& vault);
+
+// The same for the tokens whose kind (the token's KIND: "EMAIL" of
+// "[EMAIL_1]") `restore` accepts; the others stay as token text.
+using kind_filter = std::function<bool(std::string_view kind)>;
+std::string detokenize(std::string_view text, const pii_vault& vault, const kind_filter& restore);
 
 }  // namespace harness::pii

@@ -1,0 +1,24 @@
+#include "harness/policy/policy_config.hpp"
+
+namespace harness::policy {
+
+std::vector<core::setting_spec> policy_setting_specs() {
+  return {
+      {"TOOL_POLICY_FILE", "",
+       "JSON rules for the tool calls code makes: approval, PII kinds per tool, maxCallsPerTask (docs/POLICY.md); "
+       "changes apply without a restart; empty: every call allowed"},
+      {"APPROVAL_DEFAULT", "never",
+       "approval of a tool no rule gives one: never, or annotations (destructiveHint or openWorldHint: ask)"},
+  };
+}
+
+result<policy_config> load_policy_config(const core::settings& settings) {
+  policy_config c;
+  c.file = settings.get("TOOL_POLICY_FILE");
+  auto fallback = settings.get_choice("APPROVAL_DEFAULT", {"never", "annotations"});
+  if (!fallback) return fallback.error();
+  c.fallback = *fallback == "annotations" ? approval_default::annotations : approval_default::never;
+  return c;
+}
+
+}  // namespace harness::policy

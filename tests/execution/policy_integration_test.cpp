@@ -1,0 +1,148 @@
+// The tool policy on the real data path: the real binary with a policy file,
+// the real sandbox and npm MCP servers. A denied call and one past
+// maxCallsPerTask throw in the code, which goes on; the PII rules decide which
+// tool gets the raw address and which the token; the file is followed while
+// the server runs, and a bad one at start-up stops it with exit code 2.
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "execution/execute_fixture.hpp"
+#include "support/child_process.hpp"
+
+namespace harness::testing {
+namespace {
+
+class ToolPolicyIntegration : public ExecuteIntegration {
+ protected:
+  void SetUp() override {
+    owner = "harness-policy-" + std::to_string(getpid());
+    workspace = fs::temp_directory_path() / (owner + "-ws");
+    fs::create_directories(workspace);
+    policy = workspace / "policy.json";
+    // The everything server (its echo tool) beside the memory server.
+    mcp_config = workspace / "mcp.json";
+    std::ofstream(mcp_config) << json{{"mcpServers",
+                                       {{"everything",
+                                         {{"command", "node"},
+                                          {"args",
+                                           {source_path("servers/node_modules/@modelcontextprotocol/"
+                                                        "server-everything/dist/index.js"),
+                                            "stdio"}}}},
+                                        {"memory",
+                                         {{"command", "node"},
+                                          {"args",
+                                           {source_path("servers/node_modules/@modelcontextprotocol/"
+                                                        "server-memory/dist/index.js")}},
+                                          {"env", {{"MEMORY_FILE_PATH", (workspace / "memory.jsonl").string()}}}}}}}}
+                                     .dump();
+  }
+
+  void write_policy(const json& rules) {
+    auto tmp = workspace / "policy.json.tmp";
+    std::ofstream(tmp) << json{{"rules", rules}}.dump();
+    fs::rename(tmp, policy);
+  }
+
+  void start() { start_server({{"TOOL_POLICY_FILE", policy.string()}, {"MCP_CONFIG", mcp_config.string()}}); }
+
+  json run(const std::string& code) { return execute({{"userId", "alice"}, {"code", code}}); }
+
+  fs::path policy, mcp_config;
+};
+
+TEST_F(ToolPolicyIntegration, DeniedAndLimitedCallsThrowInTheCodeWhichGoesOn) {
+  write_policy(
+      {{{"tool", "memory__delete_*"}, {"approval", "deny"}}, {{"tool", "everything__echo"}, {"maxCallsPerTask", 2}}});
+  start();
+  auto r =
+      run("const out = {};\n"
+          "try { await callMCPTool('memory__delete_entities', {entityNames: ['x']}); }"
+          " catch (e) { out.denied = e.code + ': ' + e.message; }\n"
+          "await callMCPTool('everything__echo', {message: 'one'});\n"
+          "await callMCPTool('everything__echo', {message: 'two'});\n"
+          "try { await callMCPTool('everything__echo', {message: 'three'}); }"
+          " catch (e) { out.limited = e.code + ': ' + e.message; }\n"
+          "out.after = (await callMCPTool('memory__read_graph', {})).entities.length;\n"
+          "return out;");
+  ASSERT_TRUE(r["result"].is_object()) << r.dump();
+  auto denied = r["result"].value("denied", std::string());
+  EXPECT_EQ(denied.rfind("tool_denied: the tool policy denies calls of memory__delete_entities (rule 1", 0), 0u)
+      << denied;
+  auto limited = r["result"].value("limited", std::string());
+  EXPECT_EQ(limited.rfind("call_limit: this task has made its 2 calls of everything__echo", 0), 0u) << limited;
+  EXPECT_EQ(r["result"]["after"], 0);  // the code went on after both refusals
+  // A new session counts anew: the limit is per task (here: per /execute session).
+  auto again = run("return JSON.stringify(await callMCPTool('everything__echo', {message: 'x'}))");
+  EXPECT_NE(again["result"].get<std::string>().find("Echo: x"), std::string::npos) << again.dump();
+}
+
+TEST_F(ToolPolicyIntegration, EachToolGetsOnlyThePiiKindsItsRuleAllows) {
+  write_policy({{{"tool", "everything__*"}, {"pii", "none"}}, {{"tool", "*"}, {"pii", "all"}}});
+  start();
+  // The address comes back from a tool as a token; the code passes the token
+  // on. The echo tool (pii none) gets the token text, the memory tool the address.
+  auto r =
+      run("const first = JSON.stringify(await callMCPTool('everything__echo', {message: 'bob@example.com'}));\n"
+          "const token = first.match(/\\[EMAIL_[0-9]+\\]/)[0];\n"
+          "const echoed = JSON.stringify(await callMCPTool('everything__echo', {message: token}));\n"
+          "await callMCPTool('memory__create_entities', {entities: [{name: 'bob', entityType: 'person',"
+          " observations: [token]}]});\n"
+          "return {token, echoed};");
+  ASSERT_TRUE(r["result"].is_object()) << r.dump();
+  EXPECT_EQ(r["result"]["token"], "[EMAIL_1]") << r.dump();
+  // The echo server got the text "[EMAIL_1]" and sent it back; token-shaped
+  // text from a tool is itself tokenized on its way in ([TOKEN_n]), so the
+  // code cannot mistake it for the vault's token. (Had the server got the
+  // address, the code would read "Echo: [EMAIL_1]".)
+  auto echoed = r["result"]["echoed"].get<std::string>();
+  EXPECT_NE(echoed.find("Echo: [TOKEN_"), std::string::npos) << echoed << " / " << r.dump();
+  EXPECT_EQ(echoed.find("[EMAIL_1]"), std::string::npos) << echoed;
+  // The memory server got the address itself.
+  std::ifstream graph(workspace / "memory.jsonl");
+  std::stringstream text;
+  text << graph.rdbuf();
+  EXPECT_NE(text.str().find("bob@example.com"), std::string::npos) << text.str();
+}
+
+TEST_F(ToolPolicyIntegration, TheFileIsFollowedAndABadVersionKeepsTheLastGoodOne) {
+  write_policy({{{"tool", "everything__echo"}, {"approval", "deny"}}});
+  start();
+  const std::string call =
+      "try { await callMCPTool('everything__echo', {message: 'hi'}); return 'called'; }"
+      " catch (e) { return e.code; }";
+  EXPECT_EQ(run(call)["result"], "tool_denied");
+  write_policy(json::array());
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(run(call)["result"], "called");
+  std::ofstream(policy) << R"({"rules": [{"tool": "*", "approval": "perhaps"}]})";
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(run(call)["result"], "called");  // the last good policy stays
+  auto health = server->call("GET", "/health");
+  ASSERT_TRUE(health);
+  auto entry = health->json()["components"]["policy"];
+  EXPECT_EQ(entry["status"], "down") << health->body;
+  EXPECT_NE(entry.value("lastError", std::string()).find("\"approval\""), std::string::npos) << health->body;
+}
+
+TEST(ToolPolicyStartup, ABadFileStopsTheServerWithExitCode2) {
+  auto dir = fs::temp_directory_path() / ("harness-policy-start-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "policy.json") << R"({"rules": [{"tool": "fs__*", "approval": "ask", "color": "red"}]})";
+  child_process child({binary_path("src/mcp-harness")},
+                      {{"ENV_FILE", "/dev/null"},
+                       {"PORT", "0"},
+                       {"TOOL_POLICY_FILE", (dir / "policy.json").string()},
+                       {"SANDBOX_POOL_SIZE", "0"},
+                       {"STORE_PATH", (dir / "h.db").string()},
+                       {"SKILLS_DIR", (dir / "skills").string()},
+                       {"WORKSPACE_DIR", (dir / "ws").string()},
+                       {"MCP_CONFIG", source_path("tests/http/no_mcp_servers.json")}});
+  auto code = child.wait_exit(30s);
+  EXPECT_EQ(code, 2) << child.output();
+  EXPECT_NE(child.output().find("unknown field \"color\""), std::string::npos) << child.output();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace harness::testing
