@@ -6,7 +6,6 @@
 
 #include "harness/agent/agent_config.hpp"
 #include "harness/auth/auth_config.hpp"
-#include "harness/policy/policy_config.hpp"
 #include "harness/docker/engine_endpoint.hpp"
 #include "harness/execution/execution_settings.hpp"
 #include "harness/http/http_settings.hpp"
@@ -14,6 +13,7 @@
 #include "harness/mcp/config.hpp"
 #include "harness/mcp_server/face_settings.hpp"
 #include "harness/pii/pii_config.hpp"
+#include "harness/policy/policy_config.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
 #include "harness/skills/skills_config.hpp"
 #include "harness/store/store_config.hpp"
