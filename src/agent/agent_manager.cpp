@@ -13,6 +13,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "harness/pii/vault_seal.hpp"
 #include "harness/store/errors.hpp"
 #include "task_loop.hpp"
 #include "task_record.hpp"
@@ -247,7 +248,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
       if (!message) co_return make_error(store::errc::corrupt, "a stored message of the conversation is unreadable");
       out.messages.push_back(std::move(*message));
     }
-    auto vault = pii::pii_vault::from_json((*stored)->vault);
+    auto opened = deps_.sealer ? deps_.sealer->open((*stored)->vault) : result<nlohmann::json>((*stored)->vault);
+    if (!opened) co_return opened.error();
+    auto vault = pii::pii_vault::from_json(*opened);
     if (!vault) co_return vault.error();
     out.vault = std::make_shared<pii::pii_vault>(std::move(*vault));
     out.created_ms = (*stored)->created_ms;

@@ -1,5 +1,7 @@
 #include "task_record.hpp"
 
+#include "harness/pii/vault_seal.hpp"
+
 #include "harness/core/logging.hpp"
 
 namespace harness::agent {
@@ -57,7 +59,8 @@ boost::asio::awaitable<void> save_conversation(const loop_context& context, cons
   c.user_id = task.record.user_id;
   c.messages = json::array();
   for (const auto& m : task.transcript->messages()) c.messages.push_back(llm::to_json(m));
-  c.vault = task.vault->to_json();
+  // Sealed at rest when the server has a vault key (every server does; tests may not).
+  c.vault = context.deps.sealer ? context.deps.sealer->seal(task.vault->to_json()) : task.vault->to_json();
   c.created_ms = task.conversation_created_ms;
   c.updated_ms = context.clock.epoch_ms();
   auto saved = co_await context.deps.store->save_conversation(c);

@@ -1,5 +1,7 @@
 #include "agent_setup.hpp"
 
+#include "harness/pii/vault_seal.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -103,6 +105,9 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
   auto store = open_task_store(*store_config);
   if (!store) return store.error();
+  // Conversation vaults hold every raw value a user's tools returned: sealed at rest.
+  auto sealer = pii::load_vault_sealer(settings);
+  if (!sealer) return sealer.error();
   out.health.push_back(store::store_health(*store));
   out.stop_retention = start_retention(executor, *store, *store_config);
 
@@ -112,6 +117,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.tools = std::move(inputs.tools);
   deps.censor = std::move(inputs.censor);
   deps.guards = std::move(inputs.guards);
+  deps.sealer = std::make_shared<const pii::vault_sealer>(std::move(*sealer));
   deps.store = *store;
   deps.files = std::move(inputs.files);
   deps.blocking = background.get_executor();

@@ -17,6 +17,8 @@ class category final : public harness::error_category {
         return "invalid_vault";
       case errc::json_too_deep:
         return "json_too_deep";
+      case errc::invalid_vault_key:
+        return "invalid_vault_key";
     }
     return {};
   }
@@ -26,6 +28,7 @@ class category final : public harness::error_category {
       case errc::invalid_pattern:
       case errc::unknown_detector:
       case errc::invalid_vault:
+      case errc::invalid_vault_key:
         return 500;
       case errc::json_too_deep:
         return 503;

@@ -196,6 +196,38 @@ TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) 
   EXPECT_EQ(missing["error"]["code"], "conversation_not_found");
 }
 
+// PII at rest: the conversation's vault is sealed (AES-256-GCM), events carry
+// tokens, so a raw value a tool returned is nowhere in the database's files
+// when the answer does not name it; a follow-up still restores it.
+TEST_F(AgentEndToEnd, TheDatabaseHoldsNoRawValueOfAToolResult) {
+  std::ofstream(files / "contact.txt") << "Write to mallory.quinn@example.org today.";
+  llm.push(json::array({code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                                  (files / "contact.txt").string() +
+                                  "'});\n"
+                                  "const email = text.match(/\\[EMAIL_\\d+\\]/)[0];\n"
+                                  "await callMCPTool('fs__write_file', {path: '" +
+                                  (files / "note.txt").string() +
+                                  "', content: email});\n"
+                                  "console.log('found', email);\n"
+                                  "return {email};"),
+                        answer_step("Done.")}));
+  auto first = post_task({{"userId", "alice"}, {"task", "Save the contact in note.txt"}});
+  ASSERT_EQ(first["status"], "succeeded") << first.dump();
+  EXPECT_EQ(read_file(files / "note.txt"), "mallory.quinn@example.org");  // the tool got the value
+  ASSERT_TRUE(server->stop());                                            // the store's files closed and checkpointed
+  for (const char* name : {"harness.db", "harness.db-wal"}) {
+    if (!fs::exists(root / name)) continue;
+    EXPECT_EQ(read_file(root / name).find("mallory.quinn"), std::string::npos) << name << " holds the raw address";
+  }
+  EXPECT_TRUE(fs::exists(root / "vault.key"));
+  // A new process with the same key file opens the vault: the follow-up restores the value.
+  start_server();
+  llm.reset();
+  llm.push(answer_step("It was [EMAIL_1]."));
+  auto second = post_task({{"userId", "alice"}, {"task", "Who was it?"}, {"conversationId", first["conversationId"]}});
+  EXPECT_EQ(second["result"], "It was mallory.quinn@example.org.") << second.dump();
+}
+
 TEST_F(AgentEndToEnd, ATimedOutBlockIsReportedAndTheNextRunsInAFreshSandbox) {
   llm.push(json::array(
       {code_step("globalThis.kept = 1;\nwhile (true) {}"), code_step("return typeof kept;"), answer_step("done")}));

@@ -38,7 +38,8 @@ class llm_provider;
 }
 namespace harness::pii {
 class pii_censor;
-}
+class vault_sealer;
+}  // namespace harness::pii
 namespace harness::policy {
 class call_guard;
 }
@@ -154,6 +155,8 @@ struct agent_dependencies {
   std::function<std::vector<server_brief>()> servers;  // for the prompt; may be empty
   std::function<void(task_status)> on_task_end;        // metrics hook; may be empty
   std::shared_ptr<core::metrics_registry> metrics;     // sandbox and PII counts; may be null
+  // Seals conversation vaults at rest (pii/vault_seal.hpp); null: stored as plain JSON.
+  std::shared_ptr<const pii::vault_sealer> sealer;
   // The tool policy of each task's calls (TOOL_POLICY_FILE); empty: none.
   std::function<std::unique_ptr<policy::call_guard>()> guards;
 };

@@ -11,6 +11,7 @@ enum class errc {
   unknown_detector,
   invalid_vault,
   json_too_deep,
+  invalid_vault_key,  // VAULT_KEY, VAULT_OLD_KEYS or the key file is not a usable key
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -25,7 +26,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::pii::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::pii::errc> = 4;
+inline constexpr int harness::errc_count<harness::pii::errc> = 5;
 
 namespace harness::pii {
 
