@@ -12,6 +12,9 @@ std::vector<core::setting_spec> agent_setting_specs() {
       {"AGENT_MAX_TASKS_PER_USER", "2", "running + queued tasks of one user; past it POST /task answers 429"},
       {"AGENT_OBSERVATION_MAX_CHARS", "8000",
        "longest observation sent to the LLM; the full text of a longer one goes to /workspace"},
+      {"STORE_RESULTS", "restored",
+       "restored (a task's answer is stored with its PII values) or tokenized (stored with the tokens; the live "
+       "response still has the values)"},
   };
 }
 
@@ -32,6 +35,9 @@ result<agent_config> load_agent_config(const core::settings& s, std::chrono::mil
   if (!per_user) return per_user.error();
   auto observation = s.get_int("AGENT_OBSERVATION_MAX_CHARS", 500, 1 << 24);
   if (!observation) return observation.error();
+  auto results = s.get_choice("STORE_RESULTS", {"restored", "tokenized"});
+  if (!results) return results.error();
+  out.store_tokenized_results = *results == "tokenized";
   out.max_turns = static_cast<int>(*turns);
   out.token_budget = *budget;
   out.task_timeout = *timeout;

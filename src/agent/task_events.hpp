@@ -26,8 +26,10 @@ class task_events {
   // `clock` stamps the events and times the waits; it must outlive this.
   task_events(boost::asio::any_io_executor executor, core::clock& clock, std::string task_id, sink persist);
 
-  // Records an event (seq = previous + 1) and wakes the waiters.
-  void append(std::string type, nlohmann::json data);
+  // Records an event (seq = previous + 1) and wakes the waiters. With
+  // `stored` (not null), the sink persists that data instead: the live
+  // watchers see `data`, the store keeps `stored` (STORE_RESULTS=tokenized).
+  void append(std::string type, nlohmann::json data, nlohmann::json stored = nullptr);
 
   // No more events will come; wakes the waiters.
   void close();

@@ -336,10 +336,19 @@ class task_run {
     record.finished_ms = ctx_.clock.epoch_ms();
     record.transcript = transcript_json(*task_);
     co_await save_conversation(ctx_, *task_);
-    co_await persist();
-    if (end.status == task_status::succeeded) task_->events.append("final", {{"result", record.result}});
+    // With STORE_RESULTS=tokenized the store keeps the answer as the LLM wrote
+    // it (tokens); the live record and events, which the caller reads now, keep the values.
+    const bool succeeded = end.status == task_status::succeeded;
+    const bool tokens_at_rest = ctx_.config.store_tokenized_results && succeeded && task_->restore_pii;
+    store::task_record stored = tokens_at_rest ? record : store::task_record();
+    if (tokens_at_rest) stored.result = end.answer;
+    co_await persist(tokens_at_rest ? &stored : nullptr);
+    if (succeeded) {
+      task_->events.append("final", {{"result", record.result}},
+                           tokens_at_rest ? json{{"result", end.answer}} : json());
+    }
     json summary = task_summary(record);
-    task_->events.append("end", summary);
+    task_->events.append("end", summary, tokens_at_rest ? task_summary(stored) : json());
     task_->events.close();
     task_->finished = true;
     if (ctx_.deps.on_task_end) ctx_.deps.on_task_end(end.status);
@@ -347,9 +356,11 @@ class task_run {
                    tokens_used());
   }
 
-  asio::awaitable<void> persist() {
-    auto saved = co_await ctx_.deps.store->update_task(task_->record);
-    if (!saved) core::log_error("task {} not saved: {}", task_->record.id, saved.error().describe());
+  // Writes the task's record, or `instead` of it (the same task as the store keeps it).
+  asio::awaitable<void> persist(const store::task_record* instead = nullptr) {
+    const auto& record = instead ? *instead : task_->record;
+    auto saved = co_await ctx_.deps.store->update_task(record);
+    if (!saved) core::log_error("task {} not saved: {}", record.id, saved.error().describe());
   }
 
   loop_context ctx_;

@@ -228,6 +228,34 @@ TEST_F(AgentEndToEnd, TheDatabaseHoldsNoRawValueOfAToolResult) {
   EXPECT_EQ(second["result"], "It was mallory.quinn@example.org.") << second.dump();
 }
 
+// STORE_RESULTS=tokenized: the caller of the live task gets the values; the
+// store (its record, its final and end events) keeps the tokens.
+TEST_F(AgentEndToEnd, TokenizedResultsKeepTheAnswersValuesOutOfTheStore) {
+  ASSERT_TRUE(server->stop());
+  start_server({{"STORE_RESULTS", "tokenized"}});
+  std::ofstream(files / "contact.txt") << "Ask erin.vale@example.net for the invoice.";
+  llm.push(json::array({code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +
+                                  (files / "contact.txt").string() +
+                                  "'});\n"
+                                  "return text.match(/\\[EMAIL_\\d+\\]/)[0];"),
+                        answer_step("Ask [EMAIL_1].")}));
+  auto live = post_task({{"userId", "alice"}, {"task", "Who has the invoice?"}});
+  ASSERT_EQ(live["status"], "succeeded") << live.dump();
+  EXPECT_EQ(live["result"], "Ask erin.vale@example.net.");
+  const std::string id = live["taskId"];
+  ASSERT_TRUE(server->stop());
+  for (const char* name : {"harness.db", "harness.db-wal"}) {
+    if (!fs::exists(root / name)) continue;
+    EXPECT_EQ(read_file(root / name).find("erin.vale"), std::string::npos) << name << " holds the raw address";
+  }
+  start_server({{"STORE_RESULTS", "tokenized"}});
+  EXPECT_EQ(get("/tasks/" + id + "?transcript=false")["result"], "Ask [EMAIL_1].");
+  auto events = server->call("GET", "/tasks/" + id + "/events", {}, 30s);
+  ASSERT_TRUE(events);
+  EXPECT_NE(events->body.find("\"result\":\"Ask [EMAIL_1].\""), std::string::npos) << events->body;
+  EXPECT_EQ(events->body.find("erin.vale"), std::string::npos) << events->body;
+}
+
 TEST_F(AgentEndToEnd, ATimedOutBlockIsReportedAndTheNextRunsInAFreshSandbox) {
   llm.push(json::array(
       {code_step("globalThis.kept = 1;\nwhile (true) {}"), code_step("return typeof kept;"), answer_step("done")}));

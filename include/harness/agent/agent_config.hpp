@@ -23,6 +23,10 @@ struct agent_config {
   std::size_t max_per_user = 2;                    // running + queued per user (AGENT_MAX_TASKS_PER_USER)
   std::size_t observation_max_chars = 8000;        // longer observations are cut (AGENT_OBSERVATION_MAX_CHARS)
   bridge::session_limits limits;                   // the sandbox's (SANDBOX_LOG_BYTES, ...)
+  // STORE_RESULTS=tokenized: the store keeps a task's answer with its tokens
+  // (its record, its final and end events); the caller of the live task
+  // still gets the values restored.
+  bool store_tokenized_results = false;
 };
 
 std::vector<core::setting_spec> agent_setting_specs();
