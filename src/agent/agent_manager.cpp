@@ -15,6 +15,7 @@
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/vault_seal.hpp"
 #include "harness/store/errors.hpp"
+#include "task_approvals.hpp"
 #include "task_loop.hpp"
 #include "task_record.hpp"
 
@@ -84,6 +85,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     if (auto it = live_.find(task_id); it != live_.end()) {
       auto out = view_of(it->second->record, false);
       if (with_transcript) out.transcript = transcript_json(*it->second);
+      if (it->second->approvals) out.pending_approvals = it->second->approvals->pending();
       co_return out;
     }
     auto stored = co_await find_stored(std::move(task_id));
@@ -119,6 +121,24 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     }
     task->request_stop(stop_reason::cancelled);
     co_return cancel_outcome{task_id, cancel_state::cancelling};
+  }
+
+  asio::awaitable<result<approval_view>> decide(std::string task_id, std::string approval_id,
+                                                approval_decision decision) override {
+    auto self = shared_from_this();
+    auto it = live_.find(task_id);
+    if (it == live_.end() || it->second->finished) {
+      auto stored = co_await find_stored(task_id);
+      if (!stored) co_return stored.error();
+      co_return make_error(agent::errc::task_finished,
+                           fmt::format("task '{}' has already ended ({}); its approvals ended with it", task_id,
+                                       to_string(stored->status)));
+    }
+    auto task = it->second;
+    if (!task->approvals) {
+      co_return make_error(agent::errc::approval_not_found, fmt::format("this task has no approval '{}'", approval_id));
+    }
+    co_return task->approvals->decide(approval_id, decision);
   }
 
   asio::awaitable<result<std::shared_ptr<task_event_stream>>> events(std::string task_id,
@@ -280,10 +300,20 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->filter = std::make_shared<execution::pii_filter>(
         deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr,
         deps_.guards ? deps_.guards() : nullptr);
+    // A call the policy asks about waits for POST /tasks/{id}/approvals/{id}.
+    attach_approvals(task, clock_, config_.approval_timeout, [store = deps_.store, executor = executor_](const store::task_record& now) {
+      auto save = save_status(store, now);  // a local: see run_blocking.hpp
+      core::spawn_logged(executor, std::move(save), "saving a task's status");
+    });
     task->transcript.emplace(deps_.censor, task->vault, std::move(conversation.messages));
     // The caller's text is censored too: the LLM sees tokens, the tools get the values.
     task->transcript->add_user(task->transcript->from_outside(request.task));
     return task;
+  }
+
+  static asio::awaitable<void> save_status(std::shared_ptr<store::task_store> store, store::task_record r) {
+    auto saved = co_await store->update_task(r);
+    if (!saved) core::log_warn("the status of task {} not saved: {}", r.id, saved.error().describe());
   }
 
   // Events are written in the background, in order (the store completes its

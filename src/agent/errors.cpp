@@ -29,6 +29,10 @@ class category final : public harness::error_category {
         return "max_turns";
       case errc::budget_exceeded:
         return "budget_exceeded";
+      case errc::approval_not_found:
+        return "approval_not_found";
+      case errc::approval_decided:
+        return "approval_decided";
     }
     return {};
   }
@@ -45,9 +49,11 @@ class category final : public harness::error_category {
       case errc::agent_busy:
         return 429;
       case errc::conversation_not_found:
+      case errc::approval_not_found:
         return 404;
       case errc::conversation_busy:
       case errc::task_finished:
+      case errc::approval_decided:
         return 409;
     }
     return 0;

@@ -16,6 +16,7 @@
 #include "harness/llm/types.hpp"
 #include "harness/pii/pii_vault.hpp"
 #include "harness/store/task_store.hpp"
+#include "approval_desk.hpp"
 #include "llm_transcript.hpp"
 #include "task_events.hpp"
 
@@ -25,9 +26,12 @@ namespace harness::agent {
 // it is a request, which the loop turns into the status it ends with.
 enum class stop_reason { none, cancelled, timed_out, interrupted };
 
-struct live_task {
+struct live_task : std::enable_shared_from_this<live_task> {
   live_task(const boost::asio::any_io_executor& executor, core::clock& clock, std::string id, task_events::sink persist)
-      : events(executor, clock, std::move(id), std::move(persist)), deadline_timer(clock.make_timer(executor)) {}
+      : events(executor, clock, std::move(id), std::move(persist)),
+        deadline_timer(clock.make_timer(executor)),
+        executor_(executor),
+        clock_(clock) {}
 
   store::task_record record;
   bool restore_pii = true;
@@ -38,6 +42,8 @@ struct live_task {
   // ending with this task's messages. Set when the task is admitted.
   std::optional<llm_transcript> transcript;
   std::shared_ptr<execution::pii_filter> filter;
+  // The tool calls waiting for a person (the filter's approver).
+  std::shared_ptr<approval_desk> approvals;
 
   task_events events;
   std::unique_ptr<execution::sandbox_session> sandbox;
@@ -53,13 +59,22 @@ struct live_task {
   core::steady_time started;
   bool finished = false;
 
-  // Stops what is in flight: the LLM call and the sandbox's block. The first reason wins.
-  void request_stop(stop_reason reason) {
-    if (finished || stop != stop_reason::none) return;
-    stop = reason;
-    if (llm_in_flight) llm_cancel.emit(boost::asio::cancellation_type::terminal);
-    if (sandbox) sandbox->kill();
-  }
+  // Stops what is in flight: the LLM call, the approvals awaited and the
+  // sandbox's block. The first reason wins.
+  void request_stop(stop_reason reason);
+
+  // Starts the wall-clock limit's watch (at `deadline`).
+  void arm_deadline();
+  // While a call waits for approval the limit stands still: the release
+  // moves `deadline` on by the time held.
+  void hold_deadline();
+  void release_deadline();
+
+ private:
+  boost::asio::any_io_executor executor_;
+  core::clock& clock_;
+  bool deadline_held_ = false;
+  core::steady_time held_since_{};
 };
 
 }  // namespace harness::agent

@@ -32,13 +32,6 @@ struct loop_end {
   std::string answer;                        // the final text (tokenized), for succeeded
 };
 
-// Waits out the task's wall-clock limit; stops the task when it passes.
-// finish() cancels the timer, which ends this.
-asio::awaitable<void> watch_deadline(std::shared_ptr<live_task> task) {
-  bool expired = co_await task->deadline_timer->wait();
-  if (expired) task->request_stop(stop_reason::timed_out);
-}
-
 class task_run {
  public:
   task_run(loop_context context, std::shared_ptr<live_task> task) : ctx_(context), task_(std::move(task)) {}
@@ -74,9 +67,7 @@ class task_run {
     task_->started = ctx_.clock.steady_now();
     task_->deadline = task_->started + ctx_.config.task_timeout;
     // The wall-clock limit: stops whatever is in flight when it passes.
-    task_->deadline_timer->expires_at(task_->deadline);
-    auto watch = watch_deadline(task_);  // a local: GCC 12 and temporaries, see run_blocking.hpp
-    core::spawn_logged(ctx_.executor, std::move(watch), "task deadline watch");
+    task_->arm_deadline();
     task_->events.append("status", {{"status", to_string(task_status::running)}});
     co_await persist();
   }
@@ -323,6 +314,7 @@ class task_run {
 
   asio::awaitable<void> finish(loop_end end) {
     task_->deadline_timer->cancel();
+    if (task_->approvals) task_->approvals->close("the task ended");
     if (task_->sandbox) {
       auto sandbox = std::move(task_->sandbox);
       co_await sandbox->close();

@@ -104,20 +104,18 @@ using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
 // TOOL_POLICY_FILE (and APPROVAL_DEFAULT): a factory of call guards, empty
 // when neither asks for a policy. A file that cannot be read or parsed stops
 // start-up; while running, its health source says how the last reload went.
-result<guard_factory> build_guards(const core::settings& settings, const std::vector<std::string>& kinds,
+result<guard_factory> build_guards(const policy::policy_config& config, const std::vector<std::string>& kinds,
                                    const std::shared_ptr<mcp::tool_registry>& registry, core::health_sources& health) {
-  auto config = policy::load_policy_config(settings);
-  if (!config) return config.error();
   std::shared_ptr<policy::policy_source> source;
-  if (!config->file.empty()) {
-    auto opened = policy::open_policy_file(config->file, {.known_kinds = kinds, .fallback = config->fallback});
+  if (!config.file.empty()) {
+    auto opened = policy::open_policy_file(config.file, {.known_kinds = kinds, .fallback = config.fallback});
     if (!opened) return opened.error();
     source = std::move(*opened);
     health.push_back(source->health());
-    core::log_info("tool policy from {}: {} rules", config->file.string(), source->current()->size());
-  } else if (config->fallback == policy::approval_default::annotations) {
+    core::log_info("tool policy from {}: {} rules", config.file.string(), source->current()->size());
+  } else if (config.fallback == policy::approval_default::annotations) {
     auto empty =
-        policy::tool_policy::parse(nlohmann::json{{"rules", nlohmann::json::array()}}, kinds, config->fallback);
+        policy::tool_policy::parse(nlohmann::json{{"rules", nlohmann::json::array()}}, kinds, config.fallback);
     if (!empty) return empty.error();
     source = policy::fixed_policy(std::move(*empty));
   } else {
@@ -180,7 +178,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
     exec_settings->pool.call_socket_dir.clear();
   }
   // The tool policy of every call code makes; each task and session gets its own guard.
-  auto guards = build_guards(settings, out->censor_->detector_names(), out->registry_, out->services_.health);
+  auto policy_config = policy::load_policy_config(settings);
+  if (!policy_config) return policy_config.error();
+  auto guards = build_guards(*policy_config, out->censor_->detector_names(), out->registry_, out->services_.health);
   if (!guards) return guards.error();
   // Each /execute session gets its own vault: tokens never leak between sessions.
   execution::filter_factory filters = [censor = out->censor_, metrics, guards = *guards] {
@@ -235,7 +235,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .exec_timeout = exec_settings->service.exec_timeout,
                       .limits = exec_settings->service.limits,
                       .metrics = metrics,
-                      .guards = *guards};
+                      .guards = *guards,
+                      .approval_timeout = policy_config->approval_timeout};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;

@@ -42,13 +42,19 @@ std::chrono::milliseconds call_margin(std::chrono::milliseconds block_timeout) {
 // that has ended.
 class block_scope {
  public:
-  block_scope(session_shared& shared, std::string id, clock_type::time_point call_deadline) : shared_(shared) {
+  block_scope(session_shared& shared, std::string id, std::string code, clock_type::time_point call_deadline)
+      : shared_(shared) {
     shared_.current_exec = std::move(id);
+    shared_.current_code = std::move(code);
     shared_.call_deadline = call_deadline;
     shared_.calls.clear();
     shared_.recorded_args_bytes = 0;
   }
-  ~block_scope() { shared_.current_exec.clear(); }
+  ~block_scope() {
+    shared_.current_exec.clear();
+    shared_.current_code.clear();
+    shared_.deadline.stop();
+  }
   block_scope(const block_scope&) = delete;
   block_scope& operator=(const block_scope&) = delete;
 
@@ -84,8 +90,8 @@ class runtime_session_impl final : public runtime_session {
 
   asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout) override {
     std::string id = "x" + std::to_string(++block_seq_);
-    json frame{{"type", "exec"}, {"id", id}, {"code", std::move(code)}};
-    co_return co_await run_block(std::move(frame), std::move(id), timeout);
+    json frame{{"type", "exec"}, {"id", id}, {"code", code}};
+    co_return co_await run_block(std::move(frame), std::move(id), timeout, std::move(code));
   }
 
   asio::awaitable<status> put(std::vector<init_file> files, std::chrono::milliseconds timeout) override {
@@ -102,7 +108,8 @@ class runtime_session_impl final : public runtime_session {
  private:
   // Sends one frame that the runtime answers with `done` (an exec or a put),
   // serves the calls made meanwhile, and collects the block's output.
-  asio::awaitable<exec_result> run_block(json frame, std::string id, std::chrono::milliseconds timeout) {
+  asio::awaitable<exec_result> run_block(json frame, std::string id, std::chrono::milliseconds timeout,
+                                         std::string code = {}) {
     auto started = clock_type::now();
     exec_result result;
     if (shared_->broken) {
@@ -110,20 +117,23 @@ class runtime_session_impl final : public runtime_session {
            "this sandbox can no longer run code (an earlier block broke it); start a new session");
       co_return result;
     }
-    const auto expiry = clock_type::now() + timeout;
     shared_->deadline_hit = false;
     {
-      block_scope scope(*shared_, id, expiry - call_margin(timeout));
       // At the deadline the channel is cancelled, so the pending read ends;
-      // the sandbox is given up (the code may still be running in it).
-      auto block = settle_block(std::move(frame), id, timeout, result, expiry);
-      auto on_expiry = [shared = shared_] {  // a named local: GCC 12, see run_blocking.hpp
+      // the sandbox is given up (the code may still be running in it). A call
+      // waiting for approval holds the deadline; its release moves the
+      // calls' own limit on with it.
+      auto on_expiry = [shared = shared_] {
         if (!shared->alive) return;
         shared->deadline_hit = true;
         shared->broken = true;
         shared->channel.cancel();
       };
-      co_await core::with_deadline(std::move(block), expiry, on_expiry);
+      auto on_shift = [shared = shared_](clock_type::duration by) { shared->call_deadline += by; };
+      const auto expiry = clock_type::now() + timeout;
+      block_scope scope(*shared_, id, std::move(code), expiry - call_margin(timeout));
+      shared_->deadline.start(expiry, on_expiry, on_shift);
+      co_await settle_block(std::move(frame), id, timeout, result);
     }
     result.tool_calls = std::move(shared_->calls);
     result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
@@ -131,8 +141,8 @@ class runtime_session_impl final : public runtime_session {
   }
 
   // Reads the block to its end, then waits for the calls it started.
-  asio::awaitable<void> settle_block(json frame, std::string id, std::chrono::milliseconds timeout, exec_result& result,
-                                     clock_type::time_point expiry) {
+  asio::awaitable<void> settle_block(json frame, std::string id, std::chrono::milliseconds timeout,
+                                     exec_result& result) {
     try {
       co_await read_block(std::move(frame), id, timeout, result);
     } catch (const std::exception& e) {
@@ -144,7 +154,7 @@ class runtime_session_impl final : public runtime_session {
     }
     // Calls the block started but did not await still need the channel: they
     // get until the deadline, then fail on their own.
-    co_await shared_->wait_calls_idle(expiry);
+    co_await shared_->wait_calls_idle();
   }
 
   asio::awaitable<void> read_block(json frame, const std::string& id, std::chrono::milliseconds timeout,

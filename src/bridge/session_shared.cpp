@@ -87,8 +87,16 @@ asio::awaitable<status> session_shared::send(std::string line) {
   co_return last_write_;
 }
 
-asio::awaitable<void> session_shared::wait_calls_idle(clock_type::time_point deadline) {
-  co_await outstanding.wait_zero_until(deadline);
+asio::awaitable<void> session_shared::wait_calls_idle() {
+  // While a call waits for approval the expiry does not hold still: look
+  // again now and then (rare: a call the code did not await, still waiting
+  // after its block ended).
+  constexpr std::chrono::milliseconds held_recheck{200};
+  while (deadline.running()) {
+    const auto until = deadline.held() ? clock_type::now() + held_recheck : deadline.expiry();
+    if (co_await outstanding.wait_zero_until(until)) co_return;
+    if (!deadline.held() && clock_type::now() >= deadline.expiry()) co_return;
+  }
 }
 
 void session_shared::call_finished() {
@@ -96,6 +104,34 @@ void session_shared::call_finished() {
 }
 
 namespace {
+
+// Holds the session's block deadline for one call while it waits for an
+// approval, as long as the block that made the call still runs (block ids
+// are never reused within a session).
+class call_pause final : public deadline_pause {
+ public:
+  explicit call_pause(session_shared& shared) : shared_(shared), exec_(shared.current_exec) {}
+  ~call_pause() override { release(); }
+  call_pause(const call_pause&) = delete;
+  call_pause& operator=(const call_pause&) = delete;
+
+  void hold() override {
+    if (held_ || shared_.current_exec != exec_) return;
+    held_ = true;
+    shared_.deadline.hold();
+  }
+  bool block_running() const { return shared_.alive && shared_.current_exec == exec_; }
+  void release() override {
+    if (!held_) return;
+    held_ = false;
+    if (shared_.current_exec == exec_) shared_.deadline.release();
+  }
+
+ private:
+  session_shared& shared_;
+  std::string exec_;
+  bool held_ = false;
+};
 
 // Asks the gateway for one validated call of the running block.
 asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
@@ -107,8 +143,13 @@ asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
   }
   // The tool policy first: a refused call never sees its arguments restored.
-  auto admitted = co_await shared.filter.admit_call(call.name);
+  call_pause pause(shared);
+  call_admission admission{call.name, call.args, shared.current_code, pause};
+  auto admitted = co_await shared.filter.admit_call(admission);
   if (!admitted) co_return admitted.error();
+  if (!pause.block_running()) {
+    co_return make_error(bridge::errc::stale_call, "the block ended while this call waited for approval");
+  }
   auto args = shared.filter.out_of_sandbox(std::move(call.args), call.name);
   auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline);
   if (!answer && answer.error().code == mcp::errc::timeout && clock_type::now() >= shared.call_deadline) {

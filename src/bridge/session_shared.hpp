@@ -17,12 +17,13 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
+#include "block_deadline.hpp"
 
 namespace harness::bridge {
 
 struct session_shared {
   session_shared(const boost::asio::any_io_executor& executor, frame_channel& c, tool_gateway& t, data_filter& f)
-      : channel(c), tools(t), filter(f), outstanding(executor) {}
+      : channel(c), tools(t), filter(f), deadline(executor), outstanding(executor) {}
 
   frame_channel& channel;
   tool_gateway& tools;
@@ -31,6 +32,8 @@ struct session_shared {
   bool broken = false;  // a timeout or protocol failure: the sandbox must go
   bool deadline_hit = false;
   std::string current_exec;  // the block running now; empty between blocks
+  std::string current_code;  // its code (an approval request shows it)
+  block_deadline deadline;   // the running block's; a call awaiting approval holds it
   // When the running block's tool calls must have ended (its deadline less a margin).
   std::chrono::steady_clock::time_point call_deadline;
   std::vector<tool_call_record> calls;
@@ -44,8 +47,8 @@ struct session_shared {
   // Queues one line and writes queued lines in order, one at a time.
   boost::asio::awaitable<status> send(std::string line);
 
-  // Returns when no call is in flight or at `deadline`, whichever is first.
-  boost::asio::awaitable<void> wait_calls_idle(std::chrono::steady_clock::time_point deadline);
+  // Returns when no call is in flight or at the block's deadline, whichever is first.
+  boost::asio::awaitable<void> wait_calls_idle();
   void call_finished();
 
  private:

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "harness/core/logging.hpp"
+#include "harness/policy/errors.hpp"
 
 namespace harness::execution {
 namespace {
@@ -68,9 +71,54 @@ nlohmann::json pii_filter::into_sandbox(nlohmann::json value) {
   return {{"error", "the tool result was too deeply nested to censor and was withheld"}};
 }
 
-boost::asio::awaitable<status> pii_filter::admit_call(std::string tool) {
+namespace {
+
+// Holds the block's deadline for as long as it lives (an approval being awaited).
+struct held_deadline {
+  explicit held_deadline(bridge::deadline_pause& p) : pause(p) { pause.hold(); }
+  ~held_deadline() { pause.release(); }
+  held_deadline(const held_deadline&) = delete;
+  held_deadline& operator=(const held_deadline&) = delete;
+  bridge::deadline_pause& pause;
+};
+
+error refusal(const std::string& tool, const policy::approval_answer& answer) {
+  std::string because = answer.reason.empty() ? std::string() : ": " + answer.reason;
+  switch (answer.outcome) {
+    case policy::approval_outcome::timed_out:
+      return make_error(policy::errc::approval_timeout,
+                        fmt::format("nobody approved the call of {} in time{}", tool, because),
+                        "go on without this call, or try again when someone can approve it");
+    case policy::approval_outcome::cancelled:
+      return make_error(policy::errc::approval_denied,
+                        fmt::format("the call of {} was not made: the task is ending{}", tool, because));
+    default:
+      return make_error(policy::errc::approval_denied, fmt::format("the call of {} was denied{}", tool, because),
+                        "go on without this call (the approver said no)");
+  }
+}
+
+}  // namespace
+
+boost::asio::awaitable<status> pii_filter::admit_call(bridge::call_admission call) {
   if (!guard_) co_return status{};
-  co_return guard_->admit(tool);
+  auto admitted = guard_->admit(call.tool);
+  if (!admitted) co_return admitted.error();
+  if (!admitted->ask) co_return status{};
+  if (!approver_) {
+    co_return make_error(policy::errc::approval_required,
+                         fmt::format("a call of {} needs approval ({}), and nobody can be asked for it here", call.tool,
+                                     *admitted->ask),
+                         "go on without this call, or ask the operator to change TOOL_POLICY_FILE");
+  }
+  policy::approval_request request{call.tool, call.arguments, std::string(call.code), *admitted->ask};
+  policy::approval_answer answer;
+  {
+    held_deadline held(call.block);
+    answer = co_await approver_->ask(std::move(request));
+  }
+  if (answer.outcome != policy::approval_outcome::approved) co_return refusal(call.tool, answer);
+  co_return guard_->approved(call.tool, answer.for_task);
 }
 
 nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value, std::string_view tool) {

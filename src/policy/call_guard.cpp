@@ -13,18 +13,30 @@ tool_decision call_guard::decide(const std::string& tool) {
   return policy->decide(tool, annotations);
 }
 
-status call_guard::admit(const std::string& tool) {
+result<call_guard::admission> call_guard::admit(const std::string& tool) {
   auto decision = decide(tool);
   if (decision.approval == approval_mode::deny) {
     return make_error(errc::tool_denied, fmt::format("the tool policy denies calls of {} ({})", tool, decision.reason),
                       "use another tool, or ask the operator to change TOOL_POLICY_FILE");
   }
-  if (decision.approval == approval_mode::ask) {
-    return make_error(
-        errc::approval_required,
-        fmt::format("a call of {} needs approval ({}), and nobody can be asked for it here", tool, decision.reason),
-        "go on without this call, or ask the operator to change TOOL_POLICY_FILE");
+  if (decision.approval == approval_mode::ask && !approved_for_task_.contains(tool)) {
+    // The limit is checked now too: a call that could not be made is not put to anyone.
+    auto made = calls_.find(tool);
+    if (decision.max_calls_per_task && made != calls_.end() && made->second >= *decision.max_calls_per_task) {
+      return count(tool, decision).error();
+    }
+    return admission{decision.reason};
   }
+  if (auto counted = count(tool, decision); !counted) return counted.error();
+  return admission{};
+}
+
+status call_guard::approved(const std::string& tool, bool for_task) {
+  if (for_task) approved_for_task_.insert(tool);
+  return count(tool, decide(tool));
+}
+
+status call_guard::count(const std::string& tool, const tool_decision& decision) {
   auto& made = calls_[tool];
   if (decision.max_calls_per_task && made >= *decision.max_calls_per_task) {
     return make_error(errc::call_limit,

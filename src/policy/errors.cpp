@@ -17,6 +17,10 @@ class category final : public harness::error_category {
         return "call_limit";
       case errc::approval_required:
         return "approval_required";
+      case errc::approval_denied:
+        return "approval_denied";
+      case errc::approval_timeout:
+        return "approval_timeout";
     }
     return {};
   }
@@ -27,6 +31,8 @@ class category final : public harness::error_category {
         return 500;
       case errc::tool_denied:
       case errc::approval_required:
+      case errc::approval_denied:
+      case errc::approval_timeout:
         return 403;
       case errc::call_limit:
         return 429;

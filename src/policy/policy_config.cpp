@@ -9,6 +9,9 @@ std::vector<core::setting_spec> policy_setting_specs() {
        "changes apply without a restart; empty: every call allowed"},
       {"APPROVAL_DEFAULT", "never",
        "approval of a tool no rule gives one: never, or annotations (destructiveHint or openWorldHint: ask)"},
+      {"APPROVAL_TIMEOUT_MS", "300000",
+       "how long a call that needs approval waits for a decision (the block's own limit stops meanwhile); then it "
+       "is denied"},
   };
 }
 
@@ -18,6 +21,9 @@ result<policy_config> load_policy_config(const core::settings& settings) {
   auto fallback = settings.get_choice("APPROVAL_DEFAULT", {"never", "annotations"});
   if (!fallback) return fallback.error();
   c.fallback = *fallback == "annotations" ? approval_default::annotations : approval_default::never;
+  auto timeout = settings.get_int("APPROVAL_TIMEOUT_MS", 100, 24LL * 3600 * 1000);
+  if (!timeout) return timeout.error();
+  c.approval_timeout = std::chrono::milliseconds(*timeout);
   return c;
 }
 

@@ -72,10 +72,18 @@ constexpr const char* v3_sql = R"sql(
 ALTER TABLE tasks ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<migration, 3> builtin = {{
+// Version 4: a task waiting for an approval is unfinished too (start-up
+// recovery marks it interrupted; retention keeps it).
+constexpr const char* v4_sql = R"sql(
+DROP INDEX tasks_unfinished;
+CREATE INDEX tasks_unfinished ON tasks (status) WHERE status IN ('queued', 'running', 'awaiting_approval');
+)sql";
+
+constexpr std::array<migration, 4> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
+    {4, "awaiting_approval among the unfinished tasks", v4_sql},
 }};
 
 error open_failed(error e) {

@@ -252,7 +252,7 @@ class sqlite_task_store final : public blocking_task_store {
     return track([&]() -> result<std::size_t> {
       auto st = db_->prepare(
           "UPDATE tasks SET status = 'interrupted', error = ?1, finished_ms = ?2 "
-          "WHERE status IN ('queued', 'running')");
+          "WHERE status IN ('queued', 'running', 'awaiting_approval')");
       if (!st) return st.error();
       const nlohmann::json error = {{"code", "interrupted"},
                                     {"message", "the server stopped before the task finished; send it again"}};
@@ -267,7 +267,7 @@ class sqlite_task_store final : public blocking_task_store {
     return track([&]() -> result<std::size_t> {
       // Events go with their task through ON DELETE CASCADE, in the same statement.
       auto st = db_->prepare(
-          "DELETE FROM tasks WHERE finished_ms > 0 AND finished_ms < ?1 AND status NOT IN ('queued', 'running')");
+          "DELETE FROM tasks WHERE finished_ms > 0 AND finished_ms < ?1 AND status NOT IN ('queued', 'running', 'awaiting_approval')");
       if (!st) return st.error();
       st->bind(1, cutoff_ms);
       if (auto s = st->run("cannot delete old tasks"); !s) return s.error();

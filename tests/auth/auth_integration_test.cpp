@@ -159,6 +159,9 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
       {"GET", "/tasks/{id}", "/tasks/" + id, "", 200, 404, "task_not_found"},
       {"GET", "/tasks/{id}/events", "/tasks/" + id + "/events", "", 200, 404, "task_not_found"},
       {"DELETE", "/tasks/{id}", "/tasks/" + id, "", 409, 404, "task_not_found"},
+      // The task has ended: no approval of it can be decided any more.
+      {"POST", "/tasks/{id}/approvals/{approvalId}", "/tasks/" + id + "/approvals/appr_1",
+       json{{"decision", "approve"}}.dump(), 409, 404, "task_not_found"},
       {"GET", "/tools", "/tools", "", 200, 200, ""},
       {"GET", "/tools/{name}", "/tools/fs__read_text_file", "", 200, 200, ""},
       {"POST", "/execute", "/execute", json{{"userId", "alice"}, {"code", "return 1"}}.dump(), 200, 403,

@@ -45,6 +45,7 @@ std::string path_for(const std::string& pattern, const std::string& user) {
   put("{userId}", user);
   put("{id}", pattern.starts_with("/sessions") ? "s1" : "task_1");
   put("{name}", "notes");
+  put("{approvalId}", "appr_1");
   put("{path...}", "out.txt");
   return out;
 }
@@ -68,7 +69,9 @@ class AccessGate : public ::testing::Test {
     req.path = path_for(r.pattern, user);
     req.target = req.path;
     req.request_id = "req_1";
-    bool query_user = r.method == "DELETE" || (r.method == "GET" && r.pattern.find("{userId}") == std::string::npos);
+    const bool approval = r.pattern.find("{approvalId}") != std::string::npos;
+    bool query_user = r.method == "DELETE" || approval ||
+                      (r.method == "GET" && r.pattern.find("{userId}") == std::string::npos);
     if (query_user && !r.pattern.starts_with("/health") && !r.pattern.starts_with("/tools") &&
         r.pattern != "/metrics") {
       req.query["userId"] = user;
@@ -77,6 +80,7 @@ class AccessGate : public ::testing::Test {
     if (r.json_body) {
       req.headers.emplace_back("Content-Type", "application/json");
       req.body = r.pattern == "/task" ? json{{"userId", user}, {"task", "add 2 and 3"}, {"mode", "async"}}.dump()
+                 : approval           ? json{{"decision", "approve"}}.dump()
                                       : json{{"userId", user}, {"code", "return 1"}}.dump();
     }
     if (key) req.headers.emplace_back("Authorization", *key);

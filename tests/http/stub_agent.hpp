@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/agent/agent_manager.hpp"
+#include "harness/agent/errors.hpp"
 #include "harness/store/errors.hpp"
 
 namespace harness::http::testing {
@@ -15,6 +16,7 @@ class stub_agent final : public agent::agent_manager {
  public:
   std::vector<agent::task_request> submitted;
   std::vector<std::string> cancelled;
+  std::vector<std::pair<std::string, agent::approval_decision>> decided;  // approval id, decision
   store::task_query last_query;
   std::size_t listed = 1;  // how many tasks list() has
 
@@ -53,6 +55,15 @@ class stub_agent final : public agent::agent_manager {
   boost::asio::awaitable<result<agent::cancel_outcome>> cancel(std::string id) override {
     cancelled.push_back(id);
     co_return agent::cancel_outcome{id, agent::cancel_state::cancelling};
+  }
+  // "appr_1" of task_1 is pending; any other approval id is unknown.
+  boost::asio::awaitable<result<agent::approval_view>> decide(std::string id, std::string approval_id,
+                                                              agent::approval_decision decision) override {
+    if (id != "task_1") co_return make_error(harness::store::errc::task_not_found, "there is no task '" + id + "'");
+    if (approval_id != "appr_1") co_return make_error(agent::errc::approval_not_found, "no approval " + approval_id);
+    decided.emplace_back(approval_id, std::move(decision));
+    co_return agent::approval_view{"appr_1", "mem__create_entities", {{"entities", nlohmann::json::array()}}, "code",
+                                   "rule 1 (mem__create_entities)", 1764547200100, 1764547500100};
   }
   boost::asio::awaitable<result<std::shared_ptr<agent::task_event_stream>>> events(std::string, std::int64_t) override {
     co_return make_error(harness::store::errc::task_not_found, "no events here");

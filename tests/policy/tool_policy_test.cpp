@@ -112,9 +112,10 @@ TEST(CallGuard, DeniesAsksAndCountsCallsPerTool) {
   EXPECT_EQ(denied.error().code, errc::tool_denied);
   EXPECT_NE(denied.error().message.find("rule 1 (fs__delete_*)"), std::string::npos);
   auto asked = guard.admit("mem__create_entities");
-  ASSERT_FALSE(asked);
-  EXPECT_EQ(asked.error().code, errc::approval_required);
-  EXPECT_TRUE(guard.admit("everything__echo"));
+  ASSERT_TRUE(asked);
+  ASSERT_TRUE(asked->ask);
+  EXPECT_EQ(*asked->ask, "rule 2 (mem__create_entities)");
+  EXPECT_FALSE(guard.admit("everything__echo")->ask);
   EXPECT_TRUE(guard.admit("everything__echo"));
   auto third = guard.admit("everything__echo");
   ASSERT_FALSE(third);
@@ -139,8 +140,38 @@ TEST(CallGuard, ReadsAnnotationsOnlyWhenThePolicyUsesThem) {
   EXPECT_TRUE(plain.admit("fs__write_file"));
   EXPECT_EQ(lookups, 0);
   call_guard annotated(fixed_policy(parse_ok(R"({"rules": []})", approval_default::annotations)), lookup);
-  EXPECT_EQ(annotated.admit("fs__write_file").error().code, errc::approval_required);
+  EXPECT_TRUE(annotated.admit("fs__write_file")->ask);
   EXPECT_EQ(lookups, 1);
+}
+
+TEST(CallGuard, AnApprovalForTheTaskCoversLaterCallsAndTheLimitStillHolds) {
+  auto source = fixed_policy(parse_ok(R"({"rules": [
+      {"tool": "mem__create_entities", "approval": "ask", "maxCallsPerTask": 3},
+      {"tool": "mem__delete_*", "approval": "ask"}]})"));
+  call_guard guard(source, nullptr);
+  ASSERT_TRUE(guard.admit("mem__create_entities")->ask);
+  ASSERT_TRUE(guard.approved("mem__create_entities", false));  // this call only
+  ASSERT_TRUE(guard.admit("mem__create_entities")->ask);       // so the next one asks again
+  ASSERT_TRUE(guard.approved("mem__create_entities", true));
+  EXPECT_FALSE(guard.admit("mem__create_entities")->ask);  // approved for the task: counted at once
+  // Three calls made: the fourth is refused before anyone is asked.
+  auto fourth = guard.admit("mem__create_entities");
+  ASSERT_FALSE(fourth);
+  EXPECT_EQ(fourth.error().code, errc::call_limit);
+  // Another tool of the same rule family still asks.
+  EXPECT_TRUE(guard.admit("mem__delete_entities")->ask);
+}
+
+TEST(CallGuard, ApprovalsThatOutrunTheLimitAreRefusedWhenTheyArrive) {
+  call_guard guard(fixed_policy(parse_ok(R"({"rules": [{"tool": "t", "approval": "ask", "maxCallsPerTask": 1}]})")),
+                   nullptr);
+  // Two calls in flight together both ask; only one fits the limit.
+  ASSERT_TRUE(guard.admit("t")->ask);
+  ASSERT_TRUE(guard.admit("t")->ask);
+  EXPECT_TRUE(guard.approved("t", false));
+  auto second = guard.approved("t", false);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code, errc::call_limit);
 }
 
 class PolicyFile : public ::testing::Test {

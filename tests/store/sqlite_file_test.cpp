@@ -168,7 +168,7 @@ TEST(SqliteFile, AFileFromSchemaVersion1IsUpgradedWithItsData) {
 
   raw_db raw(file);
   EXPECT_EQ(raw.text("SELECT group_concat(version) FROM (SELECT version FROM schema_migrations ORDER BY version)"),
-            "1,2,3");
+            "1,2,3,4");
 }
 
 TEST(SqliteFile, AFileFromANewerBuildIsRefusedAndLeftAlone) {

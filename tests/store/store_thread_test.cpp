@@ -137,6 +137,7 @@ TEST(TaskStatus, EveryStatusRoundTripsThroughItsString) {
   EXPECT_FALSE(task_status_from_string(""));
   EXPECT_FALSE(is_terminal(task_status::queued));
   EXPECT_FALSE(is_terminal(task_status::running));
+  EXPECT_FALSE(is_terminal(task_status::awaiting_approval));
   EXPECT_TRUE(is_terminal(task_status::budget_exceeded));
 }
 

@@ -355,12 +355,15 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
   done.status = task_status::succeeded;
   done.finished_ms = 1500;
   done.result = "fine";
-  for (auto& t : {queued, running, done}) ASSERT_TRUE(store->create_task(t));
+  // A call of its code waited for a person when the server stopped.
+  auto waiting = sample_task("task_w");
+  waiting.status = task_status::awaiting_approval;
+  for (auto& t : {queued, running, done, waiting}) ASSERT_TRUE(store->create_task(t));
 
   auto n = store->mark_interrupted(9000);
   ASSERT_TRUE(n);
-  EXPECT_EQ(*n, 2u);
-  for (const char* id : {"task_q", "task_r"}) {
+  EXPECT_EQ(*n, 3u);
+  for (const char* id : {"task_q", "task_r", "task_w"}) {
     auto t = store->get_task(id);
     ASSERT_TRUE(t && t->has_value());
     EXPECT_EQ((*t)->status, task_status::interrupted);

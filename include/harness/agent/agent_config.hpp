@@ -27,6 +27,8 @@ struct agent_config {
   // (its record, its final and end events); the caller of the live task
   // still gets the values restored.
   bool store_tokenized_results = false;
+  // How long a call that needs approval waits for a decision (APPROVAL_TIMEOUT_MS).
+  std::chrono::milliseconds approval_timeout{300000};
 };
 
 std::vector<core::setting_spec> agent_setting_specs();

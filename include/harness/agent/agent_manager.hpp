@@ -63,6 +63,24 @@ struct task_ticket {
   task_status status = task_status::queued;  // queued or running
 };
 
+// A tool call of the task's code that waits for someone to decide it.
+struct approval_view {
+  std::string id;
+  std::string tool;
+  nlohmann::json arguments;  // as the code wrote them (tokenized)
+  std::string code;          // the block that makes the call
+  std::string reason;        // why the tool policy asks
+  std::int64_t requested_ms = 0, expires_ms = 0;
+};
+
+// POST /tasks/{id}/approvals/{approvalId}.
+struct approval_decision {
+  bool approve = false;
+  std::string reason;     // optional words for the code and the record
+  bool for_task = false;  // "scope": "task": the same tool needs no approval for the rest of the task
+  std::string key_id;     // who decided (empty on an open server)
+};
+
 // One task as the service shows it.
 struct task_view {
   std::string task_id;
@@ -79,6 +97,7 @@ struct task_view {
   std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;  // unix epoch ms; 0 = not yet
   // The messages as the LLM saw them (tokenized), when asked for.
   std::optional<nlohmann::json> transcript;
+  std::vector<approval_view> pending_approvals;  // while awaiting_approval
 };
 
 // What DELETE did: a queued task is cancelled at once; a running one is
@@ -131,6 +150,12 @@ class agent_manager {
   // Cancels a queued or running task: stops its LLM call and kills its
   // sandbox. Errors: task_not_found, task_finished.
   virtual boost::asio::awaitable<result<cancel_outcome>> cancel(std::string task_id) = 0;
+
+  // Decides a pending approval of a running task. Errors: task_not_found,
+  // task_finished, approval_not_found, approval_decided (a second decision,
+  // or one after the approval timed out).
+  virtual boost::asio::awaitable<result<approval_view>> decide(std::string task_id, std::string approval_id,
+                                                               approval_decision decision) = 0;
 
   // The task's events with seq > after_seq. Error task_not_found.
   virtual boost::asio::awaitable<result<std::shared_ptr<task_event_stream>>> events(std::string task_id,

@@ -17,6 +17,8 @@ enum class errc {
   interrupted,
   max_turns,
   budget_exceeded,
+  approval_not_found,  // no approval of that id in the task (never asked, or the task ended)
+  approval_decided,    // the approval was decided already (or timed out)
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -31,7 +33,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::agent::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::agent::errc> = 10;
+inline constexpr int harness::errc_count<harness::agent::errc> = 12;
 
 namespace harness::agent {
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
@@ -29,6 +30,24 @@ class tool_gateway {
                                                                    std::chrono::steady_clock::time_point not_after) = 0;
 };
 
+// Stops the running block's deadline while held (a call waits for a person's
+// approval). Holds nest; the deadline moves on by the time held when the
+// last one is released, and so does the limit of the block's tool calls.
+class deadline_pause {
+ public:
+  virtual ~deadline_pause() = default;
+  virtual void hold() = 0;
+  virtual void release() = 0;
+};
+
+// One call the code wants to make, as the tool policy sees it before the call.
+struct call_admission {
+  std::string tool;
+  const nlohmann::json& arguments;  // as the code wrote them (tokens)
+  std::string_view code;            // the block that makes the call
+  deadline_pause& block;            // held while an approval is awaited
+};
+
 // Where data crosses the sandbox boundary: tool results on their way in
 // (the PII censor tokenizes them) and tool arguments on their way out (it
 // restores the original values the tool may get), and whether a call may
@@ -40,9 +59,10 @@ class data_filter {
   virtual nlohmann::json into_sandbox(nlohmann::json value) = 0;
   // The arguments of a call of `tool`.
   virtual nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view tool) = 0;
-  // Before each call of `tool`: ok, or the error the code gets instead of the call.
-  virtual boost::asio::awaitable<status> admit_call(std::string tool) {
-    (void)tool;
+  // Before each call: ok, or the error the code gets instead of the call.
+  // May wait (for an approval), holding `call.block` meanwhile.
+  virtual boost::asio::awaitable<status> admit_call(call_admission call) {
+    (void)call;
     co_return status{};
   }
 };

@@ -12,6 +12,7 @@
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/pii_vault.hpp"
+#include "harness/policy/approver.hpp"
 #include "harness/policy/call_guard.hpp"
 
 namespace harness::execution {
@@ -23,7 +24,8 @@ std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_r
 // out are restored to the real values before they reach a tool, those of the
 // PII kinds the tool policy lets that tool have. `vault` is the task's (or
 // session's) own; `censor` is shared and read-only. With a call guard, each
-// call must pass the tool policy first (admit_call).
+// call must pass the tool policy first (admit_call); a call the policy says
+// to ask about waits for the approver (none: it is refused).
 class pii_filter final : public bridge::data_filter {
  public:
   // With `detections`, each value tokenized for the first time in this vault
@@ -34,14 +36,17 @@ class pii_filter final : public bridge::data_filter {
 
   nlohmann::json into_sandbox(nlohmann::json value) override;
   nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view tool) override;
-  boost::asio::awaitable<status> admit_call(std::string tool) override;
+  boost::asio::awaitable<status> admit_call(bridge::call_admission call) override;
   pii::pii_vault& vault() { return *vault_; }
+  // Who decides the calls the policy asks about; set before the first block.
+  void set_approver(std::shared_ptr<policy::approver> approver) { approver_ = std::move(approver); }
 
  private:
   std::shared_ptr<const pii::pii_censor> censor_;
   std::shared_ptr<pii::pii_vault> vault_;
   core::family<core::counter>* detections_;
   std::unique_ptr<policy::call_guard> guard_;
+  std::shared_ptr<policy::approver> approver_;
   struct kind_count {
     std::string name;   // "email"
     std::string token;  // "EMAIL"

@@ -43,6 +43,8 @@ boost::asio::awaitable<http_response> handle_task_events(const request_context& 
 
 // DELETE /tasks/{id}?userId=: cancels a queued or running task.
 boost::asio::awaitable<http_response> handle_cancel_task(const request_context& context);
+// POST /tasks/{id}/approvals/{approvalId} {"decision": "approve"|"deny", "reason"?, "scope"?: "call"|"task"}
+boost::asio::awaitable<http_response> handle_decide_approval(const request_context& context);
 
 // POST /execute: {"userId","code","sessionId"?} runs code in a sandbox
 // without an LLM; a failed or timed-out block is a 200 with "error".

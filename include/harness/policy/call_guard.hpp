@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,11 +25,21 @@ class call_guard {
  public:
   call_guard(std::shared_ptr<policy_source> source, annotations_lookup annotations);
 
-  // Ok when the policy lets the code call `tool` now (the call is counted);
-  // else tool_denied, call_limit or approval_required, with a message the
-  // code can show. (Until approvals can be asked for, "ask" is refused with
-  // approval_required.)
-  status admit(const std::string& tool);
+  // What admit() found: the call may go (and was counted), or someone must
+  // approve it first (`ask` holds why; nothing is counted yet).
+  struct admission {
+    std::optional<std::string> ask{};
+  };
+
+  // Whether the policy lets the code call `tool` now: tool_denied or
+  // call_limit, with a message the code can show; or an admission, which
+  // asks for approval unless the tool was approved for the task already.
+  result<admission> admit(const std::string& tool);
+
+  // After an approval of an admission that asked: counts the call (call_limit
+  // when concurrent calls used the limit up meanwhile). With `for_task`, later
+  // calls of `tool` need no approval.
+  status approved(const std::string& tool, bool for_task);
 
   // The PII kinds `tool` may get back for tokens in its arguments.
   pii_grant grant(const std::string& tool);
@@ -38,7 +50,10 @@ class call_guard {
  private:
   std::shared_ptr<policy_source> source_;
   annotations_lookup annotations_;
+  status count(const std::string& tool, const tool_decision& decision);
+
   std::map<std::string, std::size_t> calls_;  // per tool, admitted so far
+  std::set<std::string> approved_for_task_;   // "scope": "task" approvals
 };
 
 }  // namespace harness::policy

@@ -12,6 +12,8 @@ enum class errc {
   tool_denied,         // a rule says "approval": "deny" for the tool
   call_limit,          // the task made the rule's maxCallsPerTask calls of the tool
   approval_required,   // the tool needs approval and nobody can be asked
+  approval_denied,     // the approver said no (or the task ended while it waited)
+  approval_timeout,    // nobody decided within APPROVAL_TIMEOUT_MS
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -26,4 +28,4 @@ template <>
 struct boost::system::is_error_code_enum<harness::policy::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::policy::errc> = 4;
+inline constexpr int harness::errc_count<harness::policy::errc> = 6;

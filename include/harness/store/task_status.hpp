@@ -12,6 +12,7 @@ namespace harness::store {
 enum class task_status {
   queued,           // admitted, waiting for a slot
   running,          // its loop runs
+  awaiting_approval,  // its loop runs, and a tool call of its code waits for a person's decision
   succeeded,        // the LLM gave a final answer
   failed,           // the LLM or the sandbox failed for good
   cancelled,        // DELETE /tasks/{id}
@@ -21,14 +22,14 @@ enum class task_status {
   budget_exceeded,  // used more than AGENT_TOKEN_BUDGET tokens
 };
 
-inline constexpr std::array<task_status, 9> all_task_statuses{
-    task_status::queued,      task_status::running,   task_status::succeeded,
-    task_status::failed,      task_status::cancelled, task_status::timed_out,
-    task_status::interrupted, task_status::max_turns, task_status::budget_exceeded};
+inline constexpr std::array<task_status, 10> all_task_statuses{
+    task_status::queued,      task_status::running,   task_status::awaiting_approval, task_status::succeeded,
+    task_status::failed,      task_status::cancelled, task_status::timed_out,         task_status::interrupted,
+    task_status::max_turns,   task_status::budget_exceeded};
 
-// The task has ended (every status but queued and running); it never changes again.
+// The task has ended (every status but queued, running and awaiting_approval); it never changes again.
 constexpr bool is_terminal(task_status s) {
-  return s != task_status::queued && s != task_status::running;
+  return s != task_status::queued && s != task_status::running && s != task_status::awaiting_approval;
 }
 
 constexpr std::string_view to_string(task_status s) {
@@ -37,6 +38,8 @@ constexpr std::string_view to_string(task_status s) {
       return "queued";
     case task_status::running:
       return "running";
+    case task_status::awaiting_approval:
+      return "awaiting_approval";
     case task_status::succeeded:
       return "succeeded";
     case task_status::failed:

@@ -209,3 +209,42 @@ boost::asio::awaitable<http_response> handle_cancel_task(const request_context& 
 }
 
 }  // namespace harness::http
+
+namespace harness::http {
+
+boost::asio::awaitable<http_response> handle_decide_approval(const request_context& context) {
+  const auto& body = context.body;
+  if (auto bad = check_known_fields(body, {"decision", "reason", "scope"})) co_return *bad;
+  if (!body.contains("decision")) {
+    co_return error_response(http::errc::invalid_request, "'decision' is required: \"approve\" or \"deny\"");
+  }
+  if (auto bad = check_optional_choice(body, "decision", {"approve", "deny"})) co_return *bad;
+  if (auto bad = check_optional_choice(body, "scope", {"call", "task"})) co_return *bad;
+  if (body.contains("reason")) {
+    if (auto bad = check_text(body, "reason", 2000)) co_return *bad;
+  }
+  auto agent = context.svc.agent;  // keeps it alive across the await
+  if (!agent) co_return agent_unavailable(context.svc);
+  const auto& id = context.params.at("id");
+  // The task's user (or an admin) decides; anyone else is told there is no such task.
+  auto refused = co_await check_task_owner(context, id);
+  if (refused) co_return std::move(*refused);
+  agent::approval_decision decision;
+  decision.approve = body["decision"] == "approve";
+  decision.reason = body.value("reason", std::string());
+  decision.for_task = body.value("scope", std::string("call")) == "task";
+  decision.key_id = context.caller.key_id;
+  if (decision.for_task && !decision.approve) {
+    co_return error_response(make_error(http::errc::invalid_request, "\"scope\": \"task\" goes with \"approve\" only",
+                                        "deny each call on its own, or leave out scope"));
+  }
+  auto decided = co_await agent->decide(id, context.params.at("approvalId"), decision);
+  if (!decided) co_return error_response(decided.error());
+  co_return json_response(200, {{"taskId", id},
+                                {"approvalId", decided->id},
+                                {"tool", decided->tool},
+                                {"decision", decision.approve ? "approved" : "denied"},
+                                {"scope", decision.for_task ? "task" : "call"}});
+}
+
+}  // namespace harness::http

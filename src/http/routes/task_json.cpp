@@ -34,6 +34,19 @@ json task_view_json(const agent::task_view& v) {
            {"finishedAt", iso_time(v.finished_ms)}};
   if (!v.error.is_null()) out["error"] = v.error;
   if (v.transcript) out["transcript"] = *v.transcript;
+  if (v.status == agent::task_status::awaiting_approval || !v.pending_approvals.empty()) {
+    json pending = json::array();
+    for (const auto& a : v.pending_approvals) {
+      pending.push_back({{"id", a.id},
+                         {"tool", a.tool},
+                         {"arguments", a.arguments},
+                         {"code", a.code},
+                         {"reason", a.reason},
+                         {"requestedAt", iso_time(a.requested_ms)},
+                         {"expiresAt", iso_time(a.expires_ms)}});
+    }
+    out["pendingApprovals"] = std::move(pending);
+  }
   return out;
 }
 
