@@ -301,10 +301,11 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
         deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr,
         deps_.guards ? deps_.guards() : nullptr);
     // A call the policy asks about waits for POST /tasks/{id}/approvals/{id}.
-    attach_approvals(task, clock_, config_.approval_timeout, [store = deps_.store, executor = executor_](const store::task_record& now) {
-      auto save = save_status(store, now);  // a local: see run_blocking.hpp
-      core::spawn_logged(executor, std::move(save), "saving a task's status");
-    });
+    attach_approvals(task, clock_, config_.approval_timeout,
+                     [store = deps_.store, executor = executor_](const store::task_record& now) {
+                       auto save = save_status(store, now);  // a local: see run_blocking.hpp
+                       core::spawn_logged(executor, std::move(save), "saving a task's status");
+                     });
     task->transcript.emplace(deps_.censor, task->vault, std::move(conversation.messages));
     // The caller's text is censored too: the LLM sees tokens, the tools get the values.
     task->transcript->add_user(task->transcript->from_outside(request.task));

@@ -27,9 +27,8 @@ boost::asio::awaitable<policy::approval_answer> approval_desk::ask(policy::appro
   auto executor = co_await boost::asio::this_coro::executor;
   auto e = std::make_shared<entry>();
   nlohmann::json arguments = on_.shown ? on_.shown(request.arguments) : std::move(request.arguments);
-  e->view = {core::make_id("appr_"), std::move(request.tool),   std::move(arguments),
-             std::move(request.code), std::move(request.reason), clock_.epoch_ms(),
-             epoch_after(clock_, timeout_)};
+  e->view = {core::make_id("appr_"),    std::move(request.tool), std::move(arguments),         std::move(request.code),
+             std::move(request.reason), clock_.epoch_ms(),       epoch_after(clock_, timeout_)};
   e->timer = clock_.make_timer(executor);
   e->timer->expires_at(clock_.steady_now() + timeout_);
   pending_.push_back(e);
@@ -37,7 +36,9 @@ boost::asio::awaitable<policy::approval_answer> approval_desk::ask(policy::appro
   const bool expired = co_await e->timer->wait();
   if (!e->answer) {
     e->answer = expired ? policy::approval_answer{policy::approval_outcome::timed_out,
-                                                  fmt::format("no decision within {} ms", timeout_.count()), false, {}}
+                                                  fmt::format("no decision within {} ms", timeout_.count()),
+                                                  false,
+                                                  {}}
                         : policy::approval_answer{policy::approval_outcome::cancelled, closed_why_, false, {}};
   }
   std::erase(pending_, e);
@@ -60,9 +61,9 @@ result<approval_view> approval_desk::decide(const std::string& id, const approva
                       "GET /tasks/{id} lists the approvals still pending, with their ids");
   }
   auto& e = **it;
-  e.answer = policy::approval_answer{
-      decision.approve ? policy::approval_outcome::approved : policy::approval_outcome::denied, decision.reason,
-      decision.approve && decision.for_task, decision.key_id};
+  e.answer =
+      policy::approval_answer{decision.approve ? policy::approval_outcome::approved : policy::approval_outcome::denied,
+                              decision.reason, decision.approve && decision.for_task, decision.key_id};
   e.timer->cancel();  // the waiting ask() goes on with the answer
   return e.view;
 }

@@ -10,13 +10,13 @@
 
 #include <boost/asio/cancellation_signal.hpp>
 
+#include "approval_desk.hpp"
 #include "harness/core/clock.hpp"
 #include "harness/execution/data_path.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/llm/types.hpp"
 #include "harness/pii/pii_vault.hpp"
 #include "harness/store/task_store.hpp"
-#include "approval_desk.hpp"
 #include "llm_transcript.hpp"
 #include "task_events.hpp"
 

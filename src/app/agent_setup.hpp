@@ -30,7 +30,7 @@ struct agent_inputs {
   bridge::session_limits limits;
   std::shared_ptr<core::metrics_registry> metrics;
   std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
-  std::chrono::milliseconds approval_timeout{300000};            // APPROVAL_TIMEOUT_MS
+  std::chrono::milliseconds approval_timeout{300000};           // APPROVAL_TIMEOUT_MS
 };
 
 struct agent_parts {

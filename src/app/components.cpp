@@ -114,8 +114,7 @@ result<guard_factory> build_guards(const policy::policy_config& config, const st
     health.push_back(source->health());
     core::log_info("tool policy from {}: {} rules", config.file.string(), source->current()->size());
   } else if (config.fallback == policy::approval_default::annotations) {
-    auto empty =
-        policy::tool_policy::parse(nlohmann::json{{"rules", nlohmann::json::array()}}, kinds, config.fallback);
+    auto empty = policy::tool_policy::parse(nlohmann::json{{"rules", nlohmann::json::array()}}, kinds, config.fallback);
     if (!empty) return empty.error();
     source = policy::fixed_policy(std::move(*empty));
   } else {
@@ -183,10 +182,13 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto guards = build_guards(*policy_config, out->censor_->detector_names(), out->registry_, out->services_.health);
   if (!guards) return guards.error();
   // Each /execute session gets its own vault: tokens never leak between sessions.
-  execution::filter_factory filters = [censor = out->censor_, metrics, guards = *guards] {
-    return std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
-                                                   &execution::pii_detection_counter(*metrics),
-                                                   guards ? guards() : nullptr);
+  execution::filter_factory filters = [censor = out->censor_, metrics,
+                                       guards = *guards](std::shared_ptr<policy::approver> approver) {
+    auto filter = std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
+                                                          &execution::pii_detection_counter(*metrics),
+                                                          guards ? guards() : nullptr);
+    filter->set_approver(std::move(approver));
+    return filter;
   };
   execution::register_exec_metrics(*metrics);
   for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
@@ -218,6 +220,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto face_settings = mcp_server::load_face_settings(settings);
   if (!face_settings) return face_settings.error();
   face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
+  face_settings->face.approval_timeout = policy_config->approval_timeout;
   out->face_ = mcp_server::create_mcp_face(
       executor,
       {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},

@@ -13,11 +13,11 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "block_deadline.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
-#include "block_deadline.hpp"
 
 namespace harness::bridge {
 

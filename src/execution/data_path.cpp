@@ -106,10 +106,10 @@ boost::asio::awaitable<status> pii_filter::admit_call(bridge::call_admission cal
   if (!admitted) co_return admitted.error();
   if (!admitted->ask) co_return status{};
   if (!approver_) {
-    co_return make_error(policy::errc::approval_required,
-                         fmt::format("a call of {} needs approval ({}), and nobody can be asked for it here", call.tool,
-                                     *admitted->ask),
-                         "go on without this call, or ask the operator to change TOOL_POLICY_FILE");
+    co_return make_error(
+        policy::errc::approval_required,
+        fmt::format("a call of {} needs approval ({}), and nobody can be asked for it here", call.tool, *admitted->ask),
+        "go on without this call, or ask the operator to change TOOL_POLICY_FILE");
   }
   policy::approval_request request{call.tool, call.arguments, std::string(call.code), *admitted->ask};
   policy::approval_answer answer;

@@ -97,7 +97,8 @@ class execution_service_impl final : public execution_service,
                              "(SANDBOX_MAX_SESSIONS_PER_USER)");
       }
       ++opening_;
-      auto opened = co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id);
+      auto opened =
+          co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id, request.approver);
       --opening_;
       if (!opened) co_return opened.error();
       session = std::move(*opened);
@@ -154,9 +155,10 @@ class execution_service_impl final : public execution_service,
   std::size_t session_count() const override { return sessions_.size(); }
 
  private:
-  asio::awaitable<result<std::shared_ptr<live_session>>> open_session(std::string id, std::string user_id) {
+  asio::awaitable<result<std::shared_ptr<live_session>>> open_session(std::string id, std::string user_id,
+                                                                      std::shared_ptr<policy::approver> approver) {
     std::shared_ptr<bridge::data_filter> filter;
-    if (filters_) filter = filters_();
+    if (filters_) filter = filters_(std::move(approver));
     sandbox_session_options options;  // a local: GCC 12 miscompiles braced lists in co_await arguments
     options.id = id;
     options.user_id = user_id;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "code_tools.hpp"
+#include "face_approver.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
@@ -103,7 +104,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         id_(std::move(id)),
         user_id_(std::move(user_id)),
         key_id_(std::move(key_id)),
-        streams_(executor) {}
+        streams_(executor),
+        approver_(std::make_shared<face_approver>(executor, config.approval_timeout, id_, key_id_)) {}
 
   const std::string& id() const override { return id_; }
   const std::string& user_id() const override { return user_id_; }
@@ -112,6 +114,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   clock_type::time_point last_active() const override { return last_active_; }
   bool busy() const override { return !in_flight_.empty(); }
   event_stream_table& streams() override { return streams_; }
+  bool can_elicit() const override { return approver_->can_elicit(); }
 
   asio::awaitable<std::optional<json>> handle(json message, notify_fn notify) override {
     auto self = shared_from_this();  // alive across the awaits, even if the table lets go
@@ -121,7 +124,9 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         on_notification(message);
         co_return std::nullopt;
       case message_kind::other:
-        // A response to a request of ours (we send none), or not JSON-RPC at all.
+        // A response to a request of ours (an elicitation), a late or unknown
+        // one (dropped), or not JSON-RPC at all.
+        if (approver_->deliver(message)) co_return std::nullopt;
         if (message.is_object() && message.contains("id") &&
             (message.contains("result") || message.contains("error"))) {
           co_return std::nullopt;
@@ -155,6 +160,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   asio::awaitable<void> close() override {
     auto self = shared_from_this();
     closed_ = true;
+    approver_->close();
     if (has_sandbox_ && deps_->execution) {
       drop_sandbox();
       // Also stops a block in flight: its request answers at once.
@@ -219,6 +225,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     // The client's version when we speak it, else our newest: the client
     // then decides whether it can go on.
     version_ = std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions.front();
+    approver_->set_client_capabilities(params.value("capabilities", json::object()));
     json capabilities{{"tools", {{"listChanged", false}}}, {"logging", json::object()}};
     if (deps_->skills) capabilities["resources"] = {{"listChanged", false}, {"subscribe", false}};
     return {{"protocolVersion", version_},
@@ -329,6 +336,9 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.user_id = user_id_;
     request.code = std::move(code);
     request.session_id = id_;
+    request.approver = approver_;
+    // A call the tool policy asks about is put to the client on this request's stream.
+    approver_->set_channel(notify);
     in_flight_[key].executing = true;
     has_sandbox_ = true;
     // Whether this block's sandbox is still the session's when it ends: a
@@ -336,6 +346,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     // opened the next one, which this block's outcome must not touch.
     const auto generation = sandbox_generation_;
     auto out = co_await deps_->execution->execute(std::move(request));
+    approver_->set_channel(nullptr);
     const bool still_ours = generation == sandbox_generation_;
     if (out && had_sandbox && still_ours && note.empty() && out->contains("sandbox") &&
         (*out)["sandbox"].value("opened", false)) {
@@ -403,6 +414,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   std::string note_;       // said with the next execute_code's answer
   std::string log_level_;  // as the client set it (logging/setLevel)
   event_stream_table streams_;
+  std::shared_ptr<face_approver> approver_;  // the sandbox's filter holds it too
 };
 
 }  // namespace

@@ -267,7 +267,8 @@ class sqlite_task_store final : public blocking_task_store {
     return track([&]() -> result<std::size_t> {
       // Events go with their task through ON DELETE CASCADE, in the same statement.
       auto st = db_->prepare(
-          "DELETE FROM tasks WHERE finished_ms > 0 AND finished_ms < ?1 AND status NOT IN ('queued', 'running', 'awaiting_approval')");
+          "DELETE FROM tasks WHERE finished_ms > 0 AND finished_ms < ?1 AND status NOT IN ('queued', 'running', "
+          "'awaiting_approval')");
       if (!st) return st.error();
       st->bind(1, cutoff_ms);
       if (auto s = st->run("cannot delete old tasks"); !s) return s.error();

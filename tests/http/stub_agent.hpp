@@ -62,8 +62,10 @@ class stub_agent final : public agent::agent_manager {
     if (id != "task_1") co_return make_error(harness::store::errc::task_not_found, "there is no task '" + id + "'");
     if (approval_id != "appr_1") co_return make_error(agent::errc::approval_not_found, "no approval " + approval_id);
     decided.emplace_back(approval_id, std::move(decision));
-    co_return agent::approval_view{"appr_1", "mem__create_entities", {{"entities", nlohmann::json::array()}}, "code",
-                                   "rule 1 (mem__create_entities)", 1764547200100, 1764547500100};
+    co_return agent::approval_view{
+        "appr_1",     "mem__create_entities",          {{"entities", nlohmann::json::array()}},
+        "code",       "rule 1 (mem__create_entities)", 1764547200100,
+        1764547500100};
   }
   boost::asio::awaitable<result<std::shared_ptr<agent::task_event_stream>>> events(std::string, std::int64_t) override {
     co_return make_error(harness::store::errc::task_not_found, "no events here");

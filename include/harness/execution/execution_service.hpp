@@ -20,6 +20,7 @@
 #include "harness/core/metrics.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/execution/warm_pool.hpp"
+#include "harness/policy/approver.hpp"
 
 namespace harness::execution {
 
@@ -43,11 +44,14 @@ struct execute_request {
   std::string user_id;
   std::string code;
   std::optional<std::string> session_id;
+  // Who decides the calls the tool policy asks about, for a session this
+  // request opens (the MCP face's client); null: such calls are refused.
+  std::shared_ptr<policy::approver> approver{};
 };
 
 // Makes the data filter of one session (the PII censor with the session's own
-// vault); null makes the identity filter.
-using filter_factory = std::function<std::shared_ptr<bridge::data_filter>()>;
+// vault, the tool policy with `approver`); null makes the identity filter.
+using filter_factory = std::function<std::shared_ptr<bridge::data_filter>(std::shared_ptr<policy::approver> approver)>;
 
 class execution_service {
  public:

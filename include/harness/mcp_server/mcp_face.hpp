@@ -42,6 +42,8 @@ struct face_config {
   std::size_t max_sessions = 64;
   // Largest `code` of execute_code (SANDBOX_MAX_CODE_BYTES).
   std::size_t code_max_chars = 1 << 20;
+  // How long a call that needs approval waits for the client's answer (APPROVAL_TIMEOUT_MS).
+  std::chrono::milliseconds approval_timeout{300000};
 };
 
 struct face_deps {
@@ -53,7 +55,8 @@ struct face_deps {
 };
 
 // Where a session sends what is not the answer to the request in hand: a
-// notifications/progress of a running execute_code.
+// notifications/progress of a running execute_code, or a request of ours to
+// the client (elicitation/create) that belongs to it.
 using notify_fn = std::function<void(nlohmann::json)>;
 
 // One MCP session: one user, one sandbox with REPL state, one PII vault.
@@ -79,6 +82,9 @@ class mcp_session {
   // The SSE streams of this session's requests (Streamable HTTP), kept so
   // that a client can resume one after a dropped connection.
   virtual event_stream_table& streams() = 0;
+  // The client declared the elicitation capability: a tools/call may need a
+  // stream to ask over (an approval), so HTTP answers it with SSE.
+  virtual bool can_elicit() const = 0;
 };
 
 class mcp_face {

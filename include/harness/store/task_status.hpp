@@ -10,22 +10,22 @@
 namespace harness::store {
 
 enum class task_status {
-  queued,           // admitted, waiting for a slot
-  running,          // its loop runs
+  queued,             // admitted, waiting for a slot
+  running,            // its loop runs
   awaiting_approval,  // its loop runs, and a tool call of its code waits for a person's decision
-  succeeded,        // the LLM gave a final answer
-  failed,           // the LLM or the sandbox failed for good
-  cancelled,        // DELETE /tasks/{id}
-  timed_out,        // ran past AGENT_TASK_TIMEOUT_MS
-  interrupted,      // the server shut down (or crashed) while it was queued or ran
-  max_turns,        // used AGENT_MAX_TURNS LLM calls without a final answer
-  budget_exceeded,  // used more than AGENT_TOKEN_BUDGET tokens
+  succeeded,          // the LLM gave a final answer
+  failed,             // the LLM or the sandbox failed for good
+  cancelled,          // DELETE /tasks/{id}
+  timed_out,          // ran past AGENT_TASK_TIMEOUT_MS
+  interrupted,        // the server shut down (or crashed) while it was queued or ran
+  max_turns,          // used AGENT_MAX_TURNS LLM calls without a final answer
+  budget_exceeded,    // used more than AGENT_TOKEN_BUDGET tokens
 };
 
 inline constexpr std::array<task_status, 10> all_task_statuses{
-    task_status::queued,      task_status::running,   task_status::awaiting_approval, task_status::succeeded,
-    task_status::failed,      task_status::cancelled, task_status::timed_out,         task_status::interrupted,
-    task_status::max_turns,   task_status::budget_exceeded};
+    task_status::queued,    task_status::running,        task_status::awaiting_approval, task_status::succeeded,
+    task_status::failed,    task_status::cancelled,      task_status::timed_out,         task_status::interrupted,
+    task_status::max_turns, task_status::budget_exceeded};
 
 // The task has ended (every status but queued, running and awaiting_approval); it never changes again.
 constexpr bool is_terminal(task_status s) {

@@ -185,7 +185,10 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
     accepted.status = 202;
     co_return accepted;
   }
-  if (wants_progress(message) && accepts(request, "text/event-stream")) {
+  // A tools/call of a client that can be asked (elicitation) may need its
+  // stream for a request of ours, so it gets one too.
+  const bool may_ask = session->can_elicit() && message.value("method", json()) == "tools/call";
+  if ((wants_progress(message) || may_ask) && accepts(request, "text/event-stream")) {
     // The request runs on its own, so a dropped connection neither cancels
     // it (the protocol says so) nor loses its answer: GET resumes the stream.
     auto executor = co_await asio::this_coro::executor;

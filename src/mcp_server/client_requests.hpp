@@ -1,0 +1,55 @@
+// Requests the face sends to its MCP client (elicitation/create), and the
+// client's responses matched back to them by id. A request goes out on the
+// stream of the client's own request in hand (its notify: the POST's SSE
+// stream, or stdout), and waits for the response, which arrives as a message
+// of its own (a POST of its own, or a line). Single-threaded, on the
+// session's executor.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/async_signal.hpp"
+
+namespace harness::mcp_server {
+
+class client_requests {
+ public:
+  using send_fn = std::function<void(nlohmann::json)>;
+  explicit client_requests(const boost::asio::any_io_executor& executor) : executor_(executor) {}
+
+  // Sends `method` with `params` through `send` and returns the client's
+  // response message ({"result"} or {"error"}); nullopt at `deadline` or when
+  // close() ends the wait (the client gets notifications/cancelled then).
+  boost::asio::awaitable<std::optional<nlohmann::json>> ask(std::string method, nlohmann::json params, send_fn send,
+                                                            std::chrono::steady_clock::time_point deadline);
+
+  // A response from the client: true when it answers a request of ours (and
+  // was handed to it), false for an id we never sent or that stopped waiting.
+  bool deliver(const nlohmann::json& message);
+
+  // Ends every wait (the session is closing).
+  void close();
+
+ private:
+  struct waiting {
+    explicit waiting(const boost::asio::any_io_executor& executor) : wake(executor) {}
+    core::async_signal wake;
+    std::optional<nlohmann::json> response;
+  };
+
+  boost::asio::any_io_executor executor_;
+  std::uint64_t next_id_ = 0;
+  std::map<std::string, std::shared_ptr<waiting>> waiting_;  // by the id's JSON text
+  bool closed_ = false;
+};
+
+}  // namespace harness::mcp_server
