@@ -99,9 +99,12 @@ class McpFaceSdk : public ::testing::Test {
     ASSERT_TRUE(fs::exists(source_path("tests/conformance/node_modules/@modelcontextprotocol/sdk/package.json")))
         << "the MCP SDK is not installed in tests/conformance (run scripts/setup.sh)";
 
+    // A tool the script's approval checks use, and no other check calls.
+    std::ofstream(root / "policy.json") << R"({"rules": [{"tool": "fs__list_directory", "approval": "ask"}]})";
     // The LLM is never called: code mode has no agent loop.
     env = end_to_end_env(owner, root.string(), files.string(), "http://127.0.0.1:9/v1",
                          {{"API_KEYS_FILE", keys_file.string()},
+                          {"TOOL_POLICY_FILE", (root / "policy.json").string()},
                           {"MCP_CONFIG", source_path("servers/mcp.json")},
                           {"SANDBOX_TIMEOUT_MS", "20000"},
                           {"SANDBOX_IDLE_TIMEOUT_MS", "60000"},

@@ -35,6 +35,7 @@ const sdkRequire = createRequire(path.join(__dirname, '../conformance/package.js
 const { Client } = sdkRequire('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = sdkRequire('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { StdioClientTransport } = sdkRequire('@modelcontextprotocol/sdk/client/stdio.js');
+const { ElicitRequestSchema } = sdkRequire('@modelcontextprotocol/sdk/types.js');
 
 const env = process.env;
 const transportKind = env.MCP_TEST_TRANSPORT;
@@ -123,7 +124,9 @@ const clientErrors = [];
 
 async function connect(options = {}) {
   const transport = newTransport(options);
-  const client = new Client({ name: 'mcp-harness-sdk-test', version: '1.0.0' });
+  const client = new Client({ name: 'mcp-harness-sdk-test', version: '1.0.0' },
+    options.capabilities ? { capabilities: options.capabilities } : undefined);
+  if (options.onElicit) client.setRequestHandler(ElicitRequestSchema, options.onElicit);
   client.onerror = (e) => clientErrors.push(e && e.message ? e.message : String(e));
   await client.connect(transport);
   return { client, transport };
@@ -598,6 +601,56 @@ check('a dropped SSE answer resumes with Last-Event-ID and the block\'s result a
     await client.close();
   }
 }, { transport: 'http' });
+
+// --- approvals: the server's tool policy (TOOL_POLICY_FILE) asks before
+// ${fsServer}__list_directory. A client that can be asked gets an elicitation;
+// one that cannot is refused, with the reason.
+
+check('a client without the elicitation capability is refused, saying why', async () => {
+  assert(ctx.fsRoot, 'the filesystem check found no allowed directory');
+  const out = await run(ctx.client, `try {
+      await callMCPTool('${fsServer}__list_directory', {path: ${JSON.stringify(ctx.fsRoot)}});
+      return 'listed';
+    } catch (e) { return e.code + ': ' + e.message; }`);
+  assert(String(out).startsWith('approval_denied: ') && String(out).includes('declared no elicitation capability'),
+    `expected a refusal, got ${short(out)}`);
+});
+
+// Last before close: on stdio its client starts a second server, whose start-up
+// sweep (the test gives both the same SANDBOX_OWNER) ends the main session's sandbox.
+check('a call the policy asks about is an elicitation: accept runs it, decline refuses it', async () => {
+  assert(ctx.fsRoot, 'the filesystem check found no allowed directory');
+  const asked = [];
+  const answers = [{ action: 'accept', content: { scope: 'call' } }, { action: 'decline' }];
+  const { client, transport } = await connect({
+    capabilities: { elicitation: {} },
+    onElicit: async (request) => {
+      asked.push(request.params);
+      return answers.shift();
+    },
+  });
+  try {
+    const code = `try {
+        const r = await callMCPTool('${fsServer}__list_directory', {path: ${JSON.stringify(ctx.fsRoot)}});
+        return 'listed ' + JSON.stringify(r).length;
+      } catch (e) { return e.code + ': ' + e.message; }`;
+    const first = await run(client, code);
+    assert(String(first).startsWith('listed '), `the approved call did not run: ${short(first)}`);
+    assert(asked.length === 1, `${asked.length} elicitations for one call`);
+    const p = asked[0];
+    assert(p.message.includes(`${fsServer}__list_directory`) && p.message.includes('rule 1'),
+      `the message does not say which tool and why: ${p.message}`);
+    assert(p.requestedSchema && p.requestedSchema.properties && p.requestedSchema.properties.scope,
+      `no scope in the schema: ${short(p.requestedSchema)}`);
+    const second = await run(client, code);
+    assert(String(second).startsWith('approval_denied: ') && String(second).includes('the user declined'),
+      `a declined call: ${short(second)}`);
+    assert(asked.length === 2, `${asked.length} elicitations for two calls`);
+  } finally {
+    if (transportKind === 'http') await transport.terminateSession().catch(() => {});
+    await client.close();
+  }
+});
 
 // --- the end: the main session closes; for stdio the child must exit.
 
