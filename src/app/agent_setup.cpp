@@ -27,9 +27,13 @@ std::string missing_llm_setting(const llm::llm_config& config, const core::setti
 std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
                                       std::shared_ptr<store::task_store> store, const store::store_config& config) {
   namespace asio = boost::asio;
-  if (config.retention.count() == 0) return {};
+  if (config.retention.count() == 0 && config.vault_retention.count() == 0) return {};
   auto timer = std::make_shared<asio::steady_timer>(executor);
-  auto loop = [timer, store, config]() -> asio::awaitable<void> {
+  // Vaults are checked more often when their retention is short.
+  const auto every = std::clamp<std::chrono::minutes>(config.vault_retention.count() ? config.vault_retention / 4
+                                                                                      : std::chrono::minutes(60),
+                                                      std::chrono::minutes(1), std::chrono::minutes(60));
+  auto loop = [timer, store, config, every]() -> asio::awaitable<void> {
     for (;;) {
       auto now = core::real_clock().epoch_ms();
       if (auto cutoff = store::retention_cutoff_ms(config, now)) {
@@ -37,7 +41,13 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
         if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
         if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
       }
-      timer->expires_after(std::chrono::hours(1));
+      if (config.vault_retention.count() > 0) {
+        const auto keep = std::chrono::duration_cast<std::chrono::milliseconds>(config.vault_retention).count();
+        auto emptied = co_await store->forget_vaults_before(now - keep);
+        if (!emptied) core::log_warn("vault retention failed: {}", emptied.error().describe());
+        if (emptied && *emptied > 0) core::log_info("vault retention emptied {} conversation vault(s)", *emptied);
+      }
+      timer->expires_after(every);
       auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
       if (ec) co_return;
     }

@@ -40,9 +40,10 @@ struct agent_parts {
   std::function<void()> stop_retention;  // empty when there is none
 };
 
-// Deletes finished tasks older than TASK_RETENTION_HOURS at start-up and then
-// hourly: the timer runs on `executor`, the deletes on the store's own thread.
-// Nothing when retention is 0. The returned function stops it; call it on
+// Deletes finished tasks older than TASK_RETENTION_HOURS and empties the
+// vaults of conversations unused for VAULT_RETENTION, at start-up and then
+// hourly (more often for a short VAULT_RETENTION): the timer runs on
+// `executor`, the work on the store's own thread. Nothing when both are 0. The returned function stops it; call it on
 // `executor`'s thread before the io_context goes away.
 std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
                                       std::shared_ptr<store::task_store> store, const store::store_config& config);

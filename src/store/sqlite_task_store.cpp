@@ -262,6 +262,17 @@ class sqlite_task_store final : public blocking_task_store {
     }());
   }
 
+  result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::size_t> {
+      auto st = db_->prepare("UPDATE conversations SET vault = '{}' WHERE updated_ms < ?1 AND vault <> '{}'");
+      if (!st) return st.error();
+      st->bind(1, cutoff_ms);
+      if (auto s = st->run("cannot empty old vaults"); !s) return s.error();
+      return static_cast<std::size_t>(db_->changes());
+    }());
+  }
+
   result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::size_t> {

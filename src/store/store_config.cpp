@@ -8,6 +8,9 @@ std::vector<core::setting_spec> store_setting_specs() {
        "SQLite file for tasks, events, conversations and usage (relative to the working directory; folders are "
        "created)"},
       {"TASK_RETENTION_HOURS", "0", "finished tasks and their events older than this are deleted (0 keeps them)"},
+      {"VAULT_RETENTION", "0",
+       "a conversation's PII vault (the raw values behind its tokens) is emptied when the conversation is unused "
+       "this long: 90m, 12h, 30d; 0 keeps them"},
   };
 }
 
@@ -22,7 +25,35 @@ result<store_config> load_store_config(const core::settings& s) {
   if (!hours) return hours.error();
   out.path = path;
   out.retention = std::chrono::hours(*hours);
+  auto vaults = parse_retention(s.get("VAULT_RETENTION"));
+  if (!vaults) {
+    return make_error(core::errc::invalid_setting,
+                      "invalid VAULT_RETENTION: '" + s.get("VAULT_RETENTION") + "' is not a duration",
+                      "use 0 (keep), or a number with m, h or d: 90m, 12h, 30d");
+  }
+  out.vault_retention = *vaults;
   return out;
+}
+
+std::optional<std::chrono::minutes> parse_retention(std::string_view text) {
+  if (text == "0") return std::chrono::minutes(0);
+  if (text.size() < 2 || text.size() > 8) return std::nullopt;
+  std::int64_t n = 0;
+  for (char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n == 0) return std::nullopt;
+  switch (text.back()) {
+    case 'm':
+      return std::chrono::minutes(n);
+    case 'h':
+      return std::chrono::minutes(n * 60);
+    case 'd':
+      return std::chrono::minutes(n * 60 * 24);
+    default:
+      return std::nullopt;
+  }
 }
 
 std::optional<std::int64_t> retention_cutoff_ms(const store_config& config, std::int64_t now_ms) {

@@ -126,6 +126,13 @@ class fake_task_store final : public store::task_store {
     }
     co_return n;
   }
+  boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms) override {
+    std::size_t n = 0;
+    for (auto& [id, c] : conversations) {
+      if (c.updated_ms < cutoff_ms && c.vault != nlohmann::json::object()) c.vault = nlohmann::json::object(), ++n;
+    }
+    co_return n;
+  }
   boost::asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) override {
     if (fail_with) co_return *fail_with;
     std::size_t n = std::erase_if(tasks, [&](const auto& entry) {

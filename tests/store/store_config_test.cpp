@@ -1,4 +1,4 @@
-// STORE_PATH / TASK_RETENTION_HOURS, retention and the health source.
+// STORE_PATH / TASK_RETENTION_HOURS / VAULT_RETENTION, retention and the health source.
 #include <gtest/gtest.h>
 
 #include "harness/store/store_config.hpp"
@@ -27,6 +27,19 @@ TEST(StoreConfig, ReadsPathAndRetention) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->path, std::filesystem::path("/var/lib/harness/tasks.db"));
   EXPECT_EQ(c->retention.count(), 72);
+}
+
+TEST(StoreConfig, VaultRetentionIsADurationWithAUnit) {
+  EXPECT_EQ(load_store_config(resolve({}))->vault_retention.count(), 0);
+  EXPECT_EQ(load_store_config(resolve({{"VAULT_RETENTION", "90m"}}))->vault_retention.count(), 90);
+  EXPECT_EQ(load_store_config(resolve({{"VAULT_RETENTION", "12h"}}))->vault_retention.count(), 12 * 60);
+  EXPECT_EQ(load_store_config(resolve({{"VAULT_RETENTION", "30d"}}))->vault_retention.count(), 30 * 24 * 60);
+  for (const char* bad : {"30", "0d", "-1h", "1.5h", "h", "10w", "999999999d"}) {
+    auto c = load_store_config(resolve({{"VAULT_RETENTION", bad}}));
+    ASSERT_FALSE(c) << bad;
+    EXPECT_NE(c.error().message.find("VAULT_RETENTION"), std::string::npos);
+    EXPECT_NE(c.error().hint.find("30d"), std::string::npos);
+  }
 }
 
 TEST(StoreConfig, InvalidValuesNameTheSetting) {

@@ -379,6 +379,27 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
   EXPECT_EQ(*again, 0u);
 }
 
+TEST(TaskStore, ForgetVaultsBeforeEmptiesOnlyTheVaultsOfOldConversations) {
+  using json = nlohmann::json;
+  auto store = open_in_memory();
+  conversation_record old_one{"conv_old", "alice", json::array({{{"role", "user"}, {"content", "[EMAIL_1]"}}}),
+                              {{"EMAIL_1", "jane.doe@example.com"}}, 1000, 2000};
+  conversation_record recent = old_one;
+  recent.id = "conv_new";
+  recent.updated_ms = 9000;
+  ASSERT_TRUE(store->save_conversation(old_one));
+  ASSERT_TRUE(store->save_conversation(recent));
+  auto n = store->forget_vaults_before(5000);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 1u);
+  auto old_after = store->get_conversation("conv_old").value();
+  ASSERT_TRUE(old_after);
+  EXPECT_EQ(old_after->vault, json::object());
+  EXPECT_EQ(old_after->messages, old_one.messages);  // the messages stay, with their tokens
+  EXPECT_EQ(store->get_conversation("conv_new").value()->vault, recent.vault);
+  EXPECT_EQ(store->forget_vaults_before(5000).value(), 0u);  // once empty, not counted again
+}
+
 TEST(TaskStore, DeleteFinishedBeforeRemovesOldTasksWithTheirEventsOnly) {
   auto store = open_in_memory();
   auto old_done = sample_task("task_old");

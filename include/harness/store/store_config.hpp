@@ -19,9 +19,11 @@ struct store_config {
   std::filesystem::path path = "data/harness.db";
   // Finished tasks (and their events) older than this are deleted; 0 = keep forever.
   std::chrono::hours retention{0};
+  // Conversation vaults (the raw PII values) unused this long are emptied; 0 = kept.
+  std::chrono::minutes vault_retention{0};
 };
 
-// STORE_PATH, TASK_RETENTION_HOURS.
+// STORE_PATH, TASK_RETENTION_HOURS, VAULT_RETENTION.
 std::vector<core::setting_spec> store_setting_specs();
 // Errors "invalid_setting" naming the setting and the rule it broke.
 result<store_config> load_store_config(const core::settings& settings);
@@ -29,6 +31,9 @@ result<store_config> load_store_config(const core::settings& settings);
 // Where the retention of `config` cuts at now_ms: tasks that finished before
 // it go (delete_finished_before). Empty when retention is 0 (keep everything).
 std::optional<std::int64_t> retention_cutoff_ms(const store_config& config, std::int64_t now_ms);
+
+// "0", or a number with a unit: "90m", "12h", "30d". Empty when malformed.
+std::optional<std::chrono::minutes> parse_retention(std::string_view text);
 
 // delete_finished_before(retention_cutoff_ms(...)) on a blocking backend.
 // Returns how many tasks went; 0 without a call when retention is 0.
