@@ -44,6 +44,10 @@ export async function showTask(ctx, id) {
         view = {...view, status: d.status};
         renderHeader();
         break;
+      case 'approval_requested':
+      case 'approval_decided':
+        refreshApprovals().catch(() => {});  // the task's view lists what still waits
+        break;
       case 'llm_end': {
         const t = turnOf(d.turn);
         t.usage.textContent = `· ${(d.usage?.inputTokens ?? 0).toLocaleString()} in / ` +
@@ -129,7 +133,7 @@ function argsCell(d) {
 
 function renderTaskHeader(header, view, ctx, path) {
   clear(header);
-  const live = view.status === 'queued' || view.status === 'running';
+  const live = view.status === 'queued' || view.status === 'running' || view.status === 'awaiting_approval';
   const cancel = live ? h('button', {type: 'button', class: 'danger', onclick: async (e) => {
                                        e.target.disabled = true;
                                        try {
@@ -164,9 +168,10 @@ function renderApprovals(section, view, path, refresh) {
   if (!pending.length) return;
   append(section, h('h2', {}, 'Waiting for approval'));
   for (const a of pending) {
-    const decide = (decision) => async () => {
+    const decide = (decision, scope) => async () => {
       try {
-        await api(`${path}/approvals/${encodeURIComponent(a.id)}`, {method: 'POST', body: {decision}});
+        const body = scope ? {decision, scope} : {decision};
+        await api(`${path}/approvals/${encodeURIComponent(a.id)}`, {method: 'POST', body});
         await refresh();  // renders the approvals still pending
       } catch (e) {
         append(section, notice('error', 'The decision was not taken', e.message));
@@ -175,6 +180,8 @@ function renderApprovals(section, view, path, refresh) {
     append(section, h('div', {class: 'approval'}, h('p', {}, h('code', {}, a.tool), a.reason ? ` — ${a.reason}` : ''),
                      h('pre', {}, JSON.stringify(a.arguments, null, 2)),
                      h('button', {type: 'button', onclick: decide('approve')}, 'Approve'), ' ',
+                     h('button', {type: 'button', onclick: decide('approve', 'task'), title: 'and every later call of this tool in this task'},
+                       'Approve for the task'), ' ',
                      h('button', {type: 'button', class: 'danger', onclick: decide('deny')}, 'Deny')));
   }
 }

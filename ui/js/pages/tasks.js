@@ -8,7 +8,7 @@ import {append, clear, formatMs, formatTime, h, notice, statusBadge} from '../do
 import {openServerNotice} from './signin.js';
 import {initialUser, offerUsers, userPicker} from './users.js';
 
-const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out', 'interrupted', 'max_turns',
+const statuses = ['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled', 'timed_out', 'interrupted', 'max_turns',
                   'budget_exceeded'];
 const pageSize = 25;
 const refreshEvery = 3000;
@@ -110,7 +110,7 @@ export async function showTasks(ctx) {
       state.rows = rows;
       for (const task of page.tasks) {
         const r = rows.get(task.taskId);
-        const live = task.status === 'queued' || task.status === 'running';
+        const live = task.status === 'queued' || task.status === 'running' || task.status === 'awaiting_approval';
         if (live && !r.stream && following() < maxStreams) follow(task.taskId, r);
       }
       offerUsers(page.tasks.map((t) => t.userId));
