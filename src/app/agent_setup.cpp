@@ -30,9 +30,9 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   if (config.retention.count() == 0 && config.vault_retention.count() == 0) return {};
   auto timer = std::make_shared<asio::steady_timer>(executor);
   // Vaults are checked more often when their retention is short.
-  const auto every = std::clamp<std::chrono::minutes>(config.vault_retention.count() ? config.vault_retention / 4
-                                                                                      : std::chrono::minutes(60),
-                                                      std::chrono::minutes(1), std::chrono::minutes(60));
+  const auto every = std::clamp<std::chrono::minutes>(
+      config.vault_retention.count() ? config.vault_retention / 4 : std::chrono::minutes(60), std::chrono::minutes(1),
+      std::chrono::minutes(60));
   auto loop = [timer, store, config, every]() -> asio::awaitable<void> {
     for (;;) {
       auto now = core::real_clock().epoch_ms();

@@ -105,36 +105,42 @@ void session_shared::call_finished() {
 
 namespace {
 
-// Holds the session's block deadline for one call while it waits for an
-// approval, as long as the block that made the call still runs (block ids
-// are never reused within a session).
+// Holds the session's block deadline for one call while it waits for a
+// person (an approval, or an upstream server's elicitation), as long as the
+// block that made the call still runs (block ids are never reused within a
+// session). Shared with the call's elicitation handler, which the MCP client
+// may still run after the call has ended.
 class call_pause final : public deadline_pause {
  public:
-  explicit call_pause(session_shared& shared) : shared_(shared), exec_(shared.current_exec) {}
-  ~call_pause() override { release(); }
+  explicit call_pause(std::shared_ptr<session_shared> shared)
+      : shared_(std::move(shared)), exec_(shared_->current_exec) {}
+  ~call_pause() override { release_all(); }
   call_pause(const call_pause&) = delete;
   call_pause& operator=(const call_pause&) = delete;
 
   void hold() override {
-    if (held_ || shared_.current_exec != exec_) return;
-    held_ = true;
-    shared_.deadline.hold();
+    if (holds_++ == 0 && block_running()) shared_->deadline.hold();
   }
-  bool block_running() const { return shared_.alive && shared_.current_exec == exec_; }
   void release() override {
-    if (!held_) return;
-    held_ = false;
-    if (shared_.current_exec == exec_) shared_.deadline.release();
+    if (holds_ == 0 || --holds_ > 0) return;
+    if (block_running()) shared_->deadline.release();
   }
+  bool block_running() const { return shared_->alive && shared_->current_exec == exec_; }
 
  private:
-  session_shared& shared_;
+  void release_all() {
+    if (holds_ > 0 && block_running()) shared_->deadline.release();
+    holds_ = 0;
+  }
+
+  std::shared_ptr<session_shared> shared_;
   std::string exec_;
-  bool held_ = false;
+  int holds_ = 0;
 };
 
 // Asks the gateway for one validated call of the running block.
-asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
+asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_request call) {
+  session_shared& shared = *self;
   if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
   if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
   if (clock_type::now() >= shared.call_deadline) {
@@ -143,15 +149,21 @@ asio::awaitable<result<json>> serve(session_shared& shared, call_request call) {
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
   }
   // The tool policy first: a refused call never sees its arguments restored.
-  call_pause pause(shared);
-  call_admission admission{call.name, call.args, shared.current_code, pause};
+  auto pause = std::make_shared<call_pause>(self);
+  call_admission admission{call.name, call.args, shared.current_code, *pause};
   auto admitted = co_await shared.filter.admit_call(admission);
   if (!admitted) co_return admitted.error();
-  if (!pause.block_running()) {
+  if (!pause->block_running()) {
     co_return make_error(bridge::errc::stale_call, "the block ended while this call waited for approval");
   }
   auto args = shared.filter.out_of_sandbox(std::move(call.args), call.name);
-  auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline);
+  // The server's elicitations during the call go to whoever the filter can ask.
+  elicit_fn elicit = [self, pause, tool = call.name](json params) -> asio::awaitable<std::optional<json>> {
+    if (!self->alive) co_return std::nullopt;
+    co_return co_await self->filter.elicit(std::move(params), tool, pause);
+  };
+  auto answer =
+      co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline, std::move(elicit));
   if (!answer && answer.error().code == mcp::errc::timeout && clock_type::now() >= shared.call_deadline) {
     answer.error().hint =
         "the call was cut short so that the block could end before its own limit "
@@ -184,7 +196,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
       // A timer or forgotten promise of a finished block: it cannot act any more.
       answer = make_error(bridge::errc::stale_call, "this call comes from a block that has already finished");
     } else {
-      answer = co_await serve(*shared, std::move(*call));
+      answer = co_await serve(shared, std::move(*call));
     }
   } catch (const std::exception& e) {
     core::log_error("a sandbox call failed on the host: {}", e.what());

@@ -29,9 +29,12 @@ class registry_gateway final : public bridge::tool_gateway {
     co_return registry_->details(name);
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
-                                                           std::chrono::steady_clock::time_point not_after) override {
+                                                           std::chrono::steady_clock::time_point not_after,
+                                                           bridge::elicit_fn elicit) override {
     co_await ready();
-    co_return co_await registry_->call(std::move(name), std::move(args), mcp::call_deadline::until(not_after));
+    auto deadline = mcp::call_deadline::until(not_after);
+    deadline.elicit = std::move(elicit);
+    co_return co_await registry_->call(std::move(name), std::move(args), std::move(deadline));
   }
 
  private:
@@ -121,9 +124,11 @@ boost::asio::awaitable<status> pii_filter::admit_call(bridge::call_admission cal
   co_return guard_->approved(call.tool, answer.for_task);
 }
 
-nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value, std::string_view tool) {
+namespace {
+
+// `value` with its tokens restored to the values of the kinds `grant` allows.
+nlohmann::json restore_granted(nlohmann::json value, pii::pii_vault& vault, const policy::pii_grant& grant) {
   pii::kind_filter restore;  // null: every kind
-  policy::pii_grant grant = guard_ ? guard_->grant(std::string(tool)) : policy::pii_grant{};
   if (!grant.all) {
     // The grant names detector kinds ("email"); tokens carry them upper-case ("EMAIL").
     restore = [&grant](std::string_view kind) {
@@ -139,10 +144,36 @@ nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value, std::string_view
       return false;
     };
   }
-  auto restored = pii::detokenize_json(value, *vault_, restore);
+  auto restored = pii::detokenize_json(value, vault, restore);
   if (restored) return std::move(*restored);
   core::log_warn("tool arguments not restored ({}); passed on as written", restored.error().message);
   return value;
+}
+
+}  // namespace
+
+nlohmann::json pii_filter::out_of_sandbox(nlohmann::json value, std::string_view tool) {
+  const policy::pii_grant grant = guard_ ? guard_->grant(std::string(tool)) : policy::pii_grant{};
+  return restore_granted(std::move(value), *vault_, grant);
+}
+
+boost::asio::awaitable<std::optional<nlohmann::json>> pii_filter::elicit(
+    nlohmann::json params, std::string tool, std::shared_ptr<bridge::deadline_pause> block) {
+  // What is needed after the wait is taken now: the sandbox (and this filter) may be gone by then.
+  auto approver = approver_;
+  if (!approver) co_return std::nullopt;
+  auto vault = vault_;
+  const policy::pii_grant grant = guard_ ? guard_->grant(tool) : policy::pii_grant{};
+  // What the server asks reaches a person through the client: tokenized like every tool result.
+  nlohmann::json shown = into_sandbox(std::move(params));
+  std::optional<nlohmann::json> answer;
+  {
+    held_deadline held(*block);
+    answer = co_await approver->elicit(std::move(shown));
+  }
+  if (!answer) co_return std::nullopt;
+  // The answer goes to the tool's server: tokens in it are restored as for its arguments.
+  co_return restore_granted(std::move(*answer), *vault, grant);
 }
 
 core::family<core::counter>& pii_detection_counter(core::metrics_registry& registry) {

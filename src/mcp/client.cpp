@@ -4,6 +4,8 @@
 // executor.
 #include "client.hpp"
 
+#include "elicitation.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 #include <utility>
@@ -36,6 +38,9 @@ struct pending_request {
   clock::time_point hard_deadline;
   std::chrono::milliseconds timeout{0};
   std::string method;  // for error messages
+  // Answers the server's elicitations while this request runs (call_deadline::elicit).
+  std::function<asio::awaitable<std::optional<json>>(json)> elicit;
+  int eliciting = 0;  // answers being waited for: the deadline stands still meanwhile
 };
 
 std::string id_key(const json& id) {
@@ -157,8 +162,10 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
 
   asio::awaitable<result<server_info>> handshake() {
     initialized_ = false;
+    // Elicitation: a person behind the call may answer (the MCP face's
+    // client); with nobody, the schema's defaults or a decline.
     json params = {{"protocolVersion", supported_protocol_versions().front()},
-                   {"capabilities", json::object()},
+                   {"capabilities", {{"elicitation", json::object()}}},
                    {"clientInfo", {{"name", info_.name}, {"version", info_.version}}}};
     auto answer =
         co_await send_request("initialize", params, std::max(limits_.request_timeout, std::chrono::milliseconds(1)));
@@ -200,6 +207,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     auto entry = std::make_shared<pending_request>(executor_);
     entry->timeout = deadline.timeout.value_or(limits_.request_timeout);
     entry->method = method;
+    entry->elicit = std::move(deadline.elicit);
     const auto start = clock::now();
     entry->hard_deadline = start + std::max(limits_.max_request_time, entry->timeout);
     if (deadline.not_after) entry->hard_deadline = std::min(entry->hard_deadline, *deadline.not_after);
@@ -223,9 +231,10 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
         "mcp: sending " + method);
 
     while (!entry->outcome) {
-      const bool woken = co_await entry->wake.wait_until(entry->deadline);
+      const auto until = entry->eliciting > 0 ? clock::time_point::max() : entry->deadline;
+      const bool woken = co_await entry->wake.wait_until(until);
       if (entry->outcome) break;
-      if (!woken && clock::now() >= entry->deadline) {
+      if (!woken && entry->eliciting == 0 && clock::now() >= entry->deadline) {
         pending_.erase(key);
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start).count();
         if (open_) {
@@ -354,13 +363,17 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   }
 
   // Requests the server sends us get an answer, never silence.
-  void on_server_request(const std::string& method, const json& id, const json& /*params*/) {
+  void on_server_request(const std::string& method, const json& id, const json& params) {
     json reply = {{"jsonrpc", "2.0"}, {"id", id}};
+    if (method == "elicitation/create") {
+      answer_elicitation(shared_from_this(), id, params, elicitor());
+      return;
+    }
     if (method == "ping") {
       reply["result"] = json::object();
     } else if (method == "roots/list") {
       reply["result"] = {{"roots", json::array()}};
-    } else if (method == "sampling/createMessage" || method == "elicitation/create") {
+    } else if (method == "sampling/createMessage") {
       reply["error"] = {{"code", method_not_found},
                         {"message", method + " is not supported by this client (capability not declared)"}};
     } else if (method.empty()) {
@@ -369,6 +382,52 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       reply["error"] = {{"code", method_not_found}, {"message", "method not found: " + method}};
     }
     send_in_background(std::move(reply));
+  }
+
+  // The request an elicitation belongs to: the one request in flight that
+  // has someone to ask. With several, which of them asks cannot be told on
+  // stdio (nothing in the message says), so nobody is asked; with none, too.
+  std::shared_ptr<pending_request> elicitor() const {
+    std::shared_ptr<pending_request> found;
+    for (const auto& [key, entry] : pending_) {
+      if (!entry->elicit) continue;
+      if (found) return nullptr;
+      found = entry;
+    }
+    return found;
+  }
+
+  // Asks `asker`'s handler (else answers alone) and replies. The wait for a
+  // person does not count against the request's deadlines: they move on by it.
+  static asio::awaitable<void> elicitation_reply(std::shared_ptr<client_impl> self, json id, json params,
+                                                 std::shared_ptr<pending_request> asker) {
+    std::optional<json> answer;
+    if (asker) {
+      const auto started = clock::now();
+      ++asker->eliciting;
+      asker->wake.notify_all();  // its wait stops counting
+      answer = co_await asker->elicit(params);
+      --asker->eliciting;
+      const auto waited = clock::now() - started;
+      asker->deadline += waited;
+      asker->hard_deadline += waited;
+      asker->wake.notify_all();
+    }
+    json reply = {{"jsonrpc", "2.0"}, {"id", id}};
+    if (answer && answer->is_object()) {
+      reply["result"] = std::move(*answer);
+    } else if (auto alone = elicitation_without_anyone(params)) {
+      reply["result"] = std::move(*alone);
+    } else {
+      reply["error"] = {{"code", -32602}, {"message", alone.error().message}};
+    }
+    co_await self->transport_->send(std::move(reply));
+  }
+
+  void answer_elicitation(std::shared_ptr<client_impl> self, const json& id, const json& params,
+                          std::shared_ptr<pending_request> asker) {
+    auto reply = elicitation_reply(std::move(self), id, params, std::move(asker));  // a local: GCC 12
+    core::spawn_logged(executor_, std::move(reply), "mcp: answering an elicitation");
   }
 
   // Answers to the server's requests are sent beside whatever else runs; a failed send

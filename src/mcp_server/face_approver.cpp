@@ -84,4 +84,14 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
   co_return answer;
 }
 
+boost::asio::awaitable<std::optional<json>> face_approver::elicit(json params) {
+  if (!can_elicit_ || !send_) co_return std::nullopt;
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  auto response = co_await requests_.ask("elicitation/create", std::move(params), send_, deadline);
+  if (!response || !response->contains("result") || !(*response)["result"].is_object()) co_return std::nullopt;
+  core::log_info("mcp session {}: an upstream server's elicitation was answered by the client ({})", session_id_,
+                 (*response)["result"].value("action", std::string("?")));
+  co_return std::move((*response)["result"]);
+}
+
 }  // namespace harness::mcp_server

@@ -38,6 +38,11 @@ class face_approver final : public policy::approver {
 
   boost::asio::awaitable<policy::approval_answer> ask(policy::approval_request request) override;
 
+  // An upstream server's elicitation, passed on to the client as it came
+  // (tokenized by the session's filter); the client's result, or nullopt
+  // when it cannot be asked, does not answer in time, or answers an error.
+  boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params) override;
+
  private:
   client_requests requests_;
   std::chrono::milliseconds timeout_;

@@ -28,7 +28,8 @@ class fake_tools final : public tool_gateway {
     co_return nlohmann::json{{"name", name}, {"inputSchema", {{"type", "object"}}}};
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
-                                                           std::chrono::steady_clock::time_point not_after) override {
+                                                           std::chrono::steady_clock::time_point not_after,
+                                                           bridge::elicit_fn) override {
     received_args.push_back(args);
     received_deadlines.push_back(not_after);
     if (name == "t__fail") co_return make_error(harness::mcp::errc::tool_error, "the tool failed");

@@ -6,6 +6,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "client.hpp"
@@ -46,6 +47,18 @@ class fake_transport final : public transport {
   void reply(const json& id, json result) {
     json message = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
     asio::post(ctx_, [this, message] { handlers_.on_message(message); });
+  }
+  // A request of the server's own (elicitation/create, ...).
+  void ask(json id, std::string method, json params) {
+    json message = {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", std::move(method)}, {"params", params}};
+    asio::post(ctx_, [this, message] { handlers_.on_message(message); });
+  }
+  // Our answer to the server's request `id` (null when none was sent).
+  json answer_to(const json& id) const {
+    for (const auto& m : sent) {
+      if (!m.contains("method") && m.value("id", json()) == id) return m;
+    }
+    return nullptr;
   }
   void lose(error e) { handlers_.on_closed(std::move(e)); }
   // A message the transport could not read, with what it could read of it.
@@ -102,6 +115,78 @@ struct FakeClient : ::testing::Test {
     ctx.poll();
   }
 };
+
+// The requested schema of the conformance suite's defaults scenario, and one with a required field without default.
+const json defaults_schema = {
+    {"type", "object"},
+    {"properties",
+     {{"name", {{"type", "string"}, {"default", "John Doe"}}}, {"age", {{"type", "integer"}, {"default", 30}}}}},
+    {"required", json::array({"name"})}};
+const json open_schema = {
+    {"type", "object"},
+    {"properties", {{"name", {{"type", "string"}}}, {"age", {{"type", "integer"}, {"default", 30}}}}},
+    {"required", json::array({"name"})}};
+
+TEST_F(FakeClient, ElicitationIsDeclaredAndNobodyToAskMeansDefaultsOrDecline) {
+  EXPECT_EQ(fake->sent.at(0)["params"]["capabilities"]["elicitation"], json::object());
+  fake->ask("e1", "elicitation/create", {{"message", "fill in"}, {"requestedSchema", defaults_schema}});
+  fake->ask("e2", "elicitation/create", {{"message", "fill in"}, {"requestedSchema", open_schema}});
+  fake->ask("e3", "elicitation/create", {{"message", "no schema"}});
+  settle();
+  EXPECT_EQ(fake->answer_to("e1")["result"],
+            (json{{"action", "accept"}, {"content", {{"name", "John Doe"}, {"age", 30}}}}));
+  EXPECT_EQ(fake->answer_to("e2")["result"], (json{{"action", "decline"}}));
+  EXPECT_EQ(fake->answer_to("e3")["error"]["code"], -32602);
+}
+
+TEST_F(FakeClient, AnElicitationGoesToTheOneCallThatCanAskAndItsWaitDoesNotCount) {
+  std::vector<json> asked;
+  // The person answers when the test says so: a timer that only a cancel ends.
+  asio::steady_timer person(ctx, asio::steady_timer::time_point::max());
+  call_deadline d(std::chrono::milliseconds(50));
+  d.elicit = [&](json params) -> asio::awaitable<std::optional<json>> {
+    asked.push_back(params);
+    co_await person.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_return json{{"action", "accept"}, {"content", {{"name", "Ann"}}}};
+  };
+  auto slot = std::make_shared<std::optional<result<json>>>();
+  asio::co_spawn(
+      ctx, [&, slot]() -> asio::awaitable<void> { *slot = co_await c->call_tool("t", json::object(), d); },
+      asio::detached);
+  settle();
+  ASSERT_EQ(fake->held.size(), 1u);
+  fake->ask("e1", "elicitation/create", {{"message", "who?"}, {"requestedSchema", open_schema}});
+  // Longer than the call's own timeout: it must still wait while the person does.
+  ctx.restart();
+  ctx.run_for(std::chrono::milliseconds(150));
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0]["message"], "who?");
+  EXPECT_FALSE(*slot) << "the call timed out while a person answered";
+  person.cancel();
+  settle();
+  EXPECT_EQ(fake->answer_to("e1")["result"], (json{{"action", "accept"}, {"content", {{"name", "Ann"}}}}));
+  fake->reply(fake->held[0]["id"], {{"content", json::array()}});
+  settle();
+  ASSERT_TRUE(*slot && **slot) << (*slot ? (*slot)->error().describe() : "no outcome");
+  // Two calls that could ask: which one the server means cannot be told, so nobody is asked.
+  call_deadline quick(std::chrono::milliseconds(5000));
+  quick.elicit = d.elicit;
+  auto a = std::make_shared<std::optional<result<json>>>();
+  auto b = std::make_shared<std::optional<result<json>>>();
+  asio::co_spawn(
+      ctx, [&, a]() -> asio::awaitable<void> { *a = co_await c->call_tool("t", json::object(), quick); },
+      asio::detached);
+  asio::co_spawn(
+      ctx, [&, b]() -> asio::awaitable<void> { *b = co_await c->call_tool("t", json::object(), quick); },
+      asio::detached);
+  settle();
+  fake->ask("e2", "elicitation/create", {{"message", "who?"}, {"requestedSchema", open_schema}});
+  settle();
+  EXPECT_EQ(asked.size(), 1u);
+  EXPECT_EQ(fake->answer_to("e2")["result"], (json{{"action", "decline"}}));
+  for (std::size_t i = 1; i < fake->held.size(); ++i) fake->reply(fake->held[i]["id"], json::object());
+  settle();
+}
 
 TEST_F(FakeClient, RepliesInAnyOrderReachTheirOwnCallers) {
   auto first = start("a");

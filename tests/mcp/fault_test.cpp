@@ -167,7 +167,8 @@ TEST_F(FaultServer, ServerRequestsGetAnswers) {
   EXPECT_EQ(answers["ping"]["result"], json::object());
   EXPECT_EQ(answers["roots/list"]["result"]["roots"], json::array());
   EXPECT_EQ(answers["sampling/createMessage"]["error"]["code"], -32601);
-  EXPECT_EQ(answers["elicitation/create"]["error"]["code"], -32601);
+  // Declared, but these params have no requestedSchema: invalid params.
+  EXPECT_EQ(answers["elicitation/create"]["error"]["code"], -32602);
   EXPECT_EQ(answers["no/such/method"]["error"]["code"], -32601);
 }
 

@@ -45,7 +45,8 @@ class fake_tools final : public bridge::tool_gateway {
     }
     co_return make_error(core::errc::invalid_argument, "no such tool");
   }
-  asio::awaitable<result<json>> call_tool(std::string, json, std::chrono::steady_clock::time_point) override {
+  asio::awaitable<result<json>> call_tool(std::string, json, std::chrono::steady_clock::time_point,
+                                          bridge::elicit_fn) override {
     co_return json(nullptr);
   }
 };

@@ -382,8 +382,12 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
 TEST(TaskStore, ForgetVaultsBeforeEmptiesOnlyTheVaultsOfOldConversations) {
   using json = nlohmann::json;
   auto store = open_in_memory();
-  conversation_record old_one{"conv_old", "alice", json::array({{{"role", "user"}, {"content", "[EMAIL_1]"}}}),
-                              {{"EMAIL_1", "jane.doe@example.com"}}, 1000, 2000};
+  conversation_record old_one{"conv_old",
+                              "alice",
+                              json::array({{{"role", "user"}, {"content", "[EMAIL_1]"}}}),
+                              {{"EMAIL_1", "jane.doe@example.com"}},
+                              1000,
+                              2000};
   conversation_record recent = old_one;
   recent.id = "conv_new";
   recent.updated_ms = 9000;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +15,11 @@
 #include "harness/core/error.hpp"
 
 namespace harness::bridge {
+
+// Answers an elicitation/create that an upstream server sends while a call
+// runs: the result to send back, or nullopt (the client then answers with
+// the schema's defaults, or declines).
+using elicit_fn = std::function<boost::asio::awaitable<std::optional<nlohmann::json>>(nlohmann::json params)>;
 
 class tool_gateway {
  public:
@@ -25,9 +33,11 @@ class tool_gateway {
   // callMCPTool(name, args): the tool's result; a tool error is an error.
   // The call ends by `not_after` (the block that makes it must end soon
   // after), whatever progress the tool reports; a server's own shorter
-  // request timeout still applies.
+  // request timeout still applies. `elicit` answers the server's
+  // elicitations during the call (empty: nobody).
   virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
-                                                                   std::chrono::steady_clock::time_point not_after) = 0;
+                                                                   std::chrono::steady_clock::time_point not_after,
+                                                                   elicit_fn elicit) = 0;
 };
 
 // Stops the running block's deadline while held (a call waits for a person's
@@ -64,6 +74,13 @@ class data_filter {
   virtual boost::asio::awaitable<status> admit_call(call_admission call) {
     (void)call;
     co_return status{};
+  }
+  // An elicitation of the server behind `tool` during a call: the answer
+  // from whoever can give one (holding `block` while waiting), or nullopt.
+  virtual boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params, std::string tool,
+                                                                       std::shared_ptr<deadline_pause> block) {
+    (void)params, (void)tool, (void)block;
+    co_return std::nullopt;
   }
 };
 

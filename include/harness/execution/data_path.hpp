@@ -37,6 +37,9 @@ class pii_filter final : public bridge::data_filter {
   nlohmann::json into_sandbox(nlohmann::json value) override;
   nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view tool) override;
   boost::asio::awaitable<status> admit_call(bridge::call_admission call) override;
+  // Forwards the elicitation to the approver (the MCP face's client), tokenized.
+  boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params, std::string tool,
+                                                               std::shared_ptr<bridge::deadline_pause> block) override;
   pii::pii_vault& vault() { return *vault_; }
   // Who decides the calls the policy asks about; set before the first block.
   void set_approver(std::shared_ptr<policy::approver> approver) { approver_ = std::move(approver); }

@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
 #include "harness/core/error.hpp"
 #include "harness/core/settings.hpp"
 
@@ -57,6 +60,11 @@ struct call_deadline {
   }
   std::optional<std::chrono::milliseconds> timeout;
   std::optional<std::chrono::steady_clock::time_point> not_after;
+  // Who answers the server's elicitation/create while this request runs
+  // (the result to send, or nullopt); empty, or nullopt: the schema's
+  // defaults when they cover the required fields, else decline. The time
+  // spent waiting for the answer does not count against the deadlines.
+  std::function<boost::asio::awaitable<std::optional<nlohmann::json>>(nlohmann::json)> elicit{};
 };
 
 struct client_limits {

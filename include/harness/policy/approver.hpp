@@ -4,6 +4,7 @@
 // live sandbox until the answer comes; the block's deadline stops meanwhile.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
@@ -33,6 +34,14 @@ class approver {
   virtual ~approver() = default;
   // Returns once someone decided, the approval timed out, or the task ended.
   virtual boost::asio::awaitable<approval_answer> ask(approval_request request) = 0;
+
+  // An upstream MCP server asks for input while a call of the code runs
+  // (its elicitation/create params, tokenized): the result to send back
+  // ({"action", "content"?}), or nullopt when nobody here can answer.
+  virtual boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params) {
+    (void)params;
+    co_return std::nullopt;
+  }
 };
 
 }  // namespace harness::policy
