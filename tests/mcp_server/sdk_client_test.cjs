@@ -621,7 +621,8 @@ check('a client without the elicitation capability is refused, saying why', asyn
 check('a call the policy asks about is an elicitation: accept runs it, decline refuses it', async () => {
   assert(ctx.fsRoot, 'the filesystem check found no allowed directory');
   const asked = [];
-  const answers = [{ action: 'accept', content: { scope: 'call' } }, { action: 'decline' }];
+  const answers = [{ action: 'accept', content: { scope: 'call' } }, { action: 'decline' },
+    { action: 'accept', content: { name: `Ann ${runId}` } }];
   const { client, transport } = await connect({
     capabilities: { elicitation: {} },
     onElicit: async (request) => {
@@ -646,6 +647,12 @@ check('a call the policy asks about is an elicitation: accept runs it, decline r
     assert(String(second).startsWith('approval_denied: ') && String(second).includes('the user declined'),
       `a declined call: ${short(second)}`);
     assert(asked.length === 2, `${asked.length} elicitations for two calls`);
+    // An upstream server's own elicitation during a call reaches this client, and its answer goes back.
+    const upstream = await run(client, `const r = await callMCPTool('everything__trigger-elicitation-request', {});
+      return JSON.stringify(r);`);
+    assert(asked.length === 3 && String(asked[2].message).includes('Please provide inputs'),
+      `the upstream elicitation did not arrive: ${short(asked[2])}`);
+    assert(String(upstream).includes(`Ann ${runId}`), `the server did not get the answer: ${short(upstream)}`);
   } finally {
     if (transportKind === 'http') await transport.terminateSession().catch(() => {});
     await client.close();
