@@ -142,6 +142,29 @@ async function main() {
   assert.equal((await api('GET', `/tasks/${slow.taskId}?transcript=false`)).status, 'cancelled');
   console.log('ok: a running task is cancelled from its page');
 
+  // A call that needs approval: the page shows it as it comes, and Approve lets it go ahead.
+  const remember = "const made = await callMCPTool('memory__create_entities', {entities: " +
+                   "[{name: 'dashboard', entityType: 'test', observations: ['approved in the browser']}]});\n" +
+                   "return made.entities ? made.entities.length : made;";
+  await script([
+    {reply: {toolCalls: [{name: 'execute_code', arguments: {code: remember}}], usage: {inputTokens: 900, outputTokens: 40}}},
+    {reply: {text: 'Remembered.', usage: {inputTokens: 950, outputTokens: 5}}},
+  ]);
+  const asking = await api('POST', '/task', {task: 'Remember the dashboard test', mode: 'async'});
+  await page.goto(`${base}/ui/#/tasks/${asking.taskId}`);
+  const approval = page.locator('#approvals .approval', {hasText: 'memory__create_entities'});
+  await approval.waitFor({timeout: 30000});
+  assert.match(await approval.innerText(), /rule 1 \(memory__create_entities\)/, 'the approval says why it asks');
+  assert.match(await approval.innerText(), /approved in the browser/, 'the approval shows the arguments');
+  await page.locator('h1 .badge', {hasText: 'awaiting approval'}).waitFor();
+  await shot(page, 'task-approval');
+  await approval.getByRole('button', {name: 'Approve', exact: true}).click();
+  await page.locator('#result', {hasText: 'Remembered.'}).waitFor({timeout: 30000});
+  assert.equal(await page.locator('#approvals .approval').count(), 0, 'nothing waits any more');
+  const decided = await api('GET', `/tasks/${asking.taskId}?transcript=false`);
+  assert.equal(decided.status, 'succeeded');
+  console.log('ok: a call that needs approval is approved from the task page');
+
   // 5. A skill: SKILL.md rendered, a file in the code view.
   await page.getByRole('link', {name: 'Skills'}).click();
   await page.getByRole('link', {name: 'word-count'}).click();

@@ -36,11 +36,14 @@ TEST(Dashboard, InARealBrowser) {
   const std::string alice_key = add_key(keys_file, "--user alice --name alice-laptop");
   const std::string admin_key = add_key(keys_file, "--admin --name ops");
 
+  // The memory server's writes wait for a person: the task page's approval buttons decide them.
+  std::ofstream(root / "policy.json") << R"({"rules": [{"tool": "memory__create_entities", "approval": "ask"}]})";
   fake_llm_server llm;
   {
     harness_server server(end_to_end_env(owner, root.string(), files.string(), llm.openai_base_url(),
                                          {{"API_KEYS_FILE", keys_file.string()},
                                           {"MCP_CONFIG", source_path("servers/mcp.json")},
+                                          {"TOOL_POLICY_FILE", (root / "policy.json").string()},
                                           // The default rate limit stays on: the pages must live within it.
                                           {"SANDBOX_TIMEOUT_MS", "20000"}}));
     ASSERT_TRUE(server.wait_healthy(1, {"store"}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
