@@ -24,6 +24,22 @@ approval_desk::approval_desk(core::clock& clock, std::chrono::milliseconds timeo
 
 boost::asio::awaitable<policy::approval_answer> approval_desk::ask(policy::approval_request request) {
   if (closed_) co_return policy::approval_answer{policy::approval_outcome::cancelled, closed_why_, false, {}};
+  if (pending().size() >= max_waiting) {
+    co_return policy::approval_answer{
+        policy::approval_outcome::denied,
+        fmt::format("{} calls of this task already wait for a decision, the most at once", max_waiting),
+        false,
+        {}};
+  }
+  if (waited_ >= 4 * timeout_) {
+    co_return policy::approval_answer{
+        policy::approval_outcome::denied,
+        fmt::format("this task has waited {} s for decisions in all, its limit (4 x APPROVAL_TIMEOUT_MS)",
+                    std::chrono::duration_cast<std::chrono::seconds>(waited_).count()),
+        false,
+        {}};
+  }
+  const auto started = clock_.steady_now();
   auto executor = co_await boost::asio::this_coro::executor;
   auto e = std::make_shared<entry>();
   nlohmann::json arguments = on_.shown ? on_.shown(request.arguments) : std::move(request.arguments);
@@ -41,6 +57,7 @@ boost::asio::awaitable<policy::approval_answer> approval_desk::ask(policy::appro
                                                   {}}
                         : policy::approval_answer{policy::approval_outcome::cancelled, closed_why_, false, {}};
   }
+  waited_ += std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - started);
   std::erase(pending_, e);
   decided_.emplace_back(e->view.id, std::string(policy::to_string(e->answer->outcome)));
   if (decided_.size() > decided_kept) decided_.pop_front();
@@ -81,6 +98,19 @@ void approval_desk::close(std::string why) {
 
 bool approval_desk::waiting() const {
   return std::any_of(pending_.begin(), pending_.end(), [](const auto& e) { return !e->answer; });
+}
+
+void approval_desk::cancel_waiting(std::string why) {
+  for (auto& e : pending_) {
+    if (e->answer) continue;
+    e->answer = policy::approval_answer{policy::approval_outcome::cancelled, why, false, {}};
+    e->timer->cancel();
+  }
+}
+
+boost::asio::awaitable<std::optional<nlohmann::json>> approval_desk::elicit(nlohmann::json params) {
+  (void)params;
+  co_return nlohmann::json{{"action", "decline"}};
 }
 
 std::vector<approval_view> approval_desk::pending() const {

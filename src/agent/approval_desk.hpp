@@ -41,6 +41,16 @@ class approval_desk final : public policy::approver {
 
   // Ends every wait as cancelled (the task is ending); later asks are cancelled at once.
   void close(std::string why);
+  // Ends the waits in progress as cancelled (their block ended); later asks wait as usual.
+  void cancel_waiting(std::string why) override;
+
+  // An upstream server's elicitation during a call of the task: nobody is
+  // asked for a form, and a task's person is not there to fill one in, so
+  // it is declined (never answered with defaults on the person's behalf).
+  boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params) override;
+
+  // At most this many wait at once; more are denied.
+  static constexpr std::size_t max_waiting = 8;
 
   std::vector<approval_view> pending() const;
   // Whether a request still waits for its decision.
@@ -61,6 +71,10 @@ class approval_desk final : public policy::approver {
   std::deque<std::pair<std::string, std::string>> decided_;
   bool closed_ = false;
   std::string closed_why_;
+  // Time the task's code has waited for decisions in all: past four
+  // timeouts, later asks are denied (the block's and task's limits stand
+  // still while it waits, so this bounds them).
+  std::chrono::milliseconds waited_{0};
 };
 
 }  // namespace harness::agent

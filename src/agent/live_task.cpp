@@ -9,7 +9,7 @@ namespace {
 // cancel (the task's end, or an approval holding the limit) ends this.
 boost::asio::awaitable<void> watch_deadline(std::shared_ptr<live_task> task) {
   bool expired = co_await task->deadline_timer->wait();
-  if (expired) task->request_stop(stop_reason::timed_out);
+  if (expired && task->past_deadline()) task->request_stop(stop_reason::timed_out);
 }
 
 std::string_view stop_words(stop_reason reason) {
@@ -52,7 +52,7 @@ void live_task::hold_deadline() {
 void live_task::release_deadline() {
   if (!deadline_held_) return;
   deadline_held_ = false;
-  if (finished || stop != stop_reason::none) return;
+  if (finished || ending || stop != stop_reason::none) return;
   deadline += clock_.steady_now() - held_since_;
   arm_deadline();
 }

@@ -58,6 +58,7 @@ struct live_task : std::enable_shared_from_this<live_task> {
   core::steady_time deadline;
   core::steady_time started;
   bool finished = false;
+  bool ending = false;  // finish() has begun
 
   // Stops what is in flight: the LLM call, the approvals awaited and the
   // sandbox's block. The first reason wins.
@@ -69,6 +70,8 @@ struct live_task : std::enable_shared_from_this<live_task> {
   // moves `deadline` on by the time held.
   void hold_deadline();
   void release_deadline();
+  // The limit has passed and is not held (a timer completion queued before a hold does not count).
+  bool past_deadline() const { return !deadline_held_ && clock_.steady_now() >= deadline; }
 
  private:
   boost::asio::any_io_executor executor_;

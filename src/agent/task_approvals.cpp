@@ -1,13 +1,20 @@
 #include "task_approvals.hpp"
 
+#include "harness/core/utf8.hpp"
+
 namespace harness::agent {
 namespace {
 
 using json = nlohmann::json;
 
+// Of the block's code in each approval_requested event (GET /tasks/{id} shows it whole while it waits).
+constexpr std::size_t max_event_code = 8 * 1024;
+
 json requested_event(const approval_view& v, std::chrono::milliseconds timeout) {
-  return {{"approvalId", v.id}, {"tool", v.tool},     {"arguments", v.arguments},
-          {"code", v.code},     {"reason", v.reason}, {"timeoutMs", timeout.count()}};
+  std::string code = v.code;
+  if (code.size() > max_event_code) code = code.substr(0, core::utf8_boundary(code, max_event_code)) + "\n[cut]";
+  return {{"approvalId", v.id},      {"tool", v.tool},     {"arguments", v.arguments},
+          {"code", std::move(code)}, {"reason", v.reason}, {"timeoutMs", timeout.count()}};
 }
 
 json decided_event(const approval_view& v, const policy::approval_answer& answer) {
@@ -42,7 +49,7 @@ void attach_approvals(const std::shared_ptr<live_task>& task, core::clock& clock
   on.requested = [weak, timeout, save](const approval_view& v) {
     auto t = weak.lock();
     if (!t || t->finished) return;
-    if (t->record.status == task_status::running) {
+    if (t->record.status == task_status::running && t->stop == stop_reason::none && !t->ending) {
       set_status(*t, task_status::awaiting_approval, save);
       t->hold_deadline();
     }
@@ -52,6 +59,8 @@ void attach_approvals(const std::shared_ptr<live_task>& task, core::clock& clock
     auto t = weak.lock();
     if (!t || t->finished) return;
     t->events.append("approval_decided", decided_event(v, answer));
+    // A task that is stopping or ending keeps its status for finish() to set.
+    if (t->stop != stop_reason::none || t->ending) return;
     if (!t->approvals->waiting() && t->record.status == task_status::awaiting_approval) {
       set_status(*t, task_status::running, save);
       t->release_deadline();

@@ -313,6 +313,7 @@ class task_run {
   }
 
   asio::awaitable<void> finish(loop_end end) {
+    task_->ending = true;
     task_->deadline_timer->cancel();
     if (task_->approvals) task_->approvals->close("the task ended");
     if (task_->sandbox) {

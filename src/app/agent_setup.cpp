@@ -1,5 +1,6 @@
 #include "agent_setup.hpp"
 
+#include "harness/pii/pii_vault.hpp"
 #include "harness/pii/vault_seal.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -43,7 +44,8 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
       }
       if (config.vault_retention.count() > 0) {
         const auto keep = std::chrono::duration_cast<std::chrono::milliseconds>(config.vault_retention).count();
-        auto emptied = co_await store->forget_vaults_before(now - keep);
+        nlohmann::json empty = pii::pii_vault().to_json();  // a local: GCC 12
+        auto emptied = co_await store->forget_vaults_before(now - keep, std::move(empty));
         if (!emptied) core::log_warn("vault retention failed: {}", emptied.error().describe());
         if (emptied && *emptied > 0) core::log_info("vault retention emptied {} conversation vault(s)", *emptied);
       }

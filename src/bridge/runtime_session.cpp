@@ -54,6 +54,9 @@ class block_scope {
     shared_.current_exec.clear();
     shared_.current_code.clear();
     shared_.deadline.stop();
+    // A call still waiting for a person (the sandbox broke, or the block was
+    // given up) is not made any more: its approval ends now.
+    if (shared_.alive) shared_.filter.block_ended();
   }
   block_scope(const block_scope&) = delete;
   block_scope& operator=(const block_scope&) = delete;
@@ -129,7 +132,10 @@ class runtime_session_impl final : public runtime_session {
         shared->broken = true;
         shared->channel.cancel();
       };
-      auto on_shift = [shared = shared_](clock_type::duration by) { shared->call_deadline += by; };
+      auto on_shift = [shared = shared_](clock_type::duration by) {
+        shared->call_deadline += by;
+        shared->outstanding.wake();  // wait_calls_idle looks at the new expiry
+      };
       const auto expiry = clock_type::now() + timeout;
       block_scope scope(*shared_, id, std::move(code), expiry - call_margin(timeout));
       shared_->deadline.start(expiry, on_expiry, on_shift);

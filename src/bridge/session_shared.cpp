@@ -88,13 +88,13 @@ asio::awaitable<status> session_shared::send(std::string line) {
 }
 
 asio::awaitable<void> session_shared::wait_calls_idle() {
-  // While a call waits for approval the expiry does not hold still: look
-  // again now and then (rare: a call the code did not await, still waiting
-  // after its block ended).
-  constexpr std::chrono::milliseconds held_recheck{200};
-  while (deadline.running()) {
-    const auto until = deadline.held() ? clock_type::now() + held_recheck : deadline.expiry();
-    if (co_await outstanding.wait_zero_until(until)) co_return;
+  // While a call waits for approval (a call the code did not await, still
+  // waiting after its block's `done`) the expiry does not hold still: the
+  // release wakes this to look again. A broken sandbox waits for nothing.
+  while (deadline.running() && !broken) {
+    const auto until = deadline.held() ? clock_type::time_point::max() : deadline.expiry();
+    const bool idle = co_await outstanding.wait_change_until(until);
+    if (idle) co_return;
     if (!deadline.held() && clock_type::now() >= deadline.expiry()) co_return;
   }
 }
@@ -125,7 +125,7 @@ class call_pause final : public deadline_pause {
     if (holds_ == 0 || --holds_ > 0) return;
     if (block_running()) shared_->deadline.release();
   }
-  bool block_running() const { return shared_->alive && shared_->current_exec == exec_; }
+  bool block_running() const { return shared_->alive && !shared_->broken && shared_->current_exec == exec_; }
 
  private:
   void release_all() {

@@ -40,7 +40,8 @@ struct pending_request {
   std::string method;  // for error messages
   // Answers the server's elicitations while this request runs (call_deadline::elicit).
   std::function<asio::awaitable<std::optional<json>>(json)> elicit;
-  int eliciting = 0;  // answers being waited for: the deadline stands still meanwhile
+  bool eliciting = false;   // an answer is being waited for: the deadline stands still meanwhile
+  bool overlapped = false;  // another request was in flight at some point while this one ran
 };
 
 std::string id_key(const json& id) {
@@ -213,6 +214,10 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     if (deadline.not_after) entry->hard_deadline = std::min(entry->hard_deadline, *deadline.not_after);
     entry->deadline = std::min(start + entry->timeout, entry->hard_deadline);
     const std::string key = id_key(id_json);
+    if (!pending_.empty()) {
+      entry->overlapped = true;
+      for (auto& [other_key, other] : pending_) other->overlapped = true;
+    }
     pending_[key] = entry;
 
     if (!params.is_object()) params = json::object();
@@ -231,10 +236,11 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
         "mcp: sending " + method);
 
     while (!entry->outcome) {
-      const auto until = entry->eliciting > 0 ? clock::time_point::max() : entry->deadline;
+      const auto until = entry->eliciting ? clock::time_point::max() : entry->deadline;
       const bool woken = co_await entry->wake.wait_until(until);
       if (entry->outcome) break;
-      if (!woken && entry->eliciting == 0 && clock::now() >= entry->deadline) {
+      if (!woken && !entry->eliciting && clock::now() >= entry->deadline) {
+        abandoned_at_ = clock::now();
         pending_.erase(key);
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start).count();
         if (open_) {
@@ -384,17 +390,18 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     send_in_background(std::move(reply));
   }
 
-  // The request an elicitation belongs to: the one request in flight that
-  // has someone to ask. With several, which of them asks cannot be told on
-  // stdio (nothing in the message says), so nobody is asked; with none, too.
+  // The request an elicitation belongs to. Nothing in the message says
+  // (stdio; and a server may ask on its own), so only when it cannot be
+  // another's: exactly one request in flight, which has someone to ask, has
+  // run alone from its start, and no request was given up on (timed out
+  // here, maybe still running there) within the longest a request may take.
+  // Otherwise nobody is asked.
   std::shared_ptr<pending_request> elicitor() const {
-    std::shared_ptr<pending_request> found;
-    for (const auto& [key, entry] : pending_) {
-      if (!entry->elicit) continue;
-      if (found) return nullptr;
-      found = entry;
-    }
-    return found;
+    if (pending_.size() != 1) return nullptr;
+    const auto& entry = pending_.begin()->second;
+    if (!entry->elicit || entry->overlapped || entry->eliciting) return nullptr;
+    if (abandoned_at_ && clock::now() - *abandoned_at_ < limits_.max_request_time) return nullptr;
+    return entry;
   }
 
   // Asks `asker`'s handler (else answers alone) and replies. The wait for a
@@ -404,10 +411,10 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     std::optional<json> answer;
     if (asker) {
       const auto started = clock::now();
-      ++asker->eliciting;
+      asker->eliciting = true;   // one at a time: elicitor() passes over it meanwhile
       asker->wake.notify_all();  // its wait stops counting
       answer = co_await asker->elicit(params);
-      --asker->eliciting;
+      asker->eliciting = false;
       const auto waited = clock::now() - started;
       asker->deadline += waited;
       asker->hard_deadline += waited;
@@ -466,7 +473,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   server_info server_;
   std::unordered_map<std::string, std::shared_ptr<pending_request>> pending_;
   std::int64_t next_id_ = 1;
-  std::uint64_t session_generation_ = 0;  // bumped by each re-initialize
+  std::optional<clock::time_point> abandoned_at_;  // the last request given up on (timed out here)
+  std::uint64_t session_generation_ = 0;           // bumped by each re-initialize
   bool handshaking_ = false;
   core::async_signal handshake_done_;  // wakes the requests that wait for a re-initialize
   bool open_ = false;

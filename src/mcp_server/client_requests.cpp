@@ -6,24 +6,32 @@ namespace harness::mcp_server {
 
 using json = nlohmann::json;
 
-boost::asio::awaitable<std::optional<json>> client_requests::ask(std::string method, json params, send_fn send,
-                                                                 std::chrono::steady_clock::time_point deadline) {
-  if (closed_ || !send) co_return std::nullopt;
+boost::asio::awaitable<client_requests::reply> client_requests::ask(std::string method, json params, send_fn send,
+                                                                    std::chrono::steady_clock::time_point deadline) {
+  if (closed_ || !send) co_return reply{std::nullopt, true};
   // Ids of our own, never like a client's: "harness-<n>".
   const json id = "harness-" + std::to_string(++next_id_);
   const std::string key = id.dump();
   auto entry = std::make_shared<waiting>(executor_);
   waiting_[key] = entry;
   send({{"jsonrpc", "2.0"}, {"id", id}, {"method", std::move(method)}, {"params", std::move(params)}});
-  while (!entry->response && !closed_) {
-    if (!co_await entry->wake.wait_until(deadline)) break;
+  while (!entry->response && !entry->cancelled && !closed_) {
+    const bool woken = co_await entry->wake.wait_until(deadline);  // a named local: GCC 12
+    if (!woken) break;
   }
   waiting_.erase(key);
-  if (!entry->response && !closed_) {
+  if (!entry->response) {
     send(jsonrpc::notification("notifications/cancelled",
-                               {{"requestId", id}, {"reason", "nobody answered in time; the call was denied"}}));
+                               {{"requestId", id}, {"reason", "no answer is needed any more; the call was denied"}}));
   }
-  co_return std::move(entry->response);
+  co_return reply{std::move(entry->response), entry->cancelled || closed_};
+}
+
+void client_requests::cancel_waiting() {
+  for (auto& [key, entry] : waiting_) {
+    entry->cancelled = true;
+    entry->wake.notify_all();
+  }
 }
 
 bool client_requests::deliver(const json& message) {

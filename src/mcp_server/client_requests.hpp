@@ -26,11 +26,20 @@ class client_requests {
   using send_fn = std::function<void(nlohmann::json)>;
   explicit client_requests(const boost::asio::any_io_executor& executor) : executor_(executor) {}
 
-  // Sends `method` with `params` through `send` and returns the client's
-  // response message ({"result"} or {"error"}); nullopt at `deadline` or when
-  // close() ends the wait (the client gets notifications/cancelled then).
-  boost::asio::awaitable<std::optional<nlohmann::json>> ask(std::string method, nlohmann::json params, send_fn send,
-                                                            std::chrono::steady_clock::time_point deadline);
+  struct reply {
+    std::optional<nlohmann::json> response;  // the client's message ({"result"} or {"error"})
+    bool cancelled = false;                  // cancel_waiting() or close() ended the wait
+  };
+
+  // Sends `method` with `params` through `send` and waits for the client's
+  // response until `deadline`, cancel_waiting() or close(); a wait that ends
+  // without one tells the client so (notifications/cancelled).
+  boost::asio::awaitable<reply> ask(std::string method, nlohmann::json params, send_fn send,
+                                    std::chrono::steady_clock::time_point deadline);
+
+  // Ends the waits in progress; later requests are sent as usual.
+  void cancel_waiting();
+  std::size_t in_flight() const { return waiting_.size(); }
 
   // A response from the client: true when it answers a request of ours (and
   // was handed to it), false for an id we never sent or that stopped waiting.
@@ -44,6 +53,7 @@ class client_requests {
     explicit waiting(const boost::asio::any_io_executor& executor) : wake(executor) {}
     core::async_signal wake;
     std::optional<nlohmann::json> response;
+    bool cancelled = false;
   };
 
   boost::asio::any_io_executor executor_;

@@ -20,6 +20,8 @@ approval_answer denied(std::string why) {
   return {approval_outcome::denied, std::move(why), false, {}};
 }
 
+constexpr std::size_t max_waiting = 8;
+
 }  // namespace
 
 json approval_elicitation(const policy::approval_request& request) {
@@ -52,12 +54,19 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
         "could be asked");
   }
   if (!send_) co_return denied("the tool policy asks for approval, and no request of the client was open to ask over");
+  if (auto no = refusal()) co_return denied(*no);
   const std::string tool = request.tool;
   auto params = approval_elicitation(request);
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  auto response = co_await requests_.ask("elicitation/create", std::move(params), send_, deadline);
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + timeout_;
+  std::string method = "elicitation/create";  // a named local: GCC 12 and temporaries in co_await
+  auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, deadline);
+  waited_ += std::chrono::steady_clock::now() - started;
+  const auto& response = reply.response;
   approval_answer answer;
-  if (!response) {
+  if (!response && reply.cancelled) {
+    answer = {approval_outcome::cancelled, "the block ended before the client answered", false, {}};
+  } else if (!response) {
     answer = {approval_outcome::timed_out,
               fmt::format("the MCP client did not answer within {} ms", timeout_.count()),
               false,
@@ -84,10 +93,25 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
   co_return answer;
 }
 
+std::optional<std::string> face_approver::refusal() const {
+  if (requests_.in_flight() >= max_waiting) {
+    return fmt::format("{} requests already wait for the MCP client's answer", requests_.in_flight());
+  }
+  if (waited_ >= 4 * timeout_) {
+    return fmt::format("this session's code has waited {} s for answers in all, its limit (4 x APPROVAL_TIMEOUT_MS)",
+                       std::chrono::duration_cast<std::chrono::seconds>(waited_).count());
+  }
+  return std::nullopt;
+}
+
 boost::asio::awaitable<std::optional<json>> face_approver::elicit(json params) {
-  if (!can_elicit_ || !send_) co_return std::nullopt;
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  auto response = co_await requests_.ask("elicitation/create", std::move(params), send_, deadline);
+  if (!can_elicit_ || !send_ || refusal()) co_return std::nullopt;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + timeout_;
+  std::string method = "elicitation/create";  // a named local: GCC 12
+  auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, deadline);
+  waited_ += std::chrono::steady_clock::now() - started;
+  auto& response = reply.response;
   if (!response || !response->contains("result") || !(*response)["result"].is_object()) co_return std::nullopt;
   core::log_info("mcp session {}: an upstream server's elicitation was answered by the client ({})", session_id_,
                  (*response)["result"].value("action", std::string("?")));

@@ -36,6 +36,12 @@ class face_approver final : public policy::approver {
   // The session is closing: waits end, later asks are denied.
   void close() { requests_.close(); }
 
+  // The block ended: its waits end (denied), later asks are put as usual.
+  void cancel_waiting(std::string why) override {
+    (void)why;
+    requests_.cancel_waiting();
+  }
+
   boost::asio::awaitable<policy::approval_answer> ask(policy::approval_request request) override;
 
   // An upstream server's elicitation, passed on to the client as it came
@@ -48,8 +54,14 @@ class face_approver final : public policy::approver {
   std::chrono::milliseconds timeout_;
   std::string session_id_;
   std::string key_id_;
+  // Whether another request may be put to the client now: at most
+  // max_waiting at once, and a session's code waits for people at most four
+  // APPROVAL_TIMEOUT_MS in all (its block's limit stands still meanwhile).
+  std::optional<std::string> refusal() const;
+
   bool can_elicit_ = false;
   client_requests::send_fn send_;
+  std::chrono::steady_clock::duration waited_{};
 };
 
 // The elicitation/create params for `request` (form mode: a message and a

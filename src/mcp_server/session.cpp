@@ -337,8 +337,12 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.code = std::move(code);
     request.session_id = id_;
     request.approver = approver_;
-    // A call the tool policy asks about is put to the client on this request's stream.
-    approver_->set_channel(notify);
+    // A call the tool policy asks about is put to the client on this
+    // request's stream. Another execute_code of the session still running
+    // keeps its own (this one gets session_busy).
+    const bool another_running =
+        std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f.second.executing; });
+    if (!another_running) approver_->set_channel(notify);
     in_flight_[key].executing = true;
     has_sandbox_ = true;
     // Whether this block's sandbox is still the session's when it ends: a
@@ -346,7 +350,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     // opened the next one, which this block's outcome must not touch.
     const auto generation = sandbox_generation_;
     auto out = co_await deps_->execution->execute(std::move(request));
-    approver_->set_channel(nullptr);
+    if (!another_running) approver_->set_channel(nullptr);
     const bool still_ours = generation == sandbox_generation_;
     if (out && had_sandbox && still_ours && note.empty() && out->contains("sandbox") &&
         (*out)["sandbox"].value("opened", false)) {

@@ -32,8 +32,16 @@ result<call_guard::admission> call_guard::admit(const std::string& tool) {
 }
 
 status call_guard::approved(const std::string& tool, bool for_task) {
+  // The file may have changed while the call waited: a tool denied now stays denied.
+  auto decision = decide(tool);
+  if (decision.approval == approval_mode::deny) {
+    return make_error(errc::tool_denied,
+                      fmt::format("the tool policy denies calls of {} now ({}); it changed while the call waited", tool,
+                                  decision.reason),
+                      "use another tool, or ask the operator to change TOOL_POLICY_FILE");
+  }
   if (for_task) approved_for_task_.insert(tool);
-  return count(tool, decide(tool));
+  return count(tool, decision);
 }
 
 status call_guard::count(const std::string& tool, const tool_decision& decision) {

@@ -262,12 +262,12 @@ class sqlite_task_store final : public blocking_task_store {
     }());
   }
 
-  result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms) override {
+  result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms, const nlohmann::json& empty) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::size_t> {
-      auto st = db_->prepare("UPDATE conversations SET vault = '{}' WHERE updated_ms < ?1 AND vault <> '{}'");
+      auto st = db_->prepare("UPDATE conversations SET vault = ?2 WHERE updated_ms < ?1 AND vault <> ?2");
       if (!st) return st.error();
-      st->bind(1, cutoff_ms);
+      st->bind(1, cutoff_ms).bind_json(2, empty);
       if (auto s = st->run("cannot empty old vaults"); !s) return s.error();
       return static_cast<std::size_t>(db_->changes());
     }());

@@ -55,8 +55,9 @@ class threaded_task_store final : public task_store {
   asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) override {
     return on_thread([b = backend_, now_ms] { return b->mark_interrupted(now_ms); });
   }
-  asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms) override {
-    return on_thread([b = backend_, cutoff_ms] { return b->forget_vaults_before(cutoff_ms); });
+  asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms, nlohmann::json empty) override {
+    return on_thread(
+        [b = backend_, cutoff_ms, empty = std::move(empty)] { return b->forget_vaults_before(cutoff_ms, empty); });
   }
   asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) override {
     return on_thread([b = backend_, cutoff_ms] { return b->delete_finished_before(cutoff_ms); });

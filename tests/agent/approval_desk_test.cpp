@@ -143,5 +143,46 @@ TEST_F(ApprovalDesk, TwoRequestsAreDecidedApartAndClosingCancelsTheRest) {
   EXPECT_EQ(requested.size(), 2u);
 }
 
+TEST_F(ApprovalDesk, TheWaitsOfAnEndedBlockAreCancelledAndLaterAsksStillWait) {
+  ask("a");
+  desk->cancel_waiting("the block ended before anyone decided");
+  io.poll();
+  ASSERT_TRUE(answers[0]);
+  EXPECT_EQ(answers[0]->outcome, approval_outcome::cancelled);
+  ask("b");
+  EXPECT_FALSE(answers[1]);  // the desk is not closed: this one waits
+  EXPECT_TRUE(desk->waiting());
+}
+
+TEST_F(ApprovalDesk, AtMostEightWaitAtOnceAndTheTaskWaitsFourTimeoutsInAll) {
+  for (int i = 0; i < 9; ++i) ask("t" + std::to_string(i));
+  EXPECT_EQ(requested.size(), 8u);
+  ASSERT_TRUE(answers[8]);
+  EXPECT_EQ(answers[8]->outcome, approval_outcome::denied);
+  EXPECT_NE(answers[8]->reason.find("already wait"), std::string::npos) << answers[8]->reason;
+  // Each of the eight waits out its timeout: 8 x 60 s waited in all, past the budget of 4 x 60 s.
+  clock.advance(60s);
+  io.restart();
+  io.poll();
+  ask("late");
+  ASSERT_TRUE(answers[9]);
+  EXPECT_EQ(answers[9]->outcome, approval_outcome::denied);
+  EXPECT_NE(answers[9]->reason.find("4 x APPROVAL_TIMEOUT_MS"), std::string::npos) << answers[9]->reason;
+}
+
+TEST_F(ApprovalDesk, AnUpstreamElicitationDuringATaskIsDeclined) {
+  std::optional<std::optional<json>> out;
+  auto eliciting = [](approval_desk& d, std::optional<std::optional<json>>& o) -> asio::awaitable<void> {
+    json params = json::object();  // a named local: GCC 12 and braced lists in co_await
+    params["message"] = "Confirm?";
+    o = co_await d.elicit(std::move(params));
+  };
+  asio::co_spawn(io, eliciting(*desk, out), asio::detached);
+  io.restart();
+  io.poll();
+  ASSERT_TRUE(out && *out);
+  EXPECT_EQ(**out, (json{{"action", "decline"}}));
+}
+
 }  // namespace
 }  // namespace harness::agent

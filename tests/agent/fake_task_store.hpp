@@ -126,10 +126,11 @@ class fake_task_store final : public store::task_store {
     }
     co_return n;
   }
-  boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms) override {
+  boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
+                                                                   nlohmann::json empty) override {
     std::size_t n = 0;
     for (auto& [id, c] : conversations) {
-      if (c.updated_ms < cutoff_ms && c.vault != nlohmann::json::object()) c.vault = nlohmann::json::object(), ++n;
+      if (c.updated_ms < cutoff_ms && c.vault != empty) c.vault = empty, ++n;
     }
     co_return n;
   }

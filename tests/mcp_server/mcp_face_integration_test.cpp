@@ -104,15 +104,17 @@ class McpFaceSdk : public ::testing::Test {
     // The shipped servers, and the everything server, whose trigger-elicitation-request
     // sends an elicitation the face passes on to the SDK client.
     const std::string modules = source_path("servers/node_modules/@modelcontextprotocol/");
-    std::ofstream(root / "mcp.json") << json{
-        {"mcpServers",
-         {{"fs", {{"command", "node"}, {"args", {modules + "server-filesystem/dist/index.js", files.string()}}}},
-          {"memory",
-           {{"command", "node"},
-            {"args", {modules + "server-memory/dist/index.js"}},
-            {"env", {{"MEMORY_FILE_PATH", (root / "memory.jsonl").string()}}}}},
-          {"everything", {{"command", "node"}, {"args", {modules + "server-everything/dist/index.js", "stdio"}}}}}}}
-                                            .dump();
+    std::ofstream(root / "mcp.json")
+        << json{{"mcpServers",
+                 {{"fs",
+                   {{"command", "node"}, {"args", {modules + "server-filesystem/dist/index.js", files.string()}}}},
+                  {"memory",
+                   {{"command", "node"},
+                    {"args", {modules + "server-memory/dist/index.js"}},
+                    {"env", {{"MEMORY_FILE_PATH", (root / "memory.jsonl").string()}}}}},
+                  {"everything",
+                   {{"command", "node"}, {"args", {modules + "server-everything/dist/index.js", "stdio"}}}}}}}
+               .dump();
     // The LLM is never called: code mode has no agent loop.
     env = end_to_end_env(owner, root.string(), files.string(), "http://127.0.0.1:9/v1",
                          {{"API_KEYS_FILE", keys_file.string()},

@@ -52,8 +52,8 @@ class thread_recording_backend final : public blocking_task_store {
     return note(), real_->usage(user, since);
   }
   result<std::size_t> mark_interrupted(std::int64_t now) override { return note(), real_->mark_interrupted(now); }
-  result<std::size_t> forget_vaults_before(std::int64_t cutoff) override {
-    return note(), real_->forget_vaults_before(cutoff);
+  result<std::size_t> forget_vaults_before(std::int64_t cutoff, const nlohmann::json& empty) override {
+    return note(), real_->forget_vaults_before(cutoff, empty);
   }
   result<std::size_t> delete_finished_before(std::int64_t cutoff) override {
     return note(), real_->delete_finished_before(cutoff);

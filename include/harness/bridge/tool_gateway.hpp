@@ -75,6 +75,8 @@ class data_filter {
     (void)call;
     co_return status{};
   }
+  // The block has ended: what its calls still wait for (approvals) ends too.
+  virtual void block_ended() {}
   // An elicitation of the server behind `tool` during a call: the answer
   // from whoever can give one (holding `block` while waiting), or nullopt.
   virtual boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params, std::string tool,

@@ -80,10 +80,20 @@ class async_counter {
     if (count_ > 0 && --count_ == 0) zero_.notify_all();
   }
   std::size_t count() const { return count_; }
+  // Wakes the waiters of wait_change_until, so they look again at what else they wait for.
+  void wake() { zero_.notify_all(); }
 
   // Returns once the count is zero (at once if it is).
   boost::asio::awaitable<void> wait_zero() {
     while (count_ > 0) co_await zero_.wait();
+  }
+
+  // Returns at zero, at the next wake() or done(), or at `deadline`: true when the count is zero.
+  boost::asio::awaitable<bool> wait_change_until(std::chrono::steady_clock::time_point deadline) {
+    if (count_ == 0) co_return true;
+    const bool notified = co_await zero_.wait_until(deadline);
+    (void)notified;
+    co_return count_ == 0;
   }
 
   // As wait_zero, but no later than `deadline`: true when the count is zero.

@@ -37,6 +37,9 @@ class pii_filter final : public bridge::data_filter {
   nlohmann::json into_sandbox(nlohmann::json value) override;
   nlohmann::json out_of_sandbox(nlohmann::json value, std::string_view tool) override;
   boost::asio::awaitable<status> admit_call(bridge::call_admission call) override;
+  void block_ended() override {
+    if (approver_) approver_->cancel_waiting("the block ended before anyone decided");
+  }
   // Forwards the elicitation to the approver (the MCP face's client), tokenized.
   boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params, std::string tool,
                                                                std::shared_ptr<bridge::deadline_pause> block) override;

@@ -35,6 +35,10 @@ class approver {
   // Returns once someone decided, the approval timed out, or the task ended.
   virtual boost::asio::awaitable<approval_answer> ask(approval_request request) = 0;
 
+  // Ends the asks waiting now as cancelled (the block that made them ended);
+  // later asks are put as usual.
+  virtual void cancel_waiting(std::string why) { (void)why; }
+
   // An upstream MCP server asks for input while a call of the code runs
   // (its elicitation/create params, tokenized): the result to send back
   // ({"action", "content"?}), or nullopt when nobody here can answer.

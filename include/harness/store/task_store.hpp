@@ -132,10 +132,11 @@ class blocking_task_store {
   // queued nor running) before cutoff_ms, with their events. Returns how
   // many tasks. Conversations and the usage ledger are kept.
   virtual result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) = 0;
-  // Vault retention: empties the PII vault of every conversation not
-  // updated since cutoff_ms (its messages stay; their tokens then stand for
-  // nothing). Returns how many vaults.
-  virtual result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms) = 0;
+  // Vault retention: sets the PII vault of every conversation not updated
+  // since cutoff_ms to `empty` (an empty vault's JSON, pii_vault().to_json():
+  // the store does not read vaults); its messages stay, their tokens then
+  // stand for nothing. Returns how many vaults changed.
+  virtual result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms, const nlohmann::json& empty) = 0;
 
   // The schema version this store runs at (after migrations).
   virtual int schema_version() const = 0;
@@ -169,7 +170,8 @@ class task_store {
   virtual boost::asio::awaitable<result<usage_totals>> usage(std::string user_id, std::int64_t since_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) = 0;
-  virtual boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms) = 0;
+  virtual boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
+                                                                           nlohmann::json empty) = 0;
 
   virtual int schema_version() const = 0;
   // Never blocks, never touches the disk (see blocking_task_store::health).
