@@ -105,14 +105,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
 
   asio::awaitable<result<cancel_outcome>> cancel(std::string task_id) override {
     auto self = shared_from_this();
-    auto it = live_.find(task_id);
-    if (it == live_.end() || it->second->finished) {
-      auto stored = co_await find_stored(task_id);
-      if (!stored) co_return stored.error();
-      co_return make_error(agent::errc::task_finished,
-                           fmt::format("task '{}' has already ended ({})", task_id, to_string(stored->status)));
-    }
-    auto task = it->second;
+    auto live = co_await unfinished(task_id, "");
+    if (!live) co_return live.error();
+    auto task = *live;
     if (auto queued = std::find(queue_.begin(), queue_.end(), task); queued != queue_.end()) {
       queue_.erase(queued);
       co_await finish_unstarted(context(), task, task_status::cancelled);
@@ -126,15 +121,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   asio::awaitable<result<approval_view>> decide(std::string task_id, std::string approval_id,
                                                 approval_decision decision) override {
     auto self = shared_from_this();
-    auto it = live_.find(task_id);
-    if (it == live_.end() || it->second->finished) {
-      auto stored = co_await find_stored(task_id);
-      if (!stored) co_return stored.error();
-      co_return make_error(agent::errc::task_finished,
-                           fmt::format("task '{}' has already ended ({}); its approvals ended with it", task_id,
-                                       to_string(stored->status)));
-    }
-    auto task = it->second;
+    auto live = co_await unfinished(task_id, "; its approvals ended with it");
+    if (!live) co_return live.error();
+    auto task = *live;
     if (!task->approvals) {
       co_return make_error(agent::errc::approval_not_found, fmt::format("this task has no approval '{}'", approval_id));
     }
@@ -232,6 +221,16 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
           "retry later");
     }
     return std::nullopt;
+  }
+
+  // The live task that has not ended; else task_finished (with `more` after
+  // the status) or task_not_found.
+  asio::awaitable<result<std::shared_ptr<live_task>>> unfinished(const std::string& task_id, std::string_view more) {
+    if (auto it = live_.find(task_id); it != live_.end() && !it->second->finished) co_return it->second;
+    auto stored = co_await find_stored(task_id);
+    if (!stored) co_return stored.error();
+    co_return make_error(agent::errc::task_finished,
+                         fmt::format("task '{}' has already ended ({}){}", task_id, to_string(stored->status), more));
   }
 
   asio::awaitable<result<store::task_record>> find_stored(std::string task_id) {
