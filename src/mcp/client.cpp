@@ -372,7 +372,11 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   void on_server_request(const std::string& method, const json& id, const json& params) {
     json reply = {{"jsonrpc", "2.0"}, {"id", id}};
     if (method == "elicitation/create") {
-      answer_elicitation(shared_from_this(), id, params, elicitor());
+      // A person may be behind a call in flight, though not one this can tell:
+      // then nothing is accepted on their behalf.
+      const bool someone =
+          std::any_of(pending_.begin(), pending_.end(), [](const auto& p) { return !!p.second->elicit; });
+      answer_elicitation(shared_from_this(), id, params, elicitor(), someone);
       return;
     }
     if (method == "ping") {
@@ -407,7 +411,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   // Asks `asker`'s handler (else answers alone) and replies. The wait for a
   // person does not count against the request's deadlines: they move on by it.
   static asio::awaitable<void> elicitation_reply(std::shared_ptr<client_impl> self, json id, json params,
-                                                 std::shared_ptr<pending_request> asker) {
+                                                 std::shared_ptr<pending_request> asker, bool someone_behind) {
     std::optional<json> answer;
     if (asker) {
       const auto started = clock::now();
@@ -423,6 +427,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     json reply = {{"jsonrpc", "2.0"}, {"id", id}};
     if (answer && answer->is_object()) {
       reply["result"] = std::move(*answer);
+    } else if (someone_behind && !asker) {
+      reply["result"] = {{"action", "decline"}};
     } else if (auto alone = elicitation_without_anyone(params)) {
       reply["result"] = std::move(*alone);
     } else {
@@ -432,8 +438,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   }
 
   void answer_elicitation(std::shared_ptr<client_impl> self, const json& id, const json& params,
-                          std::shared_ptr<pending_request> asker) {
-    auto reply = elicitation_reply(std::move(self), id, params, std::move(asker));  // a local: GCC 12
+                          std::shared_ptr<pending_request> asker, bool someone_behind) {
+    auto reply = elicitation_reply(std::move(self), id, params, std::move(asker), someone_behind);  // a local: GCC 12
     core::spawn_logged(executor_, std::move(reply), "mcp: answering an elicitation");
   }
 

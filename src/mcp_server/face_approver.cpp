@@ -105,7 +105,8 @@ std::optional<std::string> face_approver::refusal() const {
 }
 
 boost::asio::awaitable<std::optional<json>> face_approver::elicit(json params) {
-  if (!can_elicit_ || !send_ || refusal()) co_return std::nullopt;
+  if (!can_elicit_ || !send_) co_return std::nullopt;    // nobody to ask: the client answers alone
+  if (refusal()) co_return json{{"action", "decline"}};  // someone, but past the bounds
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + timeout_;
   std::string method = "elicitation/create";  // a named local: GCC 12
