@@ -20,24 +20,12 @@ std::int64_t epoch_after(const core::clock& clock, std::chrono::milliseconds wai
 }  // namespace
 
 approval_desk::approval_desk(core::clock& clock, std::chrono::milliseconds timeout, hooks on)
-    : clock_(clock), timeout_(timeout), on_(std::move(on)) {}
+    : clock_(clock), timeout_(timeout), on_(std::move(on)), budget_(timeout) {}
 
 boost::asio::awaitable<policy::approval_answer> approval_desk::ask(policy::approval_request request) {
   if (closed_) co_return policy::approval_answer{policy::approval_outcome::cancelled, closed_why_, false, {}};
-  if (pending().size() >= max_waiting) {
-    co_return policy::approval_answer{
-        policy::approval_outcome::denied,
-        fmt::format("{} calls of this task already wait for a decision, the most at once", max_waiting),
-        false,
-        {}};
-  }
-  if (waited_ >= 4 * timeout_) {
-    co_return policy::approval_answer{
-        policy::approval_outcome::denied,
-        fmt::format("this task has waited {} s for decisions in all, its limit (4 x APPROVAL_TIMEOUT_MS)",
-                    std::chrono::duration_cast<std::chrono::seconds>(waited_).count()),
-        false,
-        {}};
+  if (auto no = budget_.refusal(pending().size(), "this task")) {
+    co_return policy::approval_answer{policy::approval_outcome::denied, std::move(*no), false, {}};
   }
   const auto started = clock_.steady_now();
   auto executor = co_await boost::asio::this_coro::executor;
@@ -57,7 +45,7 @@ boost::asio::awaitable<policy::approval_answer> approval_desk::ask(policy::appro
                                                   {}}
                         : policy::approval_answer{policy::approval_outcome::cancelled, closed_why_, false, {}};
   }
-  waited_ += std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - started);
+  budget_.spent(clock_.steady_now() - started);
   std::erase(pending_, e);
   decided_.emplace_back(e->view.id, std::string(policy::to_string(e->answer->outcome)));
   if (decided_.size() > decided_kept) decided_.pop_front();

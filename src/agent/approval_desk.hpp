@@ -17,6 +17,7 @@
 
 #include "harness/agent/agent_manager.hpp"
 #include "harness/core/clock.hpp"
+#include "harness/policy/approval_budget.hpp"
 #include "harness/policy/approver.hpp"
 
 namespace harness::agent {
@@ -49,9 +50,6 @@ class approval_desk final : public policy::approver {
   // it is declined (never answered with defaults on the person's behalf).
   boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params) override;
 
-  // At most this many wait at once; more are denied.
-  static constexpr std::size_t max_waiting = 8;
-
   std::vector<approval_view> pending() const;
   // Whether a request still waits for its decision.
   bool waiting() const;
@@ -71,10 +69,7 @@ class approval_desk final : public policy::approver {
   std::deque<std::pair<std::string, std::string>> decided_;
   bool closed_ = false;
   std::string closed_why_;
-  // Time the task's code has waited for decisions in all: past four
-  // timeouts, later asks are denied (the block's and task's limits stand
-  // still while it waits, so this bounds them).
-  std::chrono::milliseconds waited_{0};
+  policy::approval_budget budget_;  // how much more the task may wait
 };
 
 }  // namespace harness::agent

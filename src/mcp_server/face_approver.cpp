@@ -20,8 +20,6 @@ approval_answer denied(std::string why) {
   return {approval_outcome::denied, std::move(why), false, {}};
 }
 
-constexpr std::size_t max_waiting = 8;
-
 }  // namespace
 
 json approval_elicitation(const policy::approval_request& request) {
@@ -54,14 +52,14 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
         "could be asked");
   }
   if (!send_) co_return denied("the tool policy asks for approval, and no request of the client was open to ask over");
-  if (auto no = refusal()) co_return denied(*no);
+  if (auto no = budget_.refusal(requests_.in_flight(), "this session")) co_return denied(*no);
   const std::string tool = request.tool;
   auto params = approval_elicitation(request);
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + timeout_;
   std::string method = "elicitation/create";  // a named local: GCC 12 and temporaries in co_await
   auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, deadline);
-  waited_ += std::chrono::steady_clock::now() - started;
+  budget_.spent(std::chrono::steady_clock::now() - started);
   const auto& response = reply.response;
   approval_answer answer;
   if (!response && reply.cancelled) {
@@ -93,25 +91,14 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
   co_return answer;
 }
 
-std::optional<std::string> face_approver::refusal() const {
-  if (requests_.in_flight() >= max_waiting) {
-    return fmt::format("{} requests already wait for the MCP client's answer", requests_.in_flight());
-  }
-  if (waited_ >= 4 * timeout_) {
-    return fmt::format("this session's code has waited {} s for answers in all, its limit (4 x APPROVAL_TIMEOUT_MS)",
-                       std::chrono::duration_cast<std::chrono::seconds>(waited_).count());
-  }
-  return std::nullopt;
-}
-
 boost::asio::awaitable<std::optional<json>> face_approver::elicit(json params) {
-  if (!can_elicit_ || !send_) co_return std::nullopt;    // nobody to ask: the client answers alone
-  if (refusal()) co_return json{{"action", "decline"}};  // someone, but past the bounds
+  if (!can_elicit_ || !send_) co_return std::nullopt;  // nobody to ask: the client answers alone
+  if (budget_.refusal(requests_.in_flight(), "this session")) co_return json{{"action", "decline"}};  // past the bounds
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + timeout_;
   std::string method = "elicitation/create";  // a named local: GCC 12
   auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, deadline);
-  waited_ += std::chrono::steady_clock::now() - started;
+  budget_.spent(std::chrono::steady_clock::now() - started);
   auto& response = reply.response;
   if (!response || !response->contains("result") || !(*response)["result"].is_object()) co_return std::nullopt;
   core::log_info("mcp session {}: an upstream server's elicitation was answered by the client ({})", session_id_,

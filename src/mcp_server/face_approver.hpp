@@ -13,6 +13,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "client_requests.hpp"
+#include "harness/policy/approval_budget.hpp"
 #include "harness/policy/approver.hpp"
 
 namespace harness::mcp_server {
@@ -54,14 +55,9 @@ class face_approver final : public policy::approver {
   std::chrono::milliseconds timeout_;
   std::string session_id_;
   std::string key_id_;
-  // Whether another request may be put to the client now: at most
-  // max_waiting at once, and a session's code waits for people at most four
-  // APPROVAL_TIMEOUT_MS in all (its block's limit stands still meanwhile).
-  std::optional<std::string> refusal() const;
-
   bool can_elicit_ = false;
   client_requests::send_fn send_;
-  std::chrono::steady_clock::duration waited_{};
+  policy::approval_budget budget_{timeout_};  // how much more the session may wait
 };
 
 // The elicitation/create params for `request` (form mode: a message and a
