@@ -108,10 +108,10 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
 
   std::shared_ptr<llm::http_transport> transport;
   if (llm_config.provider != "replay") {
-    llm::curl_transport_options options;
+    llm::net_transport_options options;
     options.max_concurrent = llm_config.max_concurrent;
     options.proxy = llm_config.proxy;
-    transport = llm::create_curl_transport(options);
+    transport = llm::create_net_transport(inputs.http_engine, options);
   }
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();

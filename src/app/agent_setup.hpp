@@ -18,6 +18,10 @@
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/store/store_config.hpp"
 
+namespace harness::net {
+class engine;
+}
+
 namespace harness::app {
 
 struct agent_inputs {
@@ -31,6 +35,7 @@ struct agent_inputs {
   std::shared_ptr<core::metrics_registry> metrics;
   std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
   std::chrono::milliseconds approval_timeout{300000};           // APPROVAL_TIMEOUT_MS
+  std::shared_ptr<net::engine> http_engine;                     // the one outbound HTTP client's engine
 };
 
 struct agent_parts {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/net/net_settings.hpp"
 #include "harness/agent/agent_config.hpp"
 #include "harness/auth/auth_config.hpp"
 #include "harness/docker/engine_endpoint.hpp"
@@ -31,7 +32,8 @@ std::vector<core::setting_spec> all_setting_specs() {
                        execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs(),
                        llm::llm_setting_specs(), agent::agent_setting_specs(), store::store_setting_specs(),
                        skills::skills_setting_specs(), auth::auth_setting_specs(), mcp_server::face_setting_specs(),
-                       policy::policy_setting_specs(), pii::vault_setting_specs()}) {
+                       policy::policy_setting_specs(), pii::vault_setting_specs(),
+                       net::net_setting_specs()}) {
     specs.insert(specs.end(), group.begin(), group.end());
   }
   return specs;

@@ -19,6 +19,8 @@
 #include "harness/llm/health.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/mcp_server/face_settings.hpp"
+#include "harness/net/http_client.hpp"
+#include "harness/net/net_settings.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/policy/policy_config.hpp"
@@ -65,6 +67,7 @@ class components_impl final : public components {
   bool access_warning_ = false;
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
+  std::shared_ptr<net::engine> http_engine_;  // outbound HTTP: LLM, remote MCP servers, OAuth
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   std::shared_ptr<sandbox::sandbox_health> sandbox_health_;
   std::shared_ptr<execution::warm_pool> pool_;
@@ -162,8 +165,14 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!censor) return censor.error();
   out->censor_ = *censor;
 
+  // One outbound HTTP client for the LLM, remote MCP servers and OAuth.
+  auto net_options = net::load_engine_options(settings);
+  if (!net_options) return net_options.error();
+  out->http_engine_ = net::start_engine(*net_options);
+  mcp::remote_access remote{.http = net::create_http_client(out->http_engine_), .authorizer_for = {}};
+
   auto executor = io.get_executor();
-  out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics);
+  out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics, remote);
   out->services_.tools = out->registry_;
   for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
   out->engine_ = docker::create_engine_client(executor, *docker_config);
@@ -239,7 +248,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .limits = exec_settings->service.limits,
                       .metrics = metrics,
                       .guards = *guards,
-                      .approval_timeout = policy_config->approval_timeout};
+                      .approval_timeout = policy_config->approval_timeout,
+                      .http_engine = out->http_engine_};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;

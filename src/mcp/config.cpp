@@ -1,6 +1,8 @@
 #include "harness/mcp/config.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/net/url.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +59,97 @@ result<std::map<std::string, std::string>> expand_map(const json& value, const s
   return out;
 }
 
+// A secret must be a ${VAR} reference alone: the file never holds its value.
+bool is_variable_reference(const json& value) {
+  if (!value.is_string()) return false;
+  const auto text = value.get<std::string>();
+  return text.size() > 3 && text.rfind("${", 0) == 0 && text.back() == '}' && text.find('}') == text.size() - 1;
+}
+
+result<oauth_config> parse_oauth(const json& block, const std::string& where, const env_lookup& env) {
+  if (!block.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object (or false)");
+  static const std::vector<std::string> known = {"clientId",         "clientSecret", "clientMetadataUrl",
+                                                 "grant",            "scopes",       "tokenEndpointAuthMethod",
+                                                 "privateKey",       "privateKeyFile", "signingAlgorithm"};
+  for (const auto& [key, value] : block.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return make_error(mcp::errc::invalid_config, where + "." + key + ": unknown field",
+                        "known: clientId, clientSecret, clientMetadataUrl, grant, scopes, tokenEndpointAuthMethod, "
+                        "privateKey, privateKeyFile, signingAlgorithm");
+    }
+  }
+  oauth_config out;
+  auto text = [&](const char* field, std::string& into) -> status {
+    if (!block.contains(field)) return {};
+    auto value = expand_string(block[field], where + "." + field, env);
+    if (!value) return value.error();
+    into = std::move(*value);
+    return {};
+  };
+  for (const char* secret : {"clientSecret", "privateKey"}) {
+    if (block.contains(secret) && !is_variable_reference(block[secret])) {
+      return make_error(mcp::errc::invalid_config, where + "." + secret + ": a secret must be written as ${VAR}",
+                        "put the value in an environment variable (or .env) and write \"${VAR}\" here");
+    }
+  }
+  std::string grant, key_file;
+  for (auto st : {text("clientId", out.client_id), text("clientSecret", out.client_secret),
+                  text("clientMetadataUrl", out.client_metadata_url), text("grant", grant),
+                  text("tokenEndpointAuthMethod", out.token_endpoint_auth_method),
+                  text("privateKey", out.private_key_pem), text("privateKeyFile", key_file),
+                  text("signingAlgorithm", out.signing_algorithm)}) {
+    if (!st) return st.error();
+  }
+  if (grant.empty() || grant == "authorization_code") {
+    out.grant = oauth_config::grant_type::authorization_code;
+  } else if (grant == "client_credentials") {
+    out.grant = oauth_config::grant_type::client_credentials;
+  } else {
+    return make_error(mcp::errc::invalid_config,
+                      where + ".grant: expected \"authorization_code\" or \"client_credentials\"");
+  }
+  static const std::vector<std::string> methods = {"", "client_secret_basic", "client_secret_post", "none",
+                                                   "private_key_jwt"};
+  if (std::find(methods.begin(), methods.end(), out.token_endpoint_auth_method) == methods.end()) {
+    return make_error(mcp::errc::invalid_config, where + ".tokenEndpointAuthMethod: expected client_secret_basic, "
+                                                         "client_secret_post, none or private_key_jwt");
+  }
+  if (block.contains("scopes")) {
+    if (!block["scopes"].is_array()) return make_error(mcp::errc::invalid_config, where + ".scopes: expected an array");
+    for (std::size_t i = 0; i < block["scopes"].size(); ++i) {
+      auto scope = expand_string(block["scopes"][i], where + ".scopes[" + std::to_string(i) + "]", env);
+      if (!scope) return scope.error();
+      if (!scope->empty()) out.scopes.push_back(std::move(*scope));
+    }
+  }
+  if (!key_file.empty()) {
+    if (!out.private_key_pem.empty()) {
+      return make_error(mcp::errc::invalid_config, where + ": give privateKey or privateKeyFile, not both");
+    }
+    std::ifstream file(key_file, std::ios::binary);
+    std::stringstream pem;
+    pem << file.rdbuf();
+    if (!file) return make_error(mcp::errc::invalid_config, where + ".privateKeyFile: cannot read " + key_file);
+    out.private_key_pem = pem.str();
+  }
+  if (!out.private_key_pem.empty() && out.token_endpoint_auth_method.empty()) {
+    out.token_endpoint_auth_method = "private_key_jwt";
+  }
+  if (out.token_endpoint_auth_method == "private_key_jwt" && out.private_key_pem.empty()) {
+    return make_error(mcp::errc::invalid_config, where + ": private_key_jwt needs privateKey or privateKeyFile");
+  }
+  if (out.grant == oauth_config::grant_type::client_credentials && out.client_id.empty()) {
+    return make_error(mcp::errc::invalid_config, where + ": the client_credentials grant needs a clientId");
+  }
+  if (!out.client_metadata_url.empty()) {
+    auto parsed = net::parse_url(out.client_metadata_url);
+    if (!parsed || parsed->scheme != "https" || parsed->path == "/") {
+      return make_error(mcp::errc::invalid_config, where + ".clientMetadataUrl: expected an https URL with a path");
+    }
+  }
+  return out;
+}
+
 result<server_config> parse_server(const std::string& name, const json& entry, const env_lookup& env) {
   const std::string where = "mcpServers." + name;
   if (!valid_server_name(name)) {
@@ -106,14 +199,24 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
     server.kind = transport_kind::http;
     auto url = expand_string(entry["url"], where + ".url", env);
     if (!url) return url.error();
-    if (url->rfind("http://", 0) != 0) {
-      return make_error(mcp::errc::invalid_config, where + ".url: only http:// URLs are supported",
-                        "run a local TLS-terminating proxy for https servers");
+    if (auto parsed = net::parse_url(*url); !parsed) {
+      return make_error(mcp::errc::invalid_config, where + ".url: " + parsed.error().message, parsed.error().hint);
     }
     server.url = std::move(*url);
     auto headers = expand_map(entry.value("headers", json()), where + ".headers", env);
     if (!headers) return headers.error();
     server.headers = std::move(*headers);
+    if (entry.contains("oauth")) {
+      if (entry["oauth"] == false) {
+        server.oauth_disabled = true;
+      } else {
+        auto oauth = parse_oauth(entry["oauth"], where + ".oauth", env);
+        if (!oauth) return oauth.error();
+        server.oauth = std::move(*oauth);
+      }
+    }
+  } else if (entry.contains("oauth")) {
+    return make_error(mcp::errc::invalid_config, where + ".oauth: only remote (url) servers use OAuth");
   }
   if (entry.contains("required")) {
     if (!entry["required"].is_boolean())
@@ -131,6 +234,17 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
 }
 
 }  // namespace
+
+bool uses_oauth(const server_config& server) {
+  if (server.kind != transport_kind::http || server.oauth_disabled) return false;
+  if (server.oauth) return true;
+  for (const auto& [name, value] : server.headers) {
+    std::string lower = name;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "authorization") return false;
+  }
+  return true;
+}
 
 env_lookup process_env() {
   return [](const std::string& name) -> std::optional<std::string> {

@@ -43,6 +43,10 @@ class category final : public harness::error_category {
         return "invalid_arguments";
       case errc::tool_error:
         return "mcp_tool_error";
+      case errc::needs_authorization:
+        return "mcp_needs_authorization";
+      case errc::authorization_failed:
+        return "mcp_authorization_failed";
     }
     return {};
   }
@@ -65,6 +69,8 @@ class category final : public harness::error_category {
       case errc::endless_pagination:
       case errc::jsonrpc_error:
       case errc::tool_error:
+      case errc::needs_authorization:
+      case errc::authorization_failed:
         return 503;
       case errc::unknown_tool:
         return 404;

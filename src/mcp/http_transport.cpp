@@ -1,88 +1,58 @@
-// Streamable HTTP transport on Boost.Beast. Why Beast rather than libcurl: the
-// transport lives on the I/O thread's io_context, and Beast gives us coroutine
-// reads of an endless SSE body piece by piece (response_parser + read_some)
-// with a per-step deadline (tcp_stream::expires_after) and cancellation by
-// closing the socket; curl's multi interface would need its own socket-action
-// glue on Asio for the same, and its write callbacks invert the control flow
-// of a stream we want to parse as it arrives.
+// Streamable HTTP transport on the one outbound HTTP client (net): POSTs each
+// message and reads what comes back (a JSON body or an SSE stream, resumed
+// with Last-Event-ID when the server ends it early), keeps a GET stream open
+// for the server's own messages, and sends the session id, the negotiated
+// protocol version and the configured headers with every request. Works
+// with http:// and https:// servers; a 401 or 403 goes to the authorizer
+// (OAuth) and the request is sent again once it has a token.
 #include <set>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/core/with_deadline.hpp"
 #include "harness/mcp/errors.hpp"
 #include "harness/mcp/transport.hpp"
+#include "harness/net/errors.hpp"
+#include "harness/net/http_client.hpp"
+#include "harness/net/url.hpp"
+#include "http_authorizer.hpp"
 #include "message_errors.hpp"
 #include "sse_parser.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 using nlohmann::json;
-using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr auto connect_timeout = std::chrono::seconds(10);
 constexpr auto default_retry = std::chrono::milliseconds(1000);
 constexpr int max_resume_attempts = 5;
 constexpr int max_get_failures = 5;
+// Times one request may be refused and authorized again (a new token, then
+// a step-up to more scopes) before the refusal stands.
+constexpr int max_authorizations_per_request = 3;
+constexpr std::size_t error_body_bytes = 4096;
 
-struct parsed_url {
-  std::string host;
-  std::string port = "80";
-  std::string target = "/";
-};
-
-result<parsed_url> parse_url(const std::string& url) {
-  const std::string scheme = "http://";
-  if (url.rfind(scheme, 0) != 0)
-    return make_error(mcp::errc::invalid_config, "only http:// URLs are supported: " + url);
-  parsed_url out;
-  std::string rest = url.substr(scheme.size());
-  const std::size_t slash = rest.find_first_of("/?");
-  std::string authority = rest.substr(0, slash);
-  if (slash != std::string::npos) out.target = rest.substr(slash);
-  if (out.target.front() == '?') out.target = "/" + out.target;
-  if (authority.find('@') != std::string::npos) {
-    return make_error(mcp::errc::invalid_config, "credentials in the URL are not supported",
-                      "use headers.Authorization");
-  }
-  if (!authority.empty() && authority.front() == '[') {
-    const std::size_t close = authority.find(']');
-    if (close == std::string::npos) return make_error(mcp::errc::invalid_config, "bad IPv6 host in " + url);
-    out.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') out.port = authority.substr(close + 2);
-  } else {
-    const std::size_t colon = authority.rfind(':');
-    out.host = authority.substr(0, colon);
-    if (colon != std::string::npos) out.port = authority.substr(colon + 1);
-  }
-  if (out.host.empty() || out.port.empty()) return make_error(mcp::errc::invalid_config, "no host in " + url);
-  return out;
-}
-
-using stream_ptr = std::shared_ptr<beast::tcp_stream>;
-using response_parser = http::response_parser<http::string_body>;
+using stream_ptr = std::shared_ptr<net::response_stream>;
 
 class http_transport final : public transport, public std::enable_shared_from_this<http_transport> {
  public:
-  http_transport(asio::any_io_executor executor, server_config config, client_limits limits)
-      : executor_(std::move(executor)), config_(std::move(config)), limits_(limits) {}
+  http_transport(asio::any_io_executor executor, server_config config, client_limits limits,
+                 std::shared_ptr<net::http_client> http, std::shared_ptr<http_authorizer> authorizer)
+      : executor_(std::move(executor)),
+        config_(std::move(config)),
+        limits_(limits),
+        http_(std::move(http)),
+        authorizer_(std::move(authorizer)) {}
 
   asio::awaitable<status> open(transport_handlers handlers) override {
     handlers_ = std::move(handlers);
-    auto url = parse_url(config_.url);
-    if (!url) co_return url.error();
-    url_ = *url;
+    auto url = net::parse_url(config_.url);
+    if (!url) co_return make_error(mcp::errc::invalid_config, url.error().message, url.error().hint);
     co_return status{};
   }
 
@@ -93,45 +63,31 @@ class http_transport final : public transport, public std::enable_shared_from_th
     std::optional<json> want_id;
     if (is_request) want_id = message["id"];
 
-    auto stream = co_await connect();
-    if (!stream) co_return stream.error();
-    auto guard = track(*stream);
-    auto request = make_request(http::verb::post);
-    request.set(http::field::content_type, "application/json");
-    request.body() = message.dump(-1, ' ', false, json::error_handler_t::replace);
-    request.prepare_payload();
-    (*stream)->expires_after(connect_timeout);
-    auto [wec, wn] = co_await http::async_write(**stream, request, asio::as_tuple(asio::use_awaitable));
-    if (wec) co_return io_error("POST", wec);
-
-    beast::flat_buffer buffer;
-    response_parser parser;
-    parser.body_limit(boost::none);  // SSE bodies are endless; we cap per event instead
-    // A JSON answer arrives only when the work is done: allow the hard cap (the
-    // client's own deadline cancels the request sooner).
-    (*stream)->expires_after(limits_.max_request_time);
-    auto [hec, hn] = co_await http::async_read_header(**stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-    if (hec) co_return io_error("POST", hec);
-    const auto& head = parser.get();
-    const unsigned code = head.result_int();
+    net::request post = make_request("POST");
+    post.headers.emplace_back("Content-Type", "application/json");
+    post.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    // A JSON answer arrives only when the work is done: allow the hard cap
+    // (the client's own deadline cancels the request sooner).
+    post.timeout = limits_.max_request_time;
+    auto opened = co_await open_authorized(std::move(post));
+    if (!opened) co_return opened.error();
+    auto stream = std::move(*opened);
+    auto guard = track(stream);
+    const auto& head = stream->head();
     if (is_initialize) {
-      auto sid = head.find("Mcp-Session-Id");
-      if (sid != head.end()) session_id_ = std::string(sid->value());
+      if (auto sid = head.header("mcp-session-id")) session_id_ = *sid;
     }
+    const long code = head.status;
     if (code == 202 || code == 204) co_return status{};
     if (code == 404 && !session_id_.empty() && !is_initialize) {
       session_id_.clear();
       co_return make_error(mcp::errc::session_expired, "the server no longer knows our MCP session (HTTP 404)");
     }
-    const std::string content_type(head[http::field::content_type]);
-    if (code < 200 || code >= 300) {
-      std::string body = (co_await read_body(**stream, buffer, parser, 4096)).text;
-      co_return make_error(mcp::errc::http_status, "POST " + config_.url + " answered HTTP " + std::to_string(code) +
-                                                       (body.empty() ? "" : ": " + body.substr(0, 300)));
-    }
+    if (code < 200 || code >= 300) co_return co_await status_error("POST", *stream);
+    const std::string content_type = head.header("content-type").value_or("");
     if (content_type.rfind("text/event-stream", 0) == 0) {
       sse_state state;
-      bool answered = co_await read_sse(**stream, buffer, parser, state, want_id, limits_.max_request_time);
+      bool answered = co_await read_sse(*stream, state, want_id, limits_.max_request_time);
       // 2025-11-25: the server may end the stream early and expect us to resume it.
       for (int attempt = 0;
            !answered && want_id && !state.last_id.empty() && attempt < max_resume_attempts && !closing_; ++attempt) {
@@ -140,6 +96,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       }
       if (state.unreadable_answer) co_return *state.unreadable_answer;
       if (!answered && want_id) {
+        if (state.failure) co_return *state.failure;
         co_return make_error(mcp::errc::connection_lost,
                              "the SSE stream for the request ended " +
                                  std::string(state.cut_mid_event ? "in the middle of an event " : "") +
@@ -148,7 +105,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       }
       co_return status{};
     }
-    co_return co_await read_json_answer(**stream, buffer, parser, want_id);
+    co_return co_await read_json_answer(*stream, want_id);
   }
 
   void set_protocol_version(const std::string& version) override { protocol_version_ = version; }
@@ -165,25 +122,19 @@ class http_transport final : public transport, public std::enable_shared_from_th
     if (closing_) co_return;
     closing_ = true;
     auto self = shared_from_this();
-    for (auto& s : live_) s->close();
-    live_.clear();
+    for (auto* s : live_) s->cancel();
     if (!session_id_.empty()) {
       // Tell the server the session is over (it may answer 405: then it just expires).
-      if (auto stream = co_await connect()) {
-        auto request = make_request(http::verb::delete_);
-        (*stream)->expires_after(std::chrono::seconds(2));
-        auto [ec, n] = co_await http::async_write(**stream, request, asio::as_tuple(asio::use_awaitable));
-        if (!ec) {
-          beast::flat_buffer buffer;
-          http::response<http::string_body> response;
-          co_await http::async_read(**stream, buffer, response, asio::as_tuple(asio::use_awaitable));
-        }
-        (*stream)->close();
+      net::request r = make_request("DELETE");
+      r.timeout = std::chrono::seconds(2);
+      if (authorizer_) {
+        if (auto header = co_await authorizer_->authorization()) r.headers.emplace_back("Authorization", *header);
       }
+      co_await http_->fetch(std::move(r));
     }
   }
 
-  std::string describe() const override { return "http:" + config_.url; }
+  std::string describe() const override { return "http:" + net::printable_url(config_.url); }
   int pid() const override { return 0; }
 
  private:
@@ -192,94 +143,143 @@ class http_transport final : public transport, public std::enable_shared_from_th
     std::chrono::milliseconds retry = default_retry;
     bool cut_mid_event = false;              // the last stream ended inside an event
     std::optional<error> unreadable_answer;  // the answer came but could not be read
+    std::optional<error> failure;            // the stream failed (timeout, cut off)
   };
 
   struct body_read {
     std::string text;
-    bool over_limit = false;          // stopped reading at the limit
-    boost::system::error_code error;  // the connection failed before the body ended
+    bool over_limit = false;       // stopped reading at the limit
+    std::optional<error> failure;  // the body did not end well
   };
 
-  // Removes a stream from live_ when its operation ends.
+  // Keeps a stream in live_ (close() cancels what is live) while it is read.
   struct live_guard {
     http_transport* owner;
-    stream_ptr stream;
+    net::response_stream* stream;
     ~live_guard() { owner->live_.erase(stream); }
   };
   live_guard track(const stream_ptr& stream) {
-    live_.insert(stream);
-    return live_guard{this, stream};
+    live_.insert(stream.get());
+    return live_guard{this, stream.get()};
   }
 
-  http::request<http::string_body> make_request(http::verb verb) const {
-    http::request<http::string_body> request{verb, url_.target, 11};
-    request.set(http::field::host, url_.host + ":" + url_.port);
-    request.set(http::field::user_agent, "mcp-harness");
-    request.set(http::field::accept,
-                verb == http::verb::get ? "text/event-stream" : "application/json, text/event-stream");
-    if (!session_id_.empty()) request.set("Mcp-Session-Id", session_id_);
-    if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
-    for (const auto& [name, value] : config_.headers) request.set(name, value);
-    return request;
+  net::request make_request(std::string method) const {
+    net::request r;
+    r.method = std::move(method);
+    r.url = config_.url;
+    r.headers.emplace_back("Accept", r.method == "GET" ? "text/event-stream" : "application/json, text/event-stream");
+    if (!session_id_.empty()) r.headers.emplace_back("Mcp-Session-Id", session_id_);
+    if (!protocol_version_.empty()) r.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
+    for (const auto& [name, value] : config_.headers) r.headers.emplace_back(name, value);
+    r.max_response_bytes = limits_.max_message_bytes;
+    return r;
   }
 
-  asio::awaitable<result<stream_ptr>> connect() {
+  error transport_error(const std::string& what, const error& e) const {
+    if (e.code == core::errc::cancelled && closing_) {
+      return make_error(mcp::errc::connection_lost, "the transport is closed");
+    }
+    const bool timeout = e.code == net::errc::timeout;
+    const bool tls = e.code == net::errc::tls_failed;
+    return make_error(timeout ? mcp::errc::timeout : mcp::errc::connection_lost, what + " " + e.message,
+                      tls ? e.hint : "check that the MCP server is running at that URL");
+  }
+
+  // Opens the request with the authorizer's header; a 401 or 403 the
+  // authorizer can answer (a new token, more scopes) sends it again.
+  asio::awaitable<result<stream_ptr>> open_authorized(net::request r) {
     if (closing_) co_return make_error(mcp::errc::connection_lost, "the transport is closed");
-    tcp::resolver resolver(executor_);
-    auto [rec, endpoints] = co_await resolver.async_resolve(url_.host, url_.port, asio::as_tuple(asio::use_awaitable));
-    if (rec) co_return io_error("resolve", rec);
-    auto stream = std::make_shared<beast::tcp_stream>(executor_);
-    stream->expires_after(connect_timeout);
-    auto [cec, ep] = co_await stream->async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
-    if (cec) co_return io_error("connect", cec);
-    co_return stream;
+    const auto plain_headers = r.headers;
+    for (int attempt = 0;; ++attempt) {
+      r.headers = plain_headers;
+      if (authorizer_) {
+        if (auto header = co_await authorizer_->authorization()) r.headers.emplace_back("Authorization", *header);
+      }
+      auto opened = co_await http_->open(r);
+      if (!opened) co_return transport_error(r.method, opened.error());
+      stream_ptr stream = std::move(*opened);
+      const long code = stream->head().status;
+      if (!authorizer_ || (code != 401 && code != 403)) co_return stream;
+      auto challenges = stream->head().header_values("www-authenticate");
+      if (code == 403 && challenges.empty()) co_return stream;  // a refusal that is not about the token
+      if (attempt == max_authorizations_per_request) co_return stream;
+      stream->cancel();
+      auto authorized = co_await authorizer_->challenged(code, std::move(challenges));
+      if (!authorized) co_return authorized.error();
+      if (closing_) co_return make_error(mcp::errc::connection_lost, "the transport is closed");
+    }
   }
 
-  error io_error(const std::string& what, const boost::system::error_code& ec) const {
-    const bool timeout = ec == beast::error::timeout;
-    return make_error(timeout ? mcp::errc::timeout : mcp::errc::connection_lost,
-                      what + " " + config_.url + " failed: " + (timeout ? "timed out" : ec.message()),
-                      "check that the MCP server is running at that URL");
+  // The next piece of a body within `idle` (nullopt: no limit).
+  asio::awaitable<result<std::string>> read_within(net::response_stream& stream,
+                                                   std::optional<std::chrono::milliseconds> idle) {
+    if (!idle) co_return co_await stream.read();
+    auto piece = co_await core::with_deadline(stream.read(), std::chrono::steady_clock::now() + *idle);
+    if (!piece) {
+      co_return make_error(net::errc::timeout, "got nothing more from " + net::printable_url(config_.url) +
+                                                   " within " + std::to_string(idle->count()) + " ms");
+    }
+    co_return std::move(*piece);
   }
 
-  asio::awaitable<body_read> read_body(beast::tcp_stream& stream, beast::flat_buffer& buffer, response_parser& parser,
-                                       std::size_t limit) {
+  asio::awaitable<body_read> read_body(net::response_stream& stream, std::size_t limit) {
     body_read body;
-    while (!parser.is_done()) {
-      stream.expires_after(limits_.request_timeout);
-      auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-      body.text += parser.get().body();
-      parser.get().body().clear();
-      if (body.text.size() > limit) {
-        body.over_limit = true;
+    while (true) {
+      auto piece = co_await read_within(stream, limits_.request_timeout);
+      if (!piece) {
+        body.failure = piece.error();
         break;
       }
-      if (ec) {
-        body.error = ec;
+      if (piece->empty()) break;
+      body.text += *piece;
+      if (body.text.size() > limit) {
+        body.over_limit = true;
+        stream.cancel();
         break;
       }
     }
     co_return body;
   }
 
+  asio::awaitable<error> status_error(const std::string& what, net::response_stream& stream) {
+    const long code = stream.head().status;
+    std::string body = (co_await read_body(stream, error_body_bytes)).text;
+    std::string hint;
+    if ((code == 401 || code == 403) && !authorizer_) {
+      hint = "the server wants credentials: give it headers (Authorization) or an oauth block in its mcpServers entry";
+    }
+    co_return make_error(mcp::errc::http_status,
+                         what + " " + net::printable_url(config_.url) + " answered HTTP " + std::to_string(code) +
+                             (body.empty() ? "" : ": " + detail::printable(body, 300)),
+                         hint);
+  }
+
   // A JSON answer to a POST: delivered, or, when it is too large, cut short or not
   // JSON, reported (to fail its request at once) and returned as the error.
-  asio::awaitable<status> read_json_answer(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                           response_parser& parser, const std::optional<json>& want_id) {
-    const auto declared = parser.content_length();
-    auto body = co_await read_body(stream, buffer, parser, limits_.max_message_bytes);
+  asio::awaitable<status> read_json_answer(net::response_stream& stream, const std::optional<json>& want_id) {
+    std::optional<std::size_t> declared;
+    if (auto length = stream.head().header("content-length")) {
+      try {
+        declared = static_cast<std::size_t>(std::stoull(*length));
+      } catch (...) {
+      }
+    }
+    auto body = co_await read_body(stream, limits_.max_message_bytes);
     if (body.over_limit) {
-      const std::size_t size = declared ? static_cast<std::size_t>(*declared) : body.text.size();
+      const std::size_t size = declared ? *declared : body.text.size();
       co_return unreadable_answer(detail::message_too_large(config_.name, size, limits_.max_message_bytes, !declared),
                                   body.text, want_id);
     }
-    if (body.error == beast::error::timeout) co_return io_error("POST", body.error);
-    if (body.error) {
+    if (body.failure && body.failure->code != net::errc::connection_failed) {
+      co_return transport_error("POST", *body.failure);
+    }
+    if (body.failure) {
       const std::string of = declared ? " of " + std::to_string(*declared) : "";
       co_return unreadable_answer(
           make_error(mcp::errc::connection_lost,
-                     "POST " + config_.url + ": the connection ended after " + std::to_string(body.text.size()) + of +
-                         " bytes of the answer, cut short (" + body.error.message() + ")",
+                     "POST " + net::printable_url(config_.url) + ": the connection ended after " +
+                         std::to_string(body.text.size()) + of + " bytes of the answer, cut short (" +
+                         body.failure->message + ")",
                      "check that the MCP server is running at that URL"),
           body.text, want_id);
     }
@@ -309,8 +309,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
   }
 
   // Reads an SSE body, delivering each message; true once the response to want_id came.
-  asio::awaitable<bool> read_sse(beast::tcp_stream& stream, beast::flat_buffer& buffer, response_parser& parser,
-                                 sse_state& state, const std::optional<json>& want_id,
+  asio::awaitable<bool> read_sse(net::response_stream& stream, sse_state& state, const std::optional<json>& want_id,
                                  std::optional<std::chrono::milliseconds> idle_limit) {
     bool answered = false;
     // An answer to want_id that cannot be read ends the wait as surely as one that can.
@@ -336,19 +335,16 @@ class http_transport final : public transport, public std::enable_shared_from_th
         [&](const message_identity& identity) {
           unreadable(detail::message_too_large(config_.name, identity.bytes, limits_.max_message_bytes), identity);
         });
-    while (!parser.is_done() && !closing_) {
-      if (idle_limit) {
-        stream.expires_after(*idle_limit);
-      } else {
-        stream.expires_never();
+    while (!closing_) {
+      auto piece = co_await read_within(stream, idle_limit);
+      if (!piece) {
+        state.failure = transport_error("reading the event stream of", piece.error());
+        break;
       }
-      auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-      if (!parser.get().body().empty()) {
-        sse.feed(parser.get().body());
-        parser.get().body().clear();
-      }
+      if (piece->empty()) break;
+      sse.feed(*piece);
       if (sse.retry_ms()) state.retry = std::chrono::milliseconds(*sse.retry_ms());
-      if (ec || (answered && want_id)) break;
+      if (answered && want_id) break;
     }
     state.cut_mid_event = !answered && sse.mid_event();
     co_return answered;
@@ -356,20 +352,13 @@ class http_transport final : public transport, public std::enable_shared_from_th
 
   // GET with Last-Event-ID to resume a broken stream; true once want_id was answered.
   asio::awaitable<bool> resume_get(sse_state& state, const std::optional<json>& want_id) {
-    auto stream = co_await connect();
-    if (!stream) co_return false;
-    auto guard = track(*stream);
-    auto request = make_request(http::verb::get);
-    request.set("Last-Event-ID", state.last_id);
-    (*stream)->expires_after(connect_timeout);
-    auto [wec, wn] = co_await http::async_write(**stream, request, asio::as_tuple(asio::use_awaitable));
-    if (wec) co_return false;
-    beast::flat_buffer buffer;
-    response_parser parser;
-    parser.body_limit(boost::none);
-    auto [hec, hn] = co_await http::async_read_header(**stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-    if (hec || parser.get().result_int() != 200) co_return false;
-    co_return co_await read_sse(**stream, buffer, parser, state, want_id, limits_.max_request_time);
+    net::request r = make_request("GET");
+    r.headers.emplace_back("Last-Event-ID", state.last_id);
+    r.timeout = limits_.request_timeout;
+    auto opened = co_await open_authorized(std::move(r));
+    if (!opened || (*opened)->head().status != 200) co_return false;
+    auto guard = track(*opened);
+    co_return co_await read_sse(**opened, state, want_id, limits_.max_request_time);
   }
 
   // The standalone GET stream for server-initiated messages; reconnects honouring retry.
@@ -377,39 +366,26 @@ class http_transport final : public transport, public std::enable_shared_from_th
     sse_state state;
     int failures = 0;
     while (!self->closing_ && failures < max_get_failures) {
-      auto stream = co_await self->connect();
-      if (!stream) {
+      net::request r = self->make_request("GET");
+      if (!state.last_id.empty()) r.headers.emplace_back("Last-Event-ID", state.last_id);
+      r.timeout = self->limits_.request_timeout;
+      auto opened = co_await self->open_authorized(std::move(r));
+      if (!opened) {
         ++failures;
         co_await self->sleep(state.retry * failures);
         continue;
       }
-      auto guard = self->track(*stream);
-      auto request = self->make_request(http::verb::get);
-      if (!state.last_id.empty()) request.set("Last-Event-ID", state.last_id);
-      (*stream)->expires_after(connect_timeout);
-      auto [wec, wn] = co_await http::async_write(**stream, request, asio::as_tuple(asio::use_awaitable));
-      beast::flat_buffer buffer;
-      response_parser parser;
-      parser.body_limit(boost::none);
-      boost::system::error_code hec = wec;
-      if (!wec) {
-        auto [ec, n] = co_await http::async_read_header(**stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-        hec = ec;
-      }
-      if (hec) {
-        ++failures;
-        co_await self->sleep(state.retry * failures);
-        continue;
-      }
-      const unsigned code = parser.get().result_int();
-      const std::string content_type(parser.get()[http::field::content_type]);
+      auto stream = std::move(*opened);
+      auto guard = self->track(stream);
+      const long code = stream->head().status;
+      const std::string content_type = stream->head().header("content-type").value_or("");
       if (code != 200 || content_type.rfind("text/event-stream", 0) != 0) {
         // 405: the server offers no GET stream; anything else: it does not want one from us.
         core::log_debug("mcp {}: no GET event stream (HTTP {})", self->config_.name, code);
         break;
       }
       failures = 0;
-      co_await self->read_sse(**stream, buffer, parser, state, std::nullopt, std::nullopt);
+      co_await self->read_sse(*stream, state, std::nullopt, std::nullopt);
       if (!self->closing_) co_await self->sleep(state.retry);
     }
     self->get_stream_running_ = false;
@@ -440,11 +416,12 @@ class http_transport final : public transport, public std::enable_shared_from_th
   asio::any_io_executor executor_;
   server_config config_;
   client_limits limits_;
+  std::shared_ptr<net::http_client> http_;
+  std::shared_ptr<http_authorizer> authorizer_;
   transport_handlers handlers_;
-  parsed_url url_;
   std::string session_id_;
   std::string protocol_version_;
-  std::set<stream_ptr> live_;
+  std::set<net::response_stream*> live_;
   bool closing_ = false;
   bool get_stream_running_ = false;
 };
@@ -452,8 +429,10 @@ class http_transport final : public transport, public std::enable_shared_from_th
 }  // namespace
 
 std::shared_ptr<transport> create_http_transport(asio::any_io_executor executor, server_config config,
-                                                 client_limits limits) {
-  return std::make_shared<http_transport>(std::move(executor), std::move(config), limits);
+                                                 client_limits limits, std::shared_ptr<net::http_client> http,
+                                                 std::shared_ptr<http_authorizer> authorizer) {
+  return std::make_shared<http_transport>(std::move(executor), std::move(config), limits, std::move(http),
+                                          std::move(authorizer));
 }
 
 }  // namespace harness::mcp

@@ -62,8 +62,9 @@ class server_health final : public core::health_source {
 
 }  // namespace
 
-server_supervisor::server_supervisor(asio::any_io_executor executor, server_config config, client_limits limits)
-    : executor_(executor), config_(std::move(config)), limits_(limits), backoff_(executor) {
+server_supervisor::server_supervisor(asio::any_io_executor executor, server_config config, client_limits limits,
+                                     remote_access remote)
+    : executor_(executor), config_(std::move(config)), limits_(limits), remote_(std::move(remote)), backoff_(executor) {
   if (config_.timeout) limits_.request_timeout = *config_.timeout;
 }
 
@@ -92,7 +93,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   info.version = core::version();
   if (client_)
     core::spawn_logged(executor_, client_->close(), "mcp " + config_.name + ": closing the previous session");
-  auto transport = create_transport(executor_, config_, limits_);
+  auto transport = create_transport(executor_, config_, limits_, remote_);
   auto fresh = create_client(executor_, transport, limits_, info);
   client_ = fresh;
   // The whole start (spawn, initialize, tools/list) has one deadline: close the

@@ -18,6 +18,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/health.hpp"
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/transport.hpp"
 #include "tool_list_filter.hpp"
 
 namespace harness::mcp::detail {
@@ -27,7 +28,8 @@ const char* to_string(server_state state);
 
 class server_supervisor : public std::enable_shared_from_this<server_supervisor> {
  public:
-  server_supervisor(boost::asio::any_io_executor executor, server_config config, client_limits limits);
+  server_supervisor(boost::asio::any_io_executor executor, server_config config, client_limits limits,
+                    remote_access remote = {});
 
   // First connection attempt (bounded by limits.startup_timeout). On failure the
   // supervisor keeps retrying in the background with backoff.
@@ -55,6 +57,7 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   boost::asio::any_io_executor executor_;
   server_config config_;
   client_limits limits_;
+  remote_access remote_;
   std::shared_ptr<client> client_;
   std::vector<nlohmann::json> tools_;
   dropped_tools dropped_;  // what the last listing had that tools_ does not

@@ -1,7 +1,7 @@
 #include "harness/mcp/tool_registry.hpp"
 
+#include <algorithm>
 #include <map>
-
 #include <vector>
 
 #include <boost/asio/use_awaitable.hpp>
@@ -10,6 +10,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/net/http_client.hpp"
 #include "server_supervisor.hpp"
 #include "tool_result.hpp"
 
@@ -23,8 +24,17 @@ constexpr std::string_view separator = "__";
 
 class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
  public:
-  tool_registry_impl(asio::any_io_executor executor, mcp_config config, std::shared_ptr<core::metrics_registry> metrics)
-      : executor_(std::move(executor)), config_(std::move(config)), metrics_(std::move(metrics)), started_(executor_) {
+  tool_registry_impl(asio::any_io_executor executor, mcp_config config, std::shared_ptr<core::metrics_registry> metrics,
+                     remote_access remote)
+      : executor_(std::move(executor)),
+        config_(std::move(config)),
+        metrics_(std::move(metrics)),
+        remote_(std::move(remote)),
+        started_(executor_) {
+    // A registry given no HTTP client (tests, tools) makes its own for its remote servers.
+    const bool any_remote = std::any_of(config_.servers.begin(), config_.servers.end(),
+                                        [](const server_config& s) { return s.kind == transport_kind::http; });
+    if (any_remote && !remote_.http) remote_.http = net::create_http_client(net::start_engine());
     if (metrics_) {
       calls_ = &metrics_->counters("harness_mcp_tool_calls_total", "MCP tool calls, by server, tool and outcome.",
                                    {"server", "tool", "outcome"});
@@ -33,7 +43,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
                                             {"server", "tool"});
     }
     for (const auto& server : config_.servers) {
-      servers_[server.name] = std::make_shared<detail::server_supervisor>(executor_, server, config_.limits);
+      servers_[server.name] = std::make_shared<detail::server_supervisor>(executor_, server, config_.limits, remote_);
     }
   }
 
@@ -184,6 +194,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   asio::any_io_executor executor_;
   mcp_config config_;
   std::shared_ptr<core::metrics_registry> metrics_;
+  remote_access remote_;
   core::family<core::counter>* calls_ = nullptr;
   core::family<core::histogram>* call_seconds_ = nullptr;
   std::map<std::string, std::shared_ptr<detail::server_supervisor>> servers_;
@@ -193,8 +204,10 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 }  // namespace
 
 std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, mcp_config config,
-                                                    std::shared_ptr<core::metrics_registry> metrics) {
-  return std::make_shared<tool_registry_impl>(std::move(executor), std::move(config), std::move(metrics));
+                                                    std::shared_ptr<core::metrics_registry> metrics,
+                                                    remote_access remote) {
+  return std::make_shared<tool_registry_impl>(std::move(executor), std::move(config), std::move(metrics),
+                                              std::move(remote));
 }
 
 }  // namespace harness::mcp

@@ -10,6 +10,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include "client.hpp"
+#include "harness/net/http_client.hpp"
 #include "harness/core/logging.hpp"
 
 namespace asio = boost::asio;
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   limits.request_timeout = std::chrono::seconds(10);
   limits.max_request_time = std::chrono::seconds(20);
   asio::io_context ctx;
-  auto c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits), limits);
+  auto c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits, net::create_http_client(net::start_engine())), limits);
   auto result = asio::co_spawn(ctx, run_client(c), asio::use_future);
   ctx.run();
   return result.get();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/net/http_client.hpp"
 #include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "llm/test_support.hpp"
@@ -66,7 +67,7 @@ TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
   ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
   auto c = test::test_config("openai", fake.base + "/v1");
   c.api_key = "k-123";
-  auto p = create_openai_provider(c, create_curl_transport({}));
+  auto p = create_openai_provider(c, create_net_transport(harness::net::start_engine(), {}));
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn) << turn.error().describe();
   EXPECT_EQ(turn->text, "from the file");
@@ -81,7 +82,7 @@ TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
 TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
   fake_process fake({});
   ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
-  auto transport = create_curl_transport({});
+  auto transport = create_net_transport(harness::net::start_engine(), {});
   auto post = [&](const std::string& path, const std::string& body) {
     http_request r;
     r.url = fake.base + path;

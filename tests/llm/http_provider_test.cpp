@@ -1,9 +1,10 @@
-// The real providers and the real curl transport talking HTTP over loopback
+// The real providers and the real net transport talking HTTP over loopback
 // to the fake LLM server (in-process, port chosen by the OS).
 #include <gtest/gtest.h>
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include "harness/net/http_client.hpp"
 #include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
 #include "llm/fake_llm_server.hpp"
@@ -40,7 +41,7 @@ class LlmHttp : public ::testing::TestWithParam<std::string> {
   std::string path() const { return GetParam() == "anthropic" ? "/v1/messages" : "/v1/chat/completions"; }
 
   testing::fake_llm_server fake;
-  std::shared_ptr<http_transport> transport = create_curl_transport({});
+  std::shared_ptr<http_transport> transport = create_net_transport(harness::net::start_engine(), {});
 };
 
 TEST_P(LlmHttp, ToolCallRoundTripSpeaksTheWireFormat) {
@@ -241,7 +242,7 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   }  // closed: nothing listens there now
   auto c = test::test_config("openai", "http://127.0.0.1:" + std::to_string(port) + "/v1");
   c.retry.max_retries = 1;
-  auto turn = test::run_sync(create_openai_provider(c, create_curl_transport({}))->complete(test::simple_request()));
+  auto turn = test::run_sync(create_openai_provider(c, create_net_transport(harness::net::start_engine(), {}))->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
   EXPECT_NE(turn.error().message.find("127.0.0.1"), std::string::npos);
@@ -250,12 +251,12 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
 TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy) {
   testing::fake_llm_server fake;
   for (int i = 0; i < 6; ++i) fake.push({{"delayMs", 1000}, {"reply", {{"text", "ok"}}}});
-  curl_transport_options options;
+  net_transport_options options;
   options.max_concurrent = 2;
   options.max_queued = 2;
   auto c = test::test_config("openai", fake.openai_base_url());
   c.retry.max_retries = 0;
-  auto p = create_openai_provider(c, create_curl_transport(options));
+  auto p = create_openai_provider(c, create_net_transport(harness::net::start_engine(), options));
   asio::io_context ioc;
   std::vector<result<llm_turn>> results;
   for (int i = 0; i < 6; ++i) {

@@ -15,6 +15,7 @@
 
 #include "child_process.hpp"
 #include "client.hpp"
+#include "harness/net/http_client.hpp"
 #include "harness/core/health.hpp"
 #include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
@@ -65,6 +66,7 @@ inline bool wait_health(boost::asio::io_context& ctx, const core::health_source&
 struct http_server_fixture {
   boost::asio::io_context& ctx;
   std::unique_ptr<detail::child_process> child;
+  std::shared_ptr<net::http_client> http = net::create_http_client(net::start_engine());
   std::shared_ptr<client> c;
   result<server_info> info = make_error(harness::core::errc::internal_error, "");
 
@@ -77,7 +79,7 @@ struct http_server_fixture {
       return;
     }
     for (int i = 0; i < 100 && !info; ++i) {
-      c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits), limits);
+      c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits, http), limits);
       info = run(ctx, c->connect());
       if (!info) {
         run(ctx, c->close());

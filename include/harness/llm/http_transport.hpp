@@ -1,7 +1,7 @@
-// The HTTP layer under the LLM providers. The real one (create_curl_transport)
-// runs every transfer on one libcurl multi handle driven by a dedicated
-// transfer thread, so no curl code ever runs on (or blocks) the I/O thread; a
-// fake or fault-injecting transport implements the same interface in tests.
+// The HTTP layer under the LLM providers. The real one (create_net_transport)
+// sends through the one outbound HTTP client (net), so no curl code ever runs
+// on (or blocks) the I/O thread; a fake or fault-injecting transport
+// implements the same interface in tests.
 #pragma once
 
 #include <chrono>
@@ -15,6 +15,10 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "harness/core/error.hpp"
+
+namespace harness::net {
+class engine;
+}
 
 namespace harness::llm {
 
@@ -45,22 +49,19 @@ class http_transport {
   virtual boost::asio::awaitable<result<http_response>> send(http_request request) = 0;
 };
 
-struct curl_transport_options {
-  // Transfers that run at once on the transfer thread; more wait in a FIFO queue.
+// LLM calls through the one outbound HTTP client, with its own limit of
+// calls in flight (LLM_MAX_CONCURRENT) and waiting line. Net's errors become
+// the LLM's: llm_connection_failed (TLS included, with net's message),
+// llm_timeout, llm_response_too_large, llm_busy.
+struct net_transport_options {
   std::size_t max_concurrent = 8;
-  // Requests allowed to wait for a slot; past this, send() fails with "llm_busy" at once.
   std::size_t max_queued = 256;
-  // Larger answers abort with "llm_response_too_large".
   std::size_t max_response_bytes = 16 * 1024 * 1024;
-  std::chrono::milliseconds connect_timeout{10000};
-  // Empty: no proxy at all (environment proxies are ignored, so curl talks only
-  // to the configured base URL). Otherwise a proxy URL for every transfer.
+  // LLM_PROXY: empty for the environment's proxies, "none" for none, else a proxy URL.
   std::string proxy;
 };
 
-// Starts the transfer thread; the transport's destructor aborts what is still
-// running (those sends complete with "cancelled") and joins the thread.
-// Throws std::runtime_error if libcurl cannot be initialised (start-up only).
-std::shared_ptr<http_transport> create_curl_transport(const curl_transport_options& options);
+std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::engine> engine,
+                                                     const net_transport_options& options);
 
 }  // namespace harness::llm

@@ -28,6 +28,25 @@ namespace harness::mcp {
 
 enum class transport_kind { stdio, http };
 
+// A remote server's "oauth" block. Secrets (clientSecret, privateKey) may only
+// be written as ${VAR}, so the file itself never holds one.
+//
+//   "oauth": {"clientId": "...", "clientSecret": "${SECRET}", "scopes": ["repo"],
+//             "grant": "authorization_code" | "client_credentials",
+//             "clientMetadataUrl": "https://.../client.json",
+//             "tokenEndpointAuthMethod": "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt",
+//             "privateKey": "${PEM}" | "privateKeyFile": "key.pem", "signingAlgorithm": "ES256"}
+struct oauth_config {
+  std::string client_id;            // pre-registered; empty: CIMD or dynamic registration
+  std::string client_secret;        // for client_secret_basic / client_secret_post
+  std::string client_metadata_url;  // a Client ID Metadata Document this harness is known by
+  enum class grant_type { authorization_code, client_credentials } grant = grant_type::authorization_code;
+  std::vector<std::string> scopes;          // asked for in addition to what the server names
+  std::string token_endpoint_auth_method;   // empty: the best the authorization server offers
+  std::string private_key_pem;              // private_key_jwt
+  std::string signing_algorithm;            // private_key_jwt; empty: from the key (ES256, RS256)
+};
+
 struct server_config {
   std::string name;  // the key under mcpServers; [A-Za-z0-9_-], no "__" (it separates server__tool)
   transport_kind kind = transport_kind::stdio;
@@ -39,6 +58,11 @@ struct server_config {
   // http
   std::string url;
   std::map<std::string, std::string> headers;
+  // OAuth (see oauth_config): nullopt without an "oauth" block, which means
+  // OAuth when the server asks for it, unless headers carry an Authorization
+  // or the block is `false`.
+  std::optional<oauth_config> oauth;
+  bool oauth_disabled = false;
   // A required server that is down makes /health "degraded" (503); default true.
   bool required = true;
   // Per-server override of the request timeout; nullopt: the client default.
@@ -93,6 +117,9 @@ env_lookup process_env();
 
 // Expands ${VAR} / ${VAR:-default} (defaults may nest); fails naming the variable.
 result<std::string> expand_variables(const std::string& text, const env_lookup& env);
+
+// Whether a remote server authorizes with OAuth.
+bool uses_oauth(const server_config& server);
 
 // Parses the text of an mcpServers file. config_dir fills ${MCP_CONFIG_DIR}.
 // Errors name the server and field ("mcpServers.fs.args[1]: ...").

@@ -24,6 +24,8 @@ enum class errc {
   unknown_tool,
   invalid_arguments,
   tool_error,
+  needs_authorization,   // OAuth: a person must approve access first (the authorization URL is in /health)
+  authorization_failed,  // OAuth: discovery, registration or a token request failed
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -38,7 +40,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::mcp::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::mcp::errc> = 17;
+inline constexpr int harness::errc_count<harness::mcp::errc> = 19;
 
 namespace harness::mcp {
 

@@ -22,6 +22,7 @@
 #include "harness/core/health.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/transport.hpp"
 
 namespace harness::mcp {
 
@@ -74,7 +75,10 @@ class tool_registry {
 // harness_mcp_tool_calls_total{server,tool,outcome} (outcome: ok, tool_error,
 // or the error code) and timed in harness_mcp_tool_call_duration_seconds{server,tool};
 // calls of unknown tools count under server="unknown", tool="unknown".
+// `remote`: the HTTP client and authorizers for remote servers; without an
+// HTTP client, the registry starts its own when a server needs one.
 std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, mcp_config config,
-                                                    std::shared_ptr<core::metrics_registry> metrics = nullptr);
+                                                    std::shared_ptr<core::metrics_registry> metrics = nullptr,
+                                                    remote_access remote = {});
 
 }  // namespace harness::mcp

@@ -15,7 +15,13 @@
 #include "harness/mcp/config.hpp"
 #include "harness/mcp/message_identity.hpp"
 
+namespace harness::net {
+class http_client;
+}
+
 namespace harness::mcp {
+
+class http_authorizer;
 
 // A message from the server that cannot be delivered: over MCP_MAX_MESSAGE_BYTES
 // (mcp_message_too_large), not valid JSON (mcp_bad_response), or cut short when the
@@ -74,12 +80,23 @@ class transport {
 std::shared_ptr<transport> create_stdio_transport(boost::asio::any_io_executor executor, server_config config,
                                                   client_limits limits);
 
-// A Streamable HTTP transport for config.url (http:// only) with config.headers.
+// A Streamable HTTP transport for config.url (http:// or https://) with
+// config.headers, over `http`; `authorizer` (may be null) supplies the
+// Authorization header and answers 401/403 (OAuth).
 std::shared_ptr<transport> create_http_transport(boost::asio::any_io_executor executor, server_config config,
-                                                 client_limits limits);
+                                                 client_limits limits, std::shared_ptr<net::http_client> http,
+                                                 std::shared_ptr<http_authorizer> authorizer = nullptr);
 
-// The transport config.kind asks for.
+// What remote (HTTP) servers need from outside the mcp component: the one
+// outbound HTTP client, and each server's authorizer (null: none).
+struct remote_access {
+  std::shared_ptr<net::http_client> http;
+  std::function<std::shared_ptr<http_authorizer>(const server_config&)> authorizer_for;
+};
+
+// The transport config.kind asks for. An HTTP server without `remote.http`
+// fails to start (mcp_invalid_config).
 std::shared_ptr<transport> create_transport(boost::asio::any_io_executor executor, server_config config,
-                                            client_limits limits);
+                                            client_limits limits, const remote_access& remote);
 
 }  // namespace harness::mcp

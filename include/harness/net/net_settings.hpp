@@ -1,0 +1,18 @@
+// The settings of the outbound HTTP client.
+#pragma once
+
+#include <vector>
+
+#include "harness/core/settings.hpp"
+#include "harness/net/http_client.hpp"
+
+namespace harness::net {
+
+// TLS_EXTRA_CA_FILE.
+std::vector<core::setting_spec> net_setting_specs();
+
+// The engine's options; an extra CA file that cannot be read, or holds no
+// certificate, is an error naming the setting.
+result<engine_options> load_engine_options(const core::settings& settings);
+
+}  // namespace harness::net
