@@ -1,12 +1,10 @@
-# MCP: the npm MCP servers (servers/) and the conformance suite, for our client
-# (tests/conformance/) and for our server face (tests/conformance-server/, with
-# the Node 22 it needs), all from their committed lock files. Node and npm come
-# from Debian.
+# MCP: the npm MCP servers (servers/) and the conformance suite with the Node 22
+# it needs (tests/conformance/: for our client and for our server face), all
+# from their committed lock files. Node and npm come from Debian.
 command -v node >/dev/null 2>&1 || need_apt nodejs
 command -v npm >/dev/null 2>&1 || need_apt npm
 npm_ci "$HARNESS_ROOT/servers"
 npm_ci "$HARNESS_ROOT/tests/conformance"
-npm_ci "$HARNESS_ROOT/tests/conformance-server"
 # The default servers/mcp.json roots the filesystem server at data/files/ and keeps
 # the memory server's graph under data/; both must exist before the servers start.
 mkdir -p "$HARNESS_ROOT/workspace" "$HARNESS_ROOT/data/files"

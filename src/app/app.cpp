@@ -61,6 +61,7 @@ int serve(const core::settings& settings) {
   auto server = http::create_http_server(io, http_config->server, routes, (*parts)->services());
   auto port = server->start();
   if (!port) return config_failure(port.error());
+  (*parts)->listening_on(*port);
   core::log_info("mcp-harness {} listening on http://{}:{}", core::version(), http_config->server.host, *port);
   (*parts)->announce();
 

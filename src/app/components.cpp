@@ -1,5 +1,8 @@
 #include "components.hpp"
 
+#include <atomic>
+#include <filesystem>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
@@ -17,10 +20,14 @@
 #include "harness/http/http_settings.hpp"
 #include "harness/llm/config.hpp"
 #include "harness/llm/health.hpp"
+#include "harness/mcp/oauth.hpp"
 #include "harness/mcp/tool_registry.hpp"
+#include "harness/mcp/transport.hpp"
 #include "harness/mcp_server/face_settings.hpp"
 #include "harness/net/http_client.hpp"
 #include "harness/net/net_settings.hpp"
+#include "harness/net/url.hpp"
+#include "harness/pii/vault_seal.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/policy/policy_config.hpp"
@@ -39,6 +46,8 @@ using namespace std::chrono_literals;
 class components_impl final : public components {
  public:
   http::services& services() override { return services_; }
+
+  void listening_on(unsigned short port) override { listen_port_->store(port); }
 
   void announce() const override {
     if (access_warning_) {
@@ -68,6 +77,8 @@ class components_impl final : public components {
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
   std::shared_ptr<net::engine> http_engine_;  // outbound HTTP: LLM, remote MCP servers, OAuth
+  // The port the listener got (PORT may be 0), for OAuth's default redirect URI.
+  std::shared_ptr<std::atomic<unsigned short>> listen_port_ = std::make_shared<std::atomic<unsigned short>>(0);
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   std::shared_ptr<sandbox::sandbox_health> sandbox_health_;
   std::shared_ptr<execution::warm_pool> pool_;
@@ -131,6 +142,36 @@ result<guard_factory> build_guards(const policy::policy_config& config, const st
   return guard_factory([source, annotations] { return std::make_unique<policy::call_guard>(source, annotations); });
 }
 
+// OAuth for remote MCP servers: tokens in a file sealed with the vault key,
+// and the browser sent back to this server's GET /oauth/callback.
+result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_executor& executor,
+                                                        const core::settings& settings,
+                                                        std::shared_ptr<net::http_client> http,
+                                                        std::shared_ptr<std::atomic<unsigned short>> port) {
+  auto sealer = pii::load_vault_sealer(settings);
+  if (!sealer) return sealer.error();
+  std::filesystem::path file = settings.get("OAUTH_TOKEN_FILE");
+  if (file.empty()) file = std::filesystem::path(settings.get("STORE_PATH")).parent_path() / "oauth-tokens.json";
+  auto store = mcp::file_token_store(
+      file, [sealer = *sealer](const nlohmann::json& value) { return sealer.seal(value); },
+      [sealer = *sealer](const nlohmann::json& stored) { return sealer.open(stored); });
+  mcp::oauth_options options;
+  std::string configured = settings.get("OAUTH_REDIRECT_URL");
+  if (!configured.empty()) {
+    auto parsed = net::parse_url(configured);
+    if (!parsed) return make_error(core::errc::invalid_setting, "OAUTH_REDIRECT_URL: " + parsed.error().message);
+    options.redirect_uri = [configured] { return configured; };
+  } else {
+    // Before the listener is up (stdio mode has none), PORT is the best guess.
+    const std::string fallback_port = settings.get("PORT");
+    options.redirect_uri = [port, fallback_port] {
+      const auto bound = port->load();
+      return "http://127.0.0.1:" + (bound ? std::to_string(bound) : fallback_port) + "/oauth/callback";
+    };
+  }
+  return mcp::create_oauth_manager(executor, std::move(http), std::move(store), std::move(options));
+}
+
 }  // namespace
 
 result<std::unique_ptr<components>> build_components(asio::io_context& io, const core::settings& settings) {
@@ -169,7 +210,11 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto net_options = net::load_engine_options(settings);
   if (!net_options) return net_options.error();
   out->http_engine_ = net::start_engine(*net_options);
-  mcp::remote_access remote{.http = net::create_http_client(out->http_engine_), .authorizer_for = {}};
+  auto http = net::create_http_client(out->http_engine_);
+  auto oauth = build_oauth(io.get_executor(), settings, http, out->listen_port_);
+  if (!oauth) return oauth.error();
+  out->services_.oauth = *oauth;
+  auto remote = mcp::with_oauth(http, *oauth);
 
   auto executor = io.get_executor();
   out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics, remote);

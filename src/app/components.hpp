@@ -22,6 +22,8 @@ class components {
   // act as whom). Called once the server listens, so a failed start prints
   // only its one error line.
   virtual void announce() const = 0;
+  // The HTTP listener's port, once bound (OAuth's default redirect URI uses it).
+  virtual void listening_on(unsigned short port) = 0;
   // Ends running tasks as "interrupted" (waiting up to `grace`), so requests
   // waiting on them can answer before the HTTP server drains.
   virtual boost::asio::awaitable<void> interrupt_tasks(std::chrono::milliseconds grace) = 0;

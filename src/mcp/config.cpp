@@ -215,7 +215,8 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
         server.oauth = std::move(*oauth);
       }
     }
-  } else if (entry.contains("oauth")) {
+  }
+  if (has_command && entry.contains("oauth")) {
     return make_error(mcp::errc::invalid_config, where + ".oauth: only remote (url) servers use OAuth");
   }
   if (entry.contains("required")) {
@@ -318,6 +319,12 @@ std::vector<core::setting_spec> mcp_setting_specs() {
       {"MCP_SHUTDOWN_GRACE_MS", "2000", "stdio shutdown: wait after closing stdin, then after SIGTERM"},
       {"MCP_MAX_MESSAGE_BYTES", "16777216", "largest MCP message (stdio line, HTTP body, SSE event)"},
       {"MCP_MAX_TOOLS_PER_SERVER", "1000", "most tools taken from one MCP server; the rest are dropped (see /health)"},
+      {"OAUTH_REDIRECT_URL", "",
+       "where authorization servers send the browser back (this server's /oauth/callback as the browser reaches "
+       "it); empty: http://127.0.0.1:<PORT>/oauth/callback"},
+      {"OAUTH_TOKEN_FILE", "",
+       "remote MCP servers' OAuth tokens and registered clients, sealed with the vault key (mode 600); empty: "
+       "oauth-tokens.json beside STORE_PATH"},
   };
 }
 

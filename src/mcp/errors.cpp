@@ -47,6 +47,8 @@ class category final : public harness::error_category {
         return "mcp_needs_authorization";
       case errc::authorization_failed:
         return "mcp_authorization_failed";
+      case errc::oauth_callback_invalid:
+        return "oauth_callback_invalid";
     }
     return {};
   }
@@ -70,8 +72,11 @@ class category final : public harness::error_category {
       case errc::jsonrpc_error:
       case errc::tool_error:
       case errc::needs_authorization:
-      case errc::authorization_failed:
         return 503;
+      case errc::authorization_failed:
+        return 502;
+      case errc::oauth_callback_invalid:
+        return 400;
       case errc::unknown_tool:
         return 404;
       case errc::invalid_arguments:

@@ -8,6 +8,7 @@
 #include "harness/core/version.hpp"
 #include "harness/core/with_deadline.hpp"
 #include "harness/mcp/errors.hpp"
+#include "http_authorizer.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;
@@ -23,6 +24,8 @@ const char* to_string(server_state state) {
       return "restarting";
     case server_state::failed:
       return "failed";
+    case server_state::needs_authorization:
+      return "needs_authorization";
     case server_state::stopped:
       return "stopped";
   }
@@ -66,6 +69,7 @@ server_supervisor::server_supervisor(asio::any_io_executor executor, server_conf
                                      remote_access remote)
     : executor_(executor), config_(std::move(config)), limits_(limits), remote_(std::move(remote)), backoff_(executor) {
   if (config_.timeout) limits_.request_timeout = *config_.timeout;
+  if (config_.kind == transport_kind::http && remote_.authorizer_for) authorizer_ = remote_.authorizer_for(config_);
 }
 
 asio::awaitable<void> server_supervisor::start() {
@@ -145,11 +149,17 @@ void server_supervisor::on_lost(const error& e) {
     failures_in_row_ = 0;
   }
   reason_ = e.describe();
-  state_ = state_ == server_state::ready ? server_state::restarting : server_state::failed;
+  if (e.code == mcp::errc::needs_authorization) {
+    state_ = server_state::needs_authorization;
+  } else {
+    state_ = state_ == server_state::ready ? server_state::restarting : server_state::failed;
+  }
   tools_.clear();
   dropped_ = {};
-  core::log_warn("mcp {}: {} ({})", config_.name, state_ == server_state::restarting ? "crashed" : "failed to start",
-                 reason_);
+  if (state_ != server_state::needs_authorization) {
+    core::log_warn("mcp {}: {} ({})", config_.name, state_ == server_state::restarting ? "crashed" : "failed to start",
+                   reason_);
+  }
   if (!retry_scheduled_) {
     retry_scheduled_ = true;
     core::spawn_logged(executor_, retry_loop(), "mcp " + config_.name + ": restarting");
@@ -159,6 +169,16 @@ void server_supervisor::on_lost(const error& e) {
 asio::awaitable<void> server_supervisor::retry_loop() {
   auto self = shared_from_this();
   while (state_ != server_state::stopped && state_ != server_state::ready) {
+    if (state_ == server_state::needs_authorization && authorizer_) {
+      // Nothing to retry until a person approves access (or the link they
+      // were given expires, and the next attempt makes a new one).
+      const auto until = authorizer_->pending_until().value_or(std::chrono::steady_clock::now() + limits_.restart_backoff_max);
+      co_await authorizer_->wait_changed(until);
+      if (state_ == server_state::stopped) break;
+      failures_in_row_ = 0;
+      if (auto ok = co_await attempt(); !ok && state_ != server_state::stopped) on_retry_failed(ok.error());
+      continue;
+    }
     auto delay = limits_.restart_backoff_min * (1 << std::min(failures_in_row_, 16));
     delay = std::min(delay, limits_.restart_backoff_max);
     ++failures_in_row_;
@@ -168,12 +188,19 @@ asio::awaitable<void> server_supervisor::retry_loop() {
     ++restarts_;
     core::log_info("mcp {}: restart attempt {} after {} ms", config_.name, restarts_, delay.count());
     auto ok = co_await attempt();
-    if (!ok && state_ != server_state::stopped) {
-      reason_ = ok.error().describe();
-      core::log_warn("mcp {}: restart failed ({})", config_.name, reason_);
-    }
+    if (!ok && state_ != server_state::stopped) on_retry_failed(ok.error());
   }
   retry_scheduled_ = false;
+}
+
+void server_supervisor::on_retry_failed(const error& e) {
+  reason_ = e.describe();
+  if (e.code == mcp::errc::needs_authorization) {
+    state_ = server_state::needs_authorization;
+    return;
+  }
+  if (state_ == server_state::needs_authorization) state_ = server_state::failed;
+  core::log_warn("mcp {}: restart failed ({})", config_.name, reason_);
 }
 
 asio::awaitable<void> server_supervisor::refresh_tools() {
@@ -243,6 +270,7 @@ json server_supervisor::status() const {
               {"restarts", restarts_}};
   if (!reason_.empty()) out["reason"] = reason_;
   if (!dropped_.empty()) out["droppedTools"] = to_json(dropped_);
+  if (authorizer_) out["oauth"] = authorizer_->describe();
   if (client_ && state_ == server_state::ready) {
     out["protocolVersion"] = client_->server().protocol_version;
     out["server"] = client_->server().info;

@@ -23,7 +23,8 @@
 
 namespace harness::mcp::detail {
 
-enum class server_state { starting, ready, restarting, failed, stopped };
+// needs_authorization: a remote server waits for a person to approve OAuth access.
+enum class server_state { starting, ready, restarting, failed, needs_authorization, stopped };
 const char* to_string(server_state state);
 
 class server_supervisor : public std::enable_shared_from_this<server_supervisor> {
@@ -52,12 +53,14 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   boost::asio::awaitable<void> retry_loop();
   boost::asio::awaitable<void> refresh_tools();
   void on_lost(const error& e);
+  void on_retry_failed(const error& e);
   void take_tools(std::vector<nlohmann::json> listed);
 
   boost::asio::any_io_executor executor_;
   server_config config_;
   client_limits limits_;
   remote_access remote_;
+  std::shared_ptr<http_authorizer> authorizer_;  // OAuth of a remote server; null: none
   std::shared_ptr<client> client_;
   std::vector<nlohmann::json> tools_;
   dropped_tools dropped_;  // what the last listing had that tools_ does not

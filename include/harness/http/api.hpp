@@ -75,6 +75,10 @@ http_response handle_ui_redirect(const request_context& context);
 http_response handle_ui_index(const request_context& context);
 http_response handle_ui_file(const request_context& context);
 
+// GET /oauth/callback?code=&state=: completes the OAuth authorization of a
+// remote MCP server that an operator approved in a browser (routes/oauth.cpp).
+boost::asio::awaitable<http_response> handle_oauth_callback(const request_context& context);
+
 // GET /metrics: every metric in the Prometheus text format 0.0.4.
 http_response handle_metrics(const request_context& context);
 

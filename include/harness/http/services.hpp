@@ -25,6 +25,7 @@ class execution_service;
 }
 namespace harness::mcp {
 class tool_registry;
+class oauth_manager;
 }
 namespace harness::mcp_server {
 class mcp_face;
@@ -62,6 +63,8 @@ struct services {
   std::shared_ptr<execution::execution_service> execution;
   // The MCP tool registry for GET /tools; null when none is configured.
   std::shared_ptr<mcp::tool_registry> tools;
+  // OAuth of remote MCP servers, for GET /oauth/callback; null: none.
+  std::shared_ptr<mcp::oauth_manager> oauth;
   // Runs POST /task and serves /tasks; null when no LLM is configured, and
   // then `agent_unavailable` says which setting is missing.
   std::shared_ptr<agent::agent_manager> agent;

@@ -26,6 +26,7 @@ enum class errc {
   tool_error,
   needs_authorization,   // OAuth: a person must approve access first (the authorization URL is in /health)
   authorization_failed,  // OAuth: discovery, registration or a token request failed
+  oauth_callback_invalid,  // GET /oauth/callback for no pending authorization (unknown, expired, used)
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -40,7 +41,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::mcp::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::mcp::errc> = 19;
+inline constexpr int harness::errc_count<harness::mcp::errc> = 20;
 
 namespace harness::mcp {
 

@@ -1,0 +1,44 @@
+// What the Streamable HTTP transport asks of authorization: a header to send,
+// and what to do when the server refuses it. OAuth (oauth_authorizer.hpp)
+// implements it; a server without OAuth has none.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/error.hpp"
+
+namespace harness::mcp {
+
+class http_authorizer {
+ public:
+  virtual ~http_authorizer() = default;
+
+  // The Authorization header for the next request ("Bearer ..."), refreshed
+  // first when the token is about to expire; nullopt: send none.
+  virtual boost::asio::awaitable<std::optional<std::string>> authorization() = 0;
+
+  // The server answered `status` (401 or 403) with these WWW-Authenticate
+  // values. Success: a new token is in place, send the request again. Else
+  // the error to fail the request with: mcp_needs_authorization when a
+  // person must approve access first (the message says where), or
+  // mcp_authorization_failed.
+  virtual boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate) = 0;
+
+  // For /health: {"state": "authorized" | "needs_authorization" | "not_authorized" | "failed", "grant",
+  // "scopes", "expiresAt", "authorizationUrl" (while a person is asked), "error", ...}.
+  virtual nlohmann::json describe() const = 0;
+
+  // Returns when the authorization changes (a person approved access, a
+  // token came or went), or at `until`, whichever is first.
+  virtual boost::asio::awaitable<void> wait_changed(std::chrono::steady_clock::time_point until) = 0;
+  // When a pending authorization URL stops being valid (nullopt: none pending).
+  virtual std::optional<std::chrono::steady_clock::time_point> pending_until() const = 0;
+};
+
+}  // namespace harness::mcp

@@ -1,0 +1,577 @@
+#include "oauth_authorizer.hpp"
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+#include "harness/mcp/errors.hpp"
+#include "harness/net/http_client.hpp"
+#include "oauth_challenge.hpp"
+
+namespace harness::mcp {
+namespace {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+constexpr auto metadata_timeout = std::chrono::seconds(15);
+constexpr std::size_t max_metadata_bytes = 1024 * 1024;
+// Tokens are renewed this long before they expire.
+constexpr auto refresh_ahead = std::chrono::seconds(60);
+// Authorizations asked for more scopes in a row before a 403 stands.
+constexpr int max_step_ups = 2;
+
+std::string iso_time(core::system_time t) {
+  auto seconds = std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::string without_trailing_slash(std::string text) {
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
+void add_unique(std::vector<std::string>& into, const std::vector<std::string>& more) {
+  for (const auto& s : more) {
+    if (std::find(into.begin(), into.end(), s) == into.end()) into.push_back(s);
+  }
+}
+
+bool covers(const std::vector<std::string>& have, const std::vector<std::string>& need) {
+  return std::all_of(need.begin(), need.end(),
+                     [&](const std::string& s) { return std::find(have.begin(), have.end(), s) != have.end(); });
+}
+
+}  // namespace
+
+class oauth_authorizer::flow_lock {
+ public:
+  static asio::awaitable<flow_lock> take(oauth_authorizer& owner) {
+    while (owner.busy_) co_await owner.flow_done_.wait();
+    owner.busy_ = true;
+    co_return flow_lock(owner);
+  }
+  flow_lock(flow_lock&& other) noexcept : owner_(std::exchange(other.owner_, nullptr)) {}
+  flow_lock(const flow_lock&) = delete;
+  ~flow_lock() {
+    if (!owner_) return;
+    owner_->busy_ = false;
+    owner_->flow_done_.notify_all();
+  }
+
+ private:
+  explicit flow_lock(oauth_authorizer& owner) : owner_(&owner) {}
+  oauth_authorizer* owner_;
+};
+
+oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, server_config server,
+                                   std::shared_ptr<net::http_client> http, std::shared_ptr<oauth_token_store> store,
+                                   oauth_options options)
+    : executor_(executor),
+      server_(std::move(server)),
+      config_(server_.oauth.value_or(oauth_config{})),
+      url_(net::parse_url(server_.url).value()),
+      http_(std::move(http)),
+      store_(std::move(store)),
+      options_(std::move(options)),
+      // Without one, the real clock (a static: the aliasing pointer owns nothing).
+      clock_(options_.clock ? options_.clock : std::shared_ptr<core::clock>(std::shared_ptr<core::clock>(), &core::real_clock())),
+      flow_done_(executor),
+      changed_(executor),
+      refresh_timer_(executor) {}
+
+// --- what the transport asks ------------------------------------------------
+
+asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
+  auto self = shared_from_this();
+  if (tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_->system_now() < refresh_ahead) {
+    auto lock = co_await flow_lock::take(*this);
+    // Another request may have renewed it while this one waited.
+    if (tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_->system_now() < refresh_ahead) {
+      if (!tokens_->refresh_token.empty()) {
+        if (auto ok = co_await refresh(); !ok) core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
+      } else if (!grant_is_code() && server_metadata_) {
+        if (auto ok = co_await client_credentials(tokens_->scopes); !ok) {
+          core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
+        }
+      }
+    }
+  }
+  if (!tokens_) co_return std::nullopt;
+  co_return "Bearer " + tokens_->access_token;
+}
+
+asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std::string> www_authenticate) {
+  auto self = shared_from_this();
+  auto lock = co_await flow_lock::take(*this);
+  const auto challenges = parse_www_authenticate(www_authenticate);
+  const auto bearer = bearer_challenge(challenges);
+  const auto resource_metadata = bearer ? bearer->param("resource_metadata") : std::nullopt;
+  const auto challenge_scope = bearer ? bearer->param("scope") : std::nullopt;
+  const bool step_up = code == 403;
+  if (step_up) {
+    const std::string err = bearer ? bearer->param("error").value_or("") : "";
+    if (err != "insufficient_scope") {
+      co_return fail(make_error(mcp::errc::authorization_failed,
+                                "MCP server " + server_.name + " refused the token (HTTP 403" +
+                                    (err.empty() ? "" : ", " + err) + ")",
+                                "check the account and scopes it was authorized with"));
+    }
+    const auto needed = split_scopes(challenge_scope.value_or(""));
+    if (tokens_ && !needed.empty() && covers(tokens_->scopes, needed)) {
+      co_return fail(make_error(mcp::errc::authorization_failed,
+                                "MCP server " + server_.name + " refuses the token although it holds the scopes it asks for (" +
+                                    join_scopes(needed) + ")",
+                                "the server's scope requirements cannot be met; tell its operator"));
+    }
+    if (step_ups_ >= max_step_ups) {
+      co_return fail(make_error(mcp::errc::authorization_failed,
+                                "MCP server " + server_.name + " still wants more scopes after " +
+                                    std::to_string(step_ups_) + " authorizations for more (" +
+                                    challenge_scope.value_or("") + ")",
+                                "set the scopes it needs in its oauth block, then authorize again"));
+    }
+  }
+  if (auto found = co_await discover(resource_metadata); !found) co_return fail(found.error());
+  if (!step_up && tokens_) {
+    // 401 with a token: it expired or was revoked. A refresh token may still work.
+    if (!tokens_->refresh_token.empty()) {
+      if (auto refreshed = co_await refresh(); refreshed) co_return status{};
+    }
+    forget_tokens();
+  }
+  const auto scopes = scopes_for(challenge_scope, step_up);
+  if (!grant_is_code()) co_return co_await client_credentials(scopes);
+  if (auto identified = co_await ensure_client(); !identified) co_return fail(identified.error());
+  if (step_up) ++step_ups_;
+  co_return ask_person(scopes);
+}
+
+json oauth_authorizer::describe() const {
+  json out = {{"grant", grant_is_code() ? "authorization_code" : "client_credentials"}};
+  if (pending_) {
+    out["state"] = "needs_authorization";
+    out["authorizationUrl"] = pending_->url;
+    out["authorizationExpiresAt"] = iso_time(pending_->expires_at);
+    out["requestedScopes"] = pending_->scopes;
+  } else if (tokens_) {
+    out["state"] = "authorized";
+  } else if (!last_error_.empty()) {
+    out["state"] = "failed";
+  } else {
+    out["state"] = "not_authorized";
+  }
+  if (tokens_) {
+    out["scopes"] = tokens_->scopes;
+    if (tokens_->expires_at) out["expiresAt"] = iso_time(*tokens_->expires_at);
+    out["refreshable"] = !tokens_->refresh_token.empty();
+  }
+  if (server_metadata_) out["issuer"] = server_metadata_->issuer;
+  if (client_) out["client"] = client_->source;
+  if (!last_error_.empty()) out["error"] = last_error_;
+  return out;
+}
+
+asio::awaitable<void> oauth_authorizer::wait_changed(std::chrono::steady_clock::time_point until) {
+  auto self = shared_from_this();
+  co_await changed_.wait_until(until);
+}
+
+std::optional<std::chrono::steady_clock::time_point> oauth_authorizer::pending_until() const {
+  if (!pending_) return std::nullopt;
+  return pending_->expires;
+}
+
+// --- the browser's return ----------------------------------------------------
+
+bool oauth_authorizer::owns_state(const std::string& state) const {
+  if (!pending_ || state.size() != pending_->state.size()) return false;
+  return CRYPTO_memcmp(state.data(), pending_->state.data(), state.size()) == 0;
+}
+
+asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::map<std::string, std::string>& query) {
+  auto self = shared_from_this();
+  auto lock = co_await flow_lock::take(*this);
+  auto field = [&](const char* name) {
+    auto it = query.find(name);
+    return it == query.end() ? std::string() : it->second;
+  };
+  if (!pending_ || !owns_state(field("state"))) {
+    co_return make_error(mcp::errc::oauth_callback_invalid, "this authorization was already completed or replaced",
+                         "open the authorizationUrl that GET /health shows now");
+  }
+  auto pending = std::move(*pending_);
+  pending_.reset();
+  changed();
+  if (std::chrono::steady_clock::now() > pending.expires) {
+    co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization for " + server_.name + " expired",
+                         "open the new authorizationUrl that GET /health shows for it");
+  }
+  if (const auto err = field("error"); !err.empty()) {
+    co_return fail(make_error(mcp::errc::authorization_failed,
+                              "the authorization server said " + err +
+                                  (field("error_description").empty() ? "" : " (" + field("error_description") + ")") +
+                                  " for " + server_.name,
+                              "try again from GET /health"));
+  }
+  // RFC 9207: when the server names itself, it must be the one we asked.
+  if (const auto iss = field("iss"); !iss.empty() && server_metadata_ &&
+                                      without_trailing_slash(iss) != without_trailing_slash(server_metadata_->issuer)) {
+    co_return fail(make_error(mcp::errc::authorization_failed,
+                              "the authorization response for " + server_.name + " came from another issuer (" + iss +
+                                  ")"));
+  }
+  const auto code = field("code");
+  if (code.empty()) {
+    co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization response has no code");
+  }
+  if (!server_metadata_ || !client_) co_return make_error(mcp::errc::oauth_callback_invalid, "no authorization is under way");
+  form_fields fields = {{"grant_type", "authorization_code"},
+                        {"code", code},
+                        {"redirect_uri", pending.redirect_uri},
+                        {"code_verifier", pending.verifier}};
+  if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
+  auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), pending.scopes, *clock_);
+  if (!tokens) co_return fail(tokens.error());
+  take_tokens(std::move(*tokens));
+  core::log_info("mcp {}: authorized ({})", server_.name, join_scopes(tokens_->scopes));
+  co_return oauth_completion{server_.name, tokens_->scopes};
+}
+
+// --- discovery ---------------------------------------------------------------
+
+asio::awaitable<result<json>> oauth_authorizer::fetch_json(const std::string& url) {
+  net::request r;
+  r.url = url;
+  r.timeout = metadata_timeout;
+  r.max_response_bytes = max_metadata_bytes;
+  r.headers = {{"Accept", "application/json"}};
+  auto answer = co_await http_->fetch(std::move(r));
+  if (!answer) {
+    co_return make_error(mcp::errc::authorization_failed, "OAuth discovery for " + server_.name + ": " + answer.error().message,
+                         answer.error().hint);
+  }
+  if (answer->status != 200) co_return json();  // not here: the caller tries the next place
+  auto doc = json::parse(answer->body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    co_return make_error(mcp::errc::authorization_failed,
+                         "OAuth discovery for " + server_.name + ": " + net::printable_url(url) + " is not a JSON object");
+  }
+  co_return doc;
+}
+
+asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::string>& resource_metadata) {
+  if (server_metadata_ && (!resource_metadata || (resource_metadata_ && resource_metadata_->url == *resource_metadata))) {
+    co_return status{};
+  }
+  resource_metadata_.reset();
+  for (const auto& url : protected_resource_metadata_urls(url_, resource_metadata)) {
+    if (!acceptable_oauth_url(url, url_)) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "MCP server " + server_.name + " points OAuth at " + net::printable_url(url) +
+                               ", which is not https");
+    }
+    auto doc = co_await fetch_json(url);
+    if (!doc) co_return doc.error();
+    if (doc->is_null()) continue;
+    auto parsed = parse_protected_resource_metadata(*doc, url);
+    if (!parsed) co_return parsed.error();
+    if (!resource_covers(parsed->resource, url_)) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "the OAuth metadata of " + server_.name + " is for another resource (" +
+                               net::printable_url(parsed->resource) + "), not " + net::printable_url(server_.url),
+                           "a token for it would be sent to the wrong place: the server is misconfigured or "
+                           "hostile; no authorization was asked for");
+    }
+    if (parsed->authorization_servers.empty()) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "the OAuth metadata of " + server_.name + " names no authorization server");
+    }
+    resource_metadata_ = std::move(*parsed);
+    break;
+  }
+  std::optional<authorization_server_metadata> found;
+  if (resource_metadata_) {
+    const std::string issuer = resource_metadata_->authorization_servers.front();
+    auto issuer_url = net::parse_url(issuer);
+    if (!issuer_url || !acceptable_oauth_url(issuer, url_)) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "MCP server " + server_.name + " names an authorization server that is not an https URL");
+    }
+    for (const auto& url : authorization_server_metadata_urls(*issuer_url)) {
+      auto doc = co_await fetch_json(url);
+      if (!doc) co_return doc.error();
+      if (doc->is_null()) continue;
+      auto parsed = parse_authorization_server_metadata(*doc, url);
+      if (!parsed) co_return parsed.error();
+      // RFC 8414 section 3.3: metadata for another issuer must not be used.
+      if (without_trailing_slash(parsed->issuer) != without_trailing_slash(issuer)) {
+        co_return make_error(mcp::errc::authorization_failed,
+                             "the authorization server metadata at " + net::printable_url(url) + " is for issuer " +
+                                 parsed->issuer + ", not " + issuer);
+      }
+      found = std::move(*parsed);
+      break;
+    }
+    if (!found) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "no metadata found for the authorization server " + net::printable_url(issuer) + " of " +
+                               server_.name);
+    }
+  } else {
+    // 2025-03-26: no resource metadata; the server's origin is the authorization server.
+    auto origin = net::parse_url(net::origin_of(url_)).value();
+    for (const auto& url : authorization_server_metadata_urls(origin)) {
+      auto doc = co_await fetch_json(url);
+      if (!doc) co_return doc.error();
+      if (doc->is_null()) continue;
+      auto parsed = parse_authorization_server_metadata(*doc, url);
+      if (!parsed) co_return parsed.error();
+      found = std::move(*parsed);
+      break;
+    }
+    if (!found) found = fallback_authorization_server(url_);
+  }
+  for (const auto* endpoint : {&found->authorization_endpoint, &found->token_endpoint, &found->registration_endpoint}) {
+    if (!endpoint->empty() && !acceptable_oauth_url(*endpoint, url_)) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "the authorization server of " + server_.name + " has an endpoint that is not https (" +
+                               net::printable_url(*endpoint) + ")");
+    }
+  }
+  if (grant_is_code() && found->discovered) {
+    const auto& methods = found->code_challenge_methods_supported;
+    if (!methods || std::find(methods->begin(), methods->end(), "S256") == methods->end()) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "the authorization server " + found->issuer + " does not offer PKCE with S256",
+                           "MCP requires PKCE; the authorization server must advertise code_challenge_methods_supported");
+    }
+    if (found->authorization_endpoint.empty()) {
+      co_return make_error(mcp::errc::authorization_failed,
+                           "the authorization server " + found->issuer + " has no authorization_endpoint");
+    }
+  }
+  if (client_ && (!server_metadata_ || server_metadata_->issuer != found->issuer)) client_.reset();
+  server_metadata_ = std::move(found);
+  core::log_info("mcp {}: OAuth authorization server {}{}", server_.name, server_metadata_->issuer,
+                 resource_metadata_ ? "" : " (2025-03-26 discovery)");
+  co_return status{};
+}
+
+std::vector<std::string> oauth_authorizer::scopes_for(const std::optional<std::string>& challenge_scope,
+                                                      bool step_up) const {
+  std::vector<std::string> scopes = config_.scopes;
+  if (step_up) add_unique(scopes, tokens_ ? tokens_->scopes : requested_scopes_);
+  if (challenge_scope) {
+    add_unique(scopes, split_scopes(*challenge_scope));
+  } else if (resource_metadata_ && resource_metadata_->scopes_supported) {
+    add_unique(scopes, *resource_metadata_->scopes_supported);
+  }
+  // A refresh token, where the authorization server offers one (SEP-2207).
+  const auto& offered = server_metadata_ ? server_metadata_->scopes_supported : std::nullopt;
+  if (grant_is_code() && !scopes.empty() && offered &&
+      std::find(offered->begin(), offered->end(), "offline_access") != offered->end()) {
+    add_unique(scopes, {"offline_access"});
+  }
+  return scopes;
+}
+
+// --- client identity ---------------------------------------------------------
+
+asio::awaitable<status> oauth_authorizer::ensure_client() {
+  if (client_) co_return status{};
+  const auto& as = *server_metadata_;
+  if (!config_.client_id.empty()) {
+    client_identity c;
+    c.client_id = config_.client_id;
+    c.client_secret = config_.client_secret;
+    c.private_key_pem = config_.private_key_pem;
+    c.signing_algorithm = config_.signing_algorithm;
+    c.auth_method = choose_auth_method(config_.token_endpoint_auth_method, c.client_secret, c.private_key_pem, as);
+    c.source = "pre-registered";
+    client_ = std::move(c);
+    co_return status{};
+  }
+  if (as.client_id_metadata_document_supported && !config_.client_metadata_url.empty()) {
+    client_identity c;
+    c.client_id = config_.client_metadata_url;
+    c.auth_method = "none";
+    c.source = "metadata document";
+    client_ = std::move(c);
+    co_return status{};
+  }
+  const std::string redirect = options_.redirect_uri();
+  // A registration from an earlier run, for the same authorization server and redirect.
+  if (auto saved = store_->load("client:" + server_.name); saved && saved->is_object() &&
+                                                          saved->value("issuer", "") == as.issuer &&
+                                                          saved->value("redirectUri", "") == redirect) {
+    client_ = client_identity::from_json((*saved)["client"]);
+    co_return status{};
+  }
+  if (as.registration_endpoint.empty()) {
+    co_return make_error(mcp::errc::authorization_failed,
+                         "the authorization server " + as.issuer + " of " + server_.name +
+                             " offers no dynamic client registration",
+                         "register a client there with redirect URI " + redirect +
+                             ", then set oauth.clientId (and clientSecret) for " + server_.name);
+  }
+  std::string method = config_.token_endpoint_auth_method;
+  if (method.empty()) {
+    const auto& supported = as.token_endpoint_auth_methods_supported;
+    auto offers = [&](const char* m) { return std::find(supported.begin(), supported.end(), m) != supported.end(); };
+    method = offers("client_secret_basic") ? "client_secret_basic" : offers("client_secret_post") ? "client_secret_post"
+                                                                                                   : "none";
+  }
+  auto registered = co_await register_client(*http_, as, options_.client_name, redirect, method, config_.scopes);
+  if (!registered) co_return registered.error();
+  client_ = std::move(*registered);
+  if (auto saved = store_->save("client:" + server_.name,
+                                json{{"issuer", as.issuer}, {"redirectUri", redirect}, {"client", client_->to_json()}});
+      !saved) {
+    core::log_warn("mcp {}: the registered client could not be kept: {}", server_.name, saved.error().describe());
+  }
+  core::log_info("mcp {}: registered with {} as client {}", server_.name, as.issuer, client_->client_id);
+  co_return status{};
+}
+
+// --- getting tokens ----------------------------------------------------------
+
+status oauth_authorizer::ask_person(const std::vector<std::string>& scopes) {
+  const auto now = std::chrono::steady_clock::now();
+  // The same question while it is open keeps its URL (a second request must not invalidate the first's link).
+  if (!pending_ || pending_->expires <= now || pending_->scopes != scopes) {
+    pending_authorization p;
+    p.state = random_token();
+    p.verifier = random_token();
+    p.scopes = scopes;
+    p.redirect_uri = options_.redirect_uri();
+    p.expires = now + options_.authorization_lifetime;
+    p.expires_at = clock_->system_now() + options_.authorization_lifetime;
+    form_fields query = {{"response_type", "code"},
+                         {"client_id", client_->client_id},
+                         {"redirect_uri", p.redirect_uri},
+                         {"state", p.state},
+                         {"code_challenge", pkce_challenge(p.verifier)},
+                         {"code_challenge_method", "S256"}};
+    if (!scopes.empty()) query.emplace_back("scope", join_scopes(scopes));
+    if (resource_metadata_) query.emplace_back("resource", resource_metadata_->resource);
+    const auto& endpoint = server_metadata_->authorization_endpoint;
+    p.url = endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + net::form_encode(query);
+    pending_ = std::move(p);
+    requested_scopes_ = scopes;
+    last_error_.clear();
+    core::log_warn("mcp {}: needs authorization by a person: open the authorizationUrl of mcp.{} in GET /health",
+                   server_.name, server_.name);
+    changed();
+  }
+  return make_error(mcp::errc::needs_authorization,
+                    "MCP server " + server_.name + " needs authorization" +
+                        (scopes.empty() ? "" : " (scopes: " + join_scopes(scopes) + ")"),
+                    "an operator opens the authorizationUrl shown for mcp." + server_.name +
+                        " in GET /health (admin key) and approves access; the server is used as soon as that is done");
+}
+
+asio::awaitable<status> oauth_authorizer::client_credentials(const std::vector<std::string>& scopes) {
+  if (auto identified = co_await ensure_client(); !identified) co_return fail(identified.error());
+  form_fields fields = {{"grant_type", "client_credentials"}};
+  if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
+  if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
+  auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), scopes, *clock_);
+  if (!tokens) co_return fail(tokens.error());
+  take_tokens(std::move(*tokens));
+  co_return status{};
+}
+
+asio::awaitable<status> oauth_authorizer::refresh() {
+  // After a restart the server is discovered again on its first 401.
+  if (!server_metadata_ || !tokens_) {
+    co_return make_error(mcp::errc::authorization_failed, "no authorization server known yet to refresh with");
+  }
+  form_fields fields = {{"grant_type", "refresh_token"}, {"refresh_token", tokens_->refresh_token}};
+  if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
+  if (auto identified = co_await ensure_client(); !identified) co_return identified.error();
+  auto refreshed = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, *clock_);
+  if (!refreshed) {
+    forget_tokens();
+    co_return refreshed.error();
+  }
+  // A server may keep the refresh token the same and not send it again.
+  if (refreshed->refresh_token.empty() && tokens_) refreshed->refresh_token = tokens_->refresh_token;
+  take_tokens(std::move(*refreshed));
+  co_return status{};
+}
+
+void oauth_authorizer::take_tokens(token_set tokens) {
+  tokens_ = std::move(tokens);
+  pending_.reset();
+  last_error_.clear();
+  step_ups_ = 0;
+  persist();
+  schedule_refresh();
+  changed();
+}
+
+void oauth_authorizer::forget_tokens() {
+  tokens_.reset();
+  refresh_timer_.cancel();
+  persist();
+  changed();
+}
+
+// Renews a refreshable token before it expires even when no request needs it.
+void oauth_authorizer::schedule_refresh() {
+  refresh_timer_.cancel();
+  if (!tokens_ || !tokens_->expires_at || tokens_->refresh_token.empty()) return;
+  const auto wait = *tokens_->expires_at - refresh_ahead - clock_->system_now();
+  refresh_timer_.expires_after(std::max<std::chrono::steady_clock::duration>(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait), std::chrono::seconds(1)));
+  std::weak_ptr<oauth_authorizer> weak = shared_from_this();
+  refresh_timer_.async_wait([weak](boost::system::error_code ec) {
+    auto self = ec ? nullptr : weak.lock();
+    if (!self) return;
+    core::spawn_logged(self->executor_, [](std::shared_ptr<oauth_authorizer> me) -> asio::awaitable<void> {
+      co_await me->authorization();  // renews when within refresh_ahead
+    }(self), "mcp " + self->server_.name + ": renewing its OAuth token");
+  });
+}
+
+void oauth_authorizer::load() {
+  auto saved = store_->load("tokens:" + server_.name);
+  if (!saved) {
+    core::log_warn("mcp {}: kept OAuth tokens cannot be read ({}); it will be authorized again", server_.name,
+                   saved.error().describe());
+    return;
+  }
+  if (!saved->is_object() || saved->value("url", "") != server_.url) return;
+  tokens_ = token_set::from_json((*saved)["tokens"]);
+  if (tokens_->access_token.empty()) tokens_.reset();
+  schedule_refresh();
+}
+
+void oauth_authorizer::persist() {
+  json value = tokens_ ? json{{"url", server_.url}, {"tokens", tokens_->to_json()}} : json();
+  if (auto saved = store_->save("tokens:" + server_.name, value); !saved) {
+    core::log_warn("mcp {}: OAuth tokens could not be kept: {}", server_.name, saved.error().describe());
+  }
+}
+
+void oauth_authorizer::changed() {
+  changed_.notify_all();
+}
+
+error oauth_authorizer::fail(error e) {
+  last_error_ = e.describe();
+  changed();
+  return e;
+}
+
+}  // namespace harness::mcp

@@ -1,0 +1,100 @@
+// OAuth for one remote MCP server: its discovery, its client identity, its
+// tokens and the authorization a person is asked for. The transport asks it
+// for a header and tells it of 401s and 403s (http_authorizer); the manager
+// hands it the browser's return (complete).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "harness/core/async_signal.hpp"
+#include "harness/mcp/oauth.hpp"
+#include "http_authorizer.hpp"
+#include "oauth_metadata.hpp"
+#include "oauth_token_endpoint.hpp"
+
+namespace harness::mcp {
+
+class oauth_authorizer final : public http_authorizer, public std::enable_shared_from_this<oauth_authorizer> {
+ public:
+  oauth_authorizer(boost::asio::any_io_executor executor, server_config server, std::shared_ptr<net::http_client> http,
+                   std::shared_ptr<oauth_token_store> store, oauth_options options);
+
+  // Reads tokens a previous run kept. Call once, before use.
+  void load();
+
+  boost::asio::awaitable<std::optional<std::string>> authorization() override;
+  boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate) override;
+  nlohmann::json describe() const override;
+  boost::asio::awaitable<void> wait_changed(std::chrono::steady_clock::time_point until) override;
+  std::optional<std::chrono::steady_clock::time_point> pending_until() const override;
+
+  // True when `state` is this server's pending authorization (constant-time compare).
+  bool owns_state(const std::string& state) const;
+  // The browser came back with a code (or the server's error) for our pending authorization.
+  boost::asio::awaitable<result<oauth_completion>> complete(const std::map<std::string, std::string>& query);
+
+  const std::string& server_name() const { return server_.name; }
+
+ private:
+  struct pending_authorization {
+    std::string state;
+    std::string verifier;
+    std::string url;
+    std::vector<std::string> scopes;
+    std::string redirect_uri;
+    std::chrono::steady_clock::time_point expires;
+    core::system_time expires_at;
+  };
+
+  // One flow at a time: discovery, refresh and token requests are not run
+  // twice by requests that fail together.
+  class flow_lock;
+
+  boost::asio::awaitable<harness::status> discover(const std::optional<std::string>& resource_metadata);
+  boost::asio::awaitable<result<nlohmann::json>> fetch_json(const std::string& url);
+  boost::asio::awaitable<harness::status> ensure_client();
+  boost::asio::awaitable<harness::status> refresh();
+  boost::asio::awaitable<harness::status> client_credentials(const std::vector<std::string>& scopes);
+  harness::status ask_person(const std::vector<std::string>& scopes);
+  std::vector<std::string> scopes_for(const std::optional<std::string>& challenge_scope, bool step_up) const;
+  bool grant_is_code() const { return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code; }
+  void take_tokens(token_set tokens);
+  void forget_tokens();
+  void persist();
+  void changed();
+  void schedule_refresh();
+  error fail(error e);
+
+  boost::asio::any_io_executor executor_;
+  server_config server_;
+  oauth_config config_;
+  net::url_parts url_;
+  std::shared_ptr<net::http_client> http_;
+  std::shared_ptr<oauth_token_store> store_;
+  oauth_options options_;
+  std::shared_ptr<core::clock> clock_;
+
+  std::optional<protected_resource_metadata> resource_metadata_;
+  std::optional<authorization_server_metadata> server_metadata_;
+  std::optional<client_identity> client_;
+  std::optional<token_set> tokens_;
+  std::optional<pending_authorization> pending_;
+  std::vector<std::string> requested_scopes_;  // what the last authorization asked for
+  std::string last_error_;
+  int step_ups_ = 0;  // authorizations for more scopes since the last that worked
+
+  bool busy_ = false;
+  core::async_signal flow_done_;
+  core::async_signal changed_;
+  boost::asio::steady_timer refresh_timer_;
+};
+
+}  // namespace harness::mcp

@@ -1,0 +1,73 @@
+// The OAuth manager: one authorizer per remote server that uses OAuth, and
+// the way back from the browser (which pending authorization a callback's
+// state belongs to).
+#include <map>
+
+#include "harness/mcp/errors.hpp"
+#include "harness/mcp/oauth.hpp"
+#include "harness/mcp/transport.hpp"
+#include "oauth_authorizer.hpp"
+
+namespace harness::mcp {
+namespace {
+
+namespace asio = boost::asio;
+
+class oauth_manager_impl final : public oauth_manager {
+ public:
+  oauth_manager_impl(asio::any_io_executor executor, std::shared_ptr<net::http_client> http,
+                     std::shared_ptr<oauth_token_store> store, oauth_options options)
+      : executor_(std::move(executor)), http_(std::move(http)), store_(std::move(store)), options_(std::move(options)) {}
+
+  std::shared_ptr<http_authorizer> authorizer_for(const server_config& server) override {
+    if (!uses_oauth(server)) return nullptr;
+    auto& slot = authorizers_[server.name];
+    if (!slot) {
+      slot = std::make_shared<oauth_authorizer>(executor_, server, http_, store_, options_);
+      slot->load();
+    }
+    return slot;
+  }
+
+  asio::awaitable<result<oauth_completion>> complete(std::map<std::string, std::string> query) override {
+    const auto state = query.find("state");
+    if (state == query.end() || state->second.empty()) {
+      co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization response has no state",
+                           "open the authorizationUrl from GET /health; do not call /oauth/callback yourself");
+    }
+    for (auto& [name, authorizer] : authorizers_) {
+      if (authorizer->owns_state(state->second)) co_return co_await authorizer->complete(query);
+    }
+    co_return make_error(mcp::errc::oauth_callback_invalid,
+                         "no authorization is waiting for this response (it expired, was used, or was replaced)",
+                         "open the authorizationUrl that GET /health shows now");
+  }
+
+ private:
+  asio::any_io_executor executor_;
+  std::shared_ptr<net::http_client> http_;
+  std::shared_ptr<oauth_token_store> store_;
+  oauth_options options_;
+  std::map<std::string, std::shared_ptr<oauth_authorizer>> authorizers_;
+};
+
+}  // namespace
+
+std::shared_ptr<oauth_manager> create_oauth_manager(asio::any_io_executor executor,
+                                                    std::shared_ptr<net::http_client> http,
+                                                    std::shared_ptr<oauth_token_store> store, oauth_options options) {
+  if (!store) store = memory_token_store();
+  return std::make_shared<oauth_manager_impl>(std::move(executor), std::move(http), std::move(store),
+                                              std::move(options));
+}
+
+remote_access with_oauth(std::shared_ptr<net::http_client> http, std::shared_ptr<oauth_manager> manager) {
+  remote_access out;
+  out.http = std::move(http);
+  out.authorizer_for = [manager = std::move(manager)](const server_config& server) {
+    return manager->authorizer_for(server);
+  };
+  return out;
+}
+
+}  // namespace harness::mcp

@@ -1,0 +1,121 @@
+// Token stores: in memory, and a JSON file whose values are sealed (the app
+// seals them with the vault key), written whole to a temporary file with
+// mode 600 and renamed over the old one, so a crash never leaves half a file.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "harness/core/errors.hpp"
+#include "harness/mcp/oauth.hpp"
+
+namespace harness::mcp {
+namespace {
+
+using nlohmann::json;
+
+class memory_store final : public oauth_token_store {
+ public:
+  result<json> load(const std::string& key) override {
+    auto it = values_.find(key);
+    return it == values_.end() ? json() : it->second;
+  }
+  status save(const std::string& key, const json& value) override {
+    if (value.is_null()) {
+      values_.erase(key);
+    } else {
+      values_[key] = value;
+    }
+    return {};
+  }
+
+ private:
+  std::map<std::string, json> values_;
+};
+
+class file_store final : public oauth_token_store {
+ public:
+  file_store(std::filesystem::path path, std::function<json(const json&)> seal,
+             std::function<result<json>(const json&)> open)
+      : path_(std::move(path)), seal_(std::move(seal)), open_(std::move(open)) {}
+
+  result<json> load(const std::string& key) override {
+    if (auto read = read_file(); !read) return read.error();
+    if (!doc_.contains(key)) return json();
+    return open_(doc_[key]);
+  }
+
+  status save(const std::string& key, const json& value) override {
+    if (auto read = read_file(); !read) return read.error();
+    if (value.is_null()) {
+      doc_.erase(key);
+    } else {
+      doc_[key] = seal_(value);
+    }
+    return write_file();
+  }
+
+ private:
+  status read_file() {
+    if (loaded_) return {};
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) {
+      doc_ = json::object();  // none yet
+      loaded_ = true;
+      return {};
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    doc_ = json::parse(text.str(), nullptr, false);
+    if (!doc_.is_object()) {
+      doc_ = json::object();
+      return make_error(core::errc::invalid_setting, "the OAuth token file " + path_.string() + " is not a JSON object",
+                        "remove it; the servers will be authorized again");
+    }
+    loaded_ = true;
+    return {};
+  }
+
+  status write_file() {
+    std::error_code ec;
+    std::filesystem::create_directories(path_.parent_path(), ec);
+    const auto temp = path_.string() + ".tmp";
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+      return make_error(core::errc::invalid_setting,
+                        "the OAuth token file " + temp + " cannot be written: " + std::strerror(errno));
+    }
+    const std::string text = doc_.dump(2) + "\n";
+    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!written || std::rename(temp.c_str(), path_.c_str()) != 0) {
+      return make_error(core::errc::invalid_setting, "the OAuth token file " + path_.string() + " could not be written");
+    }
+    return {};
+  }
+
+  std::filesystem::path path_;
+  std::function<json(const json&)> seal_;
+  std::function<result<json>(const json&)> open_;
+  json doc_ = json::object();
+  bool loaded_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<oauth_token_store> memory_token_store() {
+  return std::make_shared<memory_store>();
+}
+
+std::shared_ptr<oauth_token_store> file_token_store(std::filesystem::path path,
+                                                    std::function<json(const json&)> seal,
+                                                    std::function<result<json>(const json&)> open) {
+  return std::make_shared<file_store>(std::move(path), std::move(seal), std::move(open));
+}
+
+}  // namespace harness::mcp
