@@ -21,7 +21,7 @@ using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
 const std::vector<std::string>& supported_protocol_versions() {
-  static const std::vector<std::string> versions = {"2025-06-18", "2025-11-25", "2025-03-26"};
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
   return versions;
 }
 

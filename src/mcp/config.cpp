@@ -66,16 +66,49 @@ bool is_variable_reference(const json& value) {
   return text.size() > 3 && text.rfind("${", 0) == 0 && text.back() == '}' && text.find('}') == text.size() - 1;
 }
 
+result<identity_provider_config> parse_identity_provider(const json& block, const std::string& where,
+                                                         const env_lookup& env) {
+  if (!block.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object");
+  identity_provider_config out;
+  const std::vector<std::pair<const char*, std::string*>> fields = {{"tokenEndpoint", &out.token_endpoint},
+                                                                    {"clientId", &out.client_id},
+                                                                    {"clientSecret", &out.client_secret},
+                                                                    {"idToken", &out.id_token}};
+  for (const auto& [key, value] : block.items()) {
+    bool known = false;
+    for (const auto& [name, into] : fields) known = known || key == name;
+    if (!known) {
+      return make_error(mcp::errc::invalid_config, where + "." + key + ": unknown field",
+                        "known: tokenEndpoint, clientId, clientSecret, idToken");
+    }
+  }
+  for (const auto& [name, into] : fields) {
+    if (!block.contains(name)) continue;
+    const bool secret = std::string_view(name) == "clientSecret" || std::string_view(name) == "idToken";
+    if (secret && !is_variable_reference(block[name])) {
+      return make_error(mcp::errc::invalid_config, where + "." + name + ": a secret must be written as ${VAR}",
+                        "put the value in an environment variable (or .env) and write \"${VAR}\" here");
+    }
+    auto value = expand_string(block[name], where + "." + name, env);
+    if (!value) return value.error();
+    *into = std::move(*value);
+  }
+  if (!out.token_endpoint.empty() && !net::parse_url(out.token_endpoint)) {
+    return make_error(mcp::errc::invalid_config, where + ".tokenEndpoint: expected an http(s) URL");
+  }
+  return out;
+}
+
 result<oauth_config> parse_oauth(const json& block, const std::string& where, const env_lookup& env) {
   if (!block.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object (or false)");
-  static const std::vector<std::string> known = {"clientId",         "clientSecret", "clientMetadataUrl",
-                                                 "grant",            "scopes",       "tokenEndpointAuthMethod",
-                                                 "privateKey",       "privateKeyFile", "signingAlgorithm"};
+  static const std::vector<std::string> known = {
+      "clientId",   "clientSecret",   "clientMetadataUrl", "grant",           "scopes", "tokenEndpointAuthMethod",
+      "privateKey", "privateKeyFile", "signingAlgorithm",  "identityProvider"};
   for (const auto& [key, value] : block.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       return make_error(mcp::errc::invalid_config, where + "." + key + ": unknown field",
                         "known: clientId, clientSecret, clientMetadataUrl, grant, scopes, tokenEndpointAuthMethod, "
-                        "privateKey, privateKeyFile, signingAlgorithm");
+                        "privateKey, privateKeyFile, signingAlgorithm, identityProvider");
     }
   }
   oauth_config out;
@@ -104,9 +137,23 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
     out.grant = oauth_config::grant_type::authorization_code;
   } else if (grant == "client_credentials") {
     out.grant = oauth_config::grant_type::client_credentials;
+  } else if (grant == "identity_assertion") {
+    out.grant = oauth_config::grant_type::identity_assertion;
   } else {
+    return make_error(mcp::errc::invalid_config, where + ".grant: expected \"authorization_code\", "
+                                                         "\"client_credentials\" or \"identity_assertion\"");
+  }
+  if (block.contains("identityProvider")) {
+    auto idp = parse_identity_provider(block["identityProvider"], where + ".identityProvider", env);
+    if (!idp) return idp.error();
+    out.identity_provider = std::move(*idp);
+  }
+  if (out.grant == oauth_config::grant_type::identity_assertion &&
+      (out.identity_provider.token_endpoint.empty() || out.identity_provider.id_token.empty() ||
+       out.client_id.empty())) {
     return make_error(mcp::errc::invalid_config,
-                      where + ".grant: expected \"authorization_code\" or \"client_credentials\"");
+                      where + ": the identity_assertion grant needs clientId and identityProvider.tokenEndpoint and "
+                              ".idToken");
   }
   static const std::vector<std::string> methods = {"", "client_secret_basic", "client_secret_post", "none",
                                                    "private_key_jwt"};

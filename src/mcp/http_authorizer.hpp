@@ -24,11 +24,14 @@ class http_authorizer {
   virtual boost::asio::awaitable<std::optional<std::string>> authorization() = 0;
 
   // The server answered `status` (401 or 403) with these WWW-Authenticate
-  // values. Success: a new token is in place, send the request again. Else
+  // values to a request that carried `sent` (its Authorization header, if
+  // any). Success: a new token is in place (perhaps one that came while the
+  // request was out), send the request again. Else
   // the error to fail the request with: mcp_needs_authorization when a
   // person must approve access first (the message says where), or
   // mcp_authorization_failed.
-  virtual boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate) = 0;
+  virtual boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate,
+                                                    std::optional<std::string> sent) = 0;
 
   // For /health: {"state": "authorized" | "needs_authorization" | "not_authorized" | "failed", "grant",
   // "scopes", "expiresAt", "authorizationUrl" (while a person is asked), "error", ...}.

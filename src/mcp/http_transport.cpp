@@ -192,8 +192,10 @@ class http_transport final : public transport, public std::enable_shared_from_th
     const auto plain_headers = r.headers;
     for (int attempt = 0;; ++attempt) {
       r.headers = plain_headers;
+      std::optional<std::string> sent;
       if (authorizer_) {
-        if (auto header = co_await authorizer_->authorization()) r.headers.emplace_back("Authorization", *header);
+        sent = co_await authorizer_->authorization();
+        if (sent) r.headers.emplace_back("Authorization", *sent);
       }
       auto opened = co_await http_->open(r);
       if (!opened) co_return transport_error(r.method, opened.error());
@@ -204,7 +206,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       if (code == 403 && challenges.empty()) co_return stream;  // a refusal that is not about the token
       if (attempt == max_authorizations_per_request) co_return stream;
       stream->cancel();
-      auto authorized = co_await authorizer_->challenged(code, std::move(challenges));
+      auto authorized = co_await authorizer_->challenged(code, std::move(challenges), std::move(sent));
       if (!authorized) co_return authorized.error();
       if (closing_) co_return make_error(mcp::errc::connection_lost, "the transport is closed");
     }

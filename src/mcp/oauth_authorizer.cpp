@@ -100,7 +100,7 @@ asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
       if (!tokens_->refresh_token.empty()) {
         if (auto ok = co_await refresh(); !ok) core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
       } else if (!grant_is_code() && server_metadata_) {
-        if (auto ok = co_await client_credentials(tokens_->scopes); !ok) {
+        if (auto ok = co_await token_grant(tokens_->scopes); !ok) {
           core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
         }
       }
@@ -110,9 +110,13 @@ asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
   co_return "Bearer " + tokens_->access_token;
 }
 
-asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std::string> www_authenticate) {
+asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std::string> www_authenticate,
+                                                     std::optional<std::string> sent) {
   auto self = shared_from_this();
   auto lock = co_await flow_lock::take(*this);
+  // A token that came while the refused request was out (an approval, a
+  // refresh by another request): try that one before judging anything.
+  if (tokens_ && sent != "Bearer " + tokens_->access_token) co_return status{};
   const auto challenges = parse_www_authenticate(www_authenticate);
   const auto bearer = bearer_challenge(challenges);
   const auto resource_metadata = bearer ? bearer->param("resource_metadata") : std::nullopt;
@@ -150,14 +154,17 @@ asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std:
     forget_tokens();
   }
   const auto scopes = scopes_for(challenge_scope, step_up);
-  if (!grant_is_code()) co_return co_await client_credentials(scopes);
+  if (!grant_is_code()) co_return co_await token_grant(scopes);
   if (auto identified = co_await ensure_client(); !identified) co_return fail(identified.error());
   if (step_up) ++step_ups_;
   co_return ask_person(scopes);
 }
 
 json oauth_authorizer::describe() const {
-  json out = {{"grant", grant_is_code() ? "authorization_code" : "client_credentials"}};
+  const auto grant = config_.grant;
+  json out = {{"grant", grant == oauth_config::grant_type::authorization_code   ? "authorization_code"
+                        : grant == oauth_config::grant_type::client_credentials ? "client_credentials"
+                                                                                 : "identity_assertion"}};
   if (pending_) {
     out["state"] = "needs_authorization";
     out["authorizationUrl"] = pending_->url;
@@ -211,8 +218,8 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
   }
   auto pending = std::move(*pending_);
   pending_.reset();
-  changed();
   if (std::chrono::steady_clock::now() > pending.expires) {
+    changed();
     co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization for " + server_.name + " expired",
                          "open the new authorizationUrl that GET /health shows for it");
   }
@@ -480,9 +487,15 @@ status oauth_authorizer::ask_person(const std::vector<std::string>& scopes) {
                         " in GET /health (admin key) and approves access; the server is used as soon as that is done");
 }
 
-asio::awaitable<status> oauth_authorizer::client_credentials(const std::vector<std::string>& scopes) {
+asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::string>& scopes) {
   if (auto identified = co_await ensure_client(); !identified) co_return fail(identified.error());
   form_fields fields = {{"grant_type", "client_credentials"}};
+  if (config_.grant == oauth_config::grant_type::identity_assertion) {
+    auto assertion = co_await exchange_id_token(*http_, config_.identity_provider, server_metadata_->issuer,
+                                                resource_metadata_ ? resource_metadata_->resource : "", scopes);
+    if (!assertion) co_return fail(assertion.error());
+    fields = {{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"}, {"assertion", std::move(*assertion)}};
+  }
   if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
   auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), scopes, *clock_);

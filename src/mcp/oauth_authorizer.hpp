@@ -31,7 +31,8 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   void load();
 
   boost::asio::awaitable<std::optional<std::string>> authorization() override;
-  boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate) override;
+  boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate,
+                                            std::optional<std::string> sent) override;
   nlohmann::json describe() const override;
   boost::asio::awaitable<void> wait_changed(std::chrono::steady_clock::time_point until) override;
   std::optional<std::chrono::steady_clock::time_point> pending_until() const override;
@@ -62,7 +63,8 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   boost::asio::awaitable<result<nlohmann::json>> fetch_json(const std::string& url);
   boost::asio::awaitable<harness::status> ensure_client();
   boost::asio::awaitable<harness::status> refresh();
-  boost::asio::awaitable<harness::status> client_credentials(const std::vector<std::string>& scopes);
+  // The grants that need no person: client_credentials, identity_assertion.
+  boost::asio::awaitable<harness::status> token_grant(const std::vector<std::string>& scopes);
   harness::status ask_person(const std::vector<std::string>& scopes);
   std::vector<std::string> scopes_for(const std::optional<std::string>& challenge_scope, bool step_up) const;
   bool grant_is_code() const { return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code; }

@@ -231,6 +231,42 @@ asio::awaitable<result<token_set>> request_tokens(net::http_client& http, const 
   co_return out;
 }
 
+asio::awaitable<result<std::string>> exchange_id_token(net::http_client& http, const identity_provider_config& idp,
+                                                       const std::string& audience, const std::string& resource,
+                                                       const std::vector<std::string>& scopes) {
+  form_fields fields = {{"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
+                        {"requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"},
+                        {"subject_token", idp.id_token},
+                        {"subject_token_type", "urn:ietf:params:oauth:token-type:id_token"},
+                        {"audience", audience}};
+  if (!resource.empty()) fields.emplace_back("resource", resource);
+  if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
+  net::request r;
+  r.method = "POST";
+  r.url = idp.token_endpoint;
+  r.timeout = endpoint_timeout;
+  r.max_response_bytes = max_answer_bytes;
+  r.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
+  if (!idp.client_secret.empty()) {
+    const std::string pair = net::url_escape(idp.client_id) + ":" + net::url_escape(idp.client_secret);
+    r.headers.emplace_back("Authorization", "Basic " + core::base64_encode(pair));
+  } else if (!idp.client_id.empty()) {
+    fields.emplace_back("client_id", idp.client_id);
+  }
+  r.body = net::form_encode(fields);
+  auto answer = co_await http.fetch(std::move(r));
+  if (!answer) co_return endpoint_error("the identity token exchange", idp.token_endpoint, answer.error().message);
+  if (answer->status != 200) {
+    co_return endpoint_error("the identity token exchange", idp.token_endpoint, oauth_error_of(*answer));
+  }
+  auto doc = json::parse(answer->body, nullptr, false);
+  if (!doc.is_object() || !doc.contains("access_token") || !doc["access_token"].is_string() ||
+      doc.value("issued_token_type", "") != "urn:ietf:params:oauth:token-type:id-jag") {
+    co_return endpoint_error("the identity token exchange", idp.token_endpoint, "the answer has no identity assertion");
+  }
+  co_return doc["access_token"].get<std::string>();
+}
+
 asio::awaitable<result<client_identity>> register_client(net::http_client& http,
                                                          const authorization_server_metadata& server,
                                                          const std::string& client_name,

@@ -16,6 +16,7 @@
 
 #include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
+#include "harness/mcp/config.hpp"
 #include "harness/net/http_client.hpp"
 #include "oauth_metadata.hpp"
 
@@ -70,6 +71,15 @@ boost::asio::awaitable<result<token_set>> request_tokens(net::http_client& http,
                                                          const client_identity& client, form_fields fields,
                                                          const std::vector<std::string>& requested_scopes,
                                                          const core::clock& clock);
+
+// SEP-990: exchanges the user's ID token at their identity provider
+// (RFC 8693 token exchange) for an identity assertion (ID-JAG) meant for
+// the authorization server `audience` and the resource. Errors:
+// mcp_authorization_failed with the identity provider's error.
+boost::asio::awaitable<result<std::string>> exchange_id_token(net::http_client& http,
+                                                              const identity_provider_config& idp,
+                                                              const std::string& audience, const std::string& resource,
+                                                              const std::vector<std::string>& scopes);
 
 // RFC 7591 registration of a client for the authorization code grant with
 // `redirect_uri`, asking for `auth_method`.

@@ -9,7 +9,8 @@
 // For the auth/* scenarios it is configured as an operator would configure
 // the harness for that server (MCP_CONFORMANCE_CONTEXT gives pre-registered
 // credentials or a private key; a Client ID Metadata Document URL is set),
-// and when a step needs a person's authorization it does what the operator's
+// (or, for enterprise-managed authorization, the user's ID token and identity
+// provider), and when a step needs a person's authorization it does what the operator's
 // browser does: it opens the authorizationUrl that /health would show,
 // follows it to the redirect, and hands that redirect's query to the OAuth
 // manager exactly as GET /oauth/callback does. Then the step runs again.
@@ -67,6 +68,13 @@ server_config configure(const std::string& url) {
     if (!oauth.private_key_pem.empty()) oauth.token_endpoint_auth_method = "private_key_jwt";
   }
   if (scenario.rfind("auth/client-credentials", 0) == 0) oauth.grant = oauth_config::grant_type::client_credentials;
+  if (context.is_object() && context.contains("idp_id_token")) {
+    // Enterprise-managed authorization: the user's ID token from the company's identity provider.
+    oauth.grant = oauth_config::grant_type::identity_assertion;
+    oauth.identity_provider.token_endpoint = context.value("idp_token_endpoint", "");
+    oauth.identity_provider.client_id = context.value("idp_client_id", "");
+    oauth.identity_provider.id_token = context.value("idp_id_token", "");
+  }
   config.oauth = oauth;
   return config;
 }

@@ -35,7 +35,7 @@ TEST(StreamableHttp, HeadersSessionExpiryAndBatches) {
   ASSERT_TRUE(headers) << headers.error().describe();
   auto seen = json::parse((*headers)["content"][0]["text"].get<std::string>());
   EXPECT_EQ(seen["authorization"], "Bearer test-token");
-  EXPECT_EQ(seen["version"], "2025-06-18");
+  EXPECT_EQ(seen["version"], "2025-11-25");
   EXPECT_EQ(seen["accept"], "application/json, text/event-stream");
   EXPECT_EQ(seen["session"], "session-1");
 
@@ -57,7 +57,7 @@ TEST(StreamableHttp, EverythingServerOverHttp) {
   http_server_fixture server(ctx, {testing::npm_server("server-everything"), "streamableHttp"},
                              {{"PORT", std::to_string(port)}}, http_config(port));
   ASSERT_TRUE(server.info) << server.info.error().describe();
-  EXPECT_EQ(server.info->protocol_version, "2025-06-18");
+  EXPECT_EQ(server.info->protocol_version, "2025-11-25");
   auto& c = server.c;
   auto tools = run(ctx, c->list_tools());
   ASSERT_TRUE(tools) << tools.error().describe();

@@ -36,11 +36,27 @@ enum class transport_kind { stdio, http };
 //             "clientMetadataUrl": "https://.../client.json",
 //             "tokenEndpointAuthMethod": "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt",
 //             "privateKey": "${PEM}" | "privateKeyFile": "key.pem", "signingAlgorithm": "ES256"}
+//
+// Enterprise-managed authorization (SEP-990, "grant": "identity_assertion"):
+// the user's ID token from the company's identity provider is exchanged
+// there for an identity assertion (ID-JAG), which the MCP server's
+// authorization server takes as a JWT bearer grant:
+//   "identityProvider": {"tokenEndpoint": "https://idp/token", "clientId": "...",
+//                        "clientSecret": "${IDP_SECRET}", "idToken": "${ID_TOKEN}"}
+struct identity_provider_config {
+  std::string token_endpoint;
+  std::string client_id;
+  std::string client_secret;
+  std::string id_token;
+};
+
 struct oauth_config {
   std::string client_id;            // pre-registered; empty: CIMD or dynamic registration
   std::string client_secret;        // for client_secret_basic / client_secret_post
   std::string client_metadata_url;  // a Client ID Metadata Document this harness is known by
-  enum class grant_type { authorization_code, client_credentials } grant = grant_type::authorization_code;
+  enum class grant_type { authorization_code, client_credentials, identity_assertion } grant =
+      grant_type::authorization_code;
+  identity_provider_config identity_provider;  // identity_assertion only
   std::vector<std::string> scopes;          // asked for in addition to what the server names
   std::string token_endpoint_auth_method;   // empty: the best the authorization server offers
   std::string private_key_pem;              // private_key_jwt

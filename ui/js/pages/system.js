@@ -97,5 +97,11 @@ function describe(v) {
 function details(c) {
   const rest = Object.entries(c).filter(([k]) => k !== 'status' && k !== 'required');
   if (!rest.length) return h('span', {class: 'muted'}, '–');
-  return h('code', {class: 'details'}, rest.map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(' · '));
+  const text = h('code', {class: 'details'}, rest.map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(' · '));
+  // A remote MCP server waiting for OAuth approval: the operator opens its URL
+  // (built by the harness from the authorization server's endpoint, http(s) only).
+  const url = c.oauth && c.oauth.authorizationUrl;
+  if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return text;
+  return [h('p', {}, h('a', {href: url, target: '_blank', rel: 'noopener noreferrer', class: 'authorize'},
+                       'Authorize access in the browser')), text];
 }
