@@ -243,7 +243,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
     co_return body;
   }
 
-  asio::awaitable<error> status_error(const std::string& what, net::response_stream& stream) {
+  // `what` is a C string: a std::string temporary in a co_await expression is destroyed twice by GCC 12.
+  asio::awaitable<error> status_error(const char* what, net::response_stream& stream) {
     const long code = stream.head().status;
     std::string body = (co_await read_body(stream, error_body_bytes)).text;
     std::string hint;
@@ -251,7 +252,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       hint = "the server wants credentials: give it headers (Authorization) or an oauth block in its mcpServers entry";
     }
     co_return make_error(mcp::errc::http_status,
-                         what + " " + net::printable_url(config_.url) + " answered HTTP " + std::to_string(code) +
+                         std::string(what) + " " + net::printable_url(config_.url) + " answered HTTP " + std::to_string(code) +
                              (body.empty() ? "" : ": " + detail::printable(body, 300)),
                          hint);
   }

@@ -491,8 +491,10 @@ asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::str
   if (auto identified = co_await ensure_client(); !identified) co_return fail(identified.error());
   form_fields fields = {{"grant_type", "client_credentials"}};
   if (config_.grant == oauth_config::grant_type::identity_assertion) {
-    auto assertion = co_await exchange_id_token(*http_, config_.identity_provider, server_metadata_->issuer,
-                                                resource_metadata_ ? resource_metadata_->resource : "", scopes);
+    // Named: a temporary in the co_await expression would be destroyed twice (GCC 12).
+    const std::string resource = resource_metadata_ ? resource_metadata_->resource : std::string();
+    auto assertion =
+        co_await exchange_id_token(*http_, config_.identity_provider, server_metadata_->issuer, resource, scopes);
     if (!assertion) co_return fail(assertion.error());
     fields = {{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"}, {"assertion", std::move(*assertion)}};
   }

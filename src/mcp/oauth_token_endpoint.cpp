@@ -57,6 +57,37 @@ std::string oauth_error_of(const net::response& answer) {
   return out;
 }
 
+// "Basic base64(id:secret)", each part form-encoded first (RFC 6749 section 2.3.1).
+std::string basic_credentials(const std::string& id, const std::string& secret) {
+  return "Basic " + core::base64_encode(net::url_escape(id) + ":" + net::url_escape(secret));
+}
+
+// A POST of `body` to an authorization server's endpoint.
+net::request endpoint_request(const std::string& url, const char* content_type, std::string body = {}) {
+  net::request r;
+  r.method = "POST";
+  r.url = url;
+  r.timeout = endpoint_timeout;
+  r.max_response_bytes = max_answer_bytes;
+  r.headers = {{"Content-Type", content_type}, {"Accept", "application/json"}};
+  r.body = std::move(body);
+  return r;
+}
+
+// Sends it; the answer's JSON object when the status is 200 (or 201 for a
+// registration), else the endpoint's error named after `what`.
+// (`what` is a C string: a std::string temporary in a co_await expression is
+// destroyed twice by GCC 12.)
+asio::awaitable<result<json>> answer_of(net::http_client& http, net::request r, const char* what) {
+  const std::string url = r.url;
+  auto answer = co_await http.fetch(std::move(r));
+  if (!answer) co_return endpoint_error(what, url, answer.error().message);
+  if (answer->status != 200 && answer->status != 201) co_return endpoint_error(what, url, oauth_error_of(*answer));
+  auto doc = json::parse(answer->body, nullptr, false);
+  if (!doc.is_object()) co_return endpoint_error(what, url, "the answer is not a JSON object");
+  co_return doc;
+}
+
 // The JWS algorithm for a key: the configured one, else ES256 for EC and RS256 for RSA keys.
 result<jwt_alg_t> signing_algorithm(const std::string& configured, const std::string& pem) {
   std::string name = configured;
@@ -172,9 +203,7 @@ std::string choose_auth_method(const std::string& configured, const std::string&
 status authenticate_client(const client_identity& client, const authorization_server_metadata& server,
                            net::request& request, form_fields& fields, const core::clock& clock) {
   if (client.auth_method == "client_secret_basic") {
-    // RFC 6749 section 2.3.1: each part form-encoded, then base64.
-    const std::string pair = net::url_escape(client.client_id) + ":" + net::url_escape(client.client_secret);
-    request.headers.emplace_back("Authorization", "Basic " + core::base64_encode(pair));
+    request.headers.emplace_back("Authorization", basic_credentials(client.client_id, client.client_secret));
   } else if (client.auth_method == "client_secret_post") {
     fields.emplace_back("client_id", client.client_id);
     fields.emplace_back("client_secret", client.client_secret);
@@ -194,21 +223,13 @@ asio::awaitable<result<token_set>> request_tokens(net::http_client& http, const 
                                                   const client_identity& client, form_fields fields,
                                                   const std::vector<std::string>& requested_scopes,
                                                   const core::clock& clock) {
-  net::request r;
-  r.method = "POST";
-  r.url = server.token_endpoint;
-  r.timeout = endpoint_timeout;
-  r.max_response_bytes = max_answer_bytes;
-  r.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
+  auto r = endpoint_request(server.token_endpoint, "application/x-www-form-urlencoded");
   if (auto ok = authenticate_client(client, server, r, fields, clock); !ok) co_return ok.error();
   r.body = net::form_encode(fields);
-  auto answer = co_await http.fetch(std::move(r));
-  if (!answer) co_return endpoint_error("the token request", server.token_endpoint, answer.error().message);
-  if (answer->status != 200) {
-    co_return endpoint_error("the token request", server.token_endpoint, oauth_error_of(*answer));
-  }
-  auto doc = json::parse(answer->body, nullptr, false);
-  if (!doc.is_object() || !doc.contains("access_token") || !doc["access_token"].is_string() ||
+  auto answer = co_await answer_of(http, std::move(r), "the token request");
+  if (!answer) co_return answer.error();
+  const json& doc = *answer;
+  if (!doc.contains("access_token") || !doc["access_token"].is_string() ||
       doc["access_token"].get<std::string>().empty()) {
     co_return endpoint_error("the token request", server.token_endpoint, "the answer has no access_token");
   }
@@ -241,26 +262,17 @@ asio::awaitable<result<std::string>> exchange_id_token(net::http_client& http, c
                         {"audience", audience}};
   if (!resource.empty()) fields.emplace_back("resource", resource);
   if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
-  net::request r;
-  r.method = "POST";
-  r.url = idp.token_endpoint;
-  r.timeout = endpoint_timeout;
-  r.max_response_bytes = max_answer_bytes;
-  r.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
+  auto r = endpoint_request(idp.token_endpoint, "application/x-www-form-urlencoded");
   if (!idp.client_secret.empty()) {
-    const std::string pair = net::url_escape(idp.client_id) + ":" + net::url_escape(idp.client_secret);
-    r.headers.emplace_back("Authorization", "Basic " + core::base64_encode(pair));
+    r.headers.emplace_back("Authorization", basic_credentials(idp.client_id, idp.client_secret));
   } else if (!idp.client_id.empty()) {
     fields.emplace_back("client_id", idp.client_id);
   }
   r.body = net::form_encode(fields);
-  auto answer = co_await http.fetch(std::move(r));
-  if (!answer) co_return endpoint_error("the identity token exchange", idp.token_endpoint, answer.error().message);
-  if (answer->status != 200) {
-    co_return endpoint_error("the identity token exchange", idp.token_endpoint, oauth_error_of(*answer));
-  }
-  auto doc = json::parse(answer->body, nullptr, false);
-  if (!doc.is_object() || !doc.contains("access_token") || !doc["access_token"].is_string() ||
+  auto answer = co_await answer_of(http, std::move(r), "the identity token exchange");
+  if (!answer) co_return answer.error();
+  const json& doc = *answer;
+  if (!doc.contains("access_token") || !doc["access_token"].is_string() ||
       doc.value("issued_token_type", "") != "urn:ietf:params:oauth:token-type:id-jag") {
     co_return endpoint_error("the identity token exchange", idp.token_endpoint, "the answer has no identity assertion");
   }
@@ -279,20 +291,11 @@ asio::awaitable<result<client_identity>> register_client(net::http_client& http,
                {"response_types", {"code"}},
                {"token_endpoint_auth_method", auth_method}};
   if (!scopes.empty()) body["scope"] = join_scopes(scopes);
-  net::request r;
-  r.method = "POST";
-  r.url = server.registration_endpoint;
-  r.timeout = endpoint_timeout;
-  r.max_response_bytes = max_answer_bytes;
-  r.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
-  r.body = body.dump();
-  auto answer = co_await http.fetch(std::move(r));
-  if (!answer) co_return endpoint_error("client registration", server.registration_endpoint, answer.error().message);
-  if (answer->status != 200 && answer->status != 201) {
-    co_return endpoint_error("client registration", server.registration_endpoint, oauth_error_of(*answer));
-  }
-  auto doc = json::parse(answer->body, nullptr, false);
-  if (!doc.is_object() || !doc.contains("client_id") || !doc["client_id"].is_string()) {
+  auto request = endpoint_request(server.registration_endpoint, "application/json", body.dump());
+  auto answer = co_await answer_of(http, std::move(request), "client registration");
+  if (!answer) co_return answer.error();
+  const json& doc = *answer;
+  if (!doc.contains("client_id") || !doc["client_id"].is_string()) {
     co_return endpoint_error("client registration", server.registration_endpoint, "the answer has no client_id");
   }
   client_identity out;

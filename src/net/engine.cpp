@@ -126,24 +126,22 @@ void engine::watch(curl_socket_t fd, int what) {
 }
 
 void engine::arm(const std::shared_ptr<socket_watch>& w) {
-  if ((w->wanted & CURL_POLL_IN) && !w->reading) {
-    w->reading = true;
-    w->descriptor.async_wait(asio::posix::descriptor_base::wait_read, [this, w](boost::system::error_code ec) {
-      w->reading = false;
-      if (w->released || ec == asio::error::operation_aborted) return;
-      socket_ready(w->fd, ec ? CURL_CSELECT_ERR : CURL_CSELECT_IN);
-      if (!w->released) arm(w);
-    });
-  }
-  if ((w->wanted & CURL_POLL_OUT) && !w->writing) {
-    w->writing = true;
-    w->descriptor.async_wait(asio::posix::descriptor_base::wait_write, [this, w](boost::system::error_code ec) {
-      w->writing = false;
-      if (w->released || ec == asio::error::operation_aborted) return;
-      socket_ready(w->fd, ec ? CURL_CSELECT_ERR : CURL_CSELECT_OUT);
-      if (!w->released) arm(w);
-    });
-  }
+  await_ready(w, asio::posix::descriptor_base::wait_read, CURL_POLL_IN, &socket_watch::reading, CURL_CSELECT_IN);
+  await_ready(w, asio::posix::descriptor_base::wait_write, CURL_POLL_OUT, &socket_watch::writing, CURL_CSELECT_OUT);
+}
+
+// One direction of a socket: when curl wants it and no wait is out, wait for
+// readiness, tell curl, and arm again for what curl wants then.
+void engine::await_ready(const std::shared_ptr<socket_watch>& w, asio::posix::descriptor_base::wait_type type,
+                         int poll, bool socket_watch::*waiting, int event) {
+  if (!(w->wanted & poll) || w.get()->*waiting) return;
+  w.get()->*waiting = true;
+  w->descriptor.async_wait(type, [this, w, waiting, event](boost::system::error_code ec) {
+    w.get()->*waiting = false;
+    if (w->released || ec == asio::error::operation_aborted) return;
+    socket_ready(w->fd, ec ? CURL_CSELECT_ERR : event);
+    if (!w->released) arm(w);
+  });
 }
 
 void engine::forget_socket(curl_socket_t fd) {

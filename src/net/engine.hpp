@@ -58,6 +58,8 @@ class engine {
 
   void watch(curl_socket_t fd, int what);
   void arm(const std::shared_ptr<socket_watch>& w);
+  void await_ready(const std::shared_ptr<socket_watch>& w, boost::asio::posix::descriptor_base::wait_type type,
+                   int poll, bool socket_watch::*waiting, int event);
   void forget_socket(curl_socket_t fd);
   void socket_ready(curl_socket_t fd, int event);
   void reap();

@@ -60,7 +60,8 @@ TEST(McpConfig, RejectsBadEntriesWithTheirPath) {
   expect_error(R"({"mcpServers": {"a__b": {"command": "x"}}})", "invalid server name");
   expect_error(R"({"mcpServers": {"a": {"command": "x", "url": "http://h/"}}})", "exactly one");
   expect_error(R"({"mcpServers": {"a": {"command": "x", "args": [1]}}})", "mcpServers.a.args[0]");
-  expect_error(R"({"mcpServers": {"a": {"url": "https://h/"}}})", "http://");
+  expect_error(R"({"mcpServers": {"a": {"url": "ftp://h/"}}})", "mcpServers.a.url");
+  expect_error(R"({"mcpServers": {"a": {"url": "https://user:pw@h/"}}})", "credentials");
   expect_error(R"({"mcpServers": {"a": {"command": "x", "env": {"K": "${NOPE}"}}}})", "NOPE");
 }
 

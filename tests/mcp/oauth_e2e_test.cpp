@@ -148,7 +148,7 @@ TEST_F(OAuthEndToEnd, AnOperatorAuthorizesInABrowserAndCodeCallsTheToolWithTheTo
     ASSERT_TRUE(server.wait_healthy(1, {}, 60s));
     auto ran = server.call(
         "POST", "/execute",
-        R"({"userId": "alice", "code": "return await callMCPTool('notes__whoami', {})"})", 30s,
+        R"json({"userId": "alice", "code": "return await callMCPTool('notes__whoami', {})"})json", 30s,
         "Content-Type: application/json\r\n");
     ASSERT_TRUE(ran);
     EXPECT_EQ(ran->status, 200) << ran->body;

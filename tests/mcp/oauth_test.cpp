@@ -53,7 +53,7 @@ TEST(WwwAuthenticate, SplitsSeveralChallengesAndHeaders) {
 }
 
 TEST(WwwAuthenticate, SurvivesWhatAHostileServerMightSend) {
-  for (const std::string junk : {"", ",,,", "=", "\"", "Bearer \"unterminated", "Bearer a=\"b", "@@@ Bearer x=1",
+  for (const std::string& junk : std::vector<std::string>{"", ",,,", "=", "\"", "Bearer \"unterminated", "Bearer a=\"b", "@@@ Bearer x=1",
                                  std::string(10000, '='), "Bearer ,,, scope=, =x"}) {
     auto challenges = parse_www_authenticate({junk});  // must return, whatever it finds
     for (const auto& c : challenges) EXPECT_FALSE(c.scheme.empty());
@@ -133,7 +133,7 @@ TEST(OAuthDiscovery, MetadataDocumentsNeedTheirKeyFields) {
 
 TEST(OAuthTokens, PkceFollowsRfc7636) {
   // RFC 7636, appendix B.
-  EXPECT_EQ(pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM");
+  EXPECT_EQ(pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
   const auto a = random_token(), b = random_token();
   EXPECT_EQ(a.size(), 43u);
   EXPECT_NE(a, b);
