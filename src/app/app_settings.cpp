@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/net/net_settings.hpp"
 #include "harness/agent/agent_config.hpp"
 #include "harness/auth/auth_config.hpp"
 #include "harness/docker/engine_endpoint.hpp"
@@ -13,6 +12,7 @@
 #include "harness/llm/config.hpp"
 #include "harness/mcp/config.hpp"
 #include "harness/mcp_server/face_settings.hpp"
+#include "harness/net/net_settings.hpp"
 #include "harness/pii/pii_config.hpp"
 #include "harness/pii/vault_seal.hpp"
 #include "harness/policy/policy_config.hpp"
@@ -32,8 +32,7 @@ std::vector<core::setting_spec> all_setting_specs() {
                        execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs(),
                        llm::llm_setting_specs(), agent::agent_setting_specs(), store::store_setting_specs(),
                        skills::skills_setting_specs(), auth::auth_setting_specs(), mcp_server::face_setting_specs(),
-                       policy::policy_setting_specs(), pii::vault_setting_specs(),
-                       net::net_setting_specs()}) {
+                       policy::policy_setting_specs(), pii::vault_setting_specs(), net::net_setting_specs()}) {
     specs.insert(specs.end(), group.begin(), group.end());
   }
   return specs;

@@ -1,5 +1,6 @@
 #include "components.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 
@@ -24,12 +25,12 @@
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/mcp/transport.hpp"
 #include "harness/mcp_server/face_settings.hpp"
+#include "harness/mcp_server/mcp_face.hpp"
 #include "harness/net/http_client.hpp"
 #include "harness/net/net_settings.hpp"
 #include "harness/net/url.hpp"
-#include "harness/pii/vault_seal.hpp"
-#include "harness/mcp_server/mcp_face.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "harness/pii/vault_seal.hpp"
 #include "harness/policy/policy_config.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
@@ -144,17 +145,22 @@ result<guard_factory> build_guards(const policy::policy_config& config, const st
 
 // OAuth for remote MCP servers: tokens in a file sealed with the vault key,
 // and the browser sent back to this server's GET /oauth/callback.
+// The token file is opened only when some server uses OAuth: a server
+// without one needs no vault key for it.
 result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_executor& executor,
-                                                        const core::settings& settings,
+                                                        const core::settings& settings, const mcp::mcp_config& servers,
                                                         std::shared_ptr<net::http_client> http,
                                                         std::shared_ptr<std::atomic<unsigned short>> port) {
-  auto sealer = pii::load_vault_sealer(settings);
-  if (!sealer) return sealer.error();
-  std::filesystem::path file = settings.get("OAUTH_TOKEN_FILE");
-  if (file.empty()) file = std::filesystem::path(settings.get("STORE_PATH")).parent_path() / "oauth-tokens.json";
-  auto store = mcp::file_token_store(
-      file, [sealer = *sealer](const nlohmann::json& value) { return sealer.seal(value); },
-      [sealer = *sealer](const nlohmann::json& stored) { return sealer.open(stored); });
+  std::shared_ptr<mcp::oauth_token_store> store = mcp::memory_token_store();
+  if (std::any_of(servers.servers.begin(), servers.servers.end(), mcp::uses_oauth)) {
+    auto sealer = pii::load_vault_sealer(settings);
+    if (!sealer) return sealer.error();
+    std::filesystem::path file = settings.get("OAUTH_TOKEN_FILE");
+    if (file.empty()) file = std::filesystem::path(settings.get("STORE_PATH")).parent_path() / "oauth-tokens.json";
+    store = mcp::file_token_store(
+        file, [sealer = *sealer](const nlohmann::json& value) { return sealer.seal(value); },
+        [sealer = *sealer](const nlohmann::json& stored) { return sealer.open(stored); });
+  }
   mcp::oauth_options options;
   std::string configured = settings.get("OAUTH_REDIRECT_URL");
   if (!configured.empty()) {
@@ -211,7 +217,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!net_options) return net_options.error();
   out->http_engine_ = net::start_engine(*net_options);
   auto http = net::create_http_client(out->http_engine_);
-  auto oauth = build_oauth(io.get_executor(), settings, http, out->listen_port_);
+  auto oauth = build_oauth(io.get_executor(), settings, *mcp_config, http, out->listen_port_);
   if (!oauth) return oauth.error();
   out->services_.oauth = *oauth;
   auto remote = mcp::with_oauth(http, *oauth);

@@ -52,8 +52,8 @@ class net_transport final : public http_transport {
   error translate(const error& e, const http_request& request) const {
     const std::string url = net::printable_url(request.url);
     if (e.code == net::errc::timeout) {
-      return make_error(llm::errc::timeout, fmt::format("no complete answer from {} within {} ms", url,
-                                                        request.timeout.count()),
+      return make_error(llm::errc::timeout,
+                        fmt::format("no complete answer from {} within {} ms", url, request.timeout.count()),
                         "raise LLM_TIMEOUT_MS for slow models, or check that the server is up");
     }
     if (e.code == net::errc::response_too_large) {
@@ -66,8 +66,9 @@ class net_transport final : public http_transport {
                         "raise LLM_MAX_CONCURRENT or run fewer tasks at once");
     }
     if (e.code == net::errc::connection_failed || e.code == net::errc::tls_failed || e.code == net::errc::bad_url) {
-      return make_error(llm::errc::connection_failed, "could not talk to the LLM: " + e.message,
-                        e.code == net::errc::tls_failed ? e.hint : "check LLM_BASE_URL and that the server is reachable");
+      return make_error(
+          llm::errc::connection_failed, "could not talk to the LLM: " + e.message,
+          e.code == net::errc::tls_failed ? e.hint : "check LLM_BASE_URL and that the server is reachable");
     }
     return e;  // cancelled
   }

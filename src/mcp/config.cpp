@@ -126,11 +126,11 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
     }
   }
   std::string grant, key_file;
-  for (auto st : {text("clientId", out.client_id), text("clientSecret", out.client_secret),
-                  text("clientMetadataUrl", out.client_metadata_url), text("grant", grant),
-                  text("tokenEndpointAuthMethod", out.token_endpoint_auth_method),
-                  text("privateKey", out.private_key_pem), text("privateKeyFile", key_file),
-                  text("signingAlgorithm", out.signing_algorithm)}) {
+  for (auto st :
+       {text("clientId", out.client_id), text("clientSecret", out.client_secret),
+        text("clientMetadataUrl", out.client_metadata_url), text("grant", grant),
+        text("tokenEndpointAuthMethod", out.token_endpoint_auth_method), text("privateKey", out.private_key_pem),
+        text("privateKeyFile", key_file), text("signingAlgorithm", out.signing_algorithm)}) {
     if (!st) return st.error();
   }
   if (grant.empty() || grant == "authorization_code") {
@@ -140,8 +140,9 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
   } else if (grant == "identity_assertion") {
     out.grant = oauth_config::grant_type::identity_assertion;
   } else {
-    return make_error(mcp::errc::invalid_config, where + ".grant: expected \"authorization_code\", "
-                                                         "\"client_credentials\" or \"identity_assertion\"");
+    return make_error(mcp::errc::invalid_config, where +
+                                                     ".grant: expected \"authorization_code\", "
+                                                     "\"client_credentials\" or \"identity_assertion\"");
   }
   if (block.contains("identityProvider")) {
     auto idp = parse_identity_provider(block["identityProvider"], where + ".identityProvider", env);
@@ -152,14 +153,16 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
       (out.identity_provider.token_endpoint.empty() || out.identity_provider.id_token.empty() ||
        out.client_id.empty())) {
     return make_error(mcp::errc::invalid_config,
-                      where + ": the identity_assertion grant needs clientId and identityProvider.tokenEndpoint and "
-                              ".idToken");
+                      where +
+                          ": the identity_assertion grant needs clientId and identityProvider.tokenEndpoint and "
+                          ".idToken");
   }
   static const std::vector<std::string> methods = {"", "client_secret_basic", "client_secret_post", "none",
                                                    "private_key_jwt"};
   if (std::find(methods.begin(), methods.end(), out.token_endpoint_auth_method) == methods.end()) {
-    return make_error(mcp::errc::invalid_config, where + ".tokenEndpointAuthMethod: expected client_secret_basic, "
-                                                         "client_secret_post, none or private_key_jwt");
+    return make_error(mcp::errc::invalid_config, where +
+                                                     ".tokenEndpointAuthMethod: expected client_secret_basic, "
+                                                     "client_secret_post, none or private_key_jwt");
   }
   if (block.contains("scopes")) {
     if (!block["scopes"].is_array()) return make_error(mcp::errc::invalid_config, where + ".scopes: expected an array");

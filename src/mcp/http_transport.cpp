@@ -96,7 +96,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       }
       if (state.unreadable_answer) co_return *state.unreadable_answer;
       if (!answered && want_id) {
-        if (state.failure) co_return *state.failure;
+        if (state.failure) co_return *state.failure;  // a timeout
         co_return make_error(mcp::errc::connection_lost,
                              "the SSE stream for the request ended " +
                                  std::string(state.cut_mid_event ? "in the middle of an event " : "") +
@@ -181,7 +181,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
     }
     const bool timeout = e.code == net::errc::timeout;
     const bool tls = e.code == net::errc::tls_failed;
-    return make_error(timeout ? mcp::errc::timeout : mcp::errc::connection_lost, what + " " + e.message,
+    return make_error(timeout ? mcp::errc::timeout : mcp::errc::connection_lost,
+                      what.empty() ? e.message : what + ": " + e.message,
                       tls ? e.hint : "check that the MCP server is running at that URL");
   }
 
@@ -218,8 +219,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
     if (!idle) co_return co_await stream.read();
     auto piece = co_await core::with_deadline(stream.read(), std::chrono::steady_clock::now() + *idle);
     if (!piece) {
-      co_return make_error(net::errc::timeout, "got nothing more from " + net::printable_url(config_.url) +
-                                                   " within " + std::to_string(idle->count()) + " ms");
+      co_return make_error(net::errc::timeout, "got nothing more from " + net::printable_url(config_.url) + " within " +
+                                                   std::to_string(idle->count()) + " ms");
     }
     co_return std::move(*piece);
   }
@@ -252,8 +253,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
       hint = "the server wants credentials: give it headers (Authorization) or an oauth block in its mcpServers entry";
     }
     co_return make_error(mcp::errc::http_status,
-                         std::string(what) + " " + net::printable_url(config_.url) + " answered HTTP " + std::to_string(code) +
-                             (body.empty() ? "" : ": " + detail::printable(body, 300)),
+                         std::string(what) + " " + net::printable_url(config_.url) + " answered HTTP " +
+                             std::to_string(code) + (body.empty() ? "" : ": " + detail::printable(body, 300)),
                          hint);
   }
 
@@ -269,7 +270,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
     }
     auto body = co_await read_body(stream, limits_.max_message_bytes);
     if (body.over_limit) {
-      const std::size_t size = declared ? *declared : body.text.size();
+      // Without a Content-Length, reading stopped past the limit: "more than" the limit is what is known.
+      const std::size_t size = declared ? *declared : limits_.max_message_bytes;
       co_return unreadable_answer(detail::message_too_large(config_.name, size, limits_.max_message_bytes, !declared),
                                   body.text, want_id);
     }
@@ -278,13 +280,12 @@ class http_transport final : public transport, public std::enable_shared_from_th
     }
     if (body.failure) {
       const std::string of = declared ? " of " + std::to_string(*declared) : "";
-      co_return unreadable_answer(
-          make_error(mcp::errc::connection_lost,
-                     "POST " + net::printable_url(config_.url) + ": the connection ended after " +
-                         std::to_string(body.text.size()) + of + " bytes of the answer, cut short (" +
-                         body.failure->message + ")",
-                     "check that the MCP server is running at that URL"),
-          body.text, want_id);
+      co_return unreadable_answer(make_error(mcp::errc::connection_lost,
+                                             "POST " + net::printable_url(config_.url) +
+                                                 ": the connection ended after " + std::to_string(body.text.size()) +
+                                                 of + " bytes of the answer, cut short (" + body.failure->message + ")",
+                                             "check that the MCP server is running at that URL"),
+                                  body.text, want_id);
     }
     if (body.text.find_first_not_of(" \t\r\n") == std::string::npos) co_return status{};
     auto parsed = detail::parse_message(body.text);
@@ -341,7 +342,9 @@ class http_transport final : public transport, public std::enable_shared_from_th
     while (!closing_) {
       auto piece = co_await read_within(stream, idle_limit);
       if (!piece) {
-        state.failure = transport_error("reading the event stream of", piece.error());
+        // A stream cut off is a stream that ended (resumed below when it can be);
+        // one that went quiet past its limit is a timeout.
+        if (piece.error().code == net::errc::timeout) state.failure = transport_error("", piece.error());
         break;
       }
       if (piece->empty()) break;

@@ -84,7 +84,8 @@ oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, server_config
       store_(std::move(store)),
       options_(std::move(options)),
       // Without one, the real clock (a static: the aliasing pointer owns nothing).
-      clock_(options_.clock ? options_.clock : std::shared_ptr<core::clock>(std::shared_ptr<core::clock>(), &core::real_clock())),
+      clock_(options_.clock ? options_.clock
+                            : std::shared_ptr<core::clock>(std::shared_ptr<core::clock>(), &core::real_clock())),
       flow_done_(executor),
       changed_(executor),
       refresh_timer_(executor) {}
@@ -125,15 +126,16 @@ asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std:
   if (step_up) {
     const std::string err = bearer ? bearer->param("error").value_or("") : "";
     if (err != "insufficient_scope") {
-      co_return fail(make_error(mcp::errc::authorization_failed,
-                                "MCP server " + server_.name + " refused the token (HTTP 403" +
-                                    (err.empty() ? "" : ", " + err) + ")",
-                                "check the account and scopes it was authorized with"));
+      co_return fail(make_error(
+          mcp::errc::authorization_failed,
+          "MCP server " + server_.name + " refused the token (HTTP 403" + (err.empty() ? "" : ", " + err) + ")",
+          "check the account and scopes it was authorized with"));
     }
     const auto needed = split_scopes(challenge_scope.value_or(""));
     if (tokens_ && !needed.empty() && covers(tokens_->scopes, needed)) {
       co_return fail(make_error(mcp::errc::authorization_failed,
-                                "MCP server " + server_.name + " refuses the token although it holds the scopes it asks for (" +
+                                "MCP server " + server_.name +
+                                    " refuses the token although it holds the scopes it asks for (" +
                                     join_scopes(needed) + ")",
                                 "the server's scope requirements cannot be met; tell its operator"));
     }
@@ -164,7 +166,7 @@ json oauth_authorizer::describe() const {
   const auto grant = config_.grant;
   json out = {{"grant", grant == oauth_config::grant_type::authorization_code   ? "authorization_code"
                         : grant == oauth_config::grant_type::client_credentials ? "client_credentials"
-                                                                                 : "identity_assertion"}};
+                                                                                : "identity_assertion"}};
   if (pending_) {
     out["state"] = "needs_authorization";
     out["authorizationUrl"] = pending_->url;
@@ -232,22 +234,23 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
   }
   // RFC 9207: when the server names itself, it must be the one we asked.
   if (const auto iss = field("iss"); !iss.empty() && server_metadata_ &&
-                                      without_trailing_slash(iss) != without_trailing_slash(server_metadata_->issuer)) {
-    co_return fail(make_error(mcp::errc::authorization_failed,
-                              "the authorization response for " + server_.name + " came from another issuer (" + iss +
-                                  ")"));
+                                     without_trailing_slash(iss) != without_trailing_slash(server_metadata_->issuer)) {
+    co_return fail(make_error(mcp::errc::authorization_failed, "the authorization response for " + server_.name +
+                                                                   " came from another issuer (" + iss + ")"));
   }
   const auto code = field("code");
   if (code.empty()) {
     co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization response has no code");
   }
-  if (!server_metadata_ || !client_) co_return make_error(mcp::errc::oauth_callback_invalid, "no authorization is under way");
+  if (!server_metadata_ || !client_)
+    co_return make_error(mcp::errc::oauth_callback_invalid, "no authorization is under way");
   form_fields fields = {{"grant_type", "authorization_code"},
                         {"code", code},
                         {"redirect_uri", pending.redirect_uri},
                         {"code_verifier", pending.verifier}};
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
-  auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), pending.scopes, *clock_);
+  auto tokens =
+      co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), pending.scopes, *clock_);
   if (!tokens) co_return fail(tokens.error());
   take_tokens(std::move(*tokens));
   core::log_info("mcp {}: authorized ({})", server_.name, join_scopes(tokens_->scopes));
@@ -264,28 +267,28 @@ asio::awaitable<result<json>> oauth_authorizer::fetch_json(const std::string& ur
   r.headers = {{"Accept", "application/json"}};
   auto answer = co_await http_->fetch(std::move(r));
   if (!answer) {
-    co_return make_error(mcp::errc::authorization_failed, "OAuth discovery for " + server_.name + ": " + answer.error().message,
-                         answer.error().hint);
+    co_return make_error(mcp::errc::authorization_failed,
+                         "OAuth discovery for " + server_.name + ": " + answer.error().message, answer.error().hint);
   }
   if (answer->status != 200) co_return json();  // not here: the caller tries the next place
   auto doc = json::parse(answer->body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    co_return make_error(mcp::errc::authorization_failed,
-                         "OAuth discovery for " + server_.name + ": " + net::printable_url(url) + " is not a JSON object");
+    co_return make_error(mcp::errc::authorization_failed, "OAuth discovery for " + server_.name + ": " +
+                                                              net::printable_url(url) + " is not a JSON object");
   }
   co_return doc;
 }
 
 asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::string>& resource_metadata) {
-  if (server_metadata_ && (!resource_metadata || (resource_metadata_ && resource_metadata_->url == *resource_metadata))) {
+  if (server_metadata_ &&
+      (!resource_metadata || (resource_metadata_ && resource_metadata_->url == *resource_metadata))) {
     co_return status{};
   }
   resource_metadata_.reset();
   for (const auto& url : protected_resource_metadata_urls(url_, resource_metadata)) {
     if (!acceptable_oauth_url(url, url_)) {
-      co_return make_error(mcp::errc::authorization_failed,
-                           "MCP server " + server_.name + " points OAuth at " + net::printable_url(url) +
-                               ", which is not https");
+      co_return make_error(mcp::errc::authorization_failed, "MCP server " + server_.name + " points OAuth at " +
+                                                                net::printable_url(url) + ", which is not https");
     }
     auto doc = co_await fetch_json(url);
     if (!doc) co_return doc.error();
@@ -322,17 +325,16 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
       if (!parsed) co_return parsed.error();
       // RFC 8414 section 3.3: metadata for another issuer must not be used.
       if (without_trailing_slash(parsed->issuer) != without_trailing_slash(issuer)) {
-        co_return make_error(mcp::errc::authorization_failed,
-                             "the authorization server metadata at " + net::printable_url(url) + " is for issuer " +
-                                 parsed->issuer + ", not " + issuer);
+        co_return make_error(mcp::errc::authorization_failed, "the authorization server metadata at " +
+                                                                  net::printable_url(url) + " is for issuer " +
+                                                                  parsed->issuer + ", not " + issuer);
       }
       found = std::move(*parsed);
       break;
     }
     if (!found) {
-      co_return make_error(mcp::errc::authorization_failed,
-                           "no metadata found for the authorization server " + net::printable_url(issuer) + " of " +
-                               server_.name);
+      co_return make_error(mcp::errc::authorization_failed, "no metadata found for the authorization server " +
+                                                                net::printable_url(issuer) + " of " + server_.name);
     }
   } else {
     // 2025-03-26: no resource metadata; the server's origin is the authorization server.
@@ -350,17 +352,18 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
   }
   for (const auto* endpoint : {&found->authorization_endpoint, &found->token_endpoint, &found->registration_endpoint}) {
     if (!endpoint->empty() && !acceptable_oauth_url(*endpoint, url_)) {
-      co_return make_error(mcp::errc::authorization_failed,
-                           "the authorization server of " + server_.name + " has an endpoint that is not https (" +
-                               net::printable_url(*endpoint) + ")");
+      co_return make_error(mcp::errc::authorization_failed, "the authorization server of " + server_.name +
+                                                                " has an endpoint that is not https (" +
+                                                                net::printable_url(*endpoint) + ")");
     }
   }
   if (grant_is_code() && found->discovered) {
     const auto& methods = found->code_challenge_methods_supported;
     if (!methods || std::find(methods->begin(), methods->end(), "S256") == methods->end()) {
-      co_return make_error(mcp::errc::authorization_failed,
-                           "the authorization server " + found->issuer + " does not offer PKCE with S256",
-                           "MCP requires PKCE; the authorization server must advertise code_challenge_methods_supported");
+      co_return make_error(
+          mcp::errc::authorization_failed,
+          "the authorization server " + found->issuer + " does not offer PKCE with S256",
+          "MCP requires PKCE; the authorization server must advertise code_challenge_methods_supported");
     }
     if (found->authorization_endpoint.empty()) {
       co_return make_error(mcp::errc::authorization_failed,
@@ -419,24 +422,25 @@ asio::awaitable<status> oauth_authorizer::ensure_client() {
   const std::string redirect = options_.redirect_uri();
   // A registration from an earlier run, for the same authorization server and redirect.
   if (auto saved = store_->load("client:" + server_.name); saved && saved->is_object() &&
-                                                          saved->value("issuer", "") == as.issuer &&
-                                                          saved->value("redirectUri", "") == redirect) {
+                                                           saved->value("issuer", "") == as.issuer &&
+                                                           saved->value("redirectUri", "") == redirect) {
     client_ = client_identity::from_json((*saved)["client"]);
     co_return status{};
   }
   if (as.registration_endpoint.empty()) {
-    co_return make_error(mcp::errc::authorization_failed,
-                         "the authorization server " + as.issuer + " of " + server_.name +
-                             " offers no dynamic client registration",
-                         "register a client there with redirect URI " + redirect +
-                             ", then set oauth.clientId (and clientSecret) for " + server_.name);
+    co_return make_error(
+        mcp::errc::authorization_failed,
+        "the authorization server " + as.issuer + " of " + server_.name + " offers no dynamic client registration",
+        "register a client there with redirect URI " + redirect + ", then set oauth.clientId (and clientSecret) for " +
+            server_.name);
   }
   std::string method = config_.token_endpoint_auth_method;
   if (method.empty()) {
     const auto& supported = as.token_endpoint_auth_methods_supported;
     auto offers = [&](const char* m) { return std::find(supported.begin(), supported.end(), m) != supported.end(); };
-    method = offers("client_secret_basic") ? "client_secret_basic" : offers("client_secret_post") ? "client_secret_post"
-                                                                                                   : "none";
+    method = offers("client_secret_basic")  ? "client_secret_basic"
+             : offers("client_secret_post") ? "client_secret_post"
+                                            : "none";
   }
   auto registered = co_await register_client(*http_, as, options_.client_name, redirect, method, config_.scopes);
   if (!registered) co_return registered.error();
@@ -514,7 +518,8 @@ asio::awaitable<status> oauth_authorizer::refresh() {
   form_fields fields = {{"grant_type", "refresh_token"}, {"refresh_token", tokens_->refresh_token}};
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
   if (auto identified = co_await ensure_client(); !identified) co_return identified.error();
-  auto refreshed = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, *clock_);
+  auto refreshed =
+      co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, *clock_);
   if (!refreshed) {
     forget_tokens();
     co_return refreshed.error();
@@ -553,9 +558,12 @@ void oauth_authorizer::schedule_refresh() {
   refresh_timer_.async_wait([weak](boost::system::error_code ec) {
     auto self = ec ? nullptr : weak.lock();
     if (!self) return;
-    core::spawn_logged(self->executor_, [](std::shared_ptr<oauth_authorizer> me) -> asio::awaitable<void> {
-      co_await me->authorization();  // renews when within refresh_ahead
-    }(self), "mcp " + self->server_.name + ": renewing its OAuth token");
+    core::spawn_logged(
+        self->executor_,
+        [](std::shared_ptr<oauth_authorizer> me) -> asio::awaitable<void> {
+          co_await me->authorization();  // renews when within refresh_ahead
+        }(self),
+        "mcp " + self->server_.name + ": renewing its OAuth token");
   });
 }
 

@@ -67,7 +67,9 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   boost::asio::awaitable<harness::status> token_grant(const std::vector<std::string>& scopes);
   harness::status ask_person(const std::vector<std::string>& scopes);
   std::vector<std::string> scopes_for(const std::optional<std::string>& challenge_scope, bool step_up) const;
-  bool grant_is_code() const { return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code; }
+  bool grant_is_code() const {
+    return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code;
+  }
   void take_tokens(token_set tokens);
   void forget_tokens();
   void persist();

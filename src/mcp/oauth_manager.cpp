@@ -17,7 +17,10 @@ class oauth_manager_impl final : public oauth_manager {
  public:
   oauth_manager_impl(asio::any_io_executor executor, std::shared_ptr<net::http_client> http,
                      std::shared_ptr<oauth_token_store> store, oauth_options options)
-      : executor_(std::move(executor)), http_(std::move(http)), store_(std::move(store)), options_(std::move(options)) {}
+      : executor_(std::move(executor)),
+        http_(std::move(http)),
+        store_(std::move(store)),
+        options_(std::move(options)) {}
 
   std::shared_ptr<http_authorizer> authorizer_for(const server_config& server) override {
     if (!uses_oauth(server)) return nullptr;

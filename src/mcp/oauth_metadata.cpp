@@ -73,8 +73,8 @@ result<authorization_server_metadata> parse_authorization_server_metadata(const 
   if (out.token_endpoint.empty()) return bad_metadata(url, "has no \"token_endpoint\"");
   out.scopes_supported = string_list(doc, "scopes_supported");
   out.code_challenge_methods_supported = string_list(doc, "code_challenge_methods_supported");
-  out.token_endpoint_auth_methods_supported =
-      string_list(doc, "token_endpoint_auth_methods_supported").value_or(std::vector<std::string>{"client_secret_basic"});
+  out.token_endpoint_auth_methods_supported = string_list(doc, "token_endpoint_auth_methods_supported")
+                                                  .value_or(std::vector<std::string>{"client_secret_basic"});
   out.grant_types_supported =
       string_list(doc, "grant_types_supported").value_or(std::vector<std::string>{"authorization_code", "implicit"});
   out.client_id_metadata_document_supported =

@@ -156,8 +156,7 @@ json token_set::to_json() const {
   json out = {{"accessToken", access_token}, {"scopes", scopes}};
   if (!refresh_token.empty()) out["refreshToken"] = refresh_token;
   if (expires_at) {
-    out["expiresAt"] =
-        std::chrono::duration_cast<std::chrono::milliseconds>(expires_at->time_since_epoch()).count();
+    out["expiresAt"] = std::chrono::duration_cast<std::chrono::milliseconds>(expires_at->time_since_epoch()).count();
   }
   return out;
 }
@@ -244,7 +243,7 @@ asio::awaitable<result<token_set>> request_tokens(net::http_client& http, const 
     out.refresh_token = doc["refresh_token"].get<std::string>();
   }
   out.scopes = doc.contains("scope") && doc["scope"].is_string() ? split_scopes(doc["scope"].get<std::string>())
-                                                                  : requested_scopes;
+                                                                 : requested_scopes;
   if (doc.contains("expires_in") && doc["expires_in"].is_number() && doc["expires_in"].get<double>() > 0) {
     out.expires_at =
         clock.system_now() + std::chrono::seconds(static_cast<std::int64_t>(doc["expires_in"].get<double>()));
@@ -279,12 +278,9 @@ asio::awaitable<result<std::string>> exchange_id_token(net::http_client& http, c
   co_return doc["access_token"].get<std::string>();
 }
 
-asio::awaitable<result<client_identity>> register_client(net::http_client& http,
-                                                         const authorization_server_metadata& server,
-                                                         const std::string& client_name,
-                                                         const std::string& redirect_uri,
-                                                         const std::string& auth_method,
-                                                         const std::vector<std::string>& scopes) {
+asio::awaitable<result<client_identity>> register_client(
+    net::http_client& http, const authorization_server_metadata& server, const std::string& client_name,
+    const std::string& redirect_uri, const std::string& auth_method, const std::vector<std::string>& scopes) {
   json body = {{"client_name", client_name},
                {"redirect_uris", {redirect_uri}},
                {"grant_types", {"authorization_code", "refresh_token"}},

@@ -83,11 +83,8 @@ boost::asio::awaitable<result<std::string>> exchange_id_token(net::http_client& 
 
 // RFC 7591 registration of a client for the authorization code grant with
 // `redirect_uri`, asking for `auth_method`.
-boost::asio::awaitable<result<client_identity>> register_client(net::http_client& http,
-                                                                const authorization_server_metadata& server,
-                                                                const std::string& client_name,
-                                                                const std::string& redirect_uri,
-                                                                const std::string& auth_method,
-                                                                const std::vector<std::string>& scopes);
+boost::asio::awaitable<result<client_identity>> register_client(
+    net::http_client& http, const authorization_server_metadata& server, const std::string& client_name,
+    const std::string& redirect_uri, const std::string& auth_method, const std::vector<std::string>& scopes);
 
 }  // namespace harness::mcp

@@ -94,7 +94,8 @@ class file_store final : public oauth_token_store {
     const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
     ::close(fd);
     if (!written || std::rename(temp.c_str(), path_.c_str()) != 0) {
-      return make_error(core::errc::invalid_setting, "the OAuth token file " + path_.string() + " could not be written");
+      return make_error(core::errc::invalid_setting,
+                        "the OAuth token file " + path_.string() + " could not be written");
     }
     return {};
   }
@@ -112,8 +113,7 @@ std::shared_ptr<oauth_token_store> memory_token_store() {
   return std::make_shared<memory_store>();
 }
 
-std::shared_ptr<oauth_token_store> file_token_store(std::filesystem::path path,
-                                                    std::function<json(const json&)> seal,
+std::shared_ptr<oauth_token_store> file_token_store(std::filesystem::path path, std::function<json(const json&)> seal,
                                                     std::function<result<json>(const json&)> open) {
   return std::make_shared<file_store>(std::move(path), std::move(seal), std::move(open));
 }

@@ -172,7 +172,8 @@ asio::awaitable<void> server_supervisor::retry_loop() {
     if (state_ == server_state::needs_authorization && authorizer_) {
       // Nothing to retry until a person approves access (or the link they
       // were given expires, and the next attempt makes a new one).
-      const auto until = authorizer_->pending_until().value_or(std::chrono::steady_clock::now() + limits_.restart_backoff_max);
+      const auto until =
+          authorizer_->pending_until().value_or(std::chrono::steady_clock::now() + limits_.restart_backoff_max);
       co_await authorizer_->wait_changed(until);
       if (state_ == server_state::stopped) break;
       failures_in_row_ = 0;

@@ -158,7 +158,8 @@ status configure(transfer& t) {
   }
   t.header_lines = curl_slist_append(t.header_lines, "Expect:");  // no 100-continue round trip
   t.easy = curl_easy_init();
-  if (!t.easy || !t.header_lines) return make_error(net::errc::connection_failed, "libcurl could not allocate a transfer");
+  if (!t.easy || !t.header_lines)
+    return make_error(net::errc::connection_failed, "libcurl could not allocate a transfer");
   static const std::string default_agent = std::string("mcp-harness/") + harness::core::version();
   CURL* e = t.easy;
   curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
@@ -187,7 +188,8 @@ status configure(transfer& t) {
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
   // A fetch is decoded as it comes; a stream is passed on as sent (SSE is text, never compressed by servers we know).
   if (!t.streaming) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-  curl_easy_setopt(e, CURLOPT_USERAGENT, options.user_agent.empty() ? default_agent.c_str() : options.user_agent.c_str());
+  curl_easy_setopt(e, CURLOPT_USERAGENT,
+                   options.user_agent.empty() ? default_agent.c_str() : options.user_agent.c_str());
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);

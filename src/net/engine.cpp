@@ -65,7 +65,8 @@ void engine::submit(std::shared_ptr<transfer> t) {
 void engine::abort(std::shared_ptr<transfer> t) {
   asio::post(io_, [this, t = std::move(t)] {
     if (t->state != transfer::phase::finished)
-      fail(t, make_error(core::errc::cancelled, "the HTTP request to " + detail::safe_url(t->req.url) + " was cancelled"));
+      fail(t,
+           make_error(core::errc::cancelled, "the HTTP request to " + detail::safe_url(t->req.url) + " was cancelled"));
   });
 }
 
@@ -132,8 +133,8 @@ void engine::arm(const std::shared_ptr<socket_watch>& w) {
 
 // One direction of a socket: when curl wants it and no wait is out, wait for
 // readiness, tell curl, and arm again for what curl wants then.
-void engine::await_ready(const std::shared_ptr<socket_watch>& w, asio::posix::descriptor_base::wait_type type,
-                         int poll, bool socket_watch::*waiting, int event) {
+void engine::await_ready(const std::shared_ptr<socket_watch>& w, asio::posix::descriptor_base::wait_type type, int poll,
+                         bool socket_watch::*waiting, int event) {
   if (!(w->wanted & poll) || w.get()->*waiting) return;
   w.get()->*waiting = true;
   w->descriptor.async_wait(type, [this, w, waiting, event](boost::system::error_code ec) {
@@ -191,10 +192,10 @@ void engine::enqueue(std::shared_ptr<transfer> t) {
     return;
   }
   if (l.waiting.size() >= l.options.max_queued) {
-    fail(t, make_error(net::errc::busy,
-                       fmt::format("too many HTTP requests waiting ({} queued, {} running)", l.waiting.size(),
-                                   l.running),
-                       "send fewer requests at once or raise the concurrency setting"));
+    fail(t,
+         make_error(net::errc::busy,
+                    fmt::format("too many HTTP requests waiting ({} queued, {} running)", l.waiting.size(), l.running),
+                    "send fewer requests at once or raise the concurrency setting"));
     return;
   }
   bool known = false;
@@ -223,7 +224,8 @@ void engine::start(std::shared_ptr<transfer> t) {
     curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_DATA, this);
   }
   if (curl_multi_add_handle(multi_, t->easy) != CURLM_OK) {
-    fail(t, make_error(net::errc::connection_failed, "libcurl refused the transfer to " + detail::safe_url(t->req.url)));
+    fail(t,
+         make_error(net::errc::connection_failed, "libcurl refused the transfer to " + detail::safe_url(t->req.url)));
     return;
   }
   t->state = transfer::phase::running;

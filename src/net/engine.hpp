@@ -5,8 +5,8 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 

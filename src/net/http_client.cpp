@@ -136,9 +136,9 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
       abort_on_cancel(t->on_head->slot(), engine_, t);
       engine_->submit(t);
     };
-    auto opened = co_await asio::async_initiate<const asio::use_awaitable_t<>&,
-                                                void(result<std::shared_ptr<stream_state>>)>(std::move(initiate),
-                                                                                             asio::use_awaitable);
+    auto opened =
+        co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(result<std::shared_ptr<stream_state>>)>(
+            std::move(initiate), asio::use_awaitable);
     if (!opened) co_return opened.error();
     // The head is complete and the engine's thread no longer writes it.
     co_return std::unique_ptr<response_stream>(std::make_unique<stream_impl>(engine_, t, *opened));

@@ -39,7 +39,8 @@ result<url_parts> parse_url(std::string_view url) {
   url_parts out;
   out.scheme = lower(part(u.get(), CURLUPART_SCHEME));
   if (out.scheme != "http" && out.scheme != "https") {
-    return make_error(net::errc::bad_url, "not an http:// or https:// URL: " + text.substr(0, text.find_first_of("?#")));
+    return make_error(net::errc::bad_url,
+                      "not an http:// or https:// URL: " + text.substr(0, text.find_first_of("?#")));
   }
   if (!part(u.get(), CURLUPART_USER).empty()) {
     return make_error(net::errc::bad_url, "credentials in the URL are not supported",

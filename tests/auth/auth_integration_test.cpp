@@ -188,6 +188,8 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
       {"GET", "/ui", "/ui", "", 308, 308, ""},
       {"GET", "/ui/", "/ui/", "", 200, 200, ""},
       {"GET", "/ui/{path...}", "/ui/js/app.js", "", 200, 200, ""},
+      // A browser back from an authorization server has no key: the state is the credential.
+      {"GET", "/oauth/callback", "/oauth/callback?code=x&state=forged", "", 400, 400, ""},
   };
   // The matrix covers the route table, so a new route cannot skip it.
   std::set<std::string> covered, table;
@@ -199,7 +201,8 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
   // Refusals first: none of them may change anything.
   for (const auto& p : probes) {
     SCOPED_TRACE(p.method + " " + p.target);
-    const bool open = p.pattern.starts_with("/health") || p.pattern == "/" || p.pattern.starts_with("/ui");
+    const bool open = p.pattern.starts_with("/health") || p.pattern == "/" || p.pattern.starts_with("/ui") ||
+                      p.pattern == "/oauth/callback";
     for (const auto& [headers, code] :
          std::vector<std::pair<std::string, std::string>>{{"", "key_required"},
                                                           {"Authorization: Bearer mh_not-a-key\r\n", "invalid_key"},

@@ -55,8 +55,8 @@ server_config configure(const std::string& url) {
   config.kind = transport_kind::http;
   config.url = url;
   const std::string scenario = env("MCP_CONFORMANCE_SCENARIO");
-  const json context = json::parse(env("MCP_CONFORMANCE_CONTEXT").empty() ? "{}" : env("MCP_CONFORMANCE_CONTEXT"),
-                                   nullptr, false);
+  const json context =
+      json::parse(env("MCP_CONFORMANCE_CONTEXT").empty() ? "{}" : env("MCP_CONFORMANCE_CONTEXT"), nullptr, false);
   if (scenario.rfind("auth/", 0) != 0) return config;
   oauth_config oauth;
   oauth.client_metadata_url = client_metadata_url;
@@ -91,7 +91,8 @@ struct harness_side {
 asio::awaitable<status> authorize_in_browser(harness_side& side) {
   const json state = side.authorizer ? side.authorizer->describe() : json();
   const std::string url = state.value("authorizationUrl", "");
-  if (url.empty()) co_return make_error(mcp::errc::authorization_failed, "no authorizationUrl to open: " + state.dump());
+  if (url.empty())
+    co_return make_error(mcp::errc::authorization_failed, "no authorizationUrl to open: " + state.dump());
   std::cerr << "browser: opening " << net::printable_url(url) << "\n";
   net::request r;
   r.url = url;
@@ -99,8 +100,8 @@ asio::awaitable<status> authorize_in_browser(harness_side& side) {
   if (!answer) co_return answer.error();
   auto location = answer->header("location");
   if (answer->status < 300 || answer->status >= 400 || !location) {
-    co_return make_error(mcp::errc::authorization_failed,
-                         "the authorization endpoint answered HTTP " + std::to_string(answer->status) + " without a redirect");
+    co_return make_error(mcp::errc::authorization_failed, "the authorization endpoint answered HTTP " +
+                                                              std::to_string(answer->status) + " without a redirect");
   }
   auto target = net::resolve_url(url, *location);
   if (!target) co_return target.error();

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/net/http_client.hpp"
 #include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
+#include "harness/net/http_client.hpp"
 #include "llm/test_support.hpp"
 
 namespace harness::llm {

@@ -4,9 +4,9 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
-#include "harness/net/http_client.hpp"
 #include "harness/llm/errors.hpp"
 #include "harness/llm/provider.hpp"
+#include "harness/net/http_client.hpp"
 #include "llm/fake_llm_server.hpp"
 #include "llm/test_support.hpp"
 #include "record_replay.hpp"
@@ -242,7 +242,8 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   }  // closed: nothing listens there now
   auto c = test::test_config("openai", "http://127.0.0.1:" + std::to_string(port) + "/v1");
   c.retry.max_retries = 1;
-  auto turn = test::run_sync(create_openai_provider(c, create_net_transport(harness::net::start_engine(), {}))->complete(test::simple_request()));
+  auto turn = test::run_sync(create_openai_provider(c, create_net_transport(harness::net::start_engine(), {}))
+                                 ->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
   EXPECT_NE(turn.error().message.find("127.0.0.1"), std::string::npos);

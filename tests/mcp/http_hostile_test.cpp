@@ -46,7 +46,8 @@ TEST_F(HostileHttp, OversizedJsonBodyOrSseEventIsTooLarge) {
   // A body's size is its Content-Length; without one, reading stopped at the limit; an SSE
   // event was read (not held) to its end.
   EXPECT_TRUE(contains(failure("huge_json").message, "sent a message of 2097")) << failure("huge_json").message;
-  EXPECT_TRUE(contains(failure("huge_json_chunked").message, "sent a message of more than 104"));
+  EXPECT_TRUE(contains(failure("huge_json_chunked").message, "sent a message of more than 104"))
+      << failure("huge_json_chunked").message;
   EXPECT_TRUE(contains(failure("huge_sse").message, "sent a message of 2097")) << failure("huge_sse").message;
 }
 

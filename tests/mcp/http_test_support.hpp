@@ -15,9 +15,9 @@
 
 #include "child_process.hpp"
 #include "client.hpp"
-#include "harness/net/http_client.hpp"
 #include "harness/core/health.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/net/http_client.hpp"
 #include "mcp_test_support.hpp"
 
 namespace harness::mcp::testing {

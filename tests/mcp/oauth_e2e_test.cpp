@@ -146,10 +146,9 @@ TEST_F(OAuthEndToEnd, AnOperatorAuthorizesInABrowserAndCodeCallsTheToolWithTheTo
 
     // Code in a sandbox calls the tool; the token goes along.
     ASSERT_TRUE(server.wait_healthy(1, {}, 60s));
-    auto ran = server.call(
-        "POST", "/execute",
-        R"json({"userId": "alice", "code": "return await callMCPTool('notes__whoami', {})"})json", 30s,
-        "Content-Type: application/json\r\n");
+    auto ran = server.call("POST", "/execute",
+                           R"json({"userId": "alice", "code": "return await callMCPTool('notes__whoami', {})"})json",
+                           30s, "Content-Type: application/json\r\n");
     ASSERT_TRUE(ran);
     EXPECT_EQ(ran->status, 200) << ran->body;
     EXPECT_EQ(ran->json()["result"]["scope"], "notes:read offline_access") << ran->body;
@@ -200,8 +199,8 @@ TEST_F(OAuthEndToEnd, ACallbackWithoutAPendingAuthorizationIsRefusedPlainly) {
   net::testing::test_ca ca;
   oauth_server remote(ca);
   harness_server server(env(remote, ca.ca_pem));
-  for (const char* target : {"/oauth/callback", "/oauth/callback?code=x&state=forged",
-                             "/oauth/callback?state=forged&error=access_denied"}) {
+  for (const char* target :
+       {"/oauth/callback", "/oauth/callback?code=x&state=forged", "/oauth/callback?state=forged&error=access_denied"}) {
     auto page = server.call("GET", target);
     ASSERT_TRUE(page);
     EXPECT_EQ(page->status, 400) << target;

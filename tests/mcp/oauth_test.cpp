@@ -53,8 +53,9 @@ TEST(WwwAuthenticate, SplitsSeveralChallengesAndHeaders) {
 }
 
 TEST(WwwAuthenticate, SurvivesWhatAHostileServerMightSend) {
-  for (const std::string& junk : std::vector<std::string>{"", ",,,", "=", "\"", "Bearer \"unterminated", "Bearer a=\"b", "@@@ Bearer x=1",
-                                 std::string(10000, '='), "Bearer ,,, scope=, =x"}) {
+  for (const std::string& junk :
+       std::vector<std::string>{"", ",,,", "=", "\"", "Bearer \"unterminated", "Bearer a=\"b", "@@@ Bearer x=1",
+                                std::string(10000, '='), "Bearer ,,, scope=, =x"}) {
     auto challenges = parse_www_authenticate({junk});  // must return, whatever it finds
     for (const auto& c : challenges) EXPECT_FALSE(c.scheme.empty());
   }
@@ -133,7 +134,8 @@ TEST(OAuthDiscovery, MetadataDocumentsNeedTheirKeyFields) {
 
 TEST(OAuthTokens, PkceFollowsRfc7636) {
   // RFC 7636, appendix B.
-  EXPECT_EQ(pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+  EXPECT_EQ(pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
   const auto a = random_token(), b = random_token();
   EXPECT_EQ(a.size(), 43u);
   EXPECT_NE(a, b);
@@ -174,13 +176,12 @@ TEST(OAuthConfig, TheOauthBlockIsReadAndSecretsMustComeFromTheEnvironment) {
   EXPECT_NE(literal.error().message.find("${VAR}"), std::string::npos);
   EXPECT_EQ(literal.error().message.find("plain"), std::string::npos);
 
-  for (const char* bad : {R"({"clientId": "a", "grnat": "x"})", R"({"grant": "implicit"})",
-                          R"({"grant": "client_credentials"})", R"({"tokenEndpointAuthMethod": "magic"})",
-                          R"({"clientMetadataUrl": "http://insecure/doc.json"})", R"({"privateKeyFile": "/nonexistent"})",
-                          R"({"grant": "identity_assertion", "clientId": "a"})", R"("yes")"}) {
-    auto parsed = parse_mcp_servers(std::string(R"({"mcpServers": {"gh": {"url": "https://x/mcp", "oauth": )") + bad +
-                                        "}}}",
-                                    "/", env);
+  for (const char* bad :
+       {R"({"clientId": "a", "grnat": "x"})", R"({"grant": "implicit"})", R"({"grant": "client_credentials"})",
+        R"({"tokenEndpointAuthMethod": "magic"})", R"({"clientMetadataUrl": "http://insecure/doc.json"})",
+        R"({"privateKeyFile": "/nonexistent"})", R"({"grant": "identity_assertion", "clientId": "a"})", R"("yes")"}) {
+    auto parsed = parse_mcp_servers(
+        std::string(R"({"mcpServers": {"gh": {"url": "https://x/mcp", "oauth": )") + bad + "}}}", "/", env);
     EXPECT_FALSE(parsed) << bad;
     if (!parsed) {
       EXPECT_EQ(parsed.error().code, mcp::errc::invalid_config);

@@ -145,8 +145,8 @@ TEST(HttpClient, AFullQueueAnswersBusyAtOnce) {
     auto executor = co_await asio::this_coro::executor;
     std::vector<std::future<result<response>>> futures;
     for (int i = 0; i < 3; ++i) {
-      futures.push_back(asio::co_spawn(executor, client->fetch(get(server.url("127.0.0.1", "/slow?ms=300"))),
-                                       asio::use_future));
+      futures.push_back(
+          asio::co_spawn(executor, client->fetch(get(server.url("127.0.0.1", "/slow?ms=300"))), asio::use_future));
     }
     // Let the three run to completion on this io_context.
     std::vector<result<response>> out;

@@ -33,7 +33,8 @@ struct test_ca {
                                          "extendedKeyUsage=serverAuth\n";
     const std::string d = dir.string();
     const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-    const std::string ca_ext = " -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign";
+    const std::string ca_ext =
+        " -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign";
     run("openssl req -x509" + ec + " -keyout " + d + "/ca.key -out " + ca_pem + " -days 2 -subj /CN=HarnessTestCA" +
         ca_ext);
     run("openssl req -x509" + ec + " -keyout " + d + "/other.key -out " + other_ca_pem +

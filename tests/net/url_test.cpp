@@ -43,7 +43,8 @@ TEST(Url, WellKnownLocationsGoBetweenHostAndPath) {
             "https://as.example.com/.well-known/oauth-authorization-server");
   auto root = parse_url("https://as.example.com");
   ASSERT_TRUE(root);
-  EXPECT_EQ(well_known_url(*root, "openid-configuration", true), "https://as.example.com/.well-known/openid-configuration");
+  EXPECT_EQ(well_known_url(*root, "openid-configuration", true),
+            "https://as.example.com/.well-known/openid-configuration");
 }
 
 TEST(Url, ResolvesReferences) {
@@ -54,15 +55,17 @@ TEST(Url, ResolvesReferences) {
 
 TEST(Url, FormEncodingRoundTrips) {
   const std::vector<std::pair<std::string, std::string>> fields = {
-      {"grant_type", "authorization_code"}, {"redirect_uri", "http://127.0.0.1:3000/oauth/callback?a=b&c"},
-      {"scope", "mcp:read mcp:write"},     {"empty", ""},
+      {"grant_type", "authorization_code"},
+      {"redirect_uri", "http://127.0.0.1:3000/oauth/callback?a=b&c"},
+      {"scope", "mcp:read mcp:write"},
+      {"empty", ""},
       {"utf8", "caf\xc3\xa9"}};
   const auto text = form_encode(fields);
   EXPECT_EQ(text.find(' '), std::string::npos);
   EXPECT_NE(text.find("scope=mcp%3Aread%20mcp%3Awrite"), std::string::npos);
   EXPECT_EQ(form_decode(text), fields);
-  EXPECT_EQ(form_decode("a=1+2&b=%zz&c"), (std::vector<std::pair<std::string, std::string>>{
-                                              {"a", "1 2"}, {"b", "%zz"}, {"c", ""}}));
+  EXPECT_EQ(form_decode("a=1+2&b=%zz&c"),
+            (std::vector<std::pair<std::string, std::string>>{{"a", "1 2"}, {"b", "%zz"}, {"c", ""}}));
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ class execution_service;
 namespace harness::mcp {
 class tool_registry;
 class oauth_manager;
-}
+}  // namespace harness::mcp
 namespace harness::mcp_server {
 class mcp_face;
 }

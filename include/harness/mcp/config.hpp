@@ -54,13 +54,16 @@ struct oauth_config {
   std::string client_id;            // pre-registered; empty: CIMD or dynamic registration
   std::string client_secret;        // for client_secret_basic / client_secret_post
   std::string client_metadata_url;  // a Client ID Metadata Document this harness is known by
-  enum class grant_type { authorization_code, client_credentials, identity_assertion } grant =
-      grant_type::authorization_code;
+  enum class grant_type {
+    authorization_code,
+    client_credentials,
+    identity_assertion
+  } grant = grant_type::authorization_code;
   identity_provider_config identity_provider;  // identity_assertion only
-  std::vector<std::string> scopes;          // asked for in addition to what the server names
-  std::string token_endpoint_auth_method;   // empty: the best the authorization server offers
-  std::string private_key_pem;              // private_key_jwt
-  std::string signing_algorithm;            // private_key_jwt; empty: from the key (ES256, RS256)
+  std::vector<std::string> scopes;             // asked for in addition to what the server names
+  std::string token_endpoint_auth_method;      // empty: the best the authorization server offers
+  std::string private_key_pem;                 // private_key_jwt
+  std::string signing_algorithm;               // private_key_jwt; empty: from the key (ES256, RS256)
 };
 
 struct server_config {

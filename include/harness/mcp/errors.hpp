@@ -24,8 +24,8 @@ enum class errc {
   unknown_tool,
   invalid_arguments,
   tool_error,
-  needs_authorization,   // OAuth: a person must approve access first (the authorization URL is in /health)
-  authorization_failed,  // OAuth: discovery, registration or a token request failed
+  needs_authorization,     // OAuth: a person must approve access first (the authorization URL is in /health)
+  authorization_failed,    // OAuth: discovery, registration or a token request failed
   oauth_callback_invalid,  // GET /oauth/callback for no pending authorization (unknown, expired, used)
 };
 

@@ -54,9 +54,9 @@ std::shared_ptr<oauth_token_store> memory_token_store();
 
 // A JSON file (mode 600, written atomically) whose values pass `seal` on the
 // way in and `open` on the way out (the app seals them with the vault key).
-std::shared_ptr<oauth_token_store> file_token_store(
-    std::filesystem::path path, std::function<nlohmann::json(const nlohmann::json&)> seal,
-    std::function<result<nlohmann::json>(const nlohmann::json&)> open);
+std::shared_ptr<oauth_token_store> file_token_store(std::filesystem::path path,
+                                                    std::function<nlohmann::json(const nlohmann::json&)> seal,
+                                                    std::function<result<nlohmann::json>(const nlohmann::json&)> open);
 
 struct oauth_options {
   // The harness's GET /oauth/callback as the browser reaches it.

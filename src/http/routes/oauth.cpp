@@ -4,9 +4,9 @@
 // none): the `state` it carries is the credential, random, bound to one
 // pending authorization, single use and short-lived. The answer is a small
 // page for a person, with the JSON status code the API uses.
+#include "harness/mcp/oauth.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
-#include "harness/mcp/oauth.hpp"
 
 namespace harness::http {
 namespace {
