@@ -132,6 +132,13 @@ function makeContext() {
     list_mcp_tools: (query) => callHost('list_tools', { args: query === undefined ? {} : { query: String(query) } }),
     get_mcp_tool_details: (name) => callHost('tool_details', { name: String(name) }),
     callMCPTool: (name, args = {}) => callHost('call_tool', { name: String(name), args }),
+    // readMCPResource(link) with a resource_link from a tool's result (it names
+    // its server), or readMCPResource(server, uri).
+    readMCPResource: (linkOrServer, uri) => {
+      const link = typeof linkOrServer === 'object' && linkOrServer !== null ? linkOrServer : null;
+      const server = link ? link.server : linkOrServer;
+      return callHost('read_resource', { name: String(server ?? ''), args: { uri: String(link ? link.uri ?? '' : uri ?? '') } });
+    },
     fs: fsp,
     require: createRequire(ROOTS.workspace + '/'),
     utils,

@@ -18,6 +18,7 @@ Globals:
   await list_mcp_tools(query?) -> [{name, description}]
   await get_mcp_tool_details(name) -> {name, description, inputSchema, outputSchema?}
   await callMCPTool(name, args) -> the tool's result (JSON parsed where possible); throws on a tool error
+  await readMCPResource(link) -> the contents {uri, mimeType, text|blob} of a resource_link a tool returned
   fs = require('fs/promises')
 Tool names are `<server>__<tool>`; check a tool's inputSchema before calling it.
 Writable: /workspace (this task), /skills (your code, kept across tasks).

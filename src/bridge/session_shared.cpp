@@ -43,6 +43,17 @@ result<call_request> read_call(json& frame) {
     call.name = args != frame.end() && args->is_object() ? string_field(*args, "query") : std::string();
     return call;
   }
+  if (call.op == "read_resource") {
+    // readMCPResource(link | server, uri): the server's name and the resource's uri.
+    call.name = string_field(frame, "name");
+    call.args = args != frame.end() ? std::move(*args) : json::object();
+    if (call.name.empty() || !call.args.is_object() || !call.args.contains("uri") || !call.args["uri"].is_string() ||
+        call.args["uri"].get<std::string>().empty()) {
+      return make_error(bridge::errc::bad_call, "readMCPResource needs a resource_link, or a server name and a uri");
+    }
+    call.label = "readMCPResource";
+    return call;
+  }
   if (call.op != "tool_details" && call.op != "call_tool") {
     return make_error(bridge::errc::bad_call, "unknown helper operation '" + call.op + "'");
   }
@@ -148,6 +159,11 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
                          "the block is about to reach its time limit; the call was not made",
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
   }
+  // Reading a resource is a call of the server's "resources/read" as far as
+  // the tool policy goes: a rule for server__* covers it.
+  const bool reading = call.op == "read_resource";
+  const std::string server = call.name;
+  if (reading) call.name = server + "__resources/read";
   // The tool policy first: a refused call never sees its arguments restored.
   auto pause = std::make_shared<call_pause>(self);
   call_admission admission{call.name, call.args, shared.current_code, *pause};
@@ -157,6 +173,10 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
     co_return make_error(bridge::errc::stale_call, "the block ended while this call waited for approval");
   }
   auto args = shared.filter.out_of_sandbox(std::move(call.args), call.name);
+  if (reading) {
+    std::string uri = args.value("uri", "");  // named: a temporary in co_await is destroyed twice by GCC 12
+    co_return co_await shared.tools.read_resource(server, std::move(uri), shared.call_deadline);
+  }
   // The server's elicitations during the call go to whoever the filter can ask.
   elicit_fn elicit = [self, pause, tool = call.name](json params) -> asio::awaitable<std::optional<json>> {
     if (!self->alive) co_return std::nullopt;

@@ -36,6 +36,12 @@ class registry_gateway final : public bridge::tool_gateway {
     deadline.elicit = std::move(elicit);
     co_return co_await registry_->call(std::move(name), std::move(args), std::move(deadline));
   }
+  boost::asio::awaitable<result<nlohmann::json>> read_resource(
+      std::string server, std::string uri, std::chrono::steady_clock::time_point not_after) override {
+    co_await ready();
+    co_return co_await registry_->read_resource(std::move(server), std::move(uri),
+                                                mcp::call_deadline::until(not_after));
+  }
 
  private:
   std::shared_ptr<mcp::tool_registry> registry_;

@@ -257,6 +257,22 @@ asio::awaitable<result<json>> server_supervisor::call(std::string tool, json arg
   co_return outcome;
 }
 
+asio::awaitable<result<json>> server_supervisor::read_resource(std::string uri, call_deadline deadline) {
+  auto self = shared_from_this();
+  if (state_ != server_state::ready || !client_) {
+    co_return make_error(mcp::errc::server_unavailable, "MCP server " + config_.name + " is " + to_string(state_),
+                         "see GET /health");
+  }
+  if (!client_->server().capabilities.contains("resources")) {
+    co_return make_error(mcp::errc::server_unavailable, "MCP server " + config_.name + " offers no resources");
+  }
+  auto current = client_;
+  // Named: GCC 12 mishandles temporaries made in a co_await expression.
+  std::string method = "resources/read";
+  json params = {{"uri", std::move(uri)}};
+  co_return co_await current->request(std::move(method), std::move(params), std::move(deadline));
+}
+
 const json* server_supervisor::find_tool(const std::string& tool) const {
   for (const auto& t : tools_) {
     if (t["name"] == tool) return &t;

@@ -41,6 +41,10 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   boost::asio::awaitable<result<nlohmann::json>> call(std::string tool, nlohmann::json arguments,
                                                       call_deadline deadline);
 
+  // resources/read of `uri`; the raw ReadResourceResult. mcp_server_unavailable
+  // when the server is not ready or did not declare the resources capability.
+  boost::asio::awaitable<result<nlohmann::json>> read_resource(std::string uri, call_deadline deadline);
+
   const server_config& config() const { return config_; }
   server_state state() const { return state_; }
   const std::vector<nlohmann::json>& tools() const { return tools_; }

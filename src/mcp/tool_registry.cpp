@@ -119,11 +119,23 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   asio::awaitable<result<json>> call(std::string name, json arguments, call_deadline timeout) override {
     auto raw = co_await call_raw(name, std::move(arguments), timeout);
     if (!raw) co_return raw.error();
-    auto value = tool_result_value(*raw);
+    auto value = tool_result_value(*raw, name.substr(0, name.find(separator)));
     if (!value && value.error().code == mcp::errc::tool_error) {
       co_return make_error(mcp::errc::tool_error, name + " failed: " + value.error().message);
     }
     co_return value;
+  }
+
+  asio::awaitable<result<json>> read_resource(std::string server, std::string uri, call_deadline timeout) override {
+    auto self = shared_from_this();
+    auto it = servers_.find(server);
+    if (it == servers_.end()) {
+      co_return make_error(mcp::errc::unknown_tool, "no MCP server named " + server,
+                           "pass a resource_link from a tool's result, or readMCPResource('server', 'uri')");
+    }
+    auto read = co_await it->second->read_resource(std::move(uri), std::move(timeout));
+    if (!read) co_return read.error();
+    co_return resource_contents_value(*read);
   }
 
   core::health_sources health_sources() const override {

@@ -55,7 +55,7 @@ std::string text_of(const json& content) {
 
 }  // namespace
 
-result<json> tool_result_value(const json& call_tool_result) {
+result<json> tool_result_value(const json& call_tool_result, const std::string& server) {
   if (!call_tool_result.is_object()) {
     return make_error(mcp::errc::bad_response, "tools/call result is not an object");
   }
@@ -74,12 +74,25 @@ result<json> tool_result_value(const json& call_tool_result) {
     if (item.is_object() && item.value("type", "") == "text" && item.contains("text") && item["text"].is_string()) {
       json parsed = json::parse(item["text"].get<std::string>(), nullptr, false);
       items.push_back(parsed.is_discarded() ? item["text"] : parsed);
+    } else if (item.is_object() && item.value("type", "") == "resource_link" && !server.empty()) {
+      json link = item;
+      link["server"] = server;
+      items.push_back(std::move(link));
     } else {
       items.push_back(item);
     }
   }
   if (items.size() == 1) return items[0];
   return items;
+}
+
+result<json> resource_contents_value(const json& read_result) {
+  if (!read_result.is_object() || !read_result.contains("contents") || !read_result["contents"].is_array()) {
+    return make_error(mcp::errc::bad_response, "resources/read result has no contents array");
+  }
+  const auto& contents = read_result["contents"];
+  if (contents.size() == 1) return contents[0];
+  return contents;
 }
 
 json error_json(const error& e) {

@@ -15,8 +15,14 @@ namespace harness::mcp {
 // else the content array with each text item whose text is JSON replaced by the
 // parsed value (other items as they are). A single content item is returned alone,
 // not wrapped in an array. An isError result becomes error mcp_tool_error whose
-// message is the tool's text.
-result<nlohmann::json> tool_result_value(const nlohmann::json& call_tool_result);
+// message is the tool's text. Each resource_link item gets `server` (when
+// given), so that code can pass the link to readMCPResource as it is.
+result<nlohmann::json> tool_result_value(const nlohmann::json& call_tool_result, const std::string& server = {});
+
+// A resources/read result -> the value readMCPResource returns: its one
+// contents item ({uri, mimeType?, text | blob}), or the array of them.
+// Errors: mcp_bad_response when there is no contents array.
+result<nlohmann::json> resource_contents_value(const nlohmann::json& read_result);
 
 // The JSON an HTTP route or the sandbox bridge sends for an error:
 // {"code", "message", "hint"?}.

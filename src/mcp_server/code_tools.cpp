@@ -106,7 +106,8 @@ json tool_definitions() {
       {"description",
        "Runs JavaScript (the body of an async function) in a sandbox with no network. Call tools with "
        "`await callMCPTool(name, args)`; find them with `await list_mcp_tools(query)` and "
-       "`await get_mcp_tool_details(name)` or with search_tools. `return` a JSON value to see it; console.log output "
+       "`await get_mcp_tool_details(name)` or with search_tools; `await readMCPResource(link)` reads a resource_link "
+       "a tool returned. `return` a JSON value to see it; console.log output "
        "is returned too. Top-level variables persist between calls of this session; reset: true starts afresh. "
        "The user's skills are in /skills (files saved there are kept), scratch files go in /workspace."},
       {"inputSchema",

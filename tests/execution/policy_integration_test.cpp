@@ -125,6 +125,44 @@ TEST_F(ToolPolicyIntegration, TheFileIsFollowedAndABadVersionKeepsTheLastGoodOne
   EXPECT_NE(entry.value("lastError", std::string()).find("\"approval\""), std::string::npos) << health->body;
 }
 
+// What the everything server's tools return reaches code as values it can
+// use: structuredContent as the value, an embedded resource as it came, and a
+// resource_link that readMCPResource reads from the server it names. The
+// tool policy covers the reads (a rule for everything__* denies them too).
+TEST_F(ToolPolicyIntegration, ResourcesAndStructuredContentReachTheCodeAsValues) {
+  write_policy({{{"tool", "memory__*"}, {"approval", "deny"}}});
+  start();
+  auto r =
+      run("const weather = await callMCPTool('everything__get-structured-content', {location: 'Chicago'});\n"
+          "const embedded = await callMCPTool('everything__get-resource-reference', {resourceType: 'Text', resourceId: "
+          "2});\n"
+          "const links = await callMCPTool('everything__get-resource-links', {count: 2});\n"
+          "const link = links.find((l) => l.type === 'resource_link');\n"
+          "const read = await readMCPResource(link);\n"
+          "const direct = await readMCPResource('everything', link.uri);\n"
+          "const refused = {};\n"
+          "try { await readMCPResource('nope', 'x://y'); } catch (e) { refused.unknown = e.code; }\n"
+          "try { await readMCPResource('memory', 'x://y'); } catch (e) { refused.denied = e.code; }\n"
+          "try { await readMCPResource({uri: 'x://y'}); } catch (e) { refused.noServer = e.code; }\n"
+          "return {weather, embedded, link, read, same: JSON.stringify(read) === JSON.stringify(direct), refused};");
+  const auto& v = r["result"];
+  ASSERT_TRUE(v.is_object()) << r.dump();
+  EXPECT_TRUE(v["weather"].contains("temperature")) << v["weather"].dump();
+  EXPECT_TRUE(v["weather"].contains("conditions")) << v["weather"].dump();
+  const json embedded = v["embedded"].is_array() ? v["embedded"] : json::array({v["embedded"]});
+  bool has_resource = false;
+  for (const auto& item : embedded)
+    has_resource = has_resource || (item.is_object() && item.value("type", "") == "resource");
+  EXPECT_TRUE(has_resource) << v["embedded"].dump();
+  EXPECT_EQ(v["link"]["server"], "everything") << v["link"].dump();
+  EXPECT_EQ(v["read"]["uri"], v["link"]["uri"]) << v["read"].dump();
+  EXPECT_TRUE(v["read"].contains("text") || v["read"].contains("blob")) << v["read"].dump();
+  EXPECT_EQ(v["same"], true);
+  EXPECT_EQ(v["refused"]["unknown"], "mcp_unknown_tool") << v["refused"].dump();
+  EXPECT_EQ(v["refused"]["denied"], "tool_denied") << v["refused"].dump();
+  EXPECT_EQ(v["refused"]["noServer"], "bad_call") << v["refused"].dump();
+}
+
 TEST(ToolPolicyStartup, ABadFileStopsTheServerWithExitCode2) {
   auto dir = fs::temp_directory_path() / ("harness-policy-start-" + std::to_string(getpid()));
   fs::create_directories(dir);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
+#include "harness/core/errors.hpp"
 
 namespace harness::bridge {
 
@@ -38,6 +39,13 @@ class tool_gateway {
   virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                                    std::chrono::steady_clock::time_point not_after,
                                                                    elicit_fn elicit) = 0;
+  // readMCPResource(link | server, uri): the resource's contents, read from
+  // `server` by `not_after`. A gateway without resources says so.
+  virtual boost::asio::awaitable<result<nlohmann::json>> read_resource(
+      std::string server, std::string uri, std::chrono::steady_clock::time_point not_after) {
+    (void)server, (void)uri, (void)not_after;
+    co_return make_error(core::errc::invalid_argument, "reading MCP resources is not offered here");
+  }
 };
 
 // Stops the running block's deadline while held (a call waits for a person's

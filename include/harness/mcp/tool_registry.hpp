@@ -54,7 +54,8 @@ class tool_registry {
   virtual result<nlohmann::json> details(const std::string& name) const = 0;
 
   // Calls server__tool. On success: the tool's structuredContent if it has one, else
-  // its content with text items parsed as JSON where they are JSON (callMCPTool).
+  // its content with text items parsed as JSON where they are JSON (callMCPTool);
+  // a resource_link item carries the name of its `server`, for read_resource.
   // A tool result with isError becomes error mcp_tool_error; see tool_result.hpp.
   // `deadline`: see call_deadline (config.hpp); by default the server's own.
   virtual boost::asio::awaitable<result<nlohmann::json>> call(std::string name, nlohmann::json arguments,
@@ -63,6 +64,13 @@ class tool_registry {
   // The raw CallToolResult (content, structuredContent, isError) for callers that want it.
   virtual boost::asio::awaitable<result<nlohmann::json>> call_raw(std::string name, nlohmann::json arguments,
                                                                   call_deadline deadline = {}) = 0;
+
+  // resources/read of `uri` on `server` (readMCPResource): the contents'
+  // one item ({uri, mimeType?, text | blob}), or the array of them. Errors:
+  // mcp_unknown_tool for no such server, mcp_server_unavailable when it is
+  // not ready or offers no resources, the server's own JSON-RPC error.
+  virtual boost::asio::awaitable<result<nlohmann::json>> read_resource(std::string server, std::string uri,
+                                                                       call_deadline deadline = {}) = 0;
 
   // One health source per server ("mcp.fs": up, state, reason, tools, restarts).
   virtual core::health_sources health_sources() const = 0;

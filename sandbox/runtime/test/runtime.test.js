@@ -150,6 +150,24 @@ test('helpers call the host and get replies', async () => {
   });
 });
 
+test('readMCPResource takes a resource_link as a tool returned it, or a server and a uri', async () => {
+  const onCall = (frame) => {
+    if (frame.op === 'call_tool') return { ok: true, result: { type: 'resource_link', uri: 'test://a', name: 'A', server: 'docs' } };
+    return { ok: true, result: { uri: frame.args.uri, text: `from ${frame.name}` } };
+  };
+  await withRuntime({ onCall }, async (rt) => {
+    const done = await rt.exec([
+      'const link = await callMCPTool("docs__find", {});',
+      'return [await readMCPResource(link), await readMCPResource("other", "test://b")]',
+    ].join('\n'));
+    assert.equal(done.ok, true, JSON.stringify(done.error));
+    assert.deepEqual(done.value, [{ uri: 'test://a', text: 'from docs' }, { uri: 'test://b', text: 'from other' }]);
+    assert.deepEqual(done.calls.map((c) => [c.op, c.name, c.args]),
+                     [['call_tool', 'docs__find', {}], ['read_resource', 'docs', { uri: 'test://a' }],
+                      ['read_resource', 'other', { uri: 'test://b' }]]);
+  });
+});
+
 test('concurrent calls are all in flight before any reply', async () => {
   let release;
   const gate = new Promise((r) => { release = r; });
