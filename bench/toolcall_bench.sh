@@ -6,19 +6,38 @@
 # time R rounds of N calls; the row gives the median round of each side.
 #   bench/toolcall_bench.sh [N] [W] [R]   (defaults 1000, 1000 and 3)
 # HARNESS_BIN=path (with SANDBOX_IMAGE=its image) runs another build, for a side-by-side comparison.
+# TRANSPORT=http: the same over Streamable HTTP (server-everything listening on
+# loopback, the harness's net client on one side, a bare fetch client on the other).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-1000}
 warm=${2:-1000}
 rounds=${3:-3}
 port=${BENCH_PORT:-3918}
+transport=${TRANSPORT:-stdio}
 unset NODE_EXTRA_CA_CERTS
 
 log=$(mktemp)
+config="$root/bench/mcp_everything.json"
+everything=
+cleanup() {
+  kill -TERM $server 2>/dev/null; wait $server 2>/dev/null
+  [ -n "$everything" ] && kill -TERM "$everything" 2>/dev/null
+  rm -f "$log" "$root/bench/.mcp_remote_everything.json"
+}
+if [ "$transport" = http ]; then
+  remote_port=$((port + 1))
+  PORT=$remote_port node "$root/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js" \
+    streamableHttp >/dev/null 2>&1 &
+  everything=$!
+  config="$root/bench/.mcp_remote_everything.json"
+  echo "{\"mcpServers\": {\"everything\": {\"url\": \"http://127.0.0.1:$remote_port/mcp\"}}}" >"$config"
+  for _ in $(seq 1 100); do curl -s -o /dev/null "127.0.0.1:$remote_port/mcp" && break; sleep 0.1; done
+fi
 ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=1 SANDBOX_OWNER=bench-$$ SANDBOX_TIMEOUT_MS=120000 \
-  MCP_CONFIG="$root/bench/mcp_everything.json" "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
+  MCP_CONFIG="$config" "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
 server=$!
-trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
+trap cleanup EXIT
 for _ in $(seq 1 300); do
   up=$(curl -s "localhost:$port/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["components"]; print(int(c["pool"]["ready"]>=1 and c["mcp.everything"]["status"]=="up"))' 2>/dev/null || echo 0)
   [ "$up" = 1 ] && break
@@ -37,17 +56,31 @@ return rounds;"
 ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sys.argv[1]}))' "$code" |
   curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(json.dumps(d["result"]))')
-direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
-BENCH_DIR="$root/bench" python3 - "$n" "$ours" "$direct" <<'PY'
+if [ "$transport" = http ]; then
+  direct=$(node "$root/bench/direct_http_client.js" "http://127.0.0.1:$remote_port/mcp" "$n" "$warm" "$rounds")
+else
+  direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds")
+fi
+direct=$(echo "$direct" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
+BENCH_DIR="$root/bench" TRANSPORT=$transport python3 - "$n" "$ours" "$direct" <<'PY'
 import json, os, statistics, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from bench_rows import emit
 n = int(sys.argv[1])
 ours, direct = statistics.median(json.loads(sys.argv[2])), statistics.median(json.loads(sys.argv[3]))
 rate, per_call, direct_per_call = n / ours * 1000, ours / n * 1000, direct / n * 1000
-emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
-     f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
-     f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call",
-     f"{ours / direct:.2f}x the direct per-call time", ">= 2,000 calls/s and <= 2.5x",
-     rate >= 2000 and ours / direct <= 2.5, calls_per_s=rate, us_per_call=per_call, direct_us_per_call=direct_per_call)
+if os.environ["TRANSPORT"] == "http":
+    # No target of its own: the row shows what the remote path costs beside a bare client.
+    emit("toolcall_http", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, Streamable HTTP)",
+         f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
+         f"bare Node.js fetch client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call",
+         f"{ours / direct:.2f}x the direct per-call time", "-", None, calls_per_s=rate, us_per_call=per_call,
+         direct_us_per_call=direct_per_call)
+else:
+    emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
+         f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
+         f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call",
+         f"{ours / direct:.2f}x the direct per-call time", ">= 2,000 calls/s and <= 2.5x",
+         rate >= 2000 and ours / direct <= 2.5, calls_per_s=rate, us_per_call=per_call,
+         direct_us_per_call=direct_per_call)
 PY

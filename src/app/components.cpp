@@ -71,6 +71,9 @@ class components_impl final : public components {
     if (pool_) co_await pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
     if (registry_) co_await registry_->stop();
+    // Last: what still waits on an outbound request gets cancelled, and the
+    // engine's thread ends before the process does.
+    if (http_engine_) net::stop_engine(*http_engine_);
   }
 
   http::services services_;

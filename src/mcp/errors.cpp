@@ -49,6 +49,8 @@ class category final : public harness::error_category {
         return "mcp_authorization_failed";
       case errc::oauth_callback_invalid:
         return "oauth_callback_invalid";
+      case errc::grant_refused:
+        return "mcp_grant_refused";
     }
     return {};
   }
@@ -74,6 +76,7 @@ class category final : public harness::error_category {
       case errc::needs_authorization:
         return 503;
       case errc::authorization_failed:
+      case errc::grant_refused:
         return 502;
       case errc::oauth_callback_invalid:
         return 400;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ class http_authorizer {
   // The Authorization header for the next request ("Bearer ..."), refreshed
   // first when the token is about to expire; nullopt: send none.
   virtual boost::asio::awaitable<std::optional<std::string>> authorization() = 0;
+  // The header as it is now, without waiting for a renewal (closing a session).
+  virtual std::optional<std::string> current() const = 0;
 
   // The server answered `status` (401 or 403) with these WWW-Authenticate
   // values to a request that carried `sent` (its Authorization header, if
@@ -37,9 +40,10 @@ class http_authorizer {
   // "scopes", "expiresAt", "authorizationUrl" (while a person is asked), "error", ...}.
   virtual nlohmann::json describe() const = 0;
 
-  // Returns when the authorization changes (a person approved access, a
-  // token came or went), or at `until`, whichever is first.
-  virtual boost::asio::awaitable<void> wait_changed(std::chrono::steady_clock::time_point until) = 0;
+  // Calls `listener` (on the authorizer's executor) whenever the
+  // authorization changes: a person approved access, a token came or went, a
+  // flow failed. Listeners stay for the authorizer's life: capture weakly.
+  virtual void on_change(std::function<void()> listener) = 0;
   // When a pending authorization URL stops being valid (nullopt: none pending).
   virtual std::optional<std::chrono::steady_clock::time_point> pending_until() const = 0;
 };

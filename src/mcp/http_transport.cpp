@@ -124,11 +124,12 @@ class http_transport final : public transport, public std::enable_shared_from_th
     auto self = shared_from_this();
     for (auto* s : live_) s->cancel();
     if (!session_id_.empty()) {
-      // Tell the server the session is over (it may answer 405: then it just expires).
+      // Tell the server the session is over (it may answer 405: then it just
+      // expires). The token as it is: closing never waits for a renewal.
       net::request r = make_request("DELETE");
       r.timeout = std::chrono::seconds(2);
       if (authorizer_) {
-        if (auto header = co_await authorizer_->authorization()) r.headers.emplace_back("Authorization", *header);
+        if (auto header = authorizer_->current()) r.headers.emplace_back("Authorization", *header);
       }
       co_await http_->fetch(std::move(r));
     }

@@ -21,8 +21,6 @@ using nlohmann::json;
 
 constexpr auto metadata_timeout = std::chrono::seconds(15);
 constexpr std::size_t max_metadata_bytes = 1024 * 1024;
-// Tokens are renewed this long before they expire.
-constexpr auto refresh_ahead = std::chrono::seconds(60);
 // Authorizations asked for more scopes in a row before a 403 stands.
 constexpr int max_step_ups = 2;
 
@@ -87,19 +85,24 @@ oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, server_config
       clock_(options_.clock ? options_.clock
                             : std::shared_ptr<core::clock>(std::shared_ptr<core::clock>(), &core::real_clock())),
       flow_done_(executor),
-      changed_(executor),
       refresh_timer_(executor) {}
 
 // --- what the transport asks ------------------------------------------------
 
 asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
   auto self = shared_from_this();
-  if (tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_->system_now() < refresh_ahead) {
+  auto due = [this] {
+    return tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_->system_now() <= tokens_->renew_ahead();
+  };
+  if (due()) {
     auto lock = co_await flow_lock::take(*this);
     // Another request may have renewed it while this one waited.
-    if (tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_->system_now() < refresh_ahead) {
+    if (due()) {
       if (!tokens_->refresh_token.empty()) {
-        if (auto ok = co_await refresh(); !ok) core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
+        if (auto ok = co_await refresh(); !ok) {
+          fail(ok.error());
+          core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
+        }
       } else if (!grant_is_code() && server_metadata_) {
         if (auto ok = co_await token_grant(tokens_->scopes); !ok) {
           core::log_warn("mcp {}: {}", server_.name, ok.error().describe());
@@ -109,6 +112,11 @@ asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
   }
   if (!tokens_) co_return std::nullopt;
   co_return "Bearer " + tokens_->access_token;
+}
+
+std::optional<std::string> oauth_authorizer::current() const {
+  if (!tokens_) return std::nullopt;
+  return "Bearer " + tokens_->access_token;
 }
 
 asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std::string> www_authenticate,
@@ -139,13 +147,6 @@ asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std:
                                     join_scopes(needed) + ")",
                                 "the server's scope requirements cannot be met; tell its operator"));
     }
-    if (step_ups_ >= max_step_ups) {
-      co_return fail(make_error(mcp::errc::authorization_failed,
-                                "MCP server " + server_.name + " still wants more scopes after " +
-                                    std::to_string(step_ups_) + " authorizations for more (" +
-                                    challenge_scope.value_or("") + ")",
-                                "set the scopes it needs in its oauth block, then authorize again"));
-    }
   }
   if (auto found = co_await discover(resource_metadata); !found) co_return fail(found.error());
   if (!step_up && tokens_) {
@@ -157,9 +158,8 @@ asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std:
   }
   const auto scopes = scopes_for(challenge_scope, step_up);
   if (!grant_is_code()) co_return co_await token_grant(scopes);
-  if (auto identified = co_await ensure_client(); !identified) co_return fail(identified.error());
-  if (step_up) ++step_ups_;
-  co_return ask_person(scopes);
+  if (auto identified = co_await ensure_client(true); !identified) co_return fail(identified.error());
+  co_return ask_person(scopes, step_up);
 }
 
 json oauth_authorizer::describe() const {
@@ -190,9 +190,8 @@ json oauth_authorizer::describe() const {
   return out;
 }
 
-asio::awaitable<void> oauth_authorizer::wait_changed(std::chrono::steady_clock::time_point until) {
-  auto self = shared_from_this();
-  co_await changed_.wait_until(until);
+void oauth_authorizer::on_change(std::function<void()> listener) {
+  listeners_.push_back(std::move(listener));
 }
 
 std::optional<std::chrono::steady_clock::time_point> oauth_authorizer::pending_until() const {
@@ -233,8 +232,8 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
                               "try again from GET /health"));
   }
   // RFC 9207: when the server names itself, it must be the one we asked.
-  if (const auto iss = field("iss"); !iss.empty() && server_metadata_ &&
-                                     without_trailing_slash(iss) != without_trailing_slash(server_metadata_->issuer)) {
+  if (const auto iss = field("iss");
+      !iss.empty() && without_trailing_slash(iss) != without_trailing_slash(pending.server.issuer)) {
     co_return fail(make_error(mcp::errc::authorization_failed, "the authorization response for " + server_.name +
                                                                    " came from another issuer (" + iss + ")"));
   }
@@ -242,17 +241,16 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
   if (code.empty()) {
     co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization response has no code");
   }
-  if (!server_metadata_ || !client_)
-    co_return make_error(mcp::errc::oauth_callback_invalid, "no authorization is under way");
+  // Redeemed where it was asked for: the pending authorization's server, client and resource.
   form_fields fields = {{"grant_type", "authorization_code"},
                         {"code", code},
                         {"redirect_uri", pending.redirect_uri},
                         {"code_verifier", pending.verifier}};
-  if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
+  if (!pending.resource.empty()) fields.emplace_back("resource", pending.resource);
   auto tokens =
-      co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), pending.scopes, *clock_);
+      co_await request_tokens(*http_, pending.server, pending.client, std::move(fields), pending.scopes, *clock_);
   if (!tokens) co_return fail(tokens.error());
-  take_tokens(std::move(*tokens));
+  take_tokens(std::move(*tokens), pending.server.issuer, true);
   core::log_info("mcp {}: authorized ({})", server_.name, join_scopes(tokens_->scopes));
   co_return oauth_completion{server_.name, tokens_->scopes};
 }
@@ -284,7 +282,8 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
       (!resource_metadata || (resource_metadata_ && resource_metadata_->url == *resource_metadata))) {
     co_return status{};
   }
-  resource_metadata_.reset();
+  // Found into locals and kept only when the whole discovery worked.
+  std::optional<protected_resource_metadata> resource;
   for (const auto& url : protected_resource_metadata_urls(url_, resource_metadata)) {
     if (!acceptable_oauth_url(url, url_)) {
       co_return make_error(mcp::errc::authorization_failed, "MCP server " + server_.name + " points OAuth at " +
@@ -306,12 +305,12 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
       co_return make_error(mcp::errc::authorization_failed,
                            "the OAuth metadata of " + server_.name + " names no authorization server");
     }
-    resource_metadata_ = std::move(*parsed);
+    resource = std::move(*parsed);
     break;
   }
   std::optional<authorization_server_metadata> found;
-  if (resource_metadata_) {
-    const std::string issuer = resource_metadata_->authorization_servers.front();
+  if (resource) {
+    const std::string issuer = resource->authorization_servers.front();
     auto issuer_url = net::parse_url(issuer);
     if (!issuer_url || !acceptable_oauth_url(issuer, url_)) {
       co_return make_error(mcp::errc::authorization_failed,
@@ -371,7 +370,14 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
     }
   }
   if (client_ && (!server_metadata_ || server_metadata_->issuer != found->issuer)) client_.reset();
+  // Tokens go back only to the authorization server that issued them.
+  if (tokens_ && !tokens_->issuer.empty() && tokens_->issuer != found->issuer) {
+    core::log_warn("mcp {}: the authorization server changed ({} -> {}); its tokens are dropped", server_.name,
+                   tokens_->issuer, found->issuer);
+    forget_tokens();
+  }
   server_metadata_ = std::move(found);
+  resource_metadata_ = std::move(resource);
   core::log_info("mcp {}: OAuth authorization server {}{}", server_.name, server_metadata_->issuer,
                  resource_metadata_ ? "" : " (2025-03-26 discovery)");
   co_return status{};
@@ -397,7 +403,14 @@ std::vector<std::string> oauth_authorizer::scopes_for(const std::optional<std::s
 
 // --- client identity ---------------------------------------------------------
 
-asio::awaitable<status> oauth_authorizer::ensure_client() {
+asio::awaitable<status> oauth_authorizer::ensure_client(bool for_new_authorization) {
+  const std::string redirect = options_.redirect_uri();
+  // A registered client sends people back to where it was registered: a new
+  // authorization after the redirect URI changed needs a new registration
+  // (a refresh does not).
+  if (client_ && for_new_authorization && client_->source == "registered" && client_->redirect_uri != redirect) {
+    client_.reset();
+  }
   if (client_) co_return status{};
   const auto& as = *server_metadata_;
   if (!config_.client_id.empty()) {
@@ -419,13 +432,15 @@ asio::awaitable<status> oauth_authorizer::ensure_client() {
     client_ = std::move(c);
     co_return status{};
   }
-  const std::string redirect = options_.redirect_uri();
-  // A registration from an earlier run, for the same authorization server and redirect.
-  if (auto saved = store_->load("client:" + server_.name); saved && saved->is_object() &&
-                                                           saved->value("issuer", "") == as.issuer &&
-                                                           saved->value("redirectUri", "") == redirect) {
-    client_ = client_identity::from_json((*saved)["client"]);
-    co_return status{};
+  // A registration from an earlier run with the same authorization server
+  // (and, for a new authorization, the same redirect URI).
+  if (auto saved = store_->load("client:" + server_.name); saved && saved->is_object()) {
+    auto kept = client_identity::from_json(saved->value("client", json::object()));
+    const bool same_server = saved->contains("issuer") && (*saved)["issuer"] == as.issuer;
+    if (same_server && !kept.client_id.empty() && (!for_new_authorization || kept.redirect_uri == redirect)) {
+      client_ = std::move(kept);
+      co_return status{};
+    }
   }
   if (as.registration_endpoint.empty()) {
     co_return make_error(
@@ -456,26 +471,43 @@ asio::awaitable<status> oauth_authorizer::ensure_client() {
 
 // --- getting tokens ----------------------------------------------------------
 
-status oauth_authorizer::ask_person(const std::vector<std::string>& scopes) {
+status oauth_authorizer::ask_person(std::vector<std::string> scopes, bool step_up) {
   const auto now = std::chrono::steady_clock::now();
-  // The same question while it is open keeps its URL (a second request must not invalidate the first's link).
-  if (!pending_ || pending_->expires <= now || pending_->scopes != scopes) {
+  const bool open = pending_ && pending_->expires > now;
+  // A question still open keeps its link (a person may be about to use it):
+  // another request's scopes join it, and only more scopes make a new one.
+  if (open) {
+    auto merged = pending_->scopes;
+    add_unique(merged, scopes);
+    scopes = std::move(merged);
+  }
+  if (!open || pending_->scopes != scopes) {
+    if (step_up && ++step_ups_ > max_step_ups) {
+      return fail(make_error(mcp::errc::authorization_failed,
+                             "MCP server " + server_.name + " still wants more scopes after " +
+                                 std::to_string(max_step_ups) + " authorizations for more (" + join_scopes(scopes) +
+                                 ")",
+                             "set the scopes it needs in its oauth block, then authorize again"));
+    }
     pending_authorization p;
     p.state = random_token();
     p.verifier = random_token();
     p.scopes = scopes;
     p.redirect_uri = options_.redirect_uri();
+    p.server = *server_metadata_;
+    p.client = *client_;
+    p.resource = resource_metadata_ ? resource_metadata_->resource : std::string();
     p.expires = now + options_.authorization_lifetime;
     p.expires_at = clock_->system_now() + options_.authorization_lifetime;
     form_fields query = {{"response_type", "code"},
-                         {"client_id", client_->client_id},
+                         {"client_id", p.client.client_id},
                          {"redirect_uri", p.redirect_uri},
                          {"state", p.state},
                          {"code_challenge", pkce_challenge(p.verifier)},
                          {"code_challenge_method", "S256"}};
     if (!scopes.empty()) query.emplace_back("scope", join_scopes(scopes));
-    if (resource_metadata_) query.emplace_back("resource", resource_metadata_->resource);
-    const auto& endpoint = server_metadata_->authorization_endpoint;
+    if (!p.resource.empty()) query.emplace_back("resource", p.resource);
+    const auto& endpoint = p.server.authorization_endpoint;
     p.url = endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + net::form_encode(query);
     pending_ = std::move(p);
     requested_scopes_ = scopes;
@@ -506,7 +538,7 @@ asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::str
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
   auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), scopes, *clock_);
   if (!tokens) co_return fail(tokens.error());
-  take_tokens(std::move(*tokens));
+  take_tokens(std::move(*tokens), server_metadata_->issuer, false);
   co_return status{};
 }
 
@@ -521,20 +553,24 @@ asio::awaitable<status> oauth_authorizer::refresh() {
   auto refreshed =
       co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, *clock_);
   if (!refreshed) {
-    forget_tokens();
+    // Only a refusal ends the tokens; a network failure or a 5xx leaves them for the next try.
+    if (refreshed.error().code == mcp::errc::grant_refused) forget_tokens();
     co_return refreshed.error();
   }
   // A server may keep the refresh token the same and not send it again.
   if (refreshed->refresh_token.empty() && tokens_) refreshed->refresh_token = tokens_->refresh_token;
-  take_tokens(std::move(*refreshed));
+  take_tokens(std::move(*refreshed), server_metadata_->issuer, false);
   co_return status{};
 }
 
-void oauth_authorizer::take_tokens(token_set tokens) {
+void oauth_authorizer::take_tokens(token_set tokens, const std::string& issuer, bool from_person) {
   tokens_ = std::move(tokens);
-  pending_.reset();
+  tokens_->issuer = issuer;
+  if (from_person) {
+    pending_.reset();
+    step_ups_ = 0;
+  }
   last_error_.clear();
-  step_ups_ = 0;
   persist();
   schedule_refresh();
   changed();
@@ -547,13 +583,15 @@ void oauth_authorizer::forget_tokens() {
   changed();
 }
 
-// Renews a refreshable token before it expires even when no request needs it.
-void oauth_authorizer::schedule_refresh() {
+// Renews a refreshable token before it expires even when no request needs
+// it. `at_least`: the shortest wait (longer after a renewal that failed, so
+// a broken authorization server is not asked in a tight loop).
+void oauth_authorizer::schedule_refresh(std::chrono::seconds at_least) {
   refresh_timer_.cancel();
   if (!tokens_ || !tokens_->expires_at || tokens_->refresh_token.empty()) return;
-  const auto wait = *tokens_->expires_at - refresh_ahead - clock_->system_now();
+  const auto wait = *tokens_->expires_at - tokens_->renew_ahead() - clock_->system_now();
   refresh_timer_.expires_after(std::max<std::chrono::steady_clock::duration>(
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait), std::chrono::seconds(1)));
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait), at_least));
   std::weak_ptr<oauth_authorizer> weak = shared_from_this();
   refresh_timer_.async_wait([weak](boost::system::error_code ec) {
     auto self = ec ? nullptr : weak.lock();
@@ -561,7 +599,12 @@ void oauth_authorizer::schedule_refresh() {
     core::spawn_logged(
         self->executor_,
         [](std::shared_ptr<oauth_authorizer> me) -> asio::awaitable<void> {
-          co_await me->authorization();  // renews when within refresh_ahead
+          const auto before = me->tokens_ ? me->tokens_->access_token : std::string();
+          co_await me->authorization();  // renews when due
+          // A renewal armed the timer for the next expiry; else try again (later when it failed).
+          const bool renewed = me->tokens_ && me->tokens_->access_token != before;
+          if (!renewed)
+            me->schedule_refresh(me->last_error_.empty() ? std::chrono::seconds(1) : std::chrono::seconds(10));
         }(self),
         "mcp " + self->server_.name + ": renewing its OAuth token");
   });
@@ -574,8 +617,8 @@ void oauth_authorizer::load() {
                    saved.error().describe());
     return;
   }
-  if (!saved->is_object() || saved->value("url", "") != server_.url) return;
-  tokens_ = token_set::from_json((*saved)["tokens"]);
+  if (!saved->is_object() || !saved->contains("url") || (*saved)["url"] != server_.url) return;
+  tokens_ = token_set::from_json(saved->value("tokens", json::object()));
   if (tokens_->access_token.empty()) tokens_.reset();
   schedule_refresh();
 }
@@ -588,7 +631,7 @@ void oauth_authorizer::persist() {
 }
 
 void oauth_authorizer::changed() {
-  changed_.notify_all();
+  for (const auto& listener : listeners_) listener();
 }
 
 error oauth_authorizer::fail(error e) {

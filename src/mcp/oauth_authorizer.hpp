@@ -31,10 +31,11 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   void load();
 
   boost::asio::awaitable<std::optional<std::string>> authorization() override;
+  std::optional<std::string> current() const override;
   boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate,
                                             std::optional<std::string> sent) override;
   nlohmann::json describe() const override;
-  boost::asio::awaitable<void> wait_changed(std::chrono::steady_clock::time_point until) override;
+  void on_change(std::function<void()> listener) override;
   std::optional<std::chrono::steady_clock::time_point> pending_until() const override;
 
   // True when `state` is this server's pending authorization (constant-time compare).
@@ -45,12 +46,18 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   const std::string& server_name() const { return server_.name; }
 
  private:
+  // What a person is asked to approve, and everything the code it brings
+  // back is redeemed with: the same authorization server, client and
+  // resource, whatever discovery finds meanwhile.
   struct pending_authorization {
     std::string state;
     std::string verifier;
     std::string url;
     std::vector<std::string> scopes;
     std::string redirect_uri;
+    authorization_server_metadata server;
+    client_identity client;
+    std::string resource;
     std::chrono::steady_clock::time_point expires;
     core::system_time expires_at;
   };
@@ -61,20 +68,23 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
 
   boost::asio::awaitable<harness::status> discover(const std::optional<std::string>& resource_metadata);
   boost::asio::awaitable<result<nlohmann::json>> fetch_json(const std::string& url);
-  boost::asio::awaitable<harness::status> ensure_client();
+  // Who this harness is at the authorization server (see mcp.md). A client
+  // registered for another redirect URI serves refreshes, not new authorizations.
+  boost::asio::awaitable<harness::status> ensure_client(bool for_new_authorization = false);
   boost::asio::awaitable<harness::status> refresh();
   // The grants that need no person: client_credentials, identity_assertion.
   boost::asio::awaitable<harness::status> token_grant(const std::vector<std::string>& scopes);
-  harness::status ask_person(const std::vector<std::string>& scopes);
+  harness::status ask_person(std::vector<std::string> scopes, bool step_up);
   std::vector<std::string> scopes_for(const std::optional<std::string>& challenge_scope, bool step_up) const;
   bool grant_is_code() const {
     return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code;
   }
-  void take_tokens(token_set tokens);
+  // New tokens from `issuer`; `from_person`: they answer the pending authorization.
+  void take_tokens(token_set tokens, const std::string& issuer, bool from_person);
   void forget_tokens();
   void persist();
   void changed();
-  void schedule_refresh();
+  void schedule_refresh(std::chrono::seconds at_least = std::chrono::seconds(1));
   error fail(error e);
 
   boost::asio::any_io_executor executor_;
@@ -97,7 +107,7 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
 
   bool busy_ = false;
   core::async_signal flow_done_;
-  core::async_signal changed_;
+  std::vector<std::function<void()>> listeners_;
   boost::asio::steady_timer refresh_timer_;
 };
 

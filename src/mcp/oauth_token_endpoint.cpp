@@ -43,6 +43,17 @@ error endpoint_error(const std::string& what, const std::string& url, const std:
                     "check the server's oauth settings in the MCP config (client id, secret, scopes)");
 }
 
+// The OAuth `error` of an answer, if it has one.
+std::string oauth_error_code(const net::response& answer) {
+  auto doc = json::parse(answer.body, nullptr, false);
+  return doc.is_object() && doc.contains("error") && doc["error"].is_string() ? doc["error"].get<std::string>() : "";
+}
+
+// A string member, or empty (a hostile server's types are not trusted).
+std::string text_of(const json& doc, const char* name) {
+  return doc.contains(name) && doc[name].is_string() ? doc[name].get<std::string>() : std::string();
+}
+
 // The server's answer as `error: description`, without echoing anything else it sent.
 std::string oauth_error_of(const net::response& answer) {
   auto doc = json::parse(answer.body, nullptr, false);
@@ -82,7 +93,14 @@ asio::awaitable<result<json>> answer_of(net::http_client& http, net::request r, 
   const std::string url = r.url;
   auto answer = co_await http.fetch(std::move(r));
   if (!answer) co_return endpoint_error(what, url, answer.error().message);
-  if (answer->status != 200 && answer->status != 201) co_return endpoint_error(what, url, oauth_error_of(*answer));
+  if (answer->status != 200 && answer->status != 201) {
+    auto e = endpoint_error(what, url, oauth_error_of(*answer));
+    const auto code = oauth_error_code(*answer);
+    if (code == "invalid_grant" || code == "invalid_client" || code == "unauthorized_client") {
+      e.code = mcp::errc::grant_refused;
+    }
+    co_return e;
+  }
   auto doc = json::parse(answer->body, nullptr, false);
   if (!doc.is_object()) co_return endpoint_error(what, url, "the answer is not a JSON object");
   co_return doc;
@@ -138,42 +156,64 @@ result<std::string> client_assertion(const client_identity& client, const author
 }  // namespace
 
 json client_identity::to_json() const {
-  json out = {{"clientId", client_id}, {"authMethod", auth_method}, {"source", source}};
+  json out = {{"clientId", client_id}, {"authMethod", auth_method}, {"source", source}, {"redirectUri", redirect_uri}};
   if (!client_secret.empty()) out["clientSecret"] = client_secret;
   return out;
 }
 
 client_identity client_identity::from_json(const json& j) {
   client_identity out;
-  out.client_id = j.value("clientId", std::string());
-  out.client_secret = j.value("clientSecret", std::string());
-  out.auth_method = j.value("authMethod", std::string());
-  out.source = j.value("source", std::string());
+  if (!j.is_object()) return out;
+  out.client_id = text_of(j, "clientId");
+  out.client_secret = text_of(j, "clientSecret");
+  out.auth_method = text_of(j, "authMethod");
+  out.source = text_of(j, "source");
+  out.redirect_uri = text_of(j, "redirectUri");
   return out;
 }
 
+namespace {
+
+std::int64_t epoch_ms(core::system_time t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+std::optional<core::system_time> time_of(const json& j, const char* name) {
+  if (!j.contains(name) || !j[name].is_number_integer()) return std::nullopt;
+  return core::system_time(std::chrono::milliseconds(j[name].get<std::int64_t>()));
+}
+
+}  // namespace
+
 json token_set::to_json() const {
-  json out = {{"accessToken", access_token}, {"scopes", scopes}};
+  json out = {
+      {"accessToken", access_token}, {"scopes", scopes}, {"obtainedAt", epoch_ms(obtained_at)}, {"issuer", issuer}};
   if (!refresh_token.empty()) out["refreshToken"] = refresh_token;
-  if (expires_at) {
-    out["expiresAt"] = std::chrono::duration_cast<std::chrono::milliseconds>(expires_at->time_since_epoch()).count();
-  }
+  if (expires_at) out["expiresAt"] = epoch_ms(*expires_at);
   return out;
 }
 
 token_set token_set::from_json(const json& j) {
   token_set out;
-  out.access_token = j.value("accessToken", std::string());
-  out.refresh_token = j.value("refreshToken", std::string());
+  if (!j.is_object()) return out;
+  out.access_token = text_of(j, "accessToken");
+  out.refresh_token = text_of(j, "refreshToken");
+  out.issuer = text_of(j, "issuer");
   if (j.contains("scopes") && j["scopes"].is_array()) {
     for (const auto& s : j["scopes"]) {
       if (s.is_string()) out.scopes.push_back(s.get<std::string>());
     }
   }
-  if (j.contains("expiresAt") && j["expiresAt"].is_number_integer()) {
-    out.expires_at = core::system_time(std::chrono::milliseconds(j["expiresAt"].get<std::int64_t>()));
-  }
+  out.expires_at = time_of(j, "expiresAt");
+  out.obtained_at = time_of(j, "obtainedAt").value_or(core::system_time{});
   return out;
+}
+
+std::chrono::seconds token_set::renew_ahead() const {
+  constexpr std::chrono::seconds most{60};
+  if (!expires_at || obtained_at == core::system_time{}) return most;
+  auto half = std::chrono::duration_cast<std::chrono::seconds>(*expires_at - obtained_at) / 2;
+  return std::clamp(half, std::chrono::seconds(1), most);
 }
 
 std::string random_token() {
@@ -232,7 +272,7 @@ asio::awaitable<result<token_set>> request_tokens(net::http_client& http, const 
       doc["access_token"].get<std::string>().empty()) {
     co_return endpoint_error("the token request", server.token_endpoint, "the answer has no access_token");
   }
-  std::string type = doc.value("token_type", std::string("Bearer"));
+  std::string type = doc.contains("token_type") ? text_of(doc, "token_type") : std::string("Bearer");
   std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
   if (type != "bearer") {
     co_return endpoint_error("the token request", server.token_endpoint, "the token is not a Bearer token");
@@ -244,9 +284,11 @@ asio::awaitable<result<token_set>> request_tokens(net::http_client& http, const 
   }
   out.scopes = doc.contains("scope") && doc["scope"].is_string() ? split_scopes(doc["scope"].get<std::string>())
                                                                  : requested_scopes;
+  out.obtained_at = clock.system_now();
   if (doc.contains("expires_in") && doc["expires_in"].is_number() && doc["expires_in"].get<double>() > 0) {
-    out.expires_at =
-        clock.system_now() + std::chrono::seconds(static_cast<std::int64_t>(doc["expires_in"].get<double>()));
+    // At most ten years: a hostile value must not overflow the clock.
+    const double seconds = std::min(doc["expires_in"].get<double>(), 10.0 * 365 * 24 * 3600);
+    out.expires_at = out.obtained_at + std::chrono::seconds(static_cast<std::int64_t>(seconds));
   }
   co_return out;
 }
@@ -272,7 +314,7 @@ asio::awaitable<result<std::string>> exchange_id_token(net::http_client& http, c
   if (!answer) co_return answer.error();
   const json& doc = *answer;
   if (!doc.contains("access_token") || !doc["access_token"].is_string() ||
-      doc.value("issued_token_type", "") != "urn:ietf:params:oauth:token-type:id-jag") {
+      text_of(doc, "issued_token_type") != "urn:ietf:params:oauth:token-type:id-jag") {
     co_return endpoint_error("the identity token exchange", idp.token_endpoint, "the answer has no identity assertion");
   }
   co_return doc["access_token"].get<std::string>();
@@ -299,9 +341,10 @@ asio::awaitable<result<client_identity>> register_client(
   if (doc.contains("client_secret") && doc["client_secret"].is_string()) {
     out.client_secret = doc["client_secret"].get<std::string>();
   }
-  out.auth_method = doc.contains("token_endpoint_auth_method") && doc["token_endpoint_auth_method"].is_string()
-                        ? doc["token_endpoint_auth_method"].get<std::string>()
-                        : auth_method;
+  out.auth_method =
+      doc.contains("token_endpoint_auth_method") ? text_of(doc, "token_endpoint_auth_method") : auth_method;
+  if (out.auth_method.empty()) out.auth_method = auth_method;
+  out.redirect_uri = redirect_uri;
   if (out.client_secret.empty() && out.auth_method != "none") out.auth_method = "none";
   out.source = "registered";
   co_return out;

@@ -31,7 +31,8 @@ struct client_identity {
   std::string auth_method;  // client_secret_basic, client_secret_post, none, private_key_jwt
   std::string private_key_pem;
   std::string signing_algorithm;
-  std::string source;  // "pre-registered", "metadata document", "registered" (RFC 7591)
+  std::string source;        // "pre-registered", "metadata document", "registered" (RFC 7591)
+  std::string redirect_uri;  // the redirect URI a registered client was registered with
 
   nlohmann::json to_json() const;  // for the sealed token store; the key is never stored
   static client_identity from_json(const nlohmann::json& j);
@@ -42,6 +43,11 @@ struct token_set {
   std::string refresh_token;
   std::vector<std::string> scopes;  // granted (the requested ones when the answer names none)
   std::optional<core::system_time> expires_at;
+  core::system_time obtained_at{};
+  std::string issuer;  // the authorization server that issued them: they go to no other
+
+  // How long before expiry they are renewed: a minute, or half their life when that is shorter.
+  std::chrono::seconds renew_ahead() const;
 
   nlohmann::json to_json() const;
   static token_set from_json(const nlohmann::json& j);

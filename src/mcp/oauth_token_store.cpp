@@ -63,11 +63,17 @@ class file_store final : public oauth_token_store {
  private:
   status read_file() {
     if (loaded_) return {};
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec) && !ec) {
       doc_ = json::object();  // none yet
       loaded_ = true;
       return {};
+    }
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) {
+      // Not "none yet": writing now would drop every other server's tokens.
+      return make_error(core::errc::invalid_setting, "the OAuth token file " + path_.string() + " cannot be read",
+                        "check its owner and mode (600, the server's user)");
     }
     std::stringstream text;
     text << in.rdbuf();
@@ -86,6 +92,11 @@ class file_store final : public oauth_token_store {
     std::filesystem::create_directories(path_.parent_path(), ec);
     const auto temp = path_.string() + ".tmp";
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    // A leftover temporary file keeps its old mode: set it.
+    if (fd >= 0 && ::fchmod(fd, 0600) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
     if (fd < 0) {
       return make_error(core::errc::invalid_setting,
                         "the OAuth token file " + temp + " cannot be written: " + std::strerror(errno));

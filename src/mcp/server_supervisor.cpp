@@ -72,8 +72,21 @@ server_supervisor::server_supervisor(asio::any_io_executor executor, server_conf
   if (config_.kind == transport_kind::http && remote_.authorizer_for) authorizer_ = remote_.authorizer_for(config_);
 }
 
+void server_supervisor::watch_authorization() {
+  if (!authorizer_ || watching_authorization_) return;
+  watching_authorization_ = true;
+  // A change ends the wait of a server that waits for a person (retry_loop).
+  authorizer_->on_change([weak = weak_from_this()] {
+    auto self = weak.lock();
+    if (!self) return;
+    self->authorization_changed_ = true;
+    if (self->state_ == server_state::needs_authorization) self->backoff_.cancel();
+  });
+}
+
 asio::awaitable<void> server_supervisor::start() {
   auto self = shared_from_this();
+  watch_authorization();
   state_ = server_state::starting;
   if (auto ok = co_await attempt(); !ok) {
     on_lost(ok.error());
@@ -171,10 +184,14 @@ asio::awaitable<void> server_supervisor::retry_loop() {
   while (state_ != server_state::stopped && state_ != server_state::ready) {
     if (state_ == server_state::needs_authorization && authorizer_) {
       // Nothing to retry until a person approves access (or the link they
-      // were given expires, and the next attempt makes a new one).
-      const auto until =
-          authorizer_->pending_until().value_or(std::chrono::steady_clock::now() + limits_.restart_backoff_max);
-      co_await authorizer_->wait_changed(until);
+      // were given expires, and the next attempt makes a new one). The
+      // authorizer's change (or stop()) cancels the wait.
+      if (!std::exchange(authorization_changed_, false)) {
+        backoff_.expires_at(
+            authorizer_->pending_until().value_or(std::chrono::steady_clock::now() + limits_.restart_backoff_max));
+        co_await backoff_.async_wait(asio::as_tuple(asio::use_awaitable));
+      }
+      authorization_changed_ = false;
       if (state_ == server_state::stopped) break;
       failures_in_row_ = 0;
       if (auto ok = co_await attempt(); !ok && state_ != server_state::stopped) on_retry_failed(ok.error());

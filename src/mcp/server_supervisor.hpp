@@ -56,6 +56,7 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   boost::asio::awaitable<harness::status> attempt();
   boost::asio::awaitable<void> retry_loop();
   boost::asio::awaitable<void> refresh_tools();
+  void watch_authorization();
   void on_lost(const error& e);
   void on_retry_failed(const error& e);
   void take_tools(std::vector<nlohmann::json> listed);
@@ -65,6 +66,8 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   client_limits limits_;
   remote_access remote_;
   std::shared_ptr<http_authorizer> authorizer_;  // OAuth of a remote server; null: none
+  bool watching_authorization_ = false;
+  bool authorization_changed_ = false;  // since the last wait for a person began
   std::shared_ptr<client> client_;
   std::vector<nlohmann::json> tools_;
   dropped_tools dropped_;  // what the last listing had that tools_ does not

@@ -53,12 +53,24 @@ engine::engine(const engine_options& options)
 }
 
 engine::~engine() {
-  asio::post(io_, [this] { shut_down(); });
-  thread_.join();
+  stop();
   for (X509* cert : extra_cas_) X509_free(cert);
 }
 
+void engine::stop() {
+  std::lock_guard lock(stop_mutex_);
+  if (!thread_.joinable()) return;
+  stopped_ = true;
+  asio::post(io_, [this] { shut_down(); });
+  thread_.join();
+}
+
 void engine::submit(std::shared_ptr<transfer> t) {
+  if (stopped_) {
+    // The thread is gone (or going): nothing would ever run the transfer.
+    detail::deliver(*t, make_error(core::errc::cancelled, "the HTTP client has stopped"));
+    return;
+  }
   asio::post(io_, [this, t = std::move(t)]() mutable { enqueue(std::move(t)); });
 }
 
@@ -182,8 +194,10 @@ void engine::enqueue(std::shared_ptr<transfer> t) {
     return;
   }
   auto& l = *t->owner;
-  t->deadline_timer.expires_at(t->deadline);
-  t->deadline_timer.async_wait([this, weak = std::weak_ptr<transfer>(t)](boost::system::error_code ec) {
+  // Made and destroyed on this thread: a transfer the awaiting side frees
+  // later holds no timer of an io_context that may be gone by then.
+  t->deadline_timer = std::make_unique<asio::steady_timer>(io_, t->deadline);
+  t->deadline_timer->async_wait([this, weak = std::weak_ptr<transfer>(t)](boost::system::error_code ec) {
     if (ec) return;
     if (auto target = weak.lock()) on_deadline(target);
   });
@@ -260,18 +274,25 @@ void engine::finish(const std::shared_ptr<transfer>& t, std::optional<error> fai
     std::erase(l.waiting, t);
   }
   t->state = transfer::phase::finished;
-  t->deadline_timer.cancel();
+  t->deadline_timer.reset();  // cancels its wait
   detail::deliver(*t, std::move(failure));
   start_waiting(l);
 }
 
 void engine::shut_down() {
   auto gone = make_error(core::errc::cancelled, "the HTTP client shut down");
-  while (!running_.empty()) finish(running_.begin()->second, gone);
+  // Copies: finish() erases the very entry a reference would point into.
+  while (!running_.empty()) {
+    auto t = running_.begin()->second;
+    finish(t, gone);
+  }
   for (const auto& weak : lanes_) {
     auto l = weak.lock();
     if (!l) continue;
-    while (!l->waiting.empty()) finish(l->waiting.front(), gone);
+    while (!l->waiting.empty()) {
+      auto t = l->waiting.front();
+      finish(t, gone);
+    }
   }
   lanes_.clear();
   curl_multi_cleanup(multi_);  // closes cached connections through on_close_socket
@@ -289,6 +310,10 @@ void engine::shut_down() {
 
 std::shared_ptr<engine> start_engine(const engine_options& options) {
   return std::make_shared<engine>(options);
+}
+
+void stop_engine(engine& e) {
+  e.stop();
 }
 
 }  // namespace harness::net

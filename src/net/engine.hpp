@@ -4,8 +4,10 @@
 // that thread touches curl; other threads hand it work with post().
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -30,8 +32,11 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   // Thread-safe. Queues the transfer on its lane; it starts when the lane has
-  // a free slot, or fails busy / at its deadline.
+  // a free slot, or fails busy / at its deadline; after stop(), cancelled.
   void submit(std::shared_ptr<detail::transfer> t);
+  // Thread-safe, idempotent; not on the engine's own thread. Ends every
+  // transfer (its waiter gets cancelled) and joins the thread.
+  void stop();
   // Thread-safe. Ends a queued or running transfer with `why` (cancelled, or
   // nothing to report when its reader is gone); a finished one is left alone.
   void abort(std::shared_ptr<detail::transfer> t);
@@ -39,8 +44,6 @@ class engine {
   void resume(std::shared_ptr<detail::transfer> t);
 
   const engine_options& options() const { return options_; }
-  // The engine thread's executor (for the transfers' timers).
-  boost::asio::any_io_executor executor() { return io_.get_executor(); }
 
  private:
   struct socket_watch {
@@ -84,6 +87,8 @@ class engine {
   // Lanes that have had transfers waiting, so shutting down can fail them.
   std::vector<std::weak_ptr<detail::lane>> lanes_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> keep_running_;
+  std::atomic<bool> stopped_{false};
+  std::mutex stop_mutex_;
   std::thread thread_;
 };
 

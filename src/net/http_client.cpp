@@ -86,9 +86,9 @@ class stream_impl final : public response_stream {
       }
       return;
     }
+    // The slot's handler goes in before the reader is published, under the
+    // lock: the engine cannot complete (and clear the slot) in between.
     auto slot = reader.slot();
-    state_->reader.emplace(std::move(reader));
-    lock.unlock();
     if (slot.is_connected()) {
       slot.assign([weak = std::weak_ptr<stream_state>(state_)](asio::cancellation_type) {
         auto s = weak.lock();
@@ -102,6 +102,7 @@ class stream_impl final : public response_stream {
         if (waiting) std::move(*waiting).complete(make_error(core::errc::cancelled, "the read was cancelled"));
       });
     }
+    state_->reader.emplace(std::move(reader));
   }
 
   std::shared_ptr<engine> engine_;
@@ -118,6 +119,8 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
   }
 
   asio::awaitable<result<response>> fetch(request r) override {
+    // The client, and so the engine, live while a request of theirs is awaited.
+    auto self = shared_from_this();
     auto t = make_transfer(std::move(r), false);
     // Named, not a temporary in the co_await expression: GCC 12 would destroy its captures twice.
     auto initiate = [this, t](auto handler) {
@@ -130,6 +133,7 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
   }
 
   asio::awaitable<result<std::unique_ptr<response_stream>>> open(request r) override {
+    auto self = shared_from_this();  // see fetch()
     auto t = make_transfer(std::move(r), true);
     auto initiate = [this, t](auto handler) {  // named: see fetch()
       t->on_head.emplace(std::move(handler));
@@ -146,7 +150,7 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
 
  private:
   std::shared_ptr<transfer> make_transfer(request r, bool streaming) {
-    auto t = std::make_shared<transfer>(engine_executor());
+    auto t = std::make_shared<transfer>();
     t->deadline = std::chrono::steady_clock::now() + r.timeout;
     t->req = std::move(r);
     t->streaming = streaming;
@@ -155,8 +159,6 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
     if (streaming) t->stream = std::make_shared<stream_state>();
     return t;
   }
-
-  asio::any_io_executor engine_executor() const { return engine_->executor(); }
 
   std::shared_ptr<engine> engine_;
   std::shared_ptr<detail::lane> lane_;

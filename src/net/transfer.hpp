@@ -80,7 +80,7 @@ struct stream_state {
 };
 
 struct transfer {
-  explicit transfer(const boost::asio::any_io_executor& engine_executor) : deadline_timer(engine_executor) {}
+  transfer() = default;
   ~transfer();
   transfer(const transfer&) = delete;
   transfer& operator=(const transfer&) = delete;
@@ -103,7 +103,9 @@ struct transfer {
   std::shared_ptr<stream_state> stream;  // open only
   std::size_t stream_buffer_bytes = 256 * 1024;
 
-  boost::asio::steady_timer deadline_timer;
+  // The deadline's timer, on the engine's thread only (made when the
+  // transfer is queued, destroyed when it finishes).
+  std::unique_ptr<boost::asio::steady_timer> deadline_timer;
 
   // Exactly one is set, until it has been completed.
   std::optional<held_handler<response>> on_fetched;

@@ -98,8 +98,8 @@ class OAuthEndToEnd : public ::testing::Test {
 
 TEST_F(OAuthEndToEnd, AnOperatorAuthorizesInABrowserAndCodeCallsTheToolWithTheToken) {
   net::testing::test_ca ca;
-  // Tokens live 62 s: the harness must renew them a minute before they expire, so within seconds.
-  oauth_server remote(ca, {{"ACCESS_TTL", "62"}});
+  // Tokens live 6 s: the harness renews them half their life before they expire, so within seconds.
+  oauth_server remote(ca, {{"ACCESS_TTL", "6"}});
   net::engine_options trusting;
   trusting.extra_ca_file = ca.ca_pem;
   auto browser = net::create_http_client(net::start_engine(trusting));

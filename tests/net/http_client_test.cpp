@@ -134,6 +134,24 @@ TEST(HttpClient, CancellingTheAwaitingCoroutineAbortsTheTransferAndClosesItsConn
   EXPECT_EQ(abandoned, 1);
 }
 
+TEST(HttpClient, StoppingTheEngineCancelsWhatWaitsAndLaterRequests) {
+  test_server server;
+  auto engine = start_engine();
+  auto client = create_http_client(engine);
+  asio::io_context io;
+  // A request still out holds its client, and so the engine: stop_engine ends it anyway.
+  auto pending = asio::co_spawn(io, client->fetch(get(server.url("127.0.0.1", "/hang"))), asio::use_future);
+  asio::steady_timer later(io, std::chrono::milliseconds(200));
+  later.async_wait([&](boost::system::error_code) { stop_engine(*engine); });
+  io.run();
+  auto outcome = pending.get();
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, core::errc::cancelled);
+  auto after = fetch(*client, get(server.url("127.0.0.1", "/echo")));
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().code, core::errc::cancelled);
+}
+
 TEST(HttpClient, AFullQueueAnswersBusyAtOnce) {
   test_server server;
   client_options options;

@@ -27,6 +27,7 @@ enum class errc {
   needs_authorization,     // OAuth: a person must approve access first (the authorization URL is in /health)
   authorization_failed,    // OAuth: discovery, registration or a token request failed
   oauth_callback_invalid,  // GET /oauth/callback for no pending authorization (unknown, expired, used)
+  grant_refused,           // OAuth: the authorization server refused the grant or the client (invalid_grant, ...)
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -41,7 +42,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::mcp::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::mcp::errc> = 20;
+inline constexpr int harness::errc_count<harness::mcp::errc> = 21;
 
 namespace harness::mcp {
 

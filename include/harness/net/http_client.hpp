@@ -123,6 +123,13 @@ class engine;
 // then complete with cancelled.
 std::shared_ptr<engine> start_engine(const engine_options& options = {});
 
+// Ends every transfer of the engine (their waiters get cancelled) and stops
+// its thread; later requests fail with cancelled. Call it at shutdown, from
+// any thread but the engine's: a coroutine still waiting on a transfer holds
+// its client, and so the engine, which would otherwise outlive the process's
+// end (and race OpenSSL's exit handlers on its thread).
+void stop_engine(engine& e);
+
 // A client with its own concurrency limit on a shared engine.
 std::shared_ptr<http_client> create_http_client(std::shared_ptr<engine> engine, const client_options& options = {});
 
