@@ -23,6 +23,8 @@ ROWS = [
     ("cold_start", "cold `POST /execute`, pool off", "-", "bench/coldstart_bench.sh is missing or did not finish"),
     ("toolcall", "tool call from sandbox code to an echo MCP tool", ">= 2,000 calls/s and <= 2.5x",
      "bench/toolcall_bench.sh did not finish"),
+    ("toolcall_http", "tool call from sandbox code to an echo MCP tool over Streamable HTTP", "-",
+     "TRANSPORT=http bench/toolcall_bench.sh did not finish"),
     ("pii_mixed", "PII censor on PII-dense mixed text", ">= 200 MB/s per core and >= 60% of the bare scan",
      "bench/pii_bench.sh did not finish"),
     ("pii_clean", "PII censor on text without PII", ">= 60% of the bare scan", "bench/pii_bench.sh did not finish"),

@@ -39,6 +39,7 @@ if [ -x "$root/bench/coldstart_bench.sh" ]; then
   run cold_start -- "$root/bench/coldstart_bench.sh" 20
 fi
 run toolcall -- "$root/bench/toolcall_bench.sh" 1000
+run toolcall_http -- env TRANSPORT=http "$root/bench/toolcall_bench.sh" 1000
 run pii_mixed pii_clean -- "$root/bench/pii_bench.sh"
 run health -- "$root/bench/health_bench.sh"
 if [ -x "$root/bench/context_bench.sh" ]; then
