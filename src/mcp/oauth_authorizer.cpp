@@ -543,9 +543,12 @@ asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::str
 }
 
 asio::awaitable<status> oauth_authorizer::refresh() {
-  // After a restart the server is discovered again on its first 401.
-  if (!server_metadata_ || !tokens_) {
-    co_return make_error(mcp::errc::authorization_failed, "no authorization server known yet to refresh with");
+  if (!tokens_) co_return make_error(mcp::errc::authorization_failed, "there is no token to renew");
+  // Tokens kept from an earlier run: find their authorization server first
+  // (from the server's well-known metadata; no 401 has named it yet).
+  if (!server_metadata_) {
+    if (auto found = co_await discover(std::nullopt); !found) co_return found.error();
+    if (!tokens_) co_return make_error(mcp::errc::authorization_failed, "the authorization server changed");
   }
   form_fields fields = {{"grant_type", "refresh_token"}, {"refresh_token", tokens_->refresh_token}};
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);

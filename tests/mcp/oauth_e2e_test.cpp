@@ -179,6 +179,14 @@ TEST_F(OAuthEndToEnd, AnOperatorAuthorizesInABrowserAndCodeCallsTheToolWithTheTo
     harness_server server(env(remote, ca.ca_pem));
     auto ready = wait_for_server(server, [](const json& e) { return e.value("state", "") == "ready"; });
     EXPECT_EQ(ready.value("state", ""), "ready") << ready.dump() << server.output();
+    // ... and keeps renewing them with the kept registration.
+    const int before = fetch_json(*browser, remote.url("/stats"))["refreshes"];
+    int after = before;
+    for (int i = 0; i < 50 && after == before; ++i) {
+      std::this_thread::sleep_for(200ms);
+      after = fetch_json(*browser, remote.url("/stats"))["refreshes"];
+    }
+    EXPECT_GT(after, before);
     EXPECT_EQ(fetch_json(*browser, remote.url("/stats"))["registrations"], 1);
     EXPECT_EQ(fetch_json(*browser, remote.url("/stats"))["authorizations"], 1);
     EXPECT_EQ(server.stop(), 0);
