@@ -132,22 +132,11 @@ transfer::~transfer() {
   if (header_lines) curl_slist_free_all(header_lines);
 }
 
-std::string safe_url(const std::string& url) {
-  return printable_url(url);
-}
-
 status configure(transfer& t) {
   const auto& r = t.req;
   const auto& options = t.owner->options;
-  const std::string lowered = lower(r.url.substr(0, 8));
-  if (lowered.rfind("http://", 0) != 0 && lowered.rfind("https://", 0) != 0) {
-    return make_error(net::errc::bad_url, "not an http:// or https:// URL: " + safe_url(r.url));
-  }
-  const auto authority_end = r.url.find_first_of("/?#", lowered[4] == 's' ? 8 : 7);
-  if (r.url.substr(0, authority_end).find('@') != std::string::npos) {
-    return make_error(net::errc::bad_url, "credentials in the URL are not supported",
-                      "send them in a header (Authorization) instead");
-  }
+  // http(s) only, a host, no credentials: the same rules as everywhere else.
+  if (auto parsed = parse_url(r.url); !parsed) return parsed.error();
   for (const auto& [name, value] : r.headers) {
     if ((name + value).find_first_of("\r\n") != std::string::npos) {
       // The value is not echoed: it may be a key.
@@ -200,7 +189,7 @@ status configure(transfer& t) {
 }
 
 error describe_failure(const transfer& t, CURLcode code) {
-  const std::string url = safe_url(t.req.url);
+  const std::string url = printable_url(t.req.url);
   const std::string detail = t.error_buffer[0] ? t.error_buffer : curl_easy_strerror(code);
   if (code == CURLE_WRITE_ERROR && t.too_large) {
     return make_error(net::errc::response_too_large,

@@ -13,9 +13,6 @@
 
 namespace harness::net::detail {
 
-// The URL without its query and fragment (they may carry secrets), for messages.
-std::string safe_url(const std::string& url);
-
 // Creates t.easy for t.req with its lane's options (the engine adds its own
 // socket and TLS callbacks). Errors: bad_url (not http/https, credentials in
 // it, a line break in a header).

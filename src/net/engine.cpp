@@ -16,6 +16,7 @@
 #include "easy_setup.hpp"
 #include "harness/core/errors.hpp"
 #include "harness/net/errors.hpp"
+#include "harness/net/url.hpp"
 
 namespace harness::net {
 namespace asio = boost::asio;
@@ -77,8 +78,7 @@ void engine::submit(std::shared_ptr<transfer> t) {
 void engine::abort(std::shared_ptr<transfer> t) {
   asio::post(io_, [this, t = std::move(t)] {
     if (t->state != transfer::phase::finished)
-      fail(t,
-           make_error(core::errc::cancelled, "the HTTP request to " + detail::safe_url(t->req.url) + " was cancelled"));
+      fail(t, make_error(core::errc::cancelled, "the HTTP request to " + printable_url(t->req.url) + " was cancelled"));
   });
 }
 
@@ -238,8 +238,7 @@ void engine::start(std::shared_ptr<transfer> t) {
     curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_DATA, this);
   }
   if (curl_multi_add_handle(multi_, t->easy) != CURLM_OK) {
-    fail(t,
-         make_error(net::errc::connection_failed, "libcurl refused the transfer to " + detail::safe_url(t->req.url)));
+    fail(t, make_error(net::errc::connection_failed, "libcurl refused the transfer to " + printable_url(t->req.url)));
     return;
   }
   t->state = transfer::phase::running;
@@ -254,7 +253,7 @@ void engine::on_deadline(const std::shared_ptr<transfer>& t) {
   const bool waited = t->state == transfer::phase::queued;
   fail(t, make_error(net::errc::timeout,
                      fmt::format("no {} from {} within {} ms{}", t->streaming ? "response" : "complete answer",
-                                 detail::safe_url(t->req.url), t->req.timeout.count(),
+                                 printable_url(t->req.url), t->req.timeout.count(),
                                  waited ? " (it was still waiting for a free connection slot)" : ""),
                      waited ? "send fewer requests at once" : "check that the server is up and answering"));
 }
