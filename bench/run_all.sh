@@ -45,6 +45,7 @@ run health -- "$root/bench/health_bench.sh"
 if [ -x "$root/bench/context_bench.sh" ]; then
   run context -- "$root/bench/context_bench.sh"
 fi
+run load_paced_50 load_paced_80 load_fresh load_session -- "$root/bench/load_bench.sh" 16 30
 run mcp_execute_code -- "$root/bench/mcp_execute_bench.sh" 200
 run describe_bytes -- "$root/bench/describe_bytes.sh"
 

@@ -10,7 +10,11 @@ namespace harness::execution {
 
 std::vector<core::setting_spec> execution_setting_specs() {
   return {
-      {"SANDBOX_POOL_SIZE", "2", "sandboxes kept started and ready ahead of time (0 turns the warm pool off)"},
+      {"SANDBOX_POOL_SIZE", "2",
+       "sandboxes kept started and ready ahead of time, at least (0 turns the warm pool off)"},
+      {"SANDBOX_POOL_MAX", "8", "the most sandboxes the warm pool keeps ready when demand rises"},
+      {"SANDBOX_POOL_PARALLEL_STARTS", "2",
+       "pool sandboxes started at once, at most (fewer while the engine answers slowly)"},
       {"SANDBOX_READY_TIMEOUT_MS", "20000", "longest wait for a new sandbox's runtime to boot"},
       {"SANDBOX_IDLE_TIMEOUT_MS", "300000", "an /execute session unused this long is ended and its sandbox removed"},
       {"SANDBOX_MAX_SESSIONS", "16", "live /execute sessions at once (429 past it)"},
@@ -28,6 +32,10 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   execution_settings out;
   auto pool_size = s.get_int("SANDBOX_POOL_SIZE", 0, 64);
   if (!pool_size) return pool_size.error();
+  auto pool_max = s.get_int("SANDBOX_POOL_MAX", 0, 256);
+  if (!pool_max) return pool_max.error();
+  auto parallel = s.get_int("SANDBOX_POOL_PARALLEL_STARTS", 1, 32);
+  if (!parallel) return parallel.error();
   auto ready = s.get_ms("SANDBOX_READY_TIMEOUT_MS", 1000, 600000);
   if (!ready) return ready.error();
   auto idle = s.get_ms("SANDBOX_IDLE_TIMEOUT_MS", 1000, 86400000);
@@ -43,6 +51,9 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   auto files = s.get_int("SANDBOX_MAX_FILES", 0, 100000);
   if (!files) return files.error();
   out.pool.size = static_cast<std::size_t>(*pool_size);
+  // A maximum below the minimum is the minimum: the pool never holds fewer than SANDBOX_POOL_SIZE.
+  out.pool.max_size = std::max(out.pool.size, static_cast<std::size_t>(*pool_max));
+  out.pool.parallel_starts = static_cast<std::size_t>(*parallel);
   if (const auto& dir = s.get("SANDBOX_CALL_SOCKET_DIR"); !dir.empty()) {
     // The engine resolves bind-mount sources itself: the path must be absolute.
     std::error_code ec;

@@ -1,7 +1,9 @@
 #include "harness/execution/warm_pool.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
+#include <vector>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -14,6 +16,7 @@
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/sandbox/container_body.hpp"
+#include "pool_sizer.hpp"
 
 namespace harness::execution {
 namespace {
@@ -22,12 +25,23 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 // Pool containers carry this task label until a task claims them.
 constexpr const char* pool_task = "pool";
+// Sandboxes over the target are shed once no claim came for this long.
+constexpr auto shed_after = 10s;
+// How many claim waits the percentiles in stats() cover.
+constexpr std::size_t claim_waits_kept = 200;
 
 class warm_pool_impl final : public warm_pool, public std::enable_shared_from_this<warm_pool_impl> {
  public:
   warm_pool_impl(const asio::any_io_executor& executor, std::shared_ptr<sandbox::sandbox_backend> backend,
                  pool_config config)
-      : executor_(executor), backend_(std::move(backend)), config_(config), wake_(executor), starting_(executor) {}
+      : executor_(executor),
+        backend_(std::move(backend)),
+        config_(config),
+        wake_(executor),
+        starting_(executor),
+        sizer_({.min_ready = config.size,
+                .max_ready = std::max(config.size, config.max_size),
+                .max_parallel = std::max<std::size_t>(1, config.parallel_starts)}) {}
 
   void start() override {
     if (config_.size == 0) return;
@@ -35,16 +49,22 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   asio::awaitable<result<sandbox_lease>> claim() override {
-    while (!ready_.empty()) {
+    const auto asked = std::chrono::steady_clock::now();
+    if (config_.size > 0) sizer_.claimed(asked);
+    if (!ready_.empty()) {
       sandbox_lease lease = std::move(ready_.front());
       ready_.pop_front();
-      wake_.notify_all();  // refill
+      wake_.notify_all();  // a replacement starts now
       ++warm_claims_;
       lease.warm = true;
+      note_wait(asked);
       co_return lease;
     }
     ++cold_claims_;
-    co_return co_await start_one();
+    wake_.notify_all();  // demand rose: the target may have too
+    auto lease = co_await start_one();
+    note_wait(asked);
+    co_return lease;
   }
 
   asio::awaitable<void> shutdown() override {
@@ -63,8 +83,28 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   pool_stats stats() const override {
-    return {config_.size, ready_.size(),  starting_.count(), warm_claims_,
-            cold_claims_, failed_starts_, linked_,           link_failures_};
+    const auto now = std::chrono::steady_clock::now();
+    pool_stats out;
+    out.target = config_.size == 0 ? 0 : sizer_.target(now);
+    out.min = config_.size;
+    out.max = config_.size == 0 ? 0 : std::max(config_.size, config_.max_size);
+    out.ready = ready_.size();
+    out.starting = starting_.count();
+    out.parallel = sizer_.parallel();
+    out.claims_per_second = sizer_.claims_per_second(now);
+    out.start_time = sizer_.start_time();
+    std::vector<std::chrono::microseconds> waits(claim_waits_.begin(), claim_waits_.end());
+    std::sort(waits.begin(), waits.end());
+    if (!waits.empty()) {
+      out.claim_wait_p50 = waits[(waits.size() - 1) / 2];
+      out.claim_wait_p99 = waits[(waits.size() - 1) * 99 / 100];
+    }
+    out.warm_claims = warm_claims_;
+    out.cold_claims = cold_claims_;
+    out.failed_starts = failed_starts_;
+    out.linked = linked_;
+    out.link_failures = link_failures_;
+    return out;
   }
 
  private:
@@ -129,36 +169,73 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     co_return lease;
   }
 
+  void note_wait(std::chrono::steady_clock::time_point asked) {
+    claim_waits_.push_back(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - asked));
+    if (claim_waits_.size() > claim_waits_kept) claim_waits_.pop_front();
+  }
+
+  // Keeps ready + starting at the sizer's target, with at most its number of
+  // starts at once; sheds what is over the target once claims have stopped
+  // for a while. Wakes on a claim, a start that ended, shutdown, or each second.
   static asio::awaitable<void> refill_loop(std::shared_ptr<warm_pool_impl> self) {
-    auto backoff = 500ms;
     while (!self->stopping_) {
-      if (self->ready_.size() + self->starting_.count() < self->config_.size) {
-        // One start at a time: on a small machine parallel starts only slow
-        // each other and the requests being served.
-        self->starting_.add();
-        auto lease = co_await self->start_one();
-        if (lease && self->stopping_) {
-          lease->channel.reset();
-          co_await lease->container->stop();
-          self->starting_.done();
-          break;
-        }
-        self->starting_.done();
-        if (lease) {
-          self->ready_.push_back(std::move(*lease));
-          backoff = 500ms;
-          continue;
-        }
-        if (self->stopping_) break;
-        ++self->failed_starts_;
-        core::log_warn("warm pool: could not start a sandbox ({}); retrying in {} ms", lease.error().describe(),
-                       backoff.count());
-        co_await self->wake_.wait_for(backoff);  // a claim or shutdown cuts the backoff short
-        backoff = std::min<std::chrono::milliseconds>(backoff * 2, 30s);
+      const auto now = std::chrono::steady_clock::now();
+      const std::size_t target = self->sizer_.target(now);
+      if (self->ready_.size() > target && self->sizer_.quiet_for(now, shed_after)) {
+        auto extra = std::move(self->ready_.front());
+        self->ready_.pop_front();
+        extra.channel.reset();
+        extra.stdio.reset();
+        core::spawn_logged(self->executor_, stop_extra(std::move(extra.container)), "warm pool: shedding a sandbox");
         continue;
       }
-      co_await self->wake_.wait();
+      if (now >= self->retry_at_) {
+        while (!self->stopping_ && self->ready_.size() + self->starting_.count() < target &&
+               self->starting_.count() < self->sizer_.parallel()) {
+          self->starting_.add();
+          core::spawn_logged(self->executor_, start_and_keep(self), "warm pool: starting a sandbox");
+        }
+      }
+      co_await self->wake_.wait_until(std::min(now + 1s, std::max(now, self->retry_at_)));
     }
+  }
+
+  static asio::awaitable<void> stop_extra(std::unique_ptr<sandbox::sandbox_container> container) {
+    co_await container->stop();
+  }
+
+  // One start of the refill: the sandbox joins the pool, or the failure
+  // delays the next starts (doubling, up to 30 s, reset by a success).
+  static asio::awaitable<void> start_and_keep(std::shared_ptr<warm_pool_impl> self) {
+    struct done_on_exit {
+      warm_pool_impl& pool;
+      ~done_on_exit() {
+        pool.starting_.done();
+        pool.wake_.notify_all();
+      }
+    } done{*self};
+    const auto began = std::chrono::steady_clock::now();
+    auto lease = co_await self->start_one();
+    if (lease && self->stopping_) {
+      lease->channel.reset();
+      lease->stdio.reset();
+      co_await lease->container->stop();
+      co_return;
+    }
+    if (lease) {
+      self->sizer_.started(std::chrono::steady_clock::now() - began);
+      self->ready_.push_back(std::move(*lease));
+      self->backoff_ = 500ms;
+      co_return;
+    }
+    if (self->stopping_) co_return;
+    ++self->failed_starts_;
+    self->sizer_.start_failed();
+    core::log_warn("warm pool: could not start a sandbox ({}); retrying in {} ms", lease.error().describe(),
+                   self->backoff_.count());
+    self->retry_at_ = std::chrono::steady_clock::now() + self->backoff_;
+    self->backoff_ = std::min<std::chrono::milliseconds>(self->backoff_ * 2, 30s);
   }
 
   asio::any_io_executor executor_;
@@ -167,6 +244,10 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   core::async_signal wake_;  // a claim took a sandbox, or shutdown began
   std::deque<sandbox_lease> ready_;
   core::async_counter starting_;  // starts in flight; shutdown waits for them
+  detail::pool_sizer sizer_;
+  std::deque<std::chrono::microseconds> claim_waits_;  // the last claims'
+  std::chrono::milliseconds backoff_{500};             // before the next start after a failure
+  std::chrono::steady_clock::time_point retry_at_{};   // no start before this (after a failure)
   std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0, linked_ = 0, link_failures_ = 0;
   bool stopping_ = false;
 };
@@ -180,8 +261,14 @@ class pool_health_source final : public core::health_source {
     return {true,
             false,
             {{"target", s.target},
+             {"min", s.min},
+             {"max", s.max},
              {"ready", s.ready},
              {"starting", s.starting},
+             {"parallelStarts", s.parallel},
+             {"claimsPerSecond", std::round(s.claims_per_second * 100) / 100},
+             {"startMs", s.start_time.count()},
+             {"claimWaitMs", {{"p50", s.claim_wait_p50.count() / 1000.0}, {"p99", s.claim_wait_p99.count() / 1000.0}}},
              {"warmClaims", s.warm_claims},
              {"coldClaims", s.cold_claims},
              {"failedStarts", s.failed_starts},
@@ -222,9 +309,21 @@ void register_pool_metrics(core::metrics_registry& registry, const std::shared_p
                           return std::vector<sample>{{{}, double(s.ready)}};
                         }));
   registry.add_callback("harness_sandbox_pool_target",
-                        "Sandboxes the warm pool tries to keep ready (SANDBOX_POOL_SIZE).", core::metric_type::gauge,
-                        {}, read([](const pool_stats& s) {
+                        "Sandboxes the warm pool tries to keep ready now (between SANDBOX_POOL_SIZE and "
+                        "SANDBOX_POOL_MAX, by recent demand).",
+                        core::metric_type::gauge, {}, read([](const pool_stats& s) {
                           return std::vector<sample>{{{}, double(s.target)}};
+                        }));
+  registry.add_callback("harness_sandbox_pool_starting", "Pool sandboxes being started now.", core::metric_type::gauge,
+                        {}, read([](const pool_stats& s) {
+                          return std::vector<sample>{{{}, double(s.starting)}};
+                        }));
+  registry.add_callback("harness_sandbox_claim_wait_seconds",
+                        "How long the last claims (up to 200) waited for their sandbox, by quantile.",
+                        core::metric_type::gauge, {"quantile"}, read([](const pool_stats& s) {
+                          return std::vector<sample>{
+                              {{"0.5"}, std::chrono::duration<double>(s.claim_wait_p50).count()},
+                              {{"0.99"}, std::chrono::duration<double>(s.claim_wait_p99).count()}};
                         }));
   registry.add_callback("harness_sandbox_start_failures_total", "Pool sandboxes that failed to start.",
                         core::metric_type::counter, {}, read([](const pool_stats& s) {

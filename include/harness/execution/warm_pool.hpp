@@ -2,7 +2,10 @@
 // time, with the runtime booted and waiting (`ready` received), so running a
 // snippet costs milliseconds instead of a cold container start. A claimed
 // sandbox is never returned: it serves one task and is destroyed after it. The
-// pool refills in the background; an empty pool falls back to a cold start.
+// pool refills in the background, several starts at once, the moment one is
+// claimed; an empty pool falls back to a cold start. How many it keeps ready
+// follows recent demand, between a minimum and a maximum, and how many it
+// starts at once follows how fast the engine answers (src/execution/pool_sizer.hpp).
 #pragma once
 
 #include <chrono>
@@ -24,7 +27,9 @@
 namespace harness::execution {
 
 struct pool_config {
-  std::size_t size = 2;                             // containers kept ready (SANDBOX_POOL_SIZE)
+  std::size_t size = 2;                             // containers kept ready at least (SANDBOX_POOL_SIZE; 0: no pool)
+  std::size_t max_size = 8;                         // at most, under demand (SANDBOX_POOL_MAX)
+  std::size_t parallel_starts = 2;                  // starts at once, at most (SANDBOX_POOL_PARALLEL_STARTS)
   std::chrono::milliseconds ready_timeout{20'000};  // container start to `ready`
   // Absolute folder for the sandboxes' call sockets (SANDBOX_CALL_SOCKET_DIR);
   // empty: the protocol stays on the container's stdio.
@@ -50,9 +55,16 @@ struct sandbox_lease {
 };
 
 struct pool_stats {
-  std::size_t target = 0;
+  std::size_t target = 0;  // what the pool aims to hold now, between min and max
+  std::size_t min = 0, max = 0;
   std::size_t ready = 0;
   std::size_t starting = 0;
+  std::size_t parallel = 0;                 // starts it allows at once now
+  double claims_per_second = 0;             // over the last 30 s
+  std::chrono::milliseconds start_time{0};  // a start's mean time, create to ready
+  // How long the last claims (up to 200) waited for their sandbox: ~0 from
+  // the pool, a whole start when cold.
+  std::chrono::microseconds claim_wait_p50{0}, claim_wait_p99{0};
   std::uint64_t warm_claims = 0;
   std::uint64_t cold_claims = 0;
   std::uint64_t failed_starts = 0;
