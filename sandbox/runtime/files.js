@@ -2,17 +2,20 @@
 // The files part of the protocol: writes the files the host sends in `init`
 // into /skills and /workspace, and after each exec reports what changed there.
 // The host validates every path, size and count again: this side only keeps
-// honest code from sending what the host would refuse anyway.
+// honest code from sending what the host would refuse anyway. With a DirWatch
+// (dir_watch.js), a report walks the roots only when something may have changed.
 const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
 
 class FileTracker {
-  constructor(roots, limits) {
+  constructor(roots, limits, watch = null) {
     this.roots = roots; // {skills: '/skills', workspace: '/workspace'}
     this.limits = limits; // {maxFileBytes, maxFiles, reportBytes?}
+    this.watch = watch; // a DirWatch shared by the trackers of one runtime, or null: scan every time
     this.snapshot = new Map(); // "root/rel" -> {size, mtimeMs, hash}
     this.reportedLinks = new Set(); // symlinks already reported, so each is reported once
+    this.deferredLeft = false; // the last report left files for the next one
   }
 
   // files: [{root, path, content, encoding: 'utf8'|'base64'}]. `known`: the
@@ -20,10 +23,13 @@ class FileTracker {
   // pool's `put` wrote before the sandbox was claimed); then only the files
   // written now are stat'ed, not both roots walked again, which on a
   // container's filesystem costs milliseconds of every request.
-  writeInitial(files, known) {
+  // `alone`: no agent code ran in this sandbox yet, so every write now is
+  // ours and leaves the watched state clean.
+  async writeInitial(files, known, alone = false) {
+    const wasClean = alone && this.watch !== null && this.watch.clean();
     const written = this.write(files);
     if (!known) {
-      this.snapshot = this.scan().entries;
+      this.snapshot = this.fullScan().entries;
       return;
     }
     this.snapshot = new Map(known);
@@ -31,17 +37,35 @@ class FileTracker {
       const st = fs.lstatSync(w.full);
       this.snapshot.set(w.key, { root: w.root, rel: w.rel, full: w.full, size: st.size, mtimeMs: st.mtimeMs });
     }
+    if (wasClean && written.length > 0) await this.quietOwnWrites(written.map((w) => path.dirname(w.full)));
+  }
+
+  // After the runtime's own writes into a clean tree: reads their events,
+  // watches the folders they went into, and counts the tree clean again.
+  async quietOwnWrites(dirs) {
+    await this.watch.settle();
+    const ancestors = new Set();
+    for (let dir of dirs) {
+      while (!Object.values(this.roots).includes(dir) && dir !== path.dirname(dir)) {
+        ancestors.add(dir);
+        dir = path.dirname(dir);
+      }
+    }
+    this.watch.add([...ancestors]);
+    if (!this.watch.broken) this.watch.dirty = false;
   }
 
   // Writes files whose copy the host already has (see runPut in runtime.js):
   // they enter the snapshot as they are, while changes made by the code since
   // the last report still count as changes.
-  writeKnown(files) {
+  async writeKnown(files, alone = false) {
+    const wasClean = alone && this.watch !== null && this.watch.clean();
     const written = this.write(files);
     const { entries } = this.scan();
     for (const { key } of written) {
       if (entries.has(key)) this.snapshot.set(key, entries.get(key));
     }
+    if (wasClean && written.length > 0) await this.quietOwnWrites(written.map((w) => path.dirname(w.full)));
   }
 
   // Returns what it wrote: [{key ("root/rel", the snapshot's key), root, rel, full}].
@@ -64,10 +88,12 @@ class FileTracker {
   scan() {
     const entries = new Map();
     const links = [];
+    const dirs = [];
     let count = 0;
     const walk = (root, dir) => {
       let names;
       try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+      dirs.push(dir);
       for (const d of names) {
         const full = path.join(dir, d.name);
         const rel = path.relative(this.roots[root], full);
@@ -80,13 +106,29 @@ class FileTracker {
       }
     };
     for (const root of Object.keys(this.roots)) walk(root, this.roots[root]);
-    return { entries, links };
+    return { entries, links, dirs };
+  }
+
+  // A scan that leaves the watch in step with the tree: `dirty` is cleared
+  // before the walk (an event from here on means one more scan later), and
+  // folders seen for the first time are watched, then walked again.
+  fullScan() {
+    if (!this.watch) return this.scan();
+    this.watch.dirty = false;
+    let result = this.scan();
+    for (let round = 0; round < 3; ++round) {
+      if (this.watch.track(result.dirs).length === 0) return result;
+      result = this.scan();
+    }
+    this.watch.dirty = true; // folders keep appearing: look again next time
+    return result;
   }
 
   // Returns [{root, path, op: 'write'|'delete'|'symlink', content?, size?, tooLarge?, target?}]
   // for everything that changed since the last call, and remembers the new state.
   changes() {
-    const { entries, links } = this.scan();
+    if (this.watch && this.watch.clean() && !this.deferredLeft) return [];
+    const { entries, links } = this.fullScan();
     const out = [];
     // The contents of one report share a budget so the `done` frame stays under
     // the host's frame cap (base64 adds a third). Files past it are left out of
@@ -117,6 +159,7 @@ class FileTracker {
       if (!entries.has(key)) out.push({ root: e.root, path: e.rel, op: 'delete' });
     }
     for (const key of deferred) entries.delete(key);
+    this.deferredLeft = deferred.length > 0;
     const seenLinks = new Set();
     for (const l of links) {
       const key = `${l.root}/${l.path}->${l.target}`;

@@ -14,6 +14,7 @@ const { AsyncLocalStorage } = require('async_hooks');
 const { topLevelDeclarations } = require('./declarations');
 const { jsonProblem, describeError } = require('./serialize');
 const { FileTracker } = require('./files');
+const { DirWatch } = require('./dir_watch');
 const { CallSocket } = require('./call_socket');
 
 const FILENAME = 'agent-code.js';
@@ -24,7 +25,9 @@ const ROOTS = {
 const DEFAULT_LIMITS = { logBytes: 64 * 1024, maxFileBytes: 1024 * 1024, maxFiles: 200, frameBytes: 16 * 1024 * 1024 };
 
 let limits = { ...DEFAULT_LIMITS };
-let tracker = new FileTracker(ROOTS, limits);
+// Tells the trackers whether a block changed any file (no walk after a block that did not).
+const dirWatch = new DirWatch();
+let tracker = new FileTracker(ROOTS, limits, dirWatch);
 let session = null;
 let currentExec = null;
 // Which block a piece of code belongs to: every block runs inside
@@ -183,6 +186,9 @@ async function runExec(frame) {
   const result = await blockScope.run(frame.id, () => evaluate(String(frame.code || '')));
   let files = [];
   try {
+    // The block's own writes have queued their events: read them first (and
+    // so before a scan counts the tree clean, which saves the next block a walk).
+    await dirWatch.settle();
     files = tracker.changes();
   } catch (err) {
     // In the block's scope, so that the block's own output takes it.
@@ -218,11 +224,11 @@ async function warmUp() {
 // full text of a long observation). Done here with the runtime's own fs, out
 // of reach of anything the agent's code redefined, and not reported back as
 // a change: the host wrote its copy already.
-function runPut(frame) {
+async function runPut(frame) {
   let ok = true;
   let error;
   try {
-    tracker.writeKnown(frame.files);
+    await tracker.writeKnown(frame.files, !contextUsed);
   } catch (err) {
     ok = false;
     error = { name: 'PutError', message: String(err.message) };
@@ -230,15 +236,15 @@ function runPut(frame) {
   send({ type: 'done', exec: frame.id, ok, ...(error ? { error } : {}), files: [] });
 }
 
-function runInit(frame) {
+async function runInit(frame) {
   session = frame.session || null;
   limits = { ...DEFAULT_LIMITS, ...(frame.limits || {}) };
   // What is on disk already is known: the warm-up scanned both roots, and a
   // `put` before init (the shared example skills, written while the sandbox
   // waited in the pool) added its files.
   const known = warmedUp ? tracker.snapshot : undefined;
-  tracker = new FileTracker(ROOTS, limits);
-  tracker.writeInitial(frame.files, known);
+  tracker = new FileTracker(ROOTS, limits, dirWatch);
+  await tracker.writeInitial(frame.files, known, !contextUsed);
   if (contextUsed) context = makeContext();
 }
 
@@ -251,9 +257,9 @@ function onFrame(frame) {
   if (frame.type === 'link') return runLink(frame);
   queue = queue.then(async () => {
     try {
-      if (frame.type === 'init') runInit(frame);
+      if (frame.type === 'init') await runInit(frame);
       else if (frame.type === 'exec') await runExec(frame);
-      else if (frame.type === 'put') runPut(frame);
+      else if (frame.type === 'put') await runPut(frame);
       else process.stderr.write(`runtime: unknown frame type ${JSON.stringify(frame.type)}\n`);
     } catch (err) {
       process.stderr.write(`runtime: ${frame.type} failed: ${err && err.stack}\n`);

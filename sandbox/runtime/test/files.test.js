@@ -38,3 +38,83 @@ test('a file over the per-file limit is reported as tooLarge without content', (
   assert.strictEqual(change.tooLarge, true);
   assert.strictEqual(change.content, undefined);
 });
+
+// With a DirWatch: a report walks the roots only when an inotify event said
+// something may have changed, and misses nothing a block wrote.
+const { DirWatch } = require('../dir_watch');
+
+function watched(limits = { maxFileBytes: 1000, maxFiles: 50 }) {
+  const r = roots();
+  const watch = new DirWatch();
+  const tracker = new FileTracker(r, limits, watch);
+  let walks = 0;
+  const scan = tracker.scan.bind(tracker);
+  tracker.scan = () => { ++walks; return scan(); };
+  return { r, watch, tracker, walks: () => walks };
+}
+
+// What runExec does after a block: let the events in, then report.
+async function report(t) {
+  await t.watch.settle();
+  return t.tracker.changes().map((c) => `${c.op} ${c.root}/${c.path}`).sort();
+}
+
+test('a block that touched no file costs no walk; one that did is reported in full', async () => {
+  const t = watched();
+  await t.tracker.writeInitial([]);
+  assert.deepStrictEqual(await report(t), []);
+  const before = t.walks();
+  assert.deepStrictEqual(await report(t), []);
+  assert.strictEqual(t.walks(), before, 'nothing changed: no walk');
+
+  fs.writeFileSync(path.join(t.r.workspace, 'a.txt'), 'a');
+  assert.deepStrictEqual(await report(t), ['write workspace/a.txt']);
+  // A new nested folder, then a write into it in the next block: its watch was added.
+  fs.mkdirSync(path.join(t.r.skills, 'tool', 'lib'), { recursive: true });
+  fs.writeFileSync(path.join(t.r.skills, 'tool', 'lib', 'x.js'), '1');
+  assert.deepStrictEqual(await report(t), ['write skills/tool/lib/x.js']);
+  fs.writeFileSync(path.join(t.r.skills, 'tool', 'lib', 'x.js'), '22');
+  assert.deepStrictEqual(await report(t), ['write skills/tool/lib/x.js']);
+  await fs.promises.rm(path.join(t.r.skills, 'tool'), { recursive: true });
+  fs.unlinkSync(path.join(t.r.workspace, 'a.txt'));
+  assert.deepStrictEqual(await report(t), ['delete skills/tool/lib/x.js', 'delete workspace/a.txt']);
+  const after = t.walks();
+  assert.deepStrictEqual(await report(t), []);
+  assert.strictEqual(t.walks(), after);
+});
+
+test('files left for the next report are reported without any new event', async () => {
+  const t = watched({ maxFileBytes: 1000, maxFiles: 10, reportBytes: 700 });
+  await t.tracker.writeInitial([]);
+  await report(t);
+  for (const name of ['a.bin', 'b.bin']) fs.writeFileSync(path.join(t.r.workspace, name), Buffer.alloc(600, 1));
+  assert.strictEqual((await report(t)).length, 1);
+  assert.strictEqual((await report(t)).length, 1, 'the deferred file comes in the next report');
+  assert.deepStrictEqual(await report(t), []);
+});
+
+test('the runtime\'s own writes before any block leave the tree clean; later ones do not', async () => {
+  const t = watched();
+  await t.tracker.writeInitial([]);
+  await report(t);
+  await t.tracker.writeKnown([{ root: 'skills', path: 'examples/demo/SKILL.md', content: 'shared' }], true);
+  assert.ok(t.watch.clean(), 'the pool\'s put before any block');
+  fs.writeFileSync(path.join(t.r.skills, 'examples', 'demo', 'SKILL.md'), 'edited by code');
+  assert.deepStrictEqual(await report(t), ['write skills/examples/demo/SKILL.md'], 'the new folder is watched');
+  await t.tracker.writeKnown([{ root: 'workspace', path: 'obs/turn-1.txt', content: 'full text' }], false);
+  await t.watch.settle();
+  assert.ok(!t.watch.clean(), 'a put between blocks may race a block\'s late write: scan next time');
+  assert.deepStrictEqual(await report(t), [], 'the put itself is not a change');
+});
+
+test('without working watches every report walks the roots, as without a DirWatch', async () => {
+  const t = watched();
+  await t.tracker.writeInitial([]);
+  await report(t);
+  t.watch.fail();
+  const before = t.walks();
+  assert.deepStrictEqual(await report(t), []);
+  assert.strictEqual(t.walks(), before + 1);
+  fs.writeFileSync(path.join(t.r.workspace, 'b.txt'), 'b');
+  assert.deepStrictEqual(await report(t), ['write workspace/b.txt']);
+});
