@@ -58,6 +58,11 @@ std::chrono::milliseconds pool_sizer::start_time() const {
   return std::chrono::milliseconds(static_cast<std::int64_t>(start_seconds_ * 1000));
 }
 
+pool_sizer::time_point refill_wake(pool_sizer::time_point now, pool_sizer::time_point retry_at) {
+  const auto in_a_second = now + std::chrono::seconds(1);
+  return retry_at > now ? std::min(in_a_second, retry_at) : in_a_second;
+}
+
 bool pool_sizer::quiet_for(time_point now, duration quiet) const {
   return claims_.empty() || claims_.back() < now - quiet;
 }

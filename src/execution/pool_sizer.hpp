@@ -60,4 +60,9 @@ class pool_sizer {
   std::size_t parallel_;
 };
 
+// When the refill loop looks again without being woken: in a second, or at
+// the end of a failure's back-off when that comes first. A back-off already
+// over must not make the wait zero (the loop would spin on the CPU).
+pool_sizer::time_point refill_wake(pool_sizer::time_point now, pool_sizer::time_point retry_at);
+
 }  // namespace harness::execution::detail

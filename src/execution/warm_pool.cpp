@@ -197,7 +197,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
           core::spawn_logged(self->executor_, start_and_keep(self), "warm pool: starting a sandbox");
         }
       }
-      co_await self->wake_.wait_until(std::min(now + 1s, std::max(now, self->retry_at_)));
+      co_await self->wake_.wait_until(detail::refill_wake(now, self->retry_at_));
     }
   }
 

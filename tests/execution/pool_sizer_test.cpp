@@ -79,5 +79,14 @@ TEST(PoolSizer, AMaximumBelowTheMinimumIsTheMinimum) {
   EXPECT_EQ(sizer.target(t0 + 5s), 4u);
 }
 
+// The refill loop's wait is never zero: a back-off that is over (or none,
+// the default time point) must not make it spin.
+TEST(PoolSizer, TheRefillLoopWaitsASecondOrUntilTheBackOffEndsNeverZero) {
+  EXPECT_EQ(refill_wake(t0, {}), t0 + 1s);             // no failure yet
+  EXPECT_EQ(refill_wake(t0 + 10s, t0), t0 + 11s);      // a back-off long over
+  EXPECT_EQ(refill_wake(t0, t0 + 300ms), t0 + 300ms);  // the back-off ends first
+  EXPECT_EQ(refill_wake(t0, t0 + 5s), t0 + 1s);        // the second comes first
+}
+
 }  // namespace
 }  // namespace harness::execution::detail
