@@ -22,6 +22,8 @@ namespace {
 namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
+// How long after a one-shot answer its sandbox's removal starts (close_counted).
+constexpr auto removal_delay = std::chrono::milliseconds(5);
 
 // One sandbox bound to one user.
 struct live_session {
@@ -206,6 +208,10 @@ class execution_service_impl final : public execution_service,
       core::async_counter& counter;
       ~done_on_exit() { counter.done(); }
     } done{self->closing_};
+    // After the answer has gone out: spawned before it, the removal's engine
+    // connection was opened on the I/O thread ahead of the response write.
+    asio::steady_timer after_answer(self->executor_, removal_delay);
+    co_await after_answer.async_wait(asio::as_tuple(asio::use_awaitable));
     co_await session->sandbox->close();
   }
 
