@@ -1,5 +1,7 @@
 #include "harness/bridge/runtime_session.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 
@@ -248,6 +250,10 @@ class runtime_session_impl final : public runtime_session {
 
   static void fill_done(const json& frame, exec_result& result) {
     result.ok = bool_field(frame, "ok");
+    // Informational only, and from the sandbox: a number in range, else 0.
+    if (auto ms = frame.find("ms"); ms != frame.end() && ms->is_number()) {
+      result.runtime_ms = std::clamp(ms->get<double>(), 0.0, 1e9);
+    }
     if (result.ok) {
       result.value = frame.contains("value") ? frame["value"] : json();
     } else {

@@ -20,6 +20,12 @@ TEST_F(ExecuteIntegration, RunsCodeInAWarmSandboxAndCleansUp) {
   EXPECT_TRUE(r["sessionId"].is_null());
   EXPECT_FALSE(r.contains("error"));
   EXPECT_TRUE(r["durationMs"].is_number());
+  // The breakdown of durationMs: opening the sandbox, then the block, of which the runtime's own part.
+  const json& t = r["timing"];
+  ASSERT_TRUE(t["openMs"].is_number() && t["blockMs"].is_number() && t["runtimeMs"].is_number()) << r.dump();
+  EXPECT_GT(t["runtimeMs"].get<double>(), 0);
+  EXPECT_LE(t["runtimeMs"].get<double>(), t["blockMs"].get<double>());
+  EXPECT_LE(t["openMs"].get<double>() + t["blockMs"].get<double>(), r["durationMs"].get<double>());
 }
 
 TEST_F(ExecuteIntegration, ASessionKeepsItsStateAndASessionIdNamesOneSessionPerUser) {

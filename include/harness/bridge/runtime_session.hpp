@@ -99,7 +99,8 @@ struct exec_result {
   // What the host did with `files` ({"written", "deleted", "refused"}), when
   // the session's owner writes them back (execution::sandbox_session); else null.
   nlohmann::json files_report;
-  double ms = 0;
+  double ms = 0;          // the block on the host: its frame sent to its `done` read
+  double runtime_ms = 0;  // the block as the runtime timed it (its `done` frame's `ms`; 0 when absent)
 };
 
 // Marks `result` failed with a failure of the host's: ok false, the kind, and
