@@ -3,7 +3,7 @@
 # sandbox and filesystem MCP server, a scripted LLM), beside what direct tool
 # calling sends for the same work: every tool definition in every request and
 # every result in the context. Bytes of the request bodies and o200k_base tokens.
-#   bench/context_bench.sh
+#   bench/context_bench.sh  (CONTEXT_DUMP=<dir> also keeps the request bodies we sent)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../scripts/lib.sh

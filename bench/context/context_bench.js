@@ -5,7 +5,8 @@
 // and tokens (o200k_base, the GPT-4o tokenizer, via the gpt-tokenizer package)
 // of every LLM request, since each request re-sends the whole context.
 //   node context_bench.js <build dir> <work dir>
-// Prints one JSON object.
+// Prints one JSON object. With CONTEXT_DUMP=<dir>, also writes each request
+// body we sent there (request-1.json, ...), to read what the model is shown.
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -118,6 +119,11 @@ return {records: rows.length, byRegion, top: top.map((t) => t.id)};`;
     // Re-serialised compactly, as the server sent them.
     const sent = await json(`http://127.0.0.1:${llmPort}/_fake/requests`);
     const ours = sent.map((r) => count(JSON.stringify(r.body)));
+    if (process.env.CONTEXT_DUMP) {
+      fs.mkdirSync(process.env.CONTEXT_DUMP, { recursive: true });
+      sent.forEach((r, i) => fs.writeFileSync(path.join(process.env.CONTEXT_DUMP, `request-${i + 1}.json`),
+        JSON.stringify(r.body, null, 1)));
+    }
 
     // Direct tool calling of the same work, in the same wire format (OpenAI
     // Chat Completions): every tool of the connected servers in every request,
@@ -151,7 +157,7 @@ return {records: rows.length, byRegion, top: top.map((t) => t.id)};`;
     const sum = (list, key) => list.reduce((a, r) => a + r[key], 0);
     console.log(JSON.stringify({
       records: RECORDS, csvBytes: Buffer.byteLength(csv), tools: tools.length,
-      ours: { requests: ours.length, bytes: sum(ours, 'bytes'), tokens: sum(ours, 'tokens') },
+      ours: { requests: ours.length, bytes: sum(ours, 'bytes'), tokens: sum(ours, 'tokens'), perRequest: ours },
       direct: { requests: direct.length, bytes: sum(direct, 'bytes'), tokens: sum(direct, 'tokens') },
       tokenizer: 'o200k_base (gpt-tokenizer)',
     }));

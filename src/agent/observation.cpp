@@ -68,11 +68,11 @@ std::string observation_text(const observation_inputs& in) {
   } else {
     append_error(text, r);
   }
-  if (!r.tool_calls.empty()) {
-    std::size_t failed = 0;
-    for (const auto& c : r.tool_calls) failed += c.ok ? 0 : 1;
-    text += fmt::format("tool calls: {}{}\n", r.tool_calls.size(), failed ? fmt::format(" ({} failed)", failed) : "");
-  }
+  // Only failures: the model wrote the calls, so their count alone tells it
+  // nothing; a failure the code caught and went past is worth a line.
+  std::size_t failed = 0;
+  for (const auto& c : r.tool_calls) failed += c.ok ? 0 : 1;
+  if (failed) text += fmt::format("tool calls: {} ({} failed)\n", r.tool_calls.size(), failed);
   append_files(text, in.files_report);
   return text;
 }

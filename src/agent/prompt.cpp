@@ -1,6 +1,6 @@
 #include "harness/agent/prompt.hpp"
 
-#include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,74 +8,57 @@
 namespace harness::agent {
 namespace {
 
-// Why it reads like this: models follow short, concrete rules with one worked
-// example far better than long prose, and every line here is paid for on every
-// turn of every task.
+// Why it reads like this: every line is paid for on every request of every
+// task (o200k tokens, measured by bench/context_bench.sh), so it states the
+// API as signatures and the rules as one line each, and leaves out what the
+// model finds out when it needs it: the tool catalogue (list_mcp_tools) and a
+// tool's shape (its schemas). Lines are not indented: indentation costs a
+// token a line.
 constexpr const char* runtime_api =
-    R"(Solve the task by writing JavaScript for the tool `execute_code` {"code": "..."}; it returns what the code printed and returned.
-Node.js 20, inside an async function (top-level `await` and `return` work); top-level variables persist into your next block. No network.
-Globals:
-  await list_mcp_tools(query?) -> [{name, description}]
-  await get_mcp_tool_details(name) -> {name, description, inputSchema, outputSchema?}
-  await callMCPTool(name, args) -> the tool's result (JSON parsed where possible); throws on a tool error
-  await readMCPResource(link) -> the contents {uri, mimeType, text|blob} of a resource_link a tool returned
-  fs = require('fs/promises')
-Tool names are `<server>__<tool>`; check a tool's inputSchema before calling it.
-Writable: /workspace (this task), /skills (your code, kept across tasks).
-
-Example:
-  const text = await callMCPTool('fs__read_text_file', {path: '/data/a.txt'});
-  return text.split('\n').length;
+    R"(Write JavaScript for `execute_code`: Node 20, async function body (await, return a value), top-level variables persist between blocks, no network.
+Async globals:
+list_mcp_tools(query?) -> [{name, description}]
+get_mcp_tool_details(name) -> {description, inputSchema, outputSchema?}
+callMCPTool(name, args) -> structuredContent, else text (parsed if JSON); throws on error
+readMCPResource(link) -> a resource_link's contents
+fs (fs/promises)
+Writable: /workspace (this task), /skills (kept across tasks).
 )";
 
 constexpr const char* skills_root = "/skills/";
 
 constexpr const char* rules = R"(Rules:
-- Move data between tools in code; print or return only what you need (counts, samples, the answer): it all comes back to you.
-- Tokens like [EMAIL_1] stand for hidden values: pass them to tools as they are (they arrive as the real data); never guess them.
-- Save reusable code in /skills/<name>/: SKILL.md (front matter `name:`, `description:`, then usage) and the code, e.g. index.js.
-- Finish by replying with the answer as plain text, no tool call.
+- Keep data in code; return or print only what you need.
+- Tokens like [EMAIL_1] stand for real values that tools receive: pass them as is, never guess them.
+- Save reusable code in /skills/<name>/ with a SKILL.md (front matter name, description).
+- Finish with a plain-text answer, no tool call.
 )";
 
 }  // namespace
 
 std::string system_prompt(const prompt_inputs& in) {
   std::string out = runtime_api;
-  out += "\nMCP servers:\n";
-  if (in.servers.empty()) out += "  (none are connected right now)\n";
-  for (const auto& s : in.servers) {
-    out += fmt::format("  {}: {} tool{}", s.name, s.tool_count, s.tool_count == 1 ? "" : "s");
-    if (!s.examples.empty()) out += fmt::format(", e.g. {}", fmt::join(s.examples, ", "));
-    out += '\n';
-  }
+  // Names only: the naming rule says how to call them, list_mcp_tools what they have.
+  out += "MCP servers (tools are <server>__<tool>; read a tool's schemas first): ";
+  out += in.servers.empty() ? "(none are connected right now)" : fmt::to_string(fmt::join(in.servers, ", "));
   out += "\nSkills in /skills/ (read SKILL.md, then require):\n";
-  if (in.skills.empty()) out += "  (none yet)\n";
+  if (in.skills.empty()) out += "(none yet)\n";
   for (const auto& s : in.skills) {
     // Paths relative to /skills/: the header names the folder once.
     std::string_view path = s.path;
     if (path.rfind(skills_root, 0) == 0) path.remove_prefix(std::string_view(skills_root).size());
-    out += fmt::format("  {}: {}\n", path, s.description.empty() ? "no description" : s.description);
+    out += fmt::format("{}: {}\n", path, s.description.empty() ? "no description" : s.description);
   }
-  out += '\n';
   out += rules;
-  out += fmt::format("- Limits: {} turns; {} ms per block; output over {} characters is cut.\n", in.max_turns,
+  out += fmt::format("- Limits: {} turns, {} ms and {} output characters per block.\n", in.max_turns,
                      in.exec_timeout_ms, in.observation_max_chars);
   return out;
 }
 
-std::vector<server_brief> servers_from_tool_names(const std::vector<std::string>& tool_names, std::size_t examples) {
-  std::map<std::string, server_brief> by_server;
-  for (const auto& name : tool_names) {
-    auto split = name.find("__");
-    std::string server = split == std::string::npos ? name : name.substr(0, split);
-    auto& brief = by_server[server];
-    brief.name = server;
-    ++brief.tool_count;
-    if (brief.examples.size() < examples) brief.examples.push_back(name);
-  }
-  std::vector<server_brief> out;
-  for (auto& [name, brief] : by_server) out.push_back(std::move(brief));
-  return out;
+std::vector<std::string> server_names(const std::vector<std::string>& tool_names) {
+  std::set<std::string> servers;
+  for (const auto& name : tool_names) servers.insert(name.substr(0, name.find("__")));
+  return {servers.begin(), servers.end()};
 }
 
 }  // namespace harness::agent

@@ -143,7 +143,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.servers = [registry = inputs.registry] {
     std::vector<std::string> names;
     for (const auto& tool : registry->list("")) names.push_back(tool.value("name", std::string()));
-    return agent::servers_from_tool_names(names);
+    return agent::server_names(names);
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());
   if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);

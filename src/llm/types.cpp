@@ -57,11 +57,10 @@ status read_text_and_calls(const json& j, std::string_view what, std::string& te
 
 tool_spec execute_code_tool() {
   return tool_spec{"execute_code",
-                   // Short: it is sent with every request, and the system prompt teaches the API.
-                   "Run JavaScript in the sandbox; returns its console output and returned value.",
-                   json{{"type", "object"},
-                        {"properties", {{"code", {{"type", "string"}, {"description", "the JavaScript to run"}}}}},
-                        {"required", {"code"}}}};
+                   // Short, and "code" needs no description of its own: this is sent with
+                   // every request, and the system prompt teaches the API.
+                   "Runs JavaScript; returns its output and return value.",
+                   json{{"type", "object"}, {"properties", {{"code", {{"type", "string"}}}}}, {"required", {"code"}}}};
 }
 
 std::string_view to_string(message_role r) {

@@ -128,7 +128,7 @@ TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
   ASSERT_EQ(requests.size(), 2u);
   // The prompt names the servers but leaves the tool catalogue to discovery.
   std::string system = requests[0].json["messages"][0]["content"];
-  EXPECT_NE(system.find("fs: "), std::string::npos) << system;
+  EXPECT_NE(system.find(": fs, memory\n"), std::string::npos) << system;
   EXPECT_NE(system.find("list_mcp_tools"), std::string::npos);
   EXPECT_EQ(requests[0].json["tools"][0]["function"]["name"], "execute_code");
   auto observation = last_tool_result(1);
@@ -388,8 +388,7 @@ TEST_F(AgentEndToEnd, ATaskPostedTheMomentTheServerAnswersSeesEveryTool) {
   ASSERT_EQ(r["status"], "succeeded") << r.dump();
   std::string system = llm.requests()[0].json["messages"][0]["content"];
   EXPECT_EQ(system.find("(none are connected right now)"), std::string::npos) << system;
-  EXPECT_NE(system.find("  fs: "), std::string::npos) << system;
-  EXPECT_NE(system.find("  memory: "), std::string::npos) << system;
+  EXPECT_NE(system.find(": fs, memory\n"), std::string::npos) << system;
   auto listed = last_tool_result(1);
   EXPECT_NE(listed.find("\"fs\""), std::string::npos) << listed;
   EXPECT_NE(listed.find("\"memory\""), std::string::npos) << listed;
@@ -513,7 +512,7 @@ TEST_F(AgentEndToEnd, SkillsPersistPerUserAndHostileWriteBacksAreRefused) {
   auto requests = llm.requests();
   ASSERT_FALSE(requests.empty());
   std::string system = requests[0].json["messages"][0]["content"];
-  EXPECT_NE(system.find("  csv-stats: Counts the rows of CSV text"), std::string::npos) << system;
+  EXPECT_NE(system.find("\ncsv-stats: Counts the rows of CSV text"), std::string::npos) << system;
   EXPECT_NE(last_tool_result(1).find("returned: 2"), std::string::npos) << last_tool_result(1);
 
   // Bob neither sees nor loads it.

@@ -11,29 +11,25 @@ namespace {
 
 using json = nlohmann::json;
 
-TEST(Prompt, GroupsToolsIntoOneLinePerServerWithAFewExamples) {
-  auto servers = servers_from_tool_names(
+TEST(Prompt, NamesEachServerOnceSorted) {
+  auto servers = server_names(
       {"fs__read_file", "memory__create_entities", "fs__write_file", "fs__list_directory", "fs__move_file", "plain"});
-  ASSERT_EQ(servers.size(), 3u);
-  EXPECT_EQ(servers[0].name, "fs");
-  EXPECT_EQ(servers[0].tool_count, 4u);
-  EXPECT_EQ(servers[0].examples, (std::vector<std::string>{"fs__read_file", "fs__write_file"}));
-  EXPECT_EQ(servers[1].name, "memory");
-  EXPECT_EQ(servers[2].name, "plain");
+  EXPECT_EQ(servers, (std::vector<std::string>{"fs", "memory", "plain"}));
 }
 
 TEST(Prompt, TeachesTheApiNamesServersAndSkillsButNotEveryTool) {
   prompt_inputs in;
-  in.servers = servers_from_tool_names({"fs__read_file", "fs__write_file", "fs__list_directory", "fs__move_file"});
+  in.servers = server_names({"fs__read_file", "fs__write_file", "fs__list_directory", "fs__move_file", "memory__x"});
   in.skills = {{"csv-report", "Summarises CSV files", "/skills/csv-report"}};
   in.max_turns = 7;
   auto text = system_prompt(in);
   for (const char* needle :
-       {"list_mcp_tools", "get_mcp_tool_details", "callMCPTool", "/workspace", "/skills", "fs: 4 tools",
-        "Skills in /skills/", "csv-report: Summarises CSV files", "7 turns", "[EMAIL_1]", "SKILL.md"}) {
+       {"list_mcp_tools", "get_mcp_tool_details", "callMCPTool", "readMCPResource", "throws on error", "/workspace",
+        "<server>__<tool>", "): fs, memory\n", "Skills in /skills/", "\ncsv-report: Summarises CSV files\n", "7 turns",
+        "[EMAIL_1]", "SKILL.md"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle;
   }
-  EXPECT_EQ(text.find("fs__move_file"), std::string::npos) << "the tool list is for the code to discover";
+  EXPECT_EQ(text.find("fs__read_file"), std::string::npos) << "the tool list is for the code to discover";
 }
 
 TEST(Prompt, SaysSoWhenNothingIsConnected) {
