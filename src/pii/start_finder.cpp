@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ascii.hpp"
+#include "byte_classes.hpp"
 
 namespace harness::pii::detail {
 namespace {
@@ -33,7 +34,7 @@ std::size_t find_char(std::string_view t, std::size_t from, char c) {
 
 // ---- token: \[[A-Z][A-Z0-9_]*_[1-9][0-9]*\]
 
-start_candidate find_token_start(std::string_view t, std::size_t pos, kind_set) {
+start_candidate find_token_start(std::string_view t, std::size_t pos) {
   for (std::size_t s = find_char(t, pos, '['); s != npos; s = find_char(t, s + 1, '[')) {
     if (s + 1 < t.size() && t[s + 1] >= 'A' && t[s + 1] <= 'Z') return {s, token_bit};
   }
@@ -49,7 +50,7 @@ bool email_local(char c) {
 // Found from the '@': the earliest start is the first non-dot of the run of
 // local-part characters before it, at most 64 back. If the match fails there
 // it fails from every later start of the same run (the domain is the same).
-start_candidate find_email_start(std::string_view t, std::size_t pos, kind_set) {
+start_candidate find_email_start(std::string_view t, std::size_t pos) {
   for (std::size_t at = find_char(t, pos + 1, '@'); at != npos; at = find_char(t, at + 1, '@')) {
     if (at + 1 >= t.size() || !is_alnum(t[at + 1])) continue;
     const std::size_t lowest = std::max(pos, at >= 64 ? at - 64 : 0);
@@ -63,167 +64,75 @@ start_candidate find_email_start(std::string_view t, std::size_t pos, kind_set) 
 
 // ---- phone: (?:\+|\b00)[1-9]... | (?:(?:\+1|\b1)[ .\-]?)?(?:\(\d{3}\)[ .\-]?|\b\d{3}[ .\-])\d{3}[ .\-]\d{4}
 
-// The North-American layouts from s: an optional "1" and separator, then
-// "(ddd)" and an optional separator or "ddd" and a separator, then ddd-dddd.
-bool nanp_may_start(std::string_view t, std::size_t s) {
-  for (std::size_t prefix = 0; prefix <= 2; ++prefix) {
-    if (prefix >= 1 && !char_at(t, s, '1')) break;
-    if (prefix == 2 && !phone_separator_at(t, s + 1)) break;
-    std::size_t i = s + prefix;
-    if (char_at(t, i, '(')) {
-      if (!digits_at(t, i + 1, 3) || !char_at(t, i + 4, ')')) continue;
-      i += 5;
-      if (phone_separator_at(t, i)) ++i;
-    } else {
-      if (!digits_at(t, i, 3) || !phone_separator_at(t, i + 3)) continue;
-      i += 4;
-    }
-    if (digits_at(t, i, 3) && phone_separator_at(t, i + 3) && digits_at(t, i + 4, 4)) return true;
-  }
-  return false;
+// "(ddd)", an optional separator, ddd, a separator, dddd: the one
+// North-American layout that starts with its parenthesis.
+bool paren_nanp_may_start(std::string_view t, std::size_t s) {
+  if (!digits_at(t, s + 1, 3) || !char_at(t, s + 4, ')')) return false;
+  const std::size_t i = phone_separator_at(t, s + 5) ? s + 6 : s + 5;
+  return digits_at(t, i, 3) && phone_separator_at(t, i + 3) && digits_at(t, i + 4, 4);
 }
 
-start_candidate find_plus_start(std::string_view t, std::size_t pos, kind_set) {
+start_candidate find_plus_start(std::string_view t, std::size_t pos) {
   for (std::size_t s = find_char(t, pos, '+'); s != npos; s = find_char(t, s + 1, '+')) {
     if (s + 1 < t.size() && t[s + 1] >= '1' && t[s + 1] <= '9') return {s, kind_bit(phone_index)};
   }
   return {npos, 0};
 }
 
-start_candidate find_paren_start(std::string_view t, std::size_t pos, kind_set) {
+start_candidate find_paren_start(std::string_view t, std::size_t pos) {
   for (std::size_t s = find_char(t, pos, '('); s != npos; s = find_char(t, s + 1, '(')) {
-    if (nanp_may_start(t, s)) return {s, kind_bit(phone_index)};
+    if (paren_nanp_may_start(t, s)) return {s, kind_bit(phone_index)};
   }
   return {npos, 0};
 }
 
 // ---- card, ssn, phone and ipv4 starting with a digit: all begin with \b.
-// Each test gets the length of the run of digits at s (`run`) and the
-// character after it (`after`, '\0' at the end), which rule most positions
-// out before any further look.
 
-bool phone_digit_may_start(std::string_view t, std::size_t s, std::size_t run, char after) {
-  if (run >= 3 && t[s] == '0' && t[s + 1] == '0' && t[s + 2] != '0') return true;  // \b00[1-9]
-  const bool separator = after == ' ' || after == '.' || after == '-';
-  // ddd-, or "1" with a separator or "(" after it, or "1ddd-".
-  const bool nanp = (run == 3 && separator) ||
-                    (t[s] == '1' && ((run == 1 && (separator || after == '(')) || (run == 4 && separator)));
-  return nanp && nanp_may_start(t, s);
+// Bit k of the result is bit k + j of the 128 bits `next`:`cur` (j < 64).
+constexpr std::uint64_t ahead(std::uint64_t cur, std::uint64_t next, unsigned j) {
+  return j == 0 ? cur : (cur >> j) | (next << (64 - j));
 }
 
-// \d{3}-\d{2}-\d{4} or the same with spaces.
-bool ssn_may_start(std::string_view t, std::size_t s, std::size_t run, char after) {
-  return run == 3 && (after == '-' || after == ' ') && digits_at(t, s + 4, 2) && char_at(t, s + 6, after) &&
-         digits_at(t, s + 7, 4);
-}
+struct digit_starts {
+  std::uint64_t card, ssn, phone, ipv4;
+};
 
-// Every layout starts with four digits and holds 13 or more digits of [0-9 \-]
-// within its first 23 characters (the longest, 4-4-4-4-3 with separators).
-bool card_may_start(std::string_view t, std::size_t s, std::size_t run) {
-  if (run < 4) return false;
-  std::size_t digits = 0;
-  for (std::size_t i = s; i < t.size() && i < s + 23; ++i) {
-    if (is_digit(t[i])) {
-      if (++digits >= 13) return true;
-    } else if (t[i] != ' ' && t[i] != '-') {
-      return false;
-    }
-  }
-  return false;
-}
-
-// (?:\d{1,3}\.){3}\d{1,3}: a digit run cannot be split, so each group is a whole run.
-bool ipv4_may_start(std::string_view t, std::size_t s, std::size_t run, char after) {
-  if (run > 3 || after != '.') return false;
-  std::size_t i = s + run + 1;
-  for (int group = 1; group < 3; ++group) {
-    std::size_t len = 0;
-    while (len < 4 && i + len < t.size() && is_digit(t[i + len])) ++len;
-    if (len == 0 || len > 3 || !char_at(t, i + len, '.')) return false;
-    i += len + 1;
-  }
-  return i < t.size() && is_digit(t[i]);
-}
-
-// Eight characters from t[i], the first in the low byte; zeros past the end
-// (a zero is neither a digit nor a word character).
-std::uint64_t load8(std::string_view t, std::size_t i) {
-  unsigned char b[8] = {};
-  if (i + 8 <= t.size()) {
-    std::memcpy(b, t.data() + i, 8);
-  } else {
-    std::memcpy(b, t.data() + i, t.size() - i);
-  }
-  std::uint64_t x = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(&x, b, 8);  // with the copy above, one load
-  } else {
-    for (int k = 7; k >= 0; --k) x = x << 8 | b[k];
-  }
-  return x;
-}
-
-// The bytes of x in [lo, hi] (1 <= lo <= hi <= 127), as their high bit; exact,
-// since no borrow or carry crosses a byte (Bit Twiddling Hacks' hasbetween).
-constexpr std::uint64_t bytes_between(std::uint64_t x, unsigned lo, unsigned hi) {
-  constexpr std::uint64_t ones = 0x0101010101010101u;
-  const std::uint64_t low7 = x & (ones * 0x7f);
-  return (ones * (128 + hi) - low7) & ~x & (low7 + ones * (128 - lo)) & (ones * 0x80);
-}
-constexpr std::uint64_t digit_bytes(std::uint64_t x) {
-  return bytes_between(x, '0', '9');
-}
-constexpr std::uint64_t word_bytes(std::uint64_t x) {
-  constexpr std::uint64_t case_bit = 0x2020202020202020u;  // upper-case letters become lower-case
-  return digit_bytes(x) | bytes_between(x | case_bit, 'a', 'z') | bytes_between(x, '_', '_');
-}
-
-kind_set digit_kinds_at(std::string_view t, std::size_t s, kind_set enabled) {
-  std::size_t run = 1;
-  while (s + run < t.size() && is_digit(t[s + run])) ++run;
-  const char after = s + run < t.size() ? t[s + run] : '\0';
-  kind_set kinds = 0;
-  if ((enabled & kind_bit(card_index)) && card_may_start(t, s, run)) kinds |= kind_bit(card_index);
-  if ((enabled & kind_bit(ssn_index)) && ssn_may_start(t, s, run, after)) kinds |= kind_bit(ssn_index);
-  if ((enabled & kind_bit(phone_index)) && phone_digit_may_start(t, s, run, after)) kinds |= kind_bit(phone_index);
-  if ((enabled & kind_bit(ipv4_index)) && ipv4_may_start(t, s, run, after)) kinds |= kind_bit(ipv4_index);
-  return kinds;
-}
-
-// The positions of the block `digits` (high bits, as from digit_bytes) whose
-// eight characters from there, running on into `next_digits`, hold four
-// digits or more. Every match of card, ssn, phone or ipv4 does (1.2.3.4 and
-// "1 (415) " are the sparsest), and most digits in prose ("room 204",
-// "12.5%") do not. Byte-wise sums, no branch.
-constexpr std::uint64_t dense_starts(std::uint64_t digits, std::uint64_t next_digits) {
-  constexpr std::uint64_t ones = 0x0101010101010101u;
-  const std::uint64_t here = (digits >> 7) * ones;        // byte k: digits in bytes 0..k
-  const std::uint64_t there = (next_digits >> 7) * ones;  // the same in the next block
-  const std::uint64_t total = (here >> 56) * ones;
-  // Byte k: digits in bytes k..7 of this block plus bytes 0..k-1 of the next.
-  const std::uint64_t window = total - (here << 8) + (there << 8);
-  return (window + ones * (0x80 - 4)) & (ones * 0x80);  // each byte <= 8, so no carry
-}
-
-// Eight characters at a time: digits with enough digits after them, then of
-// those (rare) the ones with a non-word character or the start of the text
-// before them, i.e. after a \b.
-start_candidate find_digit_start(std::string_view t, std::size_t pos, kind_set enabled) {
-  std::uint64_t digits = pos < t.size() ? digit_bytes(load8(t, pos)) : 0;
-  for (std::size_t base = pos; base < t.size(); base += 8) {
-    const std::uint64_t next = base + 8 < t.size() ? digit_bytes(load8(t, base + 8)) : 0;
-    std::uint64_t starts = digits & dense_starts(digits, next);
-    if (starts != 0) {
-      const bool word_before = base > 0 && is_word(t[base - 1]);
-      starts &= ~(word_bytes(load8(t, base)) << 8 | (word_before ? 0x80 : 0));
-      for (; starts != 0; starts &= starts - 1) {
-        const std::size_t s = base + static_cast<std::size_t>(std::countr_zero(starts)) / 8;
-        if (kind_set kinds = digit_kinds_at(t, s, enabled)) return {s, kinds};
-      }
-    }
-    digits = next;
-  }
-  return {npos, 0};
+// Each kind's layout over its first characters, tested at the 64 positions of
+// block `c` at once (`n` is the block after it, for the look-ahead). Each is
+// necessary for a match of that kind to start there; most are exact.
+digit_starts find_digit_starts(const byte_classes& c, const byte_classes& n, bool word_before) {
+  const auto d = [&](unsigned j) { return ahead(c.digit, n.digit, j); };
+  const auto dot = [&](unsigned j) { return ahead(c.dot, n.dot, j); };
+  const auto space_or_dash = [&](unsigned j) { return ahead(c.space_or_dash, n.space_or_dash, j); };
+  const auto phone_separator = [&](unsigned j) {  // [ .\-]
+    return ahead(c.space_or_dash | c.dot, n.space_or_dash | n.dot, j);
+  };
+  const auto paren = [&](unsigned j) { return ahead(c.paren, n.paren, j); };
+  // A digit with a non-word character (or the start of the text) before it: \b.
+  const std::uint64_t bound = c.digit & ~(c.word << 1 | (word_before ? 1 : 0));
+  digit_starts out{};
+  // dddd, an optional [ \-], then at least four more digits.
+  out.card =
+      bound & d(1) & d(2) & d(3) & ((d(4) & d(5) & d(6) & d(7)) | (space_or_dash(4) & d(5) & d(6) & d(7) & d(8)));
+  // ddd-dd-dddd or ddd dd dddd (the two separators equal: the Set or the validator sees to that).
+  out.ssn = bound & d(1) & d(2) & space_or_dash(3) & d(4) & d(5) & space_or_dash(6) & d(7) & d(8) & d(9) & d(10);
+  // Two groups of 1-3 digits, each with its dot.
+  const auto group_then_dot = [&](unsigned j) {
+    return d(j) & (dot(j + 1) | (d(j + 1) & dot(j + 2)) | (d(j + 1) & d(j + 2) & dot(j + 3)));
+  };
+  out.ipv4 = bound & ((dot(1) & group_then_dot(2)) | (d(1) & dot(2) & group_then_dot(3)) |
+                      (d(1) & d(2) & dot(3) & group_then_dot(4)));
+  // \b00[1-9]; ddd-ddd-dddd; or "1" then "(ddd", a separator and "(ddd",
+  // a separator and "ddd-", or "ddd-" (the North-American layouts).
+  const std::uint64_t international = c.zero & ahead(c.zero, n.zero, 1) & d(2) & ~ahead(c.zero, n.zero, 2);
+  const std::uint64_t nanp =
+      d(1) & d(2) & phone_separator(3) & d(4) & d(5) & d(6) & phone_separator(7) & d(8) & d(9) & d(10) & d(11);
+  const std::uint64_t nanp_after_one =
+      c.one &
+      ((paren(1) & d(2) & d(3) & d(4)) | (phone_separator(1) & paren(2) & d(3) & d(4) & d(5)) |
+       (phone_separator(1) & d(2) & d(3) & d(4) & phone_separator(5)) | (d(1) & d(2) & d(3) & phone_separator(4)));
+  out.phone = bound & (international | nanp | nanp_after_one);
+  return out;
 }
 
 // ---- ipv6: (?:HEX:){7}HEX | (?:HEX:){6}V4 | (?:HEX(?::HEX){0,6})?::(?:HEX(?::HEX){0,6})?(?::V4)?
@@ -248,7 +157,7 @@ bool ipv6_may_start(std::string_view t, std::size_t s) {
 // A match lies inside one run of [0-9A-Fa-f:.] and starts at most four
 // characters before a ':'. A run without "::" and six colons (a clock time, a
 // MAC address) holds none and is passed over whole.
-start_candidate find_ipv6_start(std::string_view t, std::size_t pos, kind_set) {
+start_candidate find_ipv6_start(std::string_view t, std::size_t pos) {
   for (std::size_t colon = find_char(t, pos, ':'); colon != npos;) {
     const std::size_t lowest = std::max(pos, colon >= 4 ? colon - 4 : 0);
     std::size_t first = colon;
@@ -272,16 +181,18 @@ start_candidate find_ipv6_start(std::string_view t, std::size_t pos, kind_set) {
 }  // namespace
 
 start_finder::start_finder(std::string_view text, kind_set enabled) : text_(text), enabled_(enabled) {
+  constexpr kind_set digit_kinds =
+      kind_bit(card_index) | kind_bit(ssn_index) | kind_bit(phone_index) | kind_bit(ipv4_index);
   const struct {
     kind_set kinds;
     find_fn find;
   } all[] = {
-      {token_bit, find_token_start},
-      {kind_bit(email_index), find_email_start},
-      {kind_bit(phone_index), find_plus_start},
-      {kind_bit(phone_index), find_paren_start},
-      {kind_bit(card_index) | kind_bit(ssn_index) | kind_bit(phone_index) | kind_bit(ipv4_index), find_digit_start},
-      {kind_bit(ipv6_index), find_ipv6_start},
+      {token_bit, &start_finder::find_token},
+      {kind_bit(email_index), &start_finder::find_email},
+      {kind_bit(phone_index), &start_finder::find_plus},
+      {kind_bit(phone_index), &start_finder::find_paren},
+      {digit_kinds, &start_finder::find_digit},
+      {kind_bit(ipv6_index), &start_finder::find_ipv6},
   };
   static_assert(std::size(all) == std::tuple_size_v<decltype(streams_)>);
   for (const auto& s : all) {
@@ -295,7 +206,7 @@ start_candidate start_finder::next(std::size_t pos) {
     stream& s = streams_[i];
     // The kept answer holds for every pos between the one asked and the position found.
     if (s.asked == npos || pos < s.asked || pos > s.found.pos) {
-      s.found = s.find(text_, pos, enabled_);
+      s.found = (this->*s.find)(pos);
       s.asked = pos;
     }
     if (s.found.pos < best.pos) {
@@ -305,6 +216,46 @@ start_candidate start_finder::next(std::size_t pos) {
     }
   }
   return best;
+}
+
+start_candidate start_finder::find_token(std::size_t pos) {
+  return find_token_start(text_, pos);
+}
+start_candidate start_finder::find_email(std::size_t pos) {
+  return find_email_start(text_, pos);
+}
+start_candidate start_finder::find_plus(std::size_t pos) {
+  return find_plus_start(text_, pos);
+}
+start_candidate start_finder::find_paren(std::size_t pos) {
+  return find_paren_start(text_, pos);
+}
+start_candidate start_finder::find_ipv6(std::size_t pos) {
+  return find_ipv6_start(text_, pos);
+}
+
+void start_finder::scan_digit_block(std::size_t base) {
+  const bool word_before = base > 0 && is_word(text_[base - 1]);
+  const digit_starts found =
+      find_digit_starts(classify_block(text_, base), classify_block(text_, base + 64), word_before);
+  const auto on = [&](std::size_t kind, std::uint64_t bits) { return (enabled_ & kind_bit(kind)) ? bits : 0; };
+  block_ = {base, on(card_index, found.card), on(ssn_index, found.ssn), on(phone_index, found.phone),
+            on(ipv4_index, found.ipv4)};
+}
+
+start_candidate start_finder::find_digit(std::size_t pos) {
+  for (std::size_t base = pos - pos % 64; base < text_.size(); base += 64) {
+    if (block_.base != base) scan_digit_block(base);
+    const std::uint64_t from = base < pos ? ~std::uint64_t{0} << (pos - base) : ~std::uint64_t{0};
+    const std::uint64_t any = (block_.card | block_.ssn | block_.phone | block_.ipv4) & from;
+    if (any == 0) continue;
+    const auto k = static_cast<unsigned>(std::countr_zero(any));
+    const auto has = [&](std::uint64_t bits) { return (bits >> k & 1) != 0; };
+    return {base + k, (has(block_.card) ? kind_bit(card_index) : 0) | (has(block_.ssn) ? kind_bit(ssn_index) : 0) |
+                          (has(block_.phone) ? kind_bit(phone_index) : 0) |
+                          (has(block_.ipv4) ? kind_bit(ipv4_index) : 0)};
+  }
+  return {npos, 0};
 }
 
 }  // namespace harness::pii::detail

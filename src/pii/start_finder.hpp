@@ -11,8 +11,9 @@
 // contract against RE2 at every position of many texts.
 //
 // Cost: for non-decreasing pos, each byte is read a bounded number of times:
-// memchr for the rare characters ('[', '@', '+', '(', ':'), one pass for
-// digits, and at most a few dozen bytes of look-ahead per position reported.
+// memchr for the rare characters ('[', '@', '+', '(', ':'), and for card,
+// ssn, phone and ipv4 one pass that classifies 64 bytes at a time
+// (byte_classes) and tests their layouts at all 64 positions at once.
 // Internal to the pii component.
 #pragma once
 
@@ -49,18 +50,33 @@ class start_finder {
   start_candidate next(std::size_t pos);
 
  private:
-  using find_fn = start_candidate (*)(std::string_view text, std::size_t pos, kind_set enabled);
+  using find_fn = start_candidate (start_finder::*)(std::size_t pos);
   // One kind of trigger ('@', digits...), with its last answer kept until pos passes it.
   struct stream {
     find_fn find = nullptr;
     std::size_t asked = npos;  // the pos `found` answers; npos: not asked yet
     start_candidate found;
   };
+  // Where card, ssn, phone and ipv4 may start in one 64-byte block (bit k:
+  // at base + k), kept while pos is in it.
+  struct digit_block {
+    std::size_t base = npos;
+    std::uint64_t card = 0, ssn = 0, phone = 0, ipv4 = 0;
+  };
+
+  start_candidate find_token(std::size_t pos);
+  start_candidate find_email(std::size_t pos);
+  start_candidate find_plus(std::size_t pos);
+  start_candidate find_paren(std::size_t pos);
+  start_candidate find_digit(std::size_t pos);
+  start_candidate find_ipv6(std::size_t pos);
+  void scan_digit_block(std::size_t base);
 
   std::string_view text_;
   kind_set enabled_;
   std::array<stream, 6> streams_;
   std::size_t stream_count_ = 0;
+  digit_block block_;
 };
 
 }  // namespace harness::pii::detail

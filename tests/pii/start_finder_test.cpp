@@ -74,6 +74,20 @@ TEST(StartFinder, WithSomeKindsOffReportsOnlyTheOthersAndAllOfThem) {
   }
 }
 
+TEST(StartFinder, ValuesAcrossTheEdgesOf64ByteBlocks) {
+  const auto patterns = patterns_by_bit();
+  for (std::string_view value : {"4111 1111 1111 1111", "123-45-6789", "1 (415) 555-2671", "0044 20 7946 0958",
+                                 "415.555.2671", "192.168.0.17", "2001:db8::1", "a.b@example.com", "[EMAIL_1]"}) {
+    for (std::size_t offset = 0; offset < 140; ++offset) {
+      std::string text(offset, 'x');
+      if (offset > 0) text.back() = ' ';
+      text += value;
+      EXPECT_GT(check_every_position(text, all_kinds, patterns), 0) << text;
+      EXPECT_GT(check_every_position(text + " tail", all_kinds, patterns), 0) << text;
+    }
+  }
+}
+
 TEST(StartFinder, SkipsTextWithoutCandidates) {
   const std::string prose = "the quarterly report shows 12.5% growth at 10:30 in room 204, version 2.1 (build 7)";
   EXPECT_TRUE(reported(prose, all_kinds).empty());
