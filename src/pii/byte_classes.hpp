@@ -27,4 +27,8 @@ byte_classes classify_block(std::string_view t, std::size_t base);
 // the tests hold the SSE2 path to.
 byte_classes classify_block_bytewise(std::string_view t, std::size_t base);
 
+// Bit k: t[base + k] == c, for one character (the same two ways).
+std::uint64_t char_bits(std::string_view t, std::size_t base, char c);
+std::uint64_t char_bits_bytewise(std::string_view t, std::size_t base, char c);
+
 }  // namespace harness::pii::detail

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "builtin_detectors.hpp"
+#include "byte_classes.hpp"
 
 namespace harness::pii::detail {
 
@@ -62,6 +63,7 @@ class start_finder {
   struct digit_block {
     std::size_t base = npos;
     std::uint64_t card = 0, ssn = 0, phone = 0, ipv4 = 0;
+    byte_classes next;  // of the block after it, which the look-ahead needed
   };
 
   start_candidate find_token(std::size_t pos);

@@ -19,6 +19,7 @@ void expect_same(std::string_view text, std::size_t base) {
   EXPECT_EQ(fast.one, slow.one) << base;
   EXPECT_EQ(fast.zero, slow.zero) << base;
   EXPECT_EQ(fast.paren, slow.paren) << base;
+  for (char c : {':', '@', '\0', '\xff'}) EXPECT_EQ(char_bits(text, base, c), char_bits_bytewise(text, base, c));
 }
 
 TEST(ByteClasses, EveryByteValueIsClassifiedAlike) {
@@ -46,6 +47,7 @@ TEST(ByteClasses, KnownBits) {
   EXPECT_EQ(c.paren, 0b00100000u);
   EXPECT_EQ(c.one, 0b00000010u);
   EXPECT_EQ(c.zero, 0b01000000u);
+  EXPECT_EQ(char_bits_bytewise("a::b:", 0, ':'), 0b10110u);
 }
 
 }  // namespace
