@@ -7,6 +7,8 @@ namespace {
 
 // Patterns find candidates; the validators decide. Repetitions are bounded so
 // that a candidate that fails validation costs a bounded rescan.
+// start_finder.cpp knows where each of these can start; change it with them
+// (start_finder_test.cpp checks the two against each other).
 constexpr std::string_view email_pattern =
     R"([A-Za-z0-9_%+\-][A-Za-z0-9._%+\-]{0,63}@[A-Za-z0-9][A-Za-z0-9.\-]{0,250}\.[A-Za-z]{2,24}\b)";
 
@@ -33,7 +35,7 @@ constexpr std::string_view ipv6_pattern = "(?:" HEX ":){7}" HEX "|(?:" HEX ":){6
 #undef HEX
 #undef V4
 
-constexpr std::array<builtin_detector, 6> detectors = {{
+constexpr std::array<builtin_detector, builtin_count> detectors = {{
     {"email", email_pattern, valid_email},
     {"card", card_pattern, valid_card},
     {"ssn", ssn_pattern, valid_ssn},
@@ -41,6 +43,9 @@ constexpr std::array<builtin_detector, 6> detectors = {{
     {"ipv6", ipv6_pattern, valid_ipv6},
     {"ipv4", ipv4_pattern, valid_ipv4},
 }};
+static_assert(detectors[email_index].name == "email" && detectors[card_index].name == "card" &&
+              detectors[ssn_index].name == "ssn" && detectors[phone_index].name == "phone" &&
+              detectors[ipv6_index].name == "ipv6" && detectors[ipv4_index].name == "ipv4");
 
 }  // namespace
 

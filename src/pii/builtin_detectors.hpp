@@ -2,6 +2,7 @@
 // component; the order here is the priority order among built-ins.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -16,6 +17,18 @@ struct builtin_detector {
 };
 
 std::span<const builtin_detector> builtin_detectors();
+
+// Positions in builtin_detectors(), for code that knows a pattern by heart
+// (start_finder.cpp).
+enum builtin_index : std::size_t {
+  email_index,
+  card_index,
+  ssn_index,
+  phone_index,
+  ipv6_index,
+  ipv4_index,
+  builtin_count
+};
 
 // The token-shaped grammar as an RE2 pattern; must accept exactly what
 // token_shaped_prefix() accepts.

@@ -1,6 +1,7 @@
 #include "pii_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "harness/pii/errors.hpp"
@@ -20,6 +21,28 @@ bool valid_name(std::string_view name) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   if (!alpha(name[0])) return false;
   return std::all_of(name.begin(), name.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '_'; });
+}
+
+// The start_finder's kinds when every source is the token literal (always
+// first) or a built-in pattern, each at most once; else 0. Fills in which
+// engine kind each of those bits is.
+kind_set start_finder_kinds(const std::vector<kind_source>& sources,
+                            std::array<std::size_t, builtin_count + 1>& kind_by_bit) {
+  const auto builtins = builtin_detectors();
+  kind_set kinds = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    std::size_t bit = builtin_count;  // token_bit
+    if (i != pii_engine::token_kind) {
+      auto it = std::find_if(builtins.begin(), builtins.end(),
+                             [&](const builtin_detector& d) { return d.pattern == sources[i].pattern; });
+      if (it == builtins.end()) return 0;
+      bit = static_cast<std::size_t>(it - builtins.begin());
+    }
+    if (kinds & (kind_set{1} << bit)) return 0;
+    kinds |= kind_set{1} << bit;
+    kind_by_bit[bit] = i;
+  }
+  return kinds;
 }
 
 }  // namespace
@@ -85,9 +108,10 @@ status check_custom_pattern(std::string_view name, std::string_view pattern) {
   return {};
 }
 
-result<pii_engine> pii_engine::compile(std::vector<kind_source> sources) {
+result<pii_engine> pii_engine::compile(std::vector<kind_source> sources, bool find_starts) {
   sources.insert(sources.begin(), kind_source{"token", std::string(token_shaped_pattern), nullptr});
   pii_engine engine;
+  if (find_starts) engine.starts_ = start_finder_kinds(sources, engine.kind_by_bit_);
   engine.bytes_ = std::all_of(sources.begin(), sources.end(),
                               [](const kind_source& src) { return byte_safe_pattern(src.pattern); });
   const RE2::Options options = pii_re2_options(engine.bytes_);
@@ -130,56 +154,92 @@ bool pii_engine::accept(std::size_t kind, std::string_view text, std::size_t sta
   return k.validate == nullptr || k.validate(text, start, end);
 }
 
-bool pii_engine::next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind,
-                      std::size_t& start, std::size_t& end) const {
-  const re2::StringPiece input(text.data(), text.size());
-  re2::StringPiece m;
-  while (pos <= text.size()) {
-    if (!combined_->Match(input, pos, text.size(), RE2::UNANCHORED, &m, 1)) return false;
-    start = static_cast<std::size_t>(m.data() - text.data());
-    end = start + m.size();
+bool pii_engine::next(scan_state& state, std::size_t& pos, std::size_t& kind, std::size_t& start,
+                      std::size_t& end) const {
+  while (pos <= state.text.size()) {
+    kind_set may_be = 0;
+    if (!find_span(state, pos, start, end, may_be)) return false;
     if (end == start) {  // a custom pattern such as \b matched nothing
       pos = start + 1;
       continue;
     }
-    // Which kinds read the whole span? The Set gives them unordered; the
-    // lowest index has priority.
-    std::size_t first = kinds_.size();
-    std::uint64_t tried = 0;  // kinds whose longest reading here is this span (first 64 kinds)
-    if (exact_->Match(m, &scratch)) {
-      std::sort(scratch.begin(), scratch.end());
-      for (int i : scratch) {
-        if (i < 64) tried |= std::uint64_t{1} << i;
-        if (accept(static_cast<std::size_t>(i), text, start, end)) {
-          first = static_cast<std::size_t>(i);
-          break;
-        }
-      }
-    }
-    if (first < kinds_.size()) {
-      kind = first;
+    if (resolve(state, may_be, kind, start, end)) {
       pos = end;
       return true;
     }
-    // No reading of the longest span validates: a shorter value of another
-    // kind may still start here (a card-shaped run that is really a phone).
-    if (at_start_->Match(re2::StringPiece(text.data() + start, text.size() - start), &scratch)) {
-      std::sort(scratch.begin(), scratch.end());
-      for (int i : scratch) {
-        if (i < 64 && (tried >> i & 1)) continue;  // the same span again: already refused
-        re2::StringPiece alone;
-        const auto& k = kinds_[static_cast<std::size_t>(i)];
-        if (!k.alone->Match(input, start, text.size(), RE2::ANCHOR_START, &alone, 1) || alone.empty()) continue;
-        std::size_t e = start + alone.size();
-        if (e != end && accept(static_cast<std::size_t>(i), text, start, e)) {
-          kind = static_cast<std::size_t>(i);
-          end = e;
-          pos = e;
-          return true;
-        }
+    pos = start + 1;
+  }
+  return false;
+}
+
+bool pii_engine::find_span(scan_state& state, std::size_t pos, std::size_t& start, std::size_t& end,
+                           kind_set& may_be) const {
+  const std::string_view text = state.text;
+  const re2::StringPiece input(text.data(), text.size());
+  re2::StringPiece m;
+  if (!state.starts) {
+    if (!combined_->Match(input, pos, text.size(), RE2::UNANCHORED, &m, 1)) return false;
+    start = static_cast<std::size_t>(m.data() - text.data());
+    end = start + m.size();
+    may_be = ~kind_set{0};
+    return true;
+  }
+  // No match starts between the finder's positions, so the first of them
+  // where the alternation matches is where the unanchored scan would stop.
+  for (auto c = state.starts->next(pos); c.pos != start_finder::npos; c = state.starts->next(c.pos + 1)) {
+    if (combined_->Match(input, c.pos, text.size(), RE2::ANCHOR_START, &m, 1)) {
+      start = c.pos;
+      end = start + m.size();
+      may_be = c.kinds;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool pii_engine::resolve(scan_state& state, kind_set may_be, std::size_t& kind, std::size_t start,
+                         std::size_t& end) const {
+  const std::string_view text = state.text;
+  std::uint64_t tried = 0;  // kinds whose longest reading here is this span (first 64 kinds)
+  if (std::has_single_bit(may_be)) {
+    // Only one built-in can start here, and some kind reads the whole span
+    // (true of the built-ins: their \b's sit next to digits or letters of
+    // the span), so the Set would name just this one.
+    const std::size_t i = kind_by_bit_[static_cast<std::size_t>(std::countr_zero(may_be))];
+    tried = std::uint64_t{1} << i;
+    if (accept(i, text, start, end)) {
+      kind = i;
+      return true;
+    }
+  } else if (exact_->Match(re2::StringPiece(text.data() + start, end - start), &state.scratch)) {
+    // Which kinds read the whole span? The Set gives them unordered; the
+    // lowest index has priority.
+    std::sort(state.scratch.begin(), state.scratch.end());
+    for (int i : state.scratch) {
+      if (i < 64) tried |= std::uint64_t{1} << i;
+      if (accept(static_cast<std::size_t>(i), text, start, end)) {
+        kind = static_cast<std::size_t>(i);
+        return true;
       }
     }
-    pos = start + 1;
+  }
+  // No reading of the longest span validates: a shorter value of another
+  // kind may still start here (a card-shaped run that is really a phone).
+  const re2::StringPiece input(text.data(), text.size());
+  if (at_start_->Match(re2::StringPiece(text.data() + start, text.size() - start), &state.scratch)) {
+    std::sort(state.scratch.begin(), state.scratch.end());
+    for (int i : state.scratch) {
+      if (i < 64 && (tried >> i & 1)) continue;  // the same span again: already refused
+      re2::StringPiece alone;
+      const auto& k = kinds_[static_cast<std::size_t>(i)];
+      if (!k.alone->Match(input, start, text.size(), RE2::ANCHOR_START, &alone, 1) || alone.empty()) continue;
+      std::size_t e = start + alone.size();
+      if (e != end && accept(static_cast<std::size_t>(i), text, start, e)) {
+        kind = static_cast<std::size_t>(i);
+        end = e;
+        return true;
+      }
+    }
   }
   return false;
 }

@@ -1,14 +1,22 @@
 // The compiled detection program behind pii_censor. One leftmost-longest RE2
-// alternation of every enabled pattern finds candidate spans in one DFA pass
-// over the input; an RE2::Set anchored at both ends then says which kinds
-// match that span (cheaper than capture groups), and each kind's validator
-// decides. When no reading of the span validates, an RE2::Set anchored at the
-// start names the kinds worth retrying at that position with their own RE2.
+// alternation of every enabled pattern finds candidate spans; an RE2::Set
+// anchored at both ends then says which kinds match that span (cheaper than
+// capture groups), and each kind's validator decides. When no reading of the
+// span validates, an RE2::Set anchored at the start names the kinds worth
+// retrying at that position with their own RE2.
+//
+// Finding the spans: when every pattern is a built-in, a start_finder names
+// the few positions where a match can start and the kinds that can; the
+// alternation runs anchored there, and a position only one kind can start at
+// needs no Set. With custom patterns, the alternation's DFA scans the input
+// unanchored, one call per candidate. Both ways find the same spans.
 // Internal to the pii component.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +27,7 @@
 #include "builtin_detectors.hpp"
 #include "harness/core/error.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "start_finder.hpp"
 
 namespace harness::pii::detail {
 
@@ -40,15 +49,18 @@ class pii_engine {
   // Kind 0 is always the token-shaped literal; the others follow in priority order.
   static constexpr std::size_t token_kind = 0;
 
-  static result<pii_engine> compile(std::vector<kind_source> kinds);
+  // `find_starts`: use a start_finder when every pattern is a built-in (tests
+  // turn it off to compare against the unanchored scan).
+  static result<pii_engine> compile(std::vector<kind_source> kinds, bool find_starts = true);
 
   // Calls on_match(kind, start, end) for each accepted value, left to right,
   // non-overlapping. Allocates at most once per call, not per match.
   template <class F>
   void scan(std::string_view text, F&& on_match) const {
-    std::vector<int> scratch;
+    scan_state state{text, {}, {}};
+    if (starts_) state.starts.emplace(text, starts_);
     std::size_t pos = 0, kind = 0, start = 0, end = 0;
-    while (next(text, pos, scratch, kind, start, end)) on_match(kind, start, end);
+    while (next(state, pos, kind, start, end)) on_match(kind, start, end);
   }
 
   const kind_info& kind(std::size_t i) const { return kinds_[i]; }
@@ -57,18 +69,32 @@ class pii_engine {
   // The alternation, for benchmarks that compare against a bare scan.
   const RE2& combined() const { return *combined_; }
   bool byte_mode() const { return bytes_; }
+  // True when spans are found through a start_finder.
+  bool finds_starts() const { return starts_ != 0; }
   std::vector<std::string> patterns() const;
 
  private:
-  bool next(std::string_view text, std::size_t& pos, std::vector<int>& scratch, std::size_t& kind, std::size_t& start,
-            std::size_t& end) const;
+  struct scan_state {
+    std::string_view text;
+    std::vector<int> scratch;            // for the Sets' answers
+    std::optional<start_finder> starts;  // when finds_starts()
+  };
+
+  bool next(scan_state& state, std::size_t& pos, std::size_t& kind, std::size_t& start, std::size_t& end) const;
+  // The next candidate span at or after pos, and the kinds that may read it
+  // (kind_set over kind_by_bit_; all bits when unknown).
+  bool find_span(scan_state& state, std::size_t pos, std::size_t& start, std::size_t& end, kind_set& may_be) const;
+  // Picks the kind of the span [start, end) or of a shorter value at start.
+  bool resolve(scan_state& state, kind_set may_be, std::size_t& kind, std::size_t start, std::size_t& end) const;
   bool accept(std::size_t kind, std::string_view text, std::size_t start, std::size_t end) const;
 
   std::vector<kind_info> kinds_;
   std::unique_ptr<RE2> combined_;
-  std::unique_ptr<RE2::Set> exact_;     // which kinds match a whole span
-  std::unique_ptr<RE2::Set> at_start_;  // which kinds match somewhere from a start
-  bool bytes_ = false;                  // compiled in Latin-1 mode (every pattern byte-safe)
+  std::unique_ptr<RE2::Set> exact_;                           // which kinds match a whole span
+  std::unique_ptr<RE2::Set> at_start_;                        // which kinds match somewhere from a start
+  bool bytes_ = false;                                        // compiled in Latin-1 mode (every pattern byte-safe)
+  kind_set starts_ = 0;                                       // the start_finder's kinds; 0: scan unanchored
+  std::array<std::size_t, builtin_count + 1> kind_by_bit_{};  // engine kind of each start_finder bit
 };
 
 // Options every pii regex is compiled with. `bytes`: Latin-1 mode, where the

@@ -5,21 +5,16 @@
 #include <array>
 #include <cstring>
 
+#include "ascii.hpp"
+
 namespace harness::pii {
 namespace {
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_alnum(char c) {
-  return is_digit(c) || is_alpha(c);
-}
-bool is_hex(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+using detail::is_alnum;
+using detail::is_alpha;
+using detail::is_digit;
+using detail::is_hex;
+
 char lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }

@@ -1,9 +1,14 @@
-// The engine's choice of RE2 mode: Latin-1 (bytes) when it changes nothing,
-// UTF-8 otherwise.
+// The engine's choices: RE2's Latin-1 (bytes) mode when it changes nothing,
+// UTF-8 otherwise; a start_finder for built-ins, which must find exactly what
+// the unanchored scan finds.
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "builtin_detectors.hpp"
 #include "harness/pii/pii_censor.hpp"
+#include "pii/edge_texts.hpp"
+#include "pii/pii_corpus.hpp"
 #include "pii_engine.hpp"
 
 namespace harness::pii::detail {
@@ -60,6 +65,47 @@ TEST(PiiEngine, NonAsciiTextAroundValuesIsUntouchedInBothModes) {
   auto censored = with_custom->tokenize(named, other);
   EXPECT_EQ(censored, "[NAME_1], [EMAIL_1]");
   EXPECT_EQ(detokenize(censored, other), named);
+}
+
+using found = std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>;  // kind, start, end
+
+found scan_all(const pii_engine& engine, std::string_view text) {
+  found out;
+  engine.scan(text, [&](std::size_t kind, std::size_t start, std::size_t end) { out.emplace_back(kind, start, end); });
+  return out;
+}
+
+std::vector<kind_source> builtins_except(std::string_view off) {
+  std::vector<kind_source> out;
+  for (const auto& d : builtin_detectors())
+    if (d.name != off) out.push_back({std::string(d.name), std::string(d.pattern), d.validate});
+  return out;
+}
+
+TEST(PiiEngine, TheStartFinderFindsWhatTheUnanchoredScanFinds) {
+  auto texts = test::edge_texts();
+  texts.push_back(corpus::mixed_text(1 << 20, 42));
+  for (std::string_view off : {"", "email", "card", "ssn", "phone", "ipv6", "ipv4"}) {
+    auto fast = pii_engine::compile(builtins_except(off));
+    auto full = pii_engine::compile(builtins_except(off), /*find_starts=*/false);
+    ASSERT_TRUE(fast && full);
+    EXPECT_TRUE(fast->finds_starts());
+    EXPECT_FALSE(full->finds_starts());
+    std::size_t values = 0;
+    for (const auto& text : texts) {
+      const auto want = scan_all(*full, text);
+      EXPECT_EQ(scan_all(*fast, text), want) << "without '" << off << "' in '" << text.substr(0, 200) << "'";
+      values += want.size();
+    }
+    EXPECT_GT(values, 4000u) << off;  // the texts do hold values
+  }
+}
+
+TEST(PiiEngine, CustomPatternsKeepTheUnanchoredScan) {
+  auto kinds = builtins_except("");
+  EXPECT_TRUE(pii_engine::compile(kinds)->finds_starts());
+  kinds.push_back({"custom_id", R"(\bID-\d{6}\b)", nullptr});
+  EXPECT_FALSE(pii_engine::compile(kinds)->finds_starts());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <nlohmann/json_fwd.hpp>
 
 #include "harness/core/error.hpp"
@@ -56,8 +57,10 @@ class pii_vault {
     std::string token;  // with brackets: "[EMAIL_1]"
     std::string value;
   };
-  // Keys are views into entries_ (a deque, so they never move).
-  using index_map = std::unordered_map<std::string_view, std::size_t>;
+  // Keys are views into entries_ (a deque, so they never move). A flat
+  // table: tokenize() looks a value up for every detection, and the node-based
+  // std::unordered_map cost several cache misses and a division per lookup.
+  using index_map = boost::unordered_flat_map<std::string_view, std::size_t, std::hash<std::string_view>>;
 
   void add(std::string token, std::string value);
 
