@@ -12,11 +12,14 @@ std::string make_id(std::string_view prefix) {
     return std::mt19937_64(seed);
   }()};
   static constexpr char digits[] = "0123456789abcdef";
-  std::string id(prefix);
+  // Sized once and filled in place: every request makes one (its request id).
+  std::string id(prefix.size() + 24, '\0');
+  char* out = id.data() + prefix.size();
+  prefix.copy(id.data(), prefix.size());
   std::uint64_t bits = generator();
   std::uint32_t more = static_cast<std::uint32_t>(generator());
-  for (int i = 0; i < 16; ++i, bits >>= 4) id.push_back(digits[bits & 0xF]);
-  for (int i = 0; i < 8; ++i, more >>= 4) id.push_back(digits[more & 0xF]);
+  for (int i = 0; i < 16; ++i, bits >>= 4) *out++ = digits[bits & 0xF];
+  for (int i = 0; i < 8; ++i, more >>= 4) *out++ = digits[more & 0xF];
   return id;
 }
 

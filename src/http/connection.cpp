@@ -1,5 +1,6 @@
 #include "connection.hpp"
 
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -41,6 +42,7 @@ http_request to_request(bhttp::request<bhttp::string_body>&& raw, const parsed_t
   request.target = std::string(raw.target());
   request.path = target.path;
   request.query = target.query;
+  request.headers.reserve(static_cast<std::size_t>(std::distance(raw.begin(), raw.end())));
   for (const auto& field : raw) request.headers.emplace_back(field.name_string(), field.value());
   request.body = std::move(raw.body());
   auto id = request.header("X-Request-Id");
