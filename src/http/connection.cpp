@@ -139,9 +139,10 @@ class connection {
         break;
       }
       http_request request = to_request(std::move(raw), *target);
-      http_response response = co_await dispatch(routes_, svc_, request, &info_);
+      auto answer = dispatch_now(routes_, svc_, request, &info_);
+      if (!answer) answer = co_await dispatch(routes_, svc_, request, &info_);
       keep_alive = keep_alive && !registry_.stopping();
-      bool sent = co_await send(std::move(response), version, keep_alive, head_only, started, request.method,
+      bool sent = co_await send(std::move(*answer), version, keep_alive, head_only, started, request.method,
                                 request.path, request.request_id);
       if (!sent || !keep_alive) break;
     }
