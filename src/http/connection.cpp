@@ -142,8 +142,18 @@ class connection {
       auto answer = dispatch_now(routes_, svc_, request, &info_);
       if (!answer) answer = co_await dispatch(routes_, svc_, request, &info_);
       keep_alive = keep_alive && !registry_.stopping();
-      bool sent = co_await send(std::move(*answer), version, keep_alive, head_only, started, request.method,
-                                request.path, request.request_id);
+      bool sent = false;
+      if (answer->stream && !head_only) {
+        sent = co_await send_stream(std::move(*answer), version, keep_alive, started, request.method, request.path,
+                                    request.request_id);
+      } else {
+        // Written here too, not in a coroutine of its own: see above.
+        unsigned status = answer->status;
+        auto message = start_write(std::move(*answer), version, keep_alive, head_only);
+        auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+        written(status, bytes, started, request.method, request.path, request.request_id);
+        sent = !ec;
+      }
       if (!sent || !keep_alive) break;
     }
     boost::system::error_code ignored;
@@ -227,16 +237,17 @@ class connection {
     co_await bhttp::async_write(socket_, cont, use_tuple);
   }
 
-  asio::awaitable<bool> send(http_response response, unsigned version, bool keep_alive, bool head_only,
-                             clock_type::time_point started, const std::string& method, const std::string& path,
-                             const std::string& request_id) {
-    if (response.stream && !head_only) {
-      co_return co_await send_stream(std::move(response), version, keep_alive, started, method, path, request_id);
-    }
-    unsigned status = response.status;
+  // The response as Beast writes it, with the request deadline armed for the write.
+  bhttp::response<bhttp::string_body> start_write(http_response&& response, unsigned version, bool keep_alive,
+                                                  bool head_only) {
     auto message = to_beast(std::move(response), version, keep_alive, head_only);
     deadline_.arm(config_.request_timeout);
-    auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+    return message;
+  }
+
+  // After the write start_write() began: the metrics and the access log.
+  void written(unsigned status, std::size_t bytes, clock_type::time_point started, const std::string& method,
+               const std::string& path, const std::string& request_id) {
     deadline_.disarm();
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (metrics_) metrics_->record(method, info_.route, status, ms / 1000);
@@ -248,7 +259,6 @@ class connection {
     // log_for checks the level before it formats: a probe logged at debug
     // costs no format and no allocation when debug is off.
     core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
-    co_return !ec;
   }
 
   // A streamed body: the header, then one chunk per piece as the stream
@@ -288,7 +298,11 @@ class connection {
   asio::awaitable<void> send_and_close(http_response response, clock_type::time_point started,
                                        const std::string& method, const std::string& path) {
     std::string request_id(response.header("X-Request-Id").value_or(""));
-    if (!co_await send(std::move(response), 11, false, false, started, method, path, request_id)) co_return;
+    unsigned status = response.status;
+    auto message = start_write(std::move(response), 11, false, false);
+    auto [write_ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+    written(status, bytes, started, method, path, request_id);
+    if (write_ec) co_return;
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_send, ignored);
     deadline_.arm(linger_time);
