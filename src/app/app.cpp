@@ -54,7 +54,10 @@ int serve(const core::settings& settings) {
   auto http_config = http::load_http_config(settings);
   if (!http_config) return config_failure(http_config.error());
 
-  boost::asio::io_context io;
+  // One thread runs `io` (this one; other threads only post to it). Saying
+  // so lets Asio queue the completions this thread makes without taking
+  // the scheduler's lock, which every request's reads and writes did.
+  boost::asio::io_context io(1);
   auto parts = build_guarded(io, settings);
   if (!parts) return config_failure(parts.error());
   http::router routes = http::make_api_router();

@@ -1,9 +1,21 @@
 #include "harness/core/ids.hpp"
 
 #include <array>
+#include <cstring>
 #include <random>
 
 namespace harness::core {
+namespace {
+
+// The two hex digits of each byte value, low nibble first.
+constexpr std::array<std::array<char, 2>, 256> hex_pairs = [] {
+  constexpr char digits[] = "0123456789abcdef";
+  std::array<std::array<char, 2>, 256> pairs{};
+  for (std::size_t b = 0; b < pairs.size(); ++b) pairs[b] = {digits[b & 0xF], digits[b >> 4]};
+  return pairs;
+}();
+
+}  // namespace
 
 std::string make_id(std::string_view prefix) {
   thread_local std::mt19937_64 generator{[] {
@@ -11,12 +23,15 @@ std::string make_id(std::string_view prefix) {
     std::seed_seq seed{device(), device(), device(), device()};
     return std::mt19937_64(seed);
   }()};
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string id(prefix);
+  // Sized once and filled in place, a byte (two digits, low nibble first)
+  // at a time: every request makes one, its request id.
+  std::string id(prefix.size() + 24, '\0');
+  char* out = id.data() + prefix.size();
+  prefix.copy(id.data(), prefix.size());
   std::uint64_t bits = generator();
   std::uint32_t more = static_cast<std::uint32_t>(generator());
-  for (int i = 0; i < 16; ++i, bits >>= 4) id.push_back(digits[bits & 0xF]);
-  for (int i = 0; i < 8; ++i, more >>= 4) id.push_back(digits[more & 0xF]);
+  for (int i = 0; i < 8; ++i, bits >>= 8, out += 2) std::memcpy(out, hex_pairs[bits & 0xFF].data(), 2);
+  for (int i = 0; i < 4; ++i, more >>= 8, out += 2) std::memcpy(out, hex_pairs[more & 0xFF].data(), 2);
   return id;
 }
 

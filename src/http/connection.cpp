@@ -1,5 +1,9 @@
 #include "connection.hpp"
 
+#include <iterator>
+#include <optional>
+#include <utility>
+
 #include <spdlog/spdlog.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -38,6 +42,7 @@ http_request to_request(bhttp::request<bhttp::string_body>&& raw, const parsed_t
   request.target = std::string(raw.target());
   request.path = target.path;
   request.query = target.query;
+  request.headers.reserve(static_cast<std::size_t>(std::distance(raw.begin(), raw.end())));
   for (const auto& field : raw) request.headers.emplace_back(field.name_string(), field.value());
   request.body = std::move(raw.body());
   auto id = request.header("X-Request-Id");
@@ -101,11 +106,55 @@ class connection {
 
   asio::awaitable<void> run() {
     auto entry = registry_.add(socket_);
+    // One request per turn. The turn is written out here rather than in a
+    // coroutine of its own: this frame is made once per connection, where a
+    // coroutine per request had its frame (about 2 KB, past what Asio and
+    // malloc keep at hand) allocated and freed for every request.
     while (!registry_.stopping()) {
       entry->busy = false;
-      if (buffer_.size() == 0 && !co_await wait_for_request()) break;
+      if (buffer_.size() == 0) {
+        // Idle keep-alive wait for the first bytes of the next request.
+        deadline_.arm(config_.keepalive_timeout);
+        auto [ec, n] = co_await socket_.async_read_some(buffer_.prepare(4096), use_tuple);
+        deadline_.disarm();
+        if (ec) break;
+        buffer_.commit(n);
+      }
       entry->busy = true;
-      if (!co_await serve_one()) break;
+      auto started = clock_type::now();
+      info_ = {};
+      auto& parser = parser_.emplace();
+      parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
+      parser.body_limit(config_.body_limit);
+      if (!parse_buffered(parser) && !co_await read_request(parser, started)) break;
+
+      auto raw = parser.release();
+      unsigned version = raw.version();
+      bool keep_alive = raw.keep_alive();
+      bool head_only = raw.method() == bhttp::verb::head;
+      auto target = parse_target(raw.target());
+      if (!target) {
+        auto refusal = error_response(target.error().code, target.error().message);
+        co_await refuse(std::move(refusal), raw, started);
+        break;
+      }
+      http_request request = to_request(std::move(raw), *target);
+      auto answer = dispatch_now(routes_, svc_, request, &info_);
+      if (!answer) answer = co_await dispatch(routes_, svc_, request, &info_);
+      keep_alive = keep_alive && !registry_.stopping();
+      bool sent = false;
+      if (answer->stream && !head_only) {
+        sent = co_await send_stream(std::move(*answer), version, keep_alive, started, request.method, request.path,
+                                    request.request_id);
+      } else {
+        // Written here too, not in a coroutine of its own: see above.
+        unsigned status = answer->status;
+        auto message = start_write(std::move(*answer), version, keep_alive, head_only);
+        auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+        written(status, bytes, started, request.method, request.path, request.request_id);
+        sent = !ec;
+      }
+      if (!sent || !keep_alive) break;
     }
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
@@ -114,26 +163,35 @@ class connection {
   }
 
  private:
-  // Idle keep-alive wait for the first bytes of the next request.
-  asio::awaitable<bool> wait_for_request() {
-    deadline_.arm(config_.keepalive_timeout);
-    auto [ec, n] = co_await socket_.async_read_some(buffer_.prepare(4096), use_tuple);
-    deadline_.disarm();
-    if (ec) co_return false;
-    buffer_.commit(n);
-    co_return true;
+  using request_parser = bhttp::request_parser<bhttp::string_body>;
+
+  // Parses what the buffer already holds. Nearly every request arrives whole
+  // with its first bytes: a request without a body whose header is all there
+  // is read here, without an asynchronous read (which costs a trip through
+  // the scheduler even when the bytes are at hand). False when read_request()
+  // must finish the job: more to read, a body, a Transfer-Encoding to check,
+  // or bytes that are not HTTP (the parser keeps the error for it).
+  bool parse_buffered(request_parser& parser) {
+    boost::system::error_code ec;
+    buffer_.consume(parser.put(buffer_.data(), ec));
+    if (ec == bhttp::error::need_more) return false;
+    if (ec) {
+      buffered_error_ = ec;
+      return false;
+    }
+    return parser.is_done() && parser.get().count(bhttp::field::transfer_encoding) == 0;
   }
 
-  // Reads, dispatches and answers one request; false when the connection must close.
-  asio::awaitable<bool> serve_one() {
-    auto started = clock_type::now();
-    info_ = {};
-    bhttp::request_parser<bhttp::string_body> parser;
-    parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
-    parser.body_limit(config_.body_limit);
-
+  // Reads the rest of the request parse_buffered() began, within
+  // request_timeout. False when the request was refused (or the client went
+  // away): the connection then closes.
+  asio::awaitable<bool> read_request(request_parser& parser, clock_type::time_point started) {
+    boost::system::error_code ec = std::exchange(buffered_error_, {});
+    std::size_t unused = 0;
     deadline_.arm(config_.request_timeout);
-    auto [ec, unused] = co_await bhttp::async_read_header(socket_, buffer_, parser, use_tuple);
+    if (!ec && !parser.is_header_done()) {
+      std::tie(ec, unused) = co_await bhttp::async_read_header(socket_, buffer_, parser, use_tuple);
+    }
     if (!ec) {
       if (auto refused = check_transfer_encoding(transfer_encodings(parser.get()), parser.get().version())) {
         deadline_.disarm();
@@ -156,22 +214,7 @@ class connection {
       if (failure) co_await refuse(std::move(*failure), parser.get(), started);
       co_return false;
     }
-
-    auto raw = parser.release();
-    unsigned version = raw.version();
-    bool keep_alive = raw.keep_alive();
-    bool head_only = raw.method() == bhttp::verb::head;
-    auto target = parse_target(raw.target());
-    if (!target) {
-      co_await refuse(error_response(target.error().code, target.error().message), raw, started);
-      co_return false;
-    }
-    http_request request = to_request(std::move(raw), *target);
-    http_response response = co_await dispatch(routes_, svc_, request, &info_);
-    keep_alive = keep_alive && !registry_.stopping();
-    bool ok = co_await send(std::move(response), version, keep_alive, head_only, started, request.method, request.path,
-                            request.request_id);
-    co_return ok&& keep_alive;
+    co_return true;
   }
 
   // Answers a request that will not be served; the caller then closes, as
@@ -194,16 +237,17 @@ class connection {
     co_await bhttp::async_write(socket_, cont, use_tuple);
   }
 
-  asio::awaitable<bool> send(http_response response, unsigned version, bool keep_alive, bool head_only,
-                             clock_type::time_point started, const std::string& method, const std::string& path,
-                             const std::string& request_id) {
-    if (response.stream && !head_only) {
-      co_return co_await send_stream(std::move(response), version, keep_alive, started, method, path, request_id);
-    }
-    unsigned status = response.status;
+  // The response as Beast writes it, with the request deadline armed for the write.
+  bhttp::response<bhttp::string_body> start_write(http_response&& response, unsigned version, bool keep_alive,
+                                                  bool head_only) {
     auto message = to_beast(std::move(response), version, keep_alive, head_only);
     deadline_.arm(config_.request_timeout);
-    auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+    return message;
+  }
+
+  // After the write start_write() began: the metrics and the access log.
+  void written(unsigned status, std::size_t bytes, clock_type::time_point started, const std::string& method,
+               const std::string& path, const std::string& request_id) {
     deadline_.disarm();
     auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
     if (metrics_) metrics_->record(method, info_.route, status, ms / 1000);
@@ -215,7 +259,6 @@ class connection {
     // log_for checks the level before it formats: a probe logged at debug
     // costs no format and no allocation when debug is off.
     core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
-    co_return !ec;
   }
 
   // A streamed body: the header, then one chunk per piece as the stream
@@ -255,7 +298,11 @@ class connection {
   asio::awaitable<void> send_and_close(http_response response, clock_type::time_point started,
                                        const std::string& method, const std::string& path) {
     std::string request_id(response.header("X-Request-Id").value_or(""));
-    if (!co_await send(std::move(response), 11, false, false, started, method, path, request_id)) co_return;
+    unsigned status = response.status;
+    auto message = start_write(std::move(response), 11, false, false);
+    auto [write_ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
+    written(status, bytes, started, method, path, request_id);
+    if (write_ec) co_return;
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_send, ignored);
     deadline_.arm(linger_time);
@@ -278,6 +325,10 @@ class connection {
   beast::flat_buffer buffer_;
   std::optional<request_metrics> metrics_;
   dispatch_info info_;  // route pattern (points into routes_) and key id of the current request
+  // The current request's parser: Beast's parsers serve one message each, so
+  // a new one is made for every request.
+  std::optional<request_parser> parser_;
+  boost::system::error_code buffered_error_;  // what parse_buffered() found wrong, for read_request()
 };
 
 }  // namespace

@@ -12,13 +12,27 @@
 namespace harness::http {
 namespace {
 
-boost::asio::awaitable<http_response> route_request(const router& routes, services& svc, const http_request& request,
-                                                    dispatch_info* info) {
-  auto match = routes.match(request.method, request.path);
+// A request that passed routing and admission: what its handler is given.
+// The handler's context refers to these, so they live until it returns.
+struct admitted_request {
+  const route* matched = nullptr;
+  route_params params;
+  nlohmann::json body;
+  auth::caller caller;
+  request_context context(const http_request& request, services& svc) const {
+    return {request, params, svc, body, caller};
+  }
+};
+
+// Routing (404/405), who is calling (401/403/429) and the JSON body
+// (415/400) for a request `match` found the route of: the answer when the
+// request stops here, else nullopt and `out` filled in.
+std::optional<http_response> admit_request(router::match_result match, services& svc, const http_request& request,
+                                           dispatch_info* info, admitted_request& out) {
   if (match.found && info) info->route = match.found->pattern;
   if (!match.found) {
     if (match.allowed.empty()) {
-      co_return error_response(
+      return error_response(
           http::errc::not_found,
           fmt::format("no route for {}; see the API reference in docs/API_EXAMPLES.md", request.path));
     }
@@ -26,46 +40,79 @@ boost::asio::awaitable<http_response> route_request(const router& routes, servic
     auto response = error_response(http::errc::method_not_allowed,
                                    fmt::format("{} does not accept {}; use {}", request.path, request.method, allow));
     response.set_header("Allow", allow);
-    co_return response;
+    return response;
   }
   const route& r = *match.found;
   // Who is calling comes before the body: an unknown caller learns nothing
   // from the server's reading of what it sent.
-  std::variant<auth::caller, http_response> admitted = auth::open_caller();
-  if (svc.access) admitted = svc.access->admit(r.access, request);
-  if (auto* refused = std::get_if<http_response>(&admitted)) co_return std::move(*refused);
-  const auto& caller = std::get<auth::caller>(admitted);
-  if (info) info->key_id = caller.key_id;
-  nlohmann::json body;
-  if (r.json_body) {
-    if (auto refused = parse_json_body(request, body)) co_return *refused;
+  if (svc.access) {
+    auto admitted = svc.access->admit(r.access, request);
+    if (auto* refused = std::get_if<http_response>(&admitted)) return std::move(*refused);
+    out.caller = std::move(std::get<auth::caller>(admitted));
+  } else {
+    out.caller = auth::open_caller();
   }
-  request_context context{request, match.params, svc, body, caller};
-  if (r.handle_async) co_return co_await r.handle_async(context);
-  co_return r.handle(context);
+  if (info) info->key_id = out.caller.key_id;
+  out.matched = &r;
+  out.params = std::move(match.params);
+  if (r.json_body) return parse_json_body(request, out.body);
+  return std::nullopt;
+}
+
+// The last-resort 500: what escaped a handler is logged under the request id
+// and never shown to the client.
+http_response internal_error(const http_request& request, std::string_view failure) {
+  core::log_for(spdlog::level::err, request.request_id, "unhandled exception in {} {}: {}", request.method,
+                request.path, failure);
+  return error_response(core::errc::internal_error,
+                        "the server failed to handle this request; it has been logged under the request id");
+}
+
+http_response with_request_id(http_response response, const http_request& request) {
+  response.set_header("X-Request-Id", request.request_id);
+  return response;
 }
 
 }  // namespace
 
+std::optional<http_response> dispatch_now(const router& routes, services& svc, const http_request& request,
+                                          dispatch_info* info) {
+  try {
+    auto match = routes.match(request.method, request.path);
+    if (match.found && match.found->handle_async) return std::nullopt;
+    admitted_request admitted;
+    auto refused = admit_request(std::move(match), svc, request, info, admitted);
+    if (refused) return with_request_id(std::move(*refused), request);
+    return with_request_id(admitted.matched->handle(admitted.context(request, svc)), request);
+  } catch (const std::exception& e) {
+    return with_request_id(internal_error(request, e.what()), request);
+  } catch (...) {
+    return with_request_id(internal_error(request, "non-standard exception"), request);
+  }
+}
+
 boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request,
                                                dispatch_info* info) {
+  if (auto answer = dispatch_now(routes, svc, request, info)) co_return std::move(*answer);
+  // The route's handler waits: the same steps, in a coroutine.
   http_response response;
   std::string failure;
   try {
-    response = co_await route_request(routes, svc, request, info);
+    admitted_request admitted;
+    auto refused = admit_request(routes.match(request.method, request.path), svc, request, info, admitted);
+    if (refused) {
+      response = std::move(*refused);
+    } else {
+      auto context = admitted.context(request, svc);
+      response = co_await admitted.matched->handle_async(context);
+    }
   } catch (const std::exception& e) {
     failure = e.what();
   } catch (...) {
     failure = "non-standard exception";
   }
-  if (!failure.empty()) {
-    core::log_for(spdlog::level::err, request.request_id, "unhandled exception in {} {}: {}", request.method,
-                  request.path, failure);
-    response = error_response(core::errc::internal_error,
-                              "the server failed to handle this request; it has been logged under the request id");
-  }
-  response.set_header("X-Request-Id", request.request_id);
-  co_return response;
+  if (!failure.empty()) response = internal_error(request, failure);
+  co_return with_request_id(std::move(response), request);
 }
 
 }  // namespace harness::http

@@ -11,8 +11,19 @@
 
 namespace harness::http {
 
+// A connection arms and disarms its deadline around every read and write,
+// several times per request, and nearly always disarms it long before it
+// runs out. So arm() and disarm() only note the deadline; the timer is not
+// restarted each time (a cancelled wait is a completion through the
+// scheduler, three per request). The timer waits, and when it wakes it
+// compares with the deadline noted then: passed, the socket's operations are
+// cancelled; later, it sleeps again until then; none, it stops. It is moved
+// earlier only when a deadline comes that is sooner than its wake-up time.
+// One thread uses an io_deadline: the thread that runs the socket's executor.
 class io_deadline {
  public:
+  using clock = std::chrono::steady_clock;
+
   explicit io_deadline(boost::asio::ip::tcp::socket& socket) : state_(std::make_shared<state>(socket)) {}
   ~io_deadline() { state_->timer.cancel(); }
   io_deadline(const io_deadline&) = delete;
@@ -20,25 +31,16 @@ class io_deadline {
 
   // Starts (or restarts) the clock; when it runs out, pending operations on
   // the socket complete with operation_aborted and expired() turns true.
-  void arm(std::chrono::steady_clock::duration timeout) {
+  void arm(clock::duration timeout) {
     auto& s = *state_;
     s.expired = false;
-    ++s.generation;
-    s.timer.expires_after(timeout);
-    s.timer.async_wait([weak = std::weak_ptr<state>(state_), generation = s.generation](boost::system::error_code ec) {
-      auto locked = weak.lock();
-      // A completion queued before disarm()/re-arm() belongs to an older deadline.
-      if (ec || !locked || locked->generation != generation) return;
-      locked->expired = true;
-      boost::system::error_code ignored;
-      locked->socket.cancel(ignored);
-    });
+    s.deadline = clock::now() + timeout;
+    if (!s.waiting || s.deadline < s.wakes_at) wait_until(state_, s.deadline);
   }
 
-  void disarm() {
-    ++state_->generation;
-    state_->timer.cancel();
-  }
+  // No deadline until the next arm(); what the timer does meanwhile is no
+  // one's business (it wakes, finds none, and stops).
+  void disarm() { state_->deadline = clock::time_point::max(); }
 
   bool expired() const { return state_->expired; }
 
@@ -47,9 +49,36 @@ class io_deadline {
     explicit state(boost::asio::ip::tcp::socket& s) : socket(s), timer(s.get_executor()) {}
     boost::asio::ip::tcp::socket& socket;
     boost::asio::steady_timer timer;
+    clock::time_point deadline = clock::time_point::max();  // max(): disarmed
+    clock::time_point wakes_at;                             // of the current wait, while waiting
+    bool waiting = false;
     bool expired = false;
-    unsigned long generation = 0;
+    unsigned long wait_number = 0;  // which wait the timer's completion belongs to
   };
+
+  // (Re)starts the timer's wait. A wait it replaces completes later with
+  // operation_aborted, or already completed and is queued: its number tells
+  // it apart, so it neither expires nor starts another wait.
+  static void wait_until(const std::shared_ptr<state>& s, clock::time_point when) {
+    s->waiting = true;
+    s->wakes_at = when;
+    s->timer.expires_at(when);
+    s->timer.async_wait([weak = std::weak_ptr<state>(s), number = ++s->wait_number](boost::system::error_code ec) {
+      auto locked = weak.lock();
+      if (!ec && locked && locked->wait_number == number) wake(locked);
+    });
+  }
+
+  static void wake(const std::shared_ptr<state>& s) {
+    s->waiting = false;
+    if (s->deadline == clock::time_point::max()) return;
+    // The deadline moved later while the timer slept: sleep until then.
+    if (clock::now() < s->deadline) return wait_until(s, s->deadline);
+    s->expired = true;
+    boost::system::error_code ignored;
+    s->socket.cancel(ignored);
+  }
+
   std::shared_ptr<state> state_;
 };
 

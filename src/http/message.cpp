@@ -1,8 +1,6 @@
 #include "harness/http/message.hpp"
 #include "harness/http/errors.hpp"
 
-#include <cctype>
-
 #include <fmt/format.h>
 
 namespace harness::http {
@@ -24,6 +22,10 @@ int hex_value(char c) {
 
 // Percent-decodes; '+' becomes a space only in query strings (form encoding).
 std::optional<std::string> decode(std::string_view in, bool plus_is_space) {
+  // Most paths and parameters have nothing to decode: copied whole.
+  if (in.find('%') == std::string_view::npos && (!plus_is_space || in.find('+') == std::string_view::npos)) {
+    return std::string(in);
+  }
   std::string out;
   out.reserve(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -48,8 +50,11 @@ std::optional<std::string> decode(std::string_view in, bool plus_is_space) {
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
+  // ASCII only, as HTTP's case-insensitive tokens are (and as std::tolower
+  // is in the C locale), without a library call per character.
+  const auto lower = [](unsigned char c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; };
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    if (lower(static_cast<unsigned char>(a[i])) != lower(static_cast<unsigned char>(b[i]))) return false;
   }
   return true;
 }
@@ -82,6 +87,9 @@ http_response& http_response::set_header(std::string name, std::string value) {
       return *this;
     }
   }
+  // Content-Type, Cache-Control and X-Request-Id, and seldom more: room for
+  // four at the first, rather than growing the list one header at a time.
+  if (headers.empty()) headers.reserve(4);
   headers.emplace_back(std::move(name), std::move(value));
   return *this;
 }
@@ -89,7 +97,7 @@ http_response& http_response::set_header(std::string name, std::string value) {
 http_response json_response(unsigned status, const nlohmann::json& body) {
   http_response response;
   response.status = status;
-  response.headers.emplace_back("Content-Type", "application/json");
+  response.set_header("Content-Type", "application/json");
   // Invalid UTF-8 that slipped into a value is replaced, never thrown on.
   response.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return response;

@@ -63,20 +63,23 @@ router::router(std::vector<route> routes) : routes_(std::move(routes)) {}
 
 router::match_result router::match(const std::string& method, const std::string& path) const {
   match_result result;
-  const std::string& wanted = method == "HEAD" ? std::string("GET") : method;
+  std::string_view wanted = method == "HEAD" ? std::string_view("GET") : std::string_view(method);
   for (const auto& r : routes_) {
     route_params params;
     if (!match_pattern(r.pattern, path, params)) continue;
-    if (r.method == wanted && !result.found) {
+    if (r.method == wanted) {
+      // The first route in table order wins; `allowed` is only for a 405,
+      // so the rest of the table need not be walked.
       result.found = &r;
       result.params = std::move(params);
+      result.allowed.clear();
+      return result;
     }
     if (std::find(result.allowed.begin(), result.allowed.end(), r.method) == result.allowed.end()) {
       result.allowed.push_back(r.method);
       if (r.method == "GET") result.allowed.push_back("HEAD");
     }
   }
-  if (result.found) result.allowed.clear();
   return result;
 }
 
