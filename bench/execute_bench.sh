@@ -35,6 +35,7 @@ def pct(xs, p):
     xs = sorted(xs); return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 warm, cold = [], []
+parts = {"http": [], "open": [], "channel": [], "runtime": []}  # where a warm request's time went
 for _ in range(runs):
     req = urllib.request.Request(f"http://127.0.0.1:{port}/execute", data=body, headers={"Content-Type": "application/json"})
     t = time.perf_counter()
@@ -43,6 +44,12 @@ for _ in range(runs):
     ms = (time.perf_counter() - t) * 1000
     assert out["result"] == 2, out
     (warm if out["sandbox"]["warm"] else cold).append(ms)
+    if out["sandbox"]["warm"] and "timing" in out:  # builds before the timing field have none
+        t = out["timing"]
+        parts["http"].append(ms - out["durationMs"])  # client, HTTP, routing, the answer's JSON
+        parts["open"].append(t["openMs"])  # user's files, claim, init
+        parts["channel"].append(t["blockMs"] - t["runtimeMs"])  # frames through the call socket
+        parts["runtime"].append(t["runtimeMs"])  # the block in the sandbox
     # The pool refills in the background; pace requests as a caller would, not faster than a refill.
     time.sleep(0.25)
 
@@ -60,6 +67,8 @@ for _ in range(docker_runs):
     assert done and done[0]["value"] == 2, p
 
 w50, w99 = pct(warm, 50), pct(warm, 99)
+if parts["http"]:
+    print("warm p50 by part (ms): " + ", ".join(f"{k} {pct(v, 50):.2f}" for k, v in parts.items()), file=sys.stderr)
 if not docker:  # DOCKER_RUNS=0: only our side (comparing two builds, see docs/BENCHMARKS.md)
     print(f"warm p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm of {runs} requests)")
     sys.exit(0)
