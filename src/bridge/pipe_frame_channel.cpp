@@ -21,11 +21,7 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 class pipe_frame_channel final : public frame_channel {
  public:
   pipe_frame_channel(const asio::any_io_executor& executor, int read_fd, int write_fd, std::size_t max_line)
-      : in_(executor, read_fd), out_(executor, write_fd), lines_(max_line) {
-    boost::system::error_code ec;
-    out_.non_blocking(true, ec);  // so that write_some below never blocks the I/O thread
-    write_now_ = !ec;
-  }
+      : in_(executor, read_fd), out_(executor, write_fd), lines_(max_line) {}
 
   asio::awaitable<result<std::string>> read_line() override {
     for (;;) {
@@ -41,17 +37,7 @@ class pipe_frame_channel final : public frame_channel {
   asio::awaitable<status> write_line(std::string line) override {
     if (cancelled_) co_return make_error(core::errc::cancelled, "the channel was cancelled");
     line.push_back('\n');
-    // Almost every frame fits in the socket or pipe buffer and is written
-    // now: an async write would finish at once too, but its completion takes
-    // a trip through the executor, on every tool call's reply. The rest of a
-    // longer frame waits.
-    boost::system::error_code ec;
-    const std::size_t now = write_now_ ? out_.write_some(asio::buffer(line), ec) : 0;
-    if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
-    if (!ec && now < line.size()) {
-      auto [rest_ec, n] = co_await asio::async_write(out_, asio::buffer(line) + now, use_tuple);
-      ec = rest_ec;
-    }
+    auto [ec, n] = co_await asio::async_write(out_, asio::buffer(line), use_tuple);
     if (ec) co_return make_error(bridge::errc::channel_closed, "the runtime's input is closed (" + ec.message() + ")");
     co_return status{};
   }
@@ -70,7 +56,6 @@ class pipe_frame_channel final : public frame_channel {
   // Here, not in read_line's frame: a frame is allocated per call, one per
   // frame the sandbox sends.
   std::array<char, 65536> chunk_{};
-  bool write_now_ = false;  // out_ is non-blocking: write_some returns at once
   bool cancelled_ = false;
 };
 

@@ -224,21 +224,16 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     if (method != "initialize") params["_meta"]["progressToken"] = id;
     json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 
-    if (transport_->send_returns_at_once()) {
-      auto sent = co_await transport_->send(std::move(message));
-      if (!sent) resolve(key, sent.error());
-    } else {
-      // HTTP send() reads the whole response stream, so it runs beside the wait
-      // rather than before it: the deadline applies to the stream too.
-      auto transport = transport_;
-      core::spawn_logged(
-          executor_,
-          [self, transport, key, message = std::move(message)]() mutable -> asio::awaitable<void> {
-            auto sent = co_await transport->send(std::move(message));
-            if (!sent) self->resolve(key, sent.error());
-          },
-          "mcp: sending " + method);
-    }
+    // HTTP send() reads the whole response stream, so it runs beside the wait
+    // rather than before it: the deadline applies to the stream too.
+    auto transport = transport_;
+    core::spawn_logged(
+        executor_,
+        [self, transport, key, message = std::move(message)]() mutable -> asio::awaitable<void> {
+          auto sent = co_await transport->send(std::move(message));
+          if (!sent) self->resolve(key, sent.error());
+        },
+        "mcp: sending " + method);
 
     while (!entry->outcome) {
       const auto until = entry->eliciting ? clock::time_point::max() : entry->deadline;

@@ -5,7 +5,6 @@
 #include <deque>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -66,9 +65,6 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     auto child = detail::child_process::spawn(executor_, request);
     if (!child) co_return child.error();
     child_ = std::move(*child);
-    boost::system::error_code setup;
-    child_->stdin_pipe().non_blocking(true, setup);  // so that write_some never blocks the I/O thread
-    stdin_non_blocking_ = !setup;
     core::log_info("mcp {}: started `{}` (pid {})", config_.name, config_.command, child_->pid());
     auto self = shared_from_this();
     core::spawn_logged(executor_, read_stdout(self), "mcp " + config_.name + ": reading stdout");
@@ -85,17 +81,9 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
     line.push_back('\n');
     outbox_.push_back(std::move(line));
-    // Written by flush() once the current handler is done, not by waking the
-    // writer coroutine (a timer cancelled, a handler posted, a coroutine
-    // resumed, on every tool call). Lines sent meanwhile go out in one write.
-    if (!flush_posted_) {
-      flush_posted_ = true;
-      asio::post(executor_, [self = shared_from_this()] { self->flush(); });
-    }
+    wake_writer_.notify_all();
     co_return status{};
   }
-
-  bool send_returns_at_once() const override { return true; }
 
   void set_protocol_version(const std::string&) override {}
   void on_initialized() override {}
@@ -168,6 +156,8 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
 
   static asio::awaitable<void> write_loop(std::shared_ptr<stdio_transport> self) {
     auto& stdin_pipe = self->child_->stdin_pipe();
+    boost::system::error_code setup;
+    stdin_pipe.non_blocking(true, setup);  // so that write_some below never blocks the I/O thread
     while (!self->closing_ && !self->lost_) {
       if (self->outbox_.empty()) {
         co_await self->wake_writer_.wait();
@@ -175,16 +165,10 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
       }
       std::string line = std::move(self->outbox_.front());
       self->outbox_.pop_front();
-      // flush() writes while this loop is idle; the line it holds comes first.
-      struct busy_while_writing {
-        bool& busy;
-        explicit busy_while_writing(bool& b) : busy(b) { busy = true; }
-        ~busy_while_writing() { busy = false; }
-      } busy{self->writer_busy_};
       // Most lines fit in the pipe at once and are written now: no deadline
-      // timer and no coroutine for them.
+      // timer and no coroutine for them, on every tool call's path.
       boost::system::error_code ec;
-      std::size_t now = self->stdin_non_blocking_ ? stdin_pipe.write_some(asio::buffer(line), ec) : 0;
+      std::size_t now = setup ? 0 : stdin_pipe.write_some(asio::buffer(line), ec);
       if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
       bool timed_out = false;
       if (!ec && now < line.size()) {
@@ -204,26 +188,6 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
         co_return;
       }
     }
-  }
-
-  // Writes the queued lines at once when the pipe takes them (almost always);
-  // the writer coroutine takes what is left, and reports a failed write.
-  void flush() {
-    flush_posted_ = false;
-    if (outbox_.empty() || writer_busy_ || closing_ || lost_) return;  // the writer has them, or nobody will
-    if (!stdin_non_blocking_) {
-      wake_writer_.notify_all();
-      return;
-    }
-    std::string batch = std::move(outbox_.front());
-    outbox_.pop_front();
-    for (; !outbox_.empty(); outbox_.pop_front()) batch += outbox_.front();
-    boost::system::error_code ec;
-    std::size_t written = child_->stdin_pipe().write_some(asio::buffer(batch), ec);
-    if (ec) written = 0;  // would_block, or a failure the writer meets again and reports
-    if (written == batch.size()) return;
-    outbox_.push_front(batch.substr(written));
-    wake_writer_.notify_all();
   }
 
   void on_stdout_line(std::string_view line) {
@@ -295,9 +259,6 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   std::unique_ptr<detail::child_process> child_;
   std::deque<std::string> outbox_;
   core::async_signal wake_writer_;      // the outbox has a line, or the transport ends
-  bool writer_busy_ = false;            // write_loop holds a line it has not finished writing
-  bool flush_posted_ = false;           // a flush() is on its way
-  bool stdin_non_blocking_ = false;     // write_some on stdin returns instead of blocking
   message_identity_scanner oversized_;  // reads the stdout line being dropped as too large
   core::line_splitter stdout_lines_;
   core::line_splitter stderr_lines_;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <string_view>
 
 namespace harness::mcp {
 namespace {
@@ -42,32 +41,16 @@ double best_match(const std::string& query_word, const std::vector<std::string>&
   return best;
 }
 
-bool has_type(const json& item, std::string_view type) {
-  if (!item.is_object()) return false;
-  auto it = item.find("type");
-  return it != item.end() && it->is_string() && it->get_ref<const std::string&>() == type;
-}
-
 std::string text_of(const json& content) {
   std::string text;
   if (!content.is_array()) return text;
   for (const auto& item : content) {
-    if (has_type(item, "text") && item.contains("text") && item["text"].is_string()) {
+    if (item.is_object() && item.value("type", "") == "text" && item.contains("text") && item["text"].is_string()) {
       if (!text.empty()) text += "\n";
       text += item["text"].get<std::string>();
     }
   }
   return text;
-}
-
-// Whether `text` starts the way a JSON value does. Most tool output is plain
-// text ("Echo: hi"), and a parse that fails still builds its error message.
-bool may_be_json(const std::string& text) {
-  if (text.starts_with("\xEF\xBB\xBF")) return true;  // a byte order mark, which the parser skips
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return false;
-  const char c = text[first];
-  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n';
 }
 
 }  // namespace
@@ -76,9 +59,7 @@ result<json> tool_result_value(const json& call_tool_result, const std::string& 
   if (!call_tool_result.is_object()) {
     return make_error(mcp::errc::bad_response, "tools/call result is not an object");
   }
-  static const json no_content = json::array();
-  const auto found = call_tool_result.find("content");
-  const json& content = found != call_tool_result.end() ? *found : no_content;
+  const json content = call_tool_result.value("content", json::array());
   if (call_tool_result.value("isError", false)) {
     std::string text = text_of(content);
     if (text.empty()) text = "the tool reported an error without text";
@@ -90,11 +71,10 @@ result<json> tool_result_value(const json& call_tool_result, const std::string& 
   if (!content.is_array()) return make_error(mcp::errc::bad_response, "tools/call result has no content array");
   json items = json::array();
   for (const auto& item : content) {
-    if (has_type(item, "text") && item.contains("text") && item["text"].is_string()) {
-      const auto& text = item["text"].get_ref<const std::string&>();
-      json parsed = may_be_json(text) ? json::parse(text, nullptr, false) : json(json::value_t::discarded);
-      items.push_back(parsed.is_discarded() ? item["text"] : std::move(parsed));
-    } else if (has_type(item, "resource_link") && !server.empty()) {
+    if (item.is_object() && item.value("type", "") == "text" && item.contains("text") && item["text"].is_string()) {
+      json parsed = json::parse(item["text"].get<std::string>(), nullptr, false);
+      items.push_back(parsed.is_discarded() ? item["text"] : parsed);
+    } else if (item.is_object() && item.value("type", "") == "resource_link" && !server.empty()) {
       json link = item;
       link["server"] = server;
       items.push_back(std::move(link));

@@ -56,12 +56,6 @@ class transport {
   // answered 404 to our Mcp-Session-Id: re-initialize.
   virtual boost::asio::awaitable<status> send(nlohmann::json message) = 0;
 
-  // True when send() only hands the message over and returns without waiting
-  // for the server (stdio): the client then awaits it in place instead of
-  // running it beside the wait for the answer, which saves a coroutine and a
-  // trip through the executor on every request.
-  virtual bool send_returns_at_once() const { return false; }
-
   // The negotiated protocol version (HTTP sends it as MCP-Protocol-Version on every request).
   virtual void set_protocol_version(const std::string& version) = 0;
 
