@@ -70,6 +70,6 @@ emit("health", f"`GET /health`, wrk {threads} threads, {connections} connections
      f"{rate:,.0f} req/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms",
      f"minimal Beast server (bench/http/beast_hello.cpp): {base_rate:,.0f} req/s, p99 {base_p99:.2f} ms",
      f"{rate / base_rate:.2f} of the baseline's rate",
-     ">= 30,000 req/s, p99 < 5 ms", rate >= 30000 and p99 < 5,
+     ">= 0.9 of the baseline's rate, p99 < 5 ms", rate / base_rate >= 0.9 and p99 < 5,
      rate=rate, p50_ms=p50, p99_ms=p99, baseline_rate=base_rate, baseline_p99_ms=base_p99)
 PY

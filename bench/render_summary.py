@@ -16,19 +16,19 @@ END = "<!-- summary:end -->"
 # The rows of design.md section 9 (and the cold start beside the warm one), in
 # order: key, what, target, and what to say when no script measured it.
 ROWS = [
-    ("execute_warm", "`POST /execute` hello-world, warm pool", "p50 <= 10 ms and >= 30x faster",
+    ("execute_warm", "`POST /execute` hello-world, warm pool", "p50 <= 3 ms and >= 30x faster",
      "bench/execute_bench.sh did not finish"),
     ("execute_cold", "`POST /execute` hello-world, pool empty (cold start)", "-",
      "no request fell back to a cold start in this run"),
     ("cold_start", "cold `POST /execute`, pool off", "-", "bench/coldstart_bench.sh is missing or did not finish"),
-    ("toolcall", "tool call from sandbox code to an echo MCP tool", ">= 2,000 calls/s and <= 2.5x",
+    ("toolcall", "tool call from sandbox code to an echo MCP tool", ">= 0.8x the bare client's rate",
      "bench/toolcall_bench.sh did not finish"),
     ("toolcall_http", "tool call from sandbox code to an echo MCP tool over Streamable HTTP", "-",
      "TRANSPORT=http bench/toolcall_bench.sh did not finish"),
     ("pii_mixed", "PII censor on PII-dense mixed text", ">= 200 MB/s per core and >= 60% of the bare scan",
      "bench/pii_bench.sh did not finish"),
     ("pii_clean", "PII censor on text without PII", ">= 60% of the bare scan", "bench/pii_bench.sh did not finish"),
-    ("health", "`GET /health` with wrk, 50 connections", ">= 30,000 req/s, p99 < 5 ms on 2 cores",
+    ("health", "`GET /health` with wrk, 50 connections", ">= 0.9 of the baseline's rate, p99 < 5 ms",
      "bench/health_bench.sh did not finish"),
     ("context", "context sent to the LLM, 1,000-record task", "<= 1.5% of direct tool calling",
      "bench/context_bench.sh is missing"),

@@ -80,7 +80,7 @@ else:
     emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
          f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
          f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call",
-         f"{ours / direct:.2f}x the direct per-call time", ">= 2,000 calls/s and <= 2.5x",
-         rate >= 2000 and ours / direct <= 2.5, calls_per_s=rate, us_per_call=per_call,
+         f"{direct / ours:.2f}x the bare client's rate ({ours / direct:.2f}x its per-call time)",
+         ">= 0.8x the bare client's rate", direct / ours >= 0.8, calls_per_s=rate, us_per_call=per_call,
          direct_us_per_call=direct_per_call)
 PY
