@@ -12,6 +12,7 @@
 // (inotify limits, too many directories) the tracker stays dirty and scans
 // after every block, as it did without watches.
 const fs = require('fs');
+const path = require('path');
 
 // Past this many directories a tree is walked after every block instead.
 const MAX_WATCHED_DIRS = 256;
@@ -19,6 +20,10 @@ const MAX_WATCHED_DIRS = 256;
 class DirWatch {
   constructor() {
     this.watchers = new Map(); // directory -> FSWatcher
+    // Folders that may have been removed or replaced since they were watched:
+    // a watch follows the inode, so a folder made again at the same path
+    // needs a new one.
+    this.stale = new Set();
     this.dirty = true;
     this.broken = false; // a watch failed: every report scans
   }
@@ -35,17 +40,18 @@ class DirWatch {
     if (dirs.length > MAX_WATCHED_DIRS) return this.fail();
     const wanted = new Set(dirs);
     for (const [dir, watcher] of this.watchers) {
-      if (!wanted.has(dir)) {
+      if (!wanted.has(dir) || this.stale.has(dir)) {
         watcher.close();
         this.watchers.delete(dir);
       }
     }
+    this.stale.clear();
     const added = [];
     for (const dir of wanted) {
       if (this.watchers.has(dir)) continue;
       let watcher;
       try {
-        watcher = fs.watch(dir, { persistent: false }, () => { this.dirty = true; });
+        watcher = fs.watch(dir, { persistent: false }, (event, name) => this.saw(dir, event, name));
       } catch {
         // A directory removed meanwhile comes and goes with the next scan; a
         // full inotify table (ENOSPC) or anything else: no more watching.
@@ -57,6 +63,14 @@ class DirWatch {
       added.push(dir);
     }
     return added;
+  }
+
+  saw(dir, event, name) {
+    this.dirty = true;
+    if (event !== 'rename') return;
+    // An entry came or went (perhaps a folder), or the folder itself did.
+    if (name) this.stale.add(path.join(dir, String(name)));
+    if (!name || String(name) === path.basename(dir)) this.stale.add(dir);
   }
 
   // Watches `dirs` too (directories the runtime itself just wrote into),

@@ -83,6 +83,20 @@ test('a block that touched no file costs no walk; one that did is reported in fu
   assert.strictEqual(t.walks(), after);
 });
 
+test('a folder removed and made again at the same path is watched again', async () => {
+  const t = watched();
+  await t.tracker.writeInitial([]);
+  fs.mkdirSync(path.join(t.r.workspace, 'out'));
+  fs.writeFileSync(path.join(t.r.workspace, 'out', 'a.txt'), 'a');
+  assert.deepStrictEqual(await report(t), ['write workspace/out/a.txt']);
+  fs.rmSync(path.join(t.r.workspace, 'out'), { recursive: true });
+  fs.mkdirSync(path.join(t.r.workspace, 'out'));
+  fs.writeFileSync(path.join(t.r.workspace, 'out', 'b.txt'), 'b');
+  assert.deepStrictEqual(await report(t), ['delete workspace/out/a.txt', 'write workspace/out/b.txt']);
+  fs.writeFileSync(path.join(t.r.workspace, 'out', 'c.txt'), 'c');
+  assert.deepStrictEqual(await report(t), ['write workspace/out/c.txt'], 'the new folder has a watch of its own');
+});
+
 test('files left for the next report are reported without any new event', async () => {
   const t = watched({ maxFileBytes: 1000, maxFiles: 10, reportBytes: 700 });
   await t.tracker.writeInitial([]);
