@@ -1,6 +1,5 @@
 #include "connection.hpp"
 
-#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -11,6 +10,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "beast_message.hpp"
 #include "dispatch.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
@@ -36,64 +36,12 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t linger_max_bytes = 8 * 1024 * 1024;
 constexpr auto linger_time = std::chrono::milliseconds(1000);
 
-http_request to_request(bhttp::request<bhttp::string_body>&& raw, const parsed_target& target) {
-  http_request request;
-  request.method = std::string(raw.method_string());
-  request.target = std::string(raw.target());
-  request.path = target.path;
-  request.query = target.query;
-  request.headers.reserve(static_cast<std::size_t>(std::distance(raw.begin(), raw.end())));
-  for (const auto& field : raw) request.headers.emplace_back(field.name_string(), field.value());
-  request.body = std::move(raw.body());
-  auto id = request.header("X-Request-Id");
-  request.request_id = id && core::is_safe_id(*id) ? std::string(*id) : core::make_id("req_");
-  return request;
-}
-
 // Every Transfer-Encoding line, in order: a second line continues the list.
-std::vector<std::string_view> transfer_encodings(const bhttp::request<bhttp::string_body>& header) {
+std::vector<std::string_view> transfer_encodings(const beast_request& header) {
   std::vector<std::string_view> values;
   auto [first, last] = header.equal_range(bhttp::field::transfer_encoding);
   for (auto it = first; it != last; ++it) values.push_back(it->value());
   return values;
-}
-
-bhttp::response<bhttp::string_body> to_beast(http_response&& response, unsigned version, bool keep_alive,
-                                             bool head_only) {
-  bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
-  for (auto& [name, value] : response.headers) out.insert(name, value);
-  out.keep_alive(keep_alive);
-  if (head_only) {
-    out.content_length(response.body.size());
-  } else {
-    out.body() = std::move(response.body);
-    out.prepare_payload();
-  }
-  return out;
-}
-
-// Maps a failure while reading a request to the response it deserves, or to
-// none when the client simply went away.
-std::optional<http_response> read_failure_response(const boost::system::error_code& ec, bool timed_out,
-                                                   const server_config& config) {
-  if (timed_out) {
-    return error_response(http::errc::request_timeout, "the request did not arrive within " +
-                                                           std::to_string(config.request_timeout.count()) +
-                                                           " ms; send the whole request promptly");
-  }
-  if (ec == bhttp::error::header_limit) {
-    return error_response(http::errc::headers_too_large,
-                          "the request headers exceed " + std::to_string(config.header_limit) + " bytes");
-  }
-  if (ec == bhttp::error::body_limit) {
-    return error_response(http::errc::body_too_large,
-                          "the body exceeds the limit of " + std::to_string(config.body_limit) + " bytes");
-  }
-  if (ec == bhttp::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
-      ec == asio::error::operation_aborted || ec == bhttp::error::partial_message) {
-    return std::nullopt;
-  }
-  return error_response(http::errc::bad_request, "the request is not valid HTTP/1.1: " + ec.message());
 }
 
 class connection {
@@ -220,8 +168,7 @@ class connection {
   // Answers a request that will not be served; the caller then closes, as
   // its framing cannot be trusted to find where the next request starts. The
   // access log names the request when its request line arrived.
-  asio::awaitable<void> refuse(http_response response, const bhttp::request<bhttp::string_body>& partial,
-                               clock_type::time_point started) {
+  asio::awaitable<void> refuse(http_response response, const beast_request& partial, clock_type::time_point started) {
     response.set_header("X-Request-Id", core::make_id("req_"));
     std::string method = partial.method_string().empty() ? "-" : std::string(partial.method_string());
     std::string target = partial.target().empty() ? "-" : std::string(partial.target());
@@ -238,8 +185,7 @@ class connection {
   }
 
   // The response as Beast writes it, with the request deadline armed for the write.
-  bhttp::response<bhttp::string_body> start_write(http_response&& response, unsigned version, bool keep_alive,
-                                                  bool head_only) {
+  beast_response start_write(http_response&& response, unsigned version, bool keep_alive, bool head_only) {
     auto message = to_beast(std::move(response), version, keep_alive, head_only);
     deadline_.arm(config_.request_timeout);
     return message;
