@@ -88,51 +88,56 @@ start_candidate find_paren_start(std::string_view t, std::size_t pos) {
 
 // ---- card, ssn, phone and ipv4 starting with a digit: all begin with \b.
 
-// Bit k of the result is bit k + j of the 128 bits `next`:`cur` (j < 64).
-constexpr std::uint64_t ahead(std::uint64_t cur, std::uint64_t next, unsigned j) {
-  return j == 0 ? cur : (cur >> j) | (next << (64 - j));
-}
+// 128 bits of byte flags: a 64-byte block, then the next one for look-ahead.
+// Bit k is byte k; x >> j asks about the byte j further on (j < 64).
+struct bits128 {
+  std::uint64_t lo, hi;
+  constexpr bits128(std::uint64_t here, std::uint64_t next) : lo(here), hi(next) {}
+  friend constexpr bits128 operator>>(bits128 x, unsigned j) {
+    return j == 0 ? x : bits128((x.lo >> j) | (x.hi << (64 - j)), x.hi >> j);
+  }
+  friend constexpr bits128 operator&(bits128 a, bits128 b) { return {a.lo & b.lo, a.hi & b.hi}; }
+  friend constexpr bits128 operator|(bits128 a, bits128 b) { return {a.lo | b.lo, a.hi | b.hi}; }
+  friend constexpr bits128 operator~(bits128 a) { return {~a.lo, ~a.hi}; }
+};
 
 struct digit_starts {
   std::uint64_t card, ssn, phone, ipv4;
 };
 
 // Each kind's layout over its first characters, tested at the 64 positions of
-// block `c` at once (`n` is the block after it, for the look-ahead). Each is
-// necessary for a match of that kind to start there; most are exact.
+// block `c` at once; `n` is the block after it, for the look-ahead. Each
+// layout is necessary for a match of that kind to start there; most are exact.
 digit_starts find_digit_starts(const byte_classes& c, const byte_classes& n, bool word_before) {
-  const auto d = [&](unsigned j) { return ahead(c.digit, n.digit, j); };
-  const auto dot = [&](unsigned j) { return ahead(c.dot, n.dot, j); };
-  const auto space_or_dash = [&](unsigned j) { return ahead(c.space_or_dash, n.space_or_dash, j); };
-  const auto phone_separator = [&](unsigned j) {  // [ .\-]
-    return ahead(c.space_or_dash | c.dot, n.space_or_dash | n.dot, j);
-  };
-  const auto paren = [&](unsigned j) { return ahead(c.paren, n.paren, j); };
+  using bits = bits128;
+  const auto join = [](std::uint64_t here, std::uint64_t next) { return bits(here, next); };
+  const bits d = join(c.digit, n.digit), dot = join(c.dot, n.dot), paren = join(c.paren, n.paren);
+  const bits space_or_dash = join(c.space_or_dash, n.space_or_dash);  // [ \-]
+  const bits separator = space_or_dash | dot;                         // [ .\-]
+  const bits zero = join(c.zero, n.zero);
+  const bits digits2 = d & d >> 1, digits3 = digits2 & d >> 2, digits4 = digits2 & digits2 >> 2;  // ddd... from k
   // A digit with a non-word character (or the start of the text) before it: \b.
   const std::uint64_t bound = c.digit & ~(c.word << 1 | (word_before ? 1 : 0));
-  digit_starts out{};
+
   // dddd, an optional [ \-], then at least four more digits.
-  out.card =
-      bound & d(1) & d(2) & d(3) & ((d(4) & d(5) & d(6) & d(7)) | (space_or_dash(4) & d(5) & d(6) & d(7) & d(8)));
+  const bits card = digits4 & (digits4 >> 4 | (space_or_dash >> 4 & digits4 >> 5));
   // ddd-dd-dddd or ddd dd dddd (the two separators equal: the Set or the validator sees to that).
-  out.ssn = bound & d(1) & d(2) & space_or_dash(3) & d(4) & d(5) & space_or_dash(6) & d(7) & d(8) & d(9) & d(10);
-  // Two groups of 1-3 digits, each with its dot.
-  const auto group_then_dot = [&](unsigned j) {
-    return d(j) & (dot(j + 1) | (d(j + 1) & dot(j + 2)) | (d(j + 1) & d(j + 2) & dot(j + 3)));
-  };
-  out.ipv4 = bound & ((dot(1) & group_then_dot(2)) | (d(1) & dot(2) & group_then_dot(3)) |
-                      (d(1) & d(2) & dot(3) & group_then_dot(4)));
+  const bits ssn = digits3 & space_or_dash >> 3 & digits2 >> 4 & space_or_dash >> 6 & digits4 >> 7;
+  // Two groups of 1-3 digits, each with its dot: `dotted` is a group's
+  // digits after its first then the dot (".", "d.", "dd." from k + 1).
+  const bits dotted = dot >> 1 | (d >> 1 & dot >> 2) | (digits2 >> 1 & dot >> 3);
+  const bits group = d & dotted;
+  const bits ipv4 = (dot >> 1 & group >> 2) | (d >> 1 & dot >> 2 & group >> 3) | (digits2 >> 1 & dot >> 3 & group >> 4);
   // \b00[1-9]; ddd-ddd-dddd; or "1" then "(ddd", a separator and "(ddd",
   // a separator and "ddd-", or "ddd-" (the North-American layouts).
-  const std::uint64_t international = c.zero & ahead(c.zero, n.zero, 1) & d(2) & ~ahead(c.zero, n.zero, 2);
-  const std::uint64_t nanp =
-      d(1) & d(2) & phone_separator(3) & d(4) & d(5) & d(6) & phone_separator(7) & d(8) & d(9) & d(10) & d(11);
-  const std::uint64_t nanp_after_one =
-      c.one &
-      ((paren(1) & d(2) & d(3) & d(4)) | (phone_separator(1) & paren(2) & d(3) & d(4) & d(5)) |
-       (phone_separator(1) & d(2) & d(3) & d(4) & phone_separator(5)) | (d(1) & d(2) & d(3) & phone_separator(4)));
-  out.phone = bound & (international | nanp | nanp_after_one);
-  return out;
+  const bits international = zero & zero >> 1 & d >> 2 & ~(zero >> 2);
+  const bits nanp = digits3 & separator >> 3 & digits3 >> 4 & separator >> 7 & digits4 >> 8;
+  const bits after_one = (paren >> 1 & digits3 >> 2) | (separator >> 1 & paren >> 2 & digits3 >> 3) |
+                         (separator >> 1 & digits3 >> 2 & separator >> 5) | (digits3 >> 1 & separator >> 4);
+  const bits phone = international | nanp | (join(c.one, n.one) & after_one);
+
+  const auto here = [&](bits x) { return bound & x.lo; };
+  return {here(card), here(ssn), here(phone), here(ipv4)};
 }
 
 // ---- ipv6: (?:HEX:){7}HEX | (?:HEX:){6}V4 | (?:HEX(?::HEX){0,6})?::(?:HEX(?::HEX){0,6})?(?::V4)?
@@ -165,9 +170,9 @@ std::size_t find_paired_colon(std::string_view t, std::size_t from) {
   std::uint64_t colons = from < t.size() ? char_bits(t, from - from % 64, ':') : 0;
   for (std::size_t base = from - from % 64; base < t.size(); base += 64) {
     const std::uint64_t next = char_bits(t, base + 64, ':');
-    std::uint64_t paired = 0;
-    for (unsigned j = 1; j <= 5; ++j) paired |= ahead(colons, next, j);
-    paired &= colons & (base < from ? ~std::uint64_t{0} << (from - base) : ~std::uint64_t{0});
+    const bits128 both(colons, next);
+    std::uint64_t paired = colons & (both >> 1 | both >> 2 | both >> 3 | both >> 4 | both >> 5).lo;
+    if (base < from) paired &= ~std::uint64_t{0} << (from - base);
     if (paired != 0) return base + static_cast<std::size_t>(std::countr_zero(paired));
     colons = next;
   }
