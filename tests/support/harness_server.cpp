@@ -58,6 +58,8 @@ std::map<std::string, std::string> end_to_end_env(const std::string& owner, cons
       {"ENV_FILE", "/dev/null"},
       {"SANDBOX_TIMEOUT_MS", "3000"},
       {"SANDBOX_POOL_SIZE", "1"},
+      // Exactly one, whatever the demand: tests count the containers left.
+      {"SANDBOX_POOL_MAX", "1"},
       {"SANDBOX_OWNER", owner},
       {"MCP_FS_ROOT", files},
       {"MEMORY_FILE_PATH", root + "/memory.jsonl"},
