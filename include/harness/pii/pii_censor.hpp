@@ -2,10 +2,12 @@
 // payment card numbers, IPv4 and IPv6 addresses, and custom named patterns) in
 // text and replaces each value with a stable token from a pii_vault.
 //
-// Detection is one RE2 pass over the input: every enabled pattern is compiled
-// into one leftmost-longest alternation whose DFA scans the bytes once; each
-// candidate span then goes through its kind's validator (Luhn, SSN area rules,
-// octet ranges, ...) that throws out look-alikes.
+// Detection: every enabled pattern is compiled into one leftmost-longest RE2
+// alternation. With only built-in detectors on, a prefilter names the
+// positions where a value may start and the alternation runs anchored there;
+// with custom patterns its DFA scans the bytes once. Either way each candidate
+// span then goes through its kind's validator (Luhn, SSN area rules, octet
+// ranges, ...) that throws out look-alikes.
 //
 // Token safety: text in the input that is already shaped like a token
 // ("[EMAIL_1]") is itself replaced by a token of kind TOKEN, so in tokenized
