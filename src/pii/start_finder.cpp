@@ -47,12 +47,25 @@ bool email_local(char c) {
   return is_alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
 }
 
+// The domain after the '@': [A-Za-z0-9][A-Za-z0-9.\-]{0,250} then "." and a
+// letter, all in one run of [A-Za-z0-9.\-] ("user@localhost" has none).
+bool domain_may_follow(std::string_view t, std::size_t at) {
+  if (at + 1 >= t.size() || !is_alnum(t[at + 1])) return false;
+  for (std::size_t i = at + 2; i < t.size() && i <= at + 252; ++i) {
+    if (t[i] == '.') {
+      if (i + 1 < t.size() && is_alpha(t[i + 1])) return true;
+    } else if (!is_alnum(t[i]) && t[i] != '-') {
+      return false;
+    }
+  }
+  return false;
+}
+
 // Found from the '@': the earliest start is the first non-dot of the run of
-// local-part characters before it, at most 64 back. If the match fails there
-// it fails from every later start of the same run (the domain is the same).
+// local-part characters before it, at most 64 back.
 start_candidate find_email_start(std::string_view t, std::size_t pos) {
   for (std::size_t at = find_char(t, pos + 1, '@'); at != npos; at = find_char(t, at + 1, '@')) {
-    if (at + 1 >= t.size() || !is_alnum(t[at + 1])) continue;
+    if (!domain_may_follow(t, at)) continue;
     const std::size_t lowest = std::max(pos, at >= 64 ? at - 64 : 0);
     std::size_t s = at;
     while (s > lowest && email_local(t[s - 1])) --s;
@@ -72,9 +85,12 @@ bool paren_nanp_may_start(std::string_view t, std::size_t s) {
   return digits_at(t, i, 3) && phone_separator_at(t, i + 3) && digits_at(t, i + 4, 4);
 }
 
+// "+" and [1-9], then a digit, a separator or "(" (every layout after "+1"
+// and "+[1-9]").
 start_candidate find_plus_start(std::string_view t, std::size_t pos) {
   for (std::size_t s = find_char(t, pos, '+'); s != npos; s = find_char(t, s + 1, '+')) {
-    if (s + 1 < t.size() && t[s + 1] >= '1' && t[s + 1] <= '9') return {s, kind_bit(phone_index)};
+    if (s + 2 >= t.size() || t[s + 1] < '1' || t[s + 1] > '9') continue;
+    if (is_digit(t[s + 2]) || phone_separator_at(t, s + 2) || t[s + 2] == '(') return {s, kind_bit(phone_index)};
   }
   return {npos, 0};
 }
@@ -159,9 +175,6 @@ bool ipv6_may_start(std::string_view t, std::size_t s) {
   return false;
 }
 
-// A match lies inside one run of [0-9A-Fa-f:.] and starts at most four
-// characters before its first ':'. A run without "::" and six colons (a clock time, a
-// MAC address) holds none and is passed over whole.
 // The first colon at or after `from` with another within the five bytes after
 // it. The first colon of every match has one ("::", or groups of at most four
 // hex digits between colons), so lone colons ("key: value", "10:30") are
@@ -179,23 +192,16 @@ std::size_t find_paired_colon(std::string_view t, std::size_t from) {
   return npos;
 }
 
+// A match starts at most four characters before its first colon, which is a
+// paired one; each of those few positions gets the bounded test above, so a
+// long run of colons costs no more per byte than a short one.
 start_candidate find_ipv6_start(std::string_view t, std::size_t pos) {
-  for (std::size_t colon = find_paired_colon(t, pos); colon != npos;) {
-    const std::size_t lowest = std::max(pos, colon >= 4 ? colon - 4 : 0);
-    std::size_t first = colon;
-    while (first > lowest && ipv6_char(t[first - 1])) --first;
-    std::size_t end = first, colons = 0;
-    bool compressed = false;
-    for (; end < t.size() && ipv6_char(t[end]); ++end) {
-      if (t[end] != ':') continue;
-      ++colons;
-      compressed = compressed || char_at(t, end + 1, ':');
+  std::size_t lowest = pos;  // positions below were tested for an earlier colon
+  for (std::size_t colon = find_paired_colon(t, pos); colon != npos; colon = find_paired_colon(t, colon + 1)) {
+    for (std::size_t s = std::max(lowest, colon >= 4 ? colon - 4 : 0); s <= colon; ++s) {
+      if (ipv6_may_start(t, s)) return {s, kind_bit(ipv6_index)};
     }
-    if (compressed || colons >= 6) {
-      for (std::size_t s = first; s < end; ++s)
-        if (ipv6_may_start(t, s)) return {s, kind_bit(ipv6_index)};
-    }
-    colon = find_paired_colon(t, end);
+    lowest = colon + 1;
   }
   return {npos, 0};
 }
