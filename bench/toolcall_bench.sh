@@ -38,11 +38,9 @@ ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=1 SANDBOX_OWNER=b
   MCP_CONFIG="$config" "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
 server=$!
 trap cleanup EXIT
-for _ in $(seq 1 300); do
-  up=$(curl -s "localhost:$port/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["components"]; print(int(c["pool"]["ready"]>=1 and c["mcp.everything"]["status"]=="up"))' 2>/dev/null || echo 0)
-  [ "$up" = 1 ] && break
-  sleep 0.2
-done
+# shellcheck source=wait_pool.sh
+. "$root/bench/wait_pool.sh"
+wait_everything "$port"
 
 code="for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'});
 const rounds = [];

@@ -27,11 +27,9 @@ cleanup() {
   rm -f "$log"
 }
 trap cleanup EXIT
-for _ in $(seq 1 300); do
-  up=$(curl -s "localhost:$port/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["components"]; print(int(c["pool"]["ready"]>=1 and c["mcp.everything"]["status"]=="up"))' 2>/dev/null || echo 0)
-  [ "$up" = 1 ] && break
-  sleep 0.2
-done
+# shellcheck source=wait_pool.sh
+. "$root/bench/wait_pool.sh"
+wait_everything "$port"
 
 execute() {  # code -> the block's result (JSON)
   python3 -c 'import json,sys; print(json.dumps({"userId":"bench","sessionId":"prof","code":sys.argv[1]}))' "$1" |
