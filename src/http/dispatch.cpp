@@ -75,10 +75,13 @@ http_response with_request_id(http_response response, const http_request& reques
 
 }  // namespace
 
-std::optional<http_response> dispatch_now(const router& routes, services& svc, const http_request& request,
-                                          dispatch_info* info) {
+namespace {
+
+// dispatch_now() for a route already found; `match` is left as it was when
+// the route's handler waits (nullopt), so dispatch() need not find it again.
+std::optional<http_response> answer_now(router::match_result& match, services& svc, const http_request& request,
+                                        dispatch_info* info) {
   try {
-    auto match = routes.match(request.method, request.path);
     if (match.found && match.found->handle_async) return std::nullopt;
     admitted_request admitted;
     auto refused = admit_request(std::move(match), svc, request, info, admitted);
@@ -91,15 +94,24 @@ std::optional<http_response> dispatch_now(const router& routes, services& svc, c
   }
 }
 
+}  // namespace
+
+std::optional<http_response> dispatch_now(const router& routes, services& svc, const http_request& request,
+                                          dispatch_info* info) {
+  auto match = routes.match(request.method, request.path);
+  return answer_now(match, svc, request, info);
+}
+
 boost::asio::awaitable<http_response> dispatch(const router& routes, services& svc, const http_request& request,
                                                dispatch_info* info) {
-  if (auto answer = dispatch_now(routes, svc, request, info)) co_return std::move(*answer);
+  auto match = routes.match(request.method, request.path);
+  if (auto answer = answer_now(match, svc, request, info)) co_return std::move(*answer);
   // The route's handler waits: the same steps, in a coroutine.
   http_response response;
   std::string failure;
   try {
     admitted_request admitted;
-    auto refused = admit_request(routes.match(request.method, request.path), svc, request, info, admitted);
+    auto refused = admit_request(std::move(match), svc, request, info, admitted);
     if (refused) {
       response = std::move(*refused);
     } else {
