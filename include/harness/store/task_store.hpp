@@ -144,9 +144,21 @@ class blocking_task_store {
   // own name (its tasks of an earlier run died with it); a periodic sweep
   // passes none and so only takes tasks whose owner stopped renewing.
   virtual result<std::vector<std::string>> mark_interrupted(std::int64_t now_ms, const std::string& owner = {}) = 0;
-  // Sets lease_until_ms of every unfinished task of `owner` to until_ms.
-  // Returns how many tasks it renewed.
+  // Sets lease_until_ms of every unfinished task of `owner`, and of every
+  // session it holds, to until_ms. Returns how many tasks it renewed.
   virtual result<std::size_t> renew_leases(const std::string& owner, std::int64_t until_ms) = 0;
+
+  // The session directory of replicas (execution::session_directory): a
+  // session lives on the replica whose sandbox holds it. hold_session makes
+  // `owner` the holder of `key` with a lease until until_ms, unless another
+  // owner holds it with a lease that has not passed at now_ms; returns the
+  // holder after the call (owner when it got or kept it).
+  virtual result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now_ms,
+                                           std::int64_t until_ms) = 0;
+  // Forgets `key` when `owner` holds it (another holder's entry stays).
+  virtual status release_session(const std::string& key, const std::string& owner) = 0;
+  // The holder of `key` whose lease has not passed at now_ms; empty when none.
+  virtual result<std::string> session_holder(const std::string& key, std::int64_t now_ms) = 0;
   // Retention: deletes tasks that finished (finished_ms != 0, status neither
   // queued nor running) before cutoff_ms, with their events. Returns how
   // many tasks. Conversations and the usage ledger are kept.
@@ -205,6 +217,10 @@ class task_store {
   virtual boost::asio::awaitable<result<std::vector<std::string>>> mark_interrupted(std::int64_t now_ms,
                                                                                     std::string owner) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> renew_leases(std::string owner, std::int64_t until_ms) = 0;
+  virtual boost::asio::awaitable<result<std::string>> hold_session(std::string key, std::string owner,
+                                                                   std::int64_t now_ms, std::int64_t until_ms) = 0;
+  virtual boost::asio::awaitable<status> release_session(std::string key, std::string owner) = 0;
+  virtual boost::asio::awaitable<result<std::string>> session_holder(std::string key, std::int64_t now_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
                                                                            nlohmann::json empty) = 0;

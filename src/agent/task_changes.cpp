@@ -1,0 +1,43 @@
+#include "task_changes.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace harness::agent {
+
+namespace asio = boost::asio;
+
+asio::awaitable<void> change_waiter::wait(std::chrono::milliseconds limit) {
+  if (!pending_) {
+    timer_.expires_after(limit);
+    co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+  pending_ = false;
+}
+
+void change_waiter::wake() {
+  pending_ = true;
+  timer_.cancel();
+}
+
+std::shared_ptr<change_waiter> task_changes::follow(const std::string& task_id) {
+  // Waiters of streams that ended go here, so the map holds only live ones and a few dropped since.
+  std::erase_if(waiters_, [](const auto& entry) { return entry.second.expired(); });
+  auto waiter = std::make_shared<change_waiter>(executor_);
+  waiters_.emplace(task_id, waiter);
+  return waiter;
+}
+
+void task_changes::changed(const std::string& task_id) {
+  auto wake = [](const auto& entry) {
+    if (auto waiter = entry.second.lock()) waiter->wake();
+  };
+  if (task_id.empty()) {
+    for (const auto& entry : waiters_) wake(entry);
+    return;
+  }
+  auto [first, last] = waiters_.equal_range(task_id);
+  for (auto it = first; it != last; ++it) wake(*it);
+}
+
+}  // namespace harness::agent
