@@ -58,14 +58,15 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   return [timer] { timer->cancel(); };
 }
 
-result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config) {
-  auto backend = store::open_blocking_sqlite_store(config.path);
+result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config,
+                                                           const std::string& owner) {
+  auto backend = store::open_blocking_store(config);
   if (!backend) return backend.error();
-  auto interrupted = (*backend)->mark_interrupted(core::real_clock().epoch_ms());
+  auto interrupted = (*backend)->mark_interrupted(core::real_clock().epoch_ms(), owner);
   if (!interrupted) {
     core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
-  } else if (*interrupted > 0) {
-    core::log_info("{} task(s) of an earlier run were marked interrupted", *interrupted);
+  } else if (!interrupted->empty()) {
+    core::log_info("{} task(s) of an earlier run were marked interrupted", interrupted->size());
   }
   return store::run_on_store_thread(std::move(*backend));
 }
@@ -116,7 +117,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();
   if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
-  auto store = open_task_store(*store_config);
+  auto store = open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
   if (!store) return store.error();
   // Conversation vaults hold every raw value a user's tools returned: sealed at rest.
   auto sealer = pii::load_vault_sealer(settings);
@@ -147,7 +148,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());
   if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);
-  core::log_info("agent ready: {} provider, store {}", llm_config.provider, store_config->path.string());
+  core::log_info("agent ready: {} provider, store {}", llm_config.provider, store::describe_store(*store_config));
   return out;
 }
 

@@ -79,11 +79,20 @@ DROP INDEX tasks_unfinished;
 CREATE INDEX tasks_unfinished ON tasks (status) WHERE status IN ('queued', 'running', 'awaiting_approval');
 )sql";
 
-constexpr std::array<migration, 4> builtin = {{
+// Version 5: replicas sharing a store. The replica that runs each task (its
+// SANDBOX_OWNER) and when its lease ends; recovery looks tasks up by owner.
+constexpr const char* v5_sql = R"sql(
+ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE tasks ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX tasks_unfinished_by_user ON tasks (user_id) WHERE status IN ('queued', 'running', 'awaiting_approval');
+)sql";
+
+constexpr std::array<migration, 5> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
     {4, "awaiting_approval among the unfinished tasks", v4_sql},
+    {5, "owner and lease of each task", v5_sql},
 }};
 
 error open_failed(error e) {

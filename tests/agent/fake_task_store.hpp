@@ -32,6 +32,16 @@ class fake_task_store final : public store::task_store {
     tasks.emplace(std::move(id), std::move(task));
     co_return status{};
   }
+  boost::asio::awaitable<status> create_task_limited(store::task_record task, std::size_t max_active) override {
+    if (fail_with) co_return *fail_with;
+    std::size_t active = 0;
+    for (const auto& [id, t] : tasks) active += t.user_id == task.user_id && !store::is_terminal(t.status);
+    if (active >= max_active) {
+      co_return make_error(harness::store::errc::user_limit,
+                           "user '" + task.user_id + "' has " + std::to_string(max_active) + " unfinished task(s) already");
+    }
+    co_return co_await create_task(std::move(task));
+  }
   boost::asio::awaitable<status> update_task(store::task_record task) override {
     if (fail_with) co_return *fail_with;
     auto it = tasks.find(task.id);
@@ -115,14 +125,25 @@ class fake_task_store final : public store::task_store {
     if (fail_with) co_return *fail_with;
     co_return store::usage_totals{};
   }
-  boost::asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) override {
+  boost::asio::awaitable<result<std::vector<std::string>>> mark_interrupted(std::int64_t now_ms,
+                                                                            std::string owner) override {
+    if (fail_with) co_return *fail_with;
+    std::vector<std::string> ids;  // the map keeps them sorted
+    for (auto& [id, t] : tasks) {
+      if (store::is_terminal(t.status)) continue;
+      if (!(t.lease_until_ms < now_ms || (!owner.empty() && t.owner == owner))) continue;
+      t.status = store::task_status::interrupted;
+      t.error = {{"code", "interrupted"}, {"message", "the server stopped before the task finished; send it again"}};
+      t.finished_ms = now_ms;
+      ids.push_back(id);
+    }
+    co_return ids;
+  }
+  boost::asio::awaitable<result<std::size_t>> renew_leases(std::string owner, std::int64_t until_ms) override {
     if (fail_with) co_return *fail_with;
     std::size_t n = 0;
     for (auto& [id, t] : tasks) {
-      if (store::is_terminal(t.status)) continue;
-      t.status = store::task_status::interrupted;
-      t.finished_ms = now_ms;
-      ++n;
+      if (t.owner == owner && !store::is_terminal(t.status)) t.lease_until_ms = until_ms, ++n;
     }
     co_return n;
   }

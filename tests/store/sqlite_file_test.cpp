@@ -102,7 +102,7 @@ TEST(SqliteFile, CreatesFoldersAndAReopenKeepsEverything) {
   // What the agent does at start-up: the task that was running is now interrupted.
   auto n = store->mark_interrupted(5000);
   ASSERT_TRUE(n);
-  EXPECT_EQ(*n, 1u);
+  EXPECT_EQ(*n, std::vector<std::string>{"task_1"});
   EXPECT_EQ(store->get_task("task_1").value()->status, task_status::interrupted);
   EXPECT_EQ(store->get_task("task_2").value()->status, task_status::succeeded);
 }
@@ -168,7 +168,10 @@ TEST(SqliteFile, AFileFromSchemaVersion1IsUpgradedWithItsData) {
 
   raw_db raw(file);
   EXPECT_EQ(raw.text("SELECT group_concat(version) FROM (SELECT version FROM schema_migrations ORDER BY version)"),
-            "1,2,3,4");
+            "1,2,3,4,5");
+  // Version 5: a task from before replicas has no owner and no lease.
+  EXPECT_EQ((*t)->owner, "");
+  EXPECT_EQ((*t)->lease_until_ms, 0);
 }
 
 TEST(SqliteFile, AFileFromANewerBuildIsRefusedAndLeftAlone) {
