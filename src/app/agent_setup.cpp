@@ -117,12 +117,13 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();
   if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
-  auto store = open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
+  auto store = inputs.store ? result<std::shared_ptr<store::task_store>>(inputs.store)
+                            : open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
   if (!store) return store.error();
   // Conversation vaults hold every raw value a user's tools returned: sealed at rest.
   auto sealer = pii::load_vault_sealer(settings);
   if (!sealer) return sealer.error();
-  out.health.push_back(store::store_health(*store));
+  if (!inputs.store) out.health.push_back(store::store_health(*store));  // else the app reports it
   out.stop_retention = start_retention(executor, *store, *store_config);
 
   agent::agent_dependencies deps;

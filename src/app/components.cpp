@@ -8,6 +8,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
 #include "agent_setup.hpp"
+#include "replica_upkeep.hpp"
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
@@ -34,6 +35,8 @@
 #include "harness/policy/policy_config.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
+#include "harness/store/store_config.hpp"
+#include "harness/store/store_health.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
@@ -66,6 +69,7 @@ class components_impl final : public components {
     if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
     if (sweeper_) sweeper_->stop();
     if (stop_retention_) stop_retention_();
+    if (stop_upkeep_) stop_upkeep_();
     if (face_) co_await face_->shutdown();
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
@@ -93,6 +97,7 @@ class components_impl final : public components {
   std::shared_ptr<agent::agent_manager> agent_;
   std::unique_ptr<skills::sweeper> sweeper_;
   std::function<void()> stop_retention_;
+  std::function<void()> stop_upkeep_;  // the replica upkeep's, with STORE_URL
   // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention
   // deletes); its destructor stops and joins it.
   asio::thread_pool background_{2};
@@ -118,6 +123,35 @@ asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> 
 }
 
 using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
+
+// What replicas sharing one store (STORE_URL) run beside the agent.
+struct shared_store_parts {
+  std::shared_ptr<store::task_store> store;
+  std::shared_ptr<execution::session_directory> directory;
+  std::function<void()> stop_upkeep;
+};
+
+// With STORE_URL: opens the store now (the session directory needs it with or
+// without an LLM), reports its health and starts the replica upkeep. Without:
+// nothing (the agent opens its SQLite file itself).
+result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_executor& executor,
+                                                            const core::settings& settings, const std::string& owner,
+                                                            core::health_sources& health) {
+  auto config = store::load_store_config(settings);
+  if (!config) return config.error();
+  if (config->url.empty()) return std::optional<shared_store_parts>();
+  auto lease = settings.get_ms("TASK_LEASE_MS", 1000, 3600000);
+  if (!lease) return lease.error();
+  auto opened = open_task_store(*config, owner);
+  if (!opened) return opened.error();
+  health.push_back(store::store_health(*opened));
+  shared_store_parts out;
+  out.store = *opened;
+  out.directory = store_session_directory(out.store, owner, *lease);
+  out.stop_upkeep = start_replica_upkeep(executor, out.store, owner, *lease);
+  core::log_info("replica '{}' on a shared store: {}", owner, store::describe_store(*config));
+  return std::optional<shared_store_parts>(std::move(out));
+}
 
 // TOOL_POLICY_FILE (and APPROVAL_DEFAULT): a factory of call guards, empty
 // when neither asks for a policy. A file that cannot be read or parsed stops
@@ -226,6 +260,13 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto remote = mcp::with_oauth(http, *oauth);
 
   auto executor = io.get_executor();
+  auto opened_shared = open_shared_store(executor, settings, sandbox_config->owner, out->services_.health);
+  if (!opened_shared) return opened_shared.error();
+  const std::optional<shared_store_parts>& shared_store = *opened_shared;
+  if (shared_store) {
+    out->stop_upkeep_ = shared_store->stop_upkeep;
+    exec_settings->service.directory = shared_store->directory;
+  }
   out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics, remote);
   out->services_.tools = out->registry_;
   for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
@@ -284,6 +325,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!face_settings) return face_settings.error();
   face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
   face_settings->face.approval_timeout = policy_config->approval_timeout;
+  if (shared_store) face_settings->face.replica = sandbox_config->owner;
   out->face_ = mcp_server::create_mcp_face(
       executor,
       {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},
@@ -303,7 +345,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .metrics = metrics,
                       .guards = *guards,
                       .approval_timeout = policy_config->approval_timeout,
-                      .http_engine = out->http_engine_};
+                      .http_engine = out->http_engine_,
+                      .store = shared_store ? shared_store->store : nullptr};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;

@@ -83,12 +83,23 @@ CREATE INDEX tasks_unfinished_by_user ON tasks (user_id) WHERE status IN ('queue
 
 // Same versions and names as the SQLite list: schema_version() means the same
 // schema on both backends.
-constexpr std::array<migration, 5> builtin = {{
+// Version 6: the session directory of replicas (task_store::hold_session).
+constexpr const char* v6_sql = R"sql(
+CREATE TABLE sessions (
+  key            text PRIMARY KEY,
+  owner          text NOT NULL,
+  lease_until_ms bigint NOT NULL
+);
+CREATE INDEX sessions_by_owner ON sessions (owner);
+)sql";
+
+constexpr std::array<migration, 6> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
     {4, "awaiting_approval among the unfinished tasks", v4_sql},
     {5, "owner and lease of each task", v5_sql},
+    {6, "the session directory of replicas", v6_sql},
 }};
 
 error with_code(error e, errc code) {

@@ -293,8 +293,43 @@ class pg_task_store final : public blocking_task_store {
       auto rows = db_->exec("UPDATE tasks SET lease_until_ms = $2 WHERE owner = $1 AND " HARNESS_PG_UNFINISHED,
                             pg_params().bytes(owner).int64(until_ms), "cannot renew the leases of " + owner);
       if (!rows) return rows.error();
+      auto sessions = db_->exec("UPDATE sessions SET lease_until_ms = $2 WHERE owner = $1",
+                                pg_params().text(owner).int64(until_ms), "cannot renew the sessions of " + owner);
+      if (!sessions) return sessions.error();
       return static_cast<std::size_t>(rows->changed());
     }());
+  }
+
+  result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now_ms,
+                                   std::int64_t until_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::string> {
+      // Taken over only from a holder whose lease has passed; the row locked by
+      // the upsert makes two replicas' holds take turns.
+      auto held = db_->exec(
+          "INSERT INTO sessions (key, owner, lease_until_ms) VALUES ($1, $2, $4) ON CONFLICT (key) DO UPDATE SET "
+          "owner = excluded.owner, lease_until_ms = excluded.lease_until_ms "
+          "WHERE sessions.owner = excluded.owner OR sessions.lease_until_ms < $3 RETURNING owner",
+          pg_params().text(key).text(owner).int64(now_ms).int64(until_ms), "cannot hold session " + key);
+      if (!held) return held.error();
+      if (held->size() > 0) return held->text(0, 0);
+      return holder_of(key, std::numeric_limits<std::int64_t>::min());
+    }());
+  }
+
+  status release_session(const std::string& key, const std::string& owner) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto rows = db_->exec("DELETE FROM sessions WHERE key = $1 AND owner = $2", pg_params().text(key).text(owner),
+                            "cannot release session " + key);
+      if (!rows) return rows.error();
+      return {};
+    }());
+  }
+
+  result<std::string> session_holder(const std::string& key, std::int64_t now_ms) override {
+    std::lock_guard lock(mutex_);
+    return track(holder_of(key, now_ms));
   }
 
   result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) override {
@@ -338,6 +373,14 @@ class pg_task_store final : public blocking_task_store {
   }
 
  private:
+  // The holder of session `key` with a lease not passed at now_ms; empty when none.
+  result<std::string> holder_of(const std::string& key, std::int64_t now_ms) {
+    auto rows = db_->exec("SELECT owner FROM sessions WHERE key = $1 AND lease_until_ms >= $2",
+                          pg_params().text(key).int64(now_ms), "cannot read session " + key);
+    if (!rows) return rows.error();
+    return rows->size() > 0 ? rows->text(0, 0) : std::string();
+  }
+
   status insert_task(const task_record& task) {
     auto rows = db_->exec(insert_task_sql, task_params(task), "cannot store task " + task.id);
     if (rows) return {};

@@ -270,8 +270,44 @@ class sqlite_task_store final : public blocking_task_store {
       if (!st) return st.error();
       st->bind(1, owner).bind(2, until_ms);
       if (auto s = st->run("cannot renew the leases of " + owner); !s) return s.error();
-      return static_cast<std::size_t>(db_->changes());
+      const auto renewed = static_cast<std::size_t>(db_->changes());
+      auto sessions = db_->prepare("UPDATE sessions SET lease_until_ms = ?2 WHERE owner = ?1");
+      if (!sessions) return sessions.error();
+      sessions->bind(1, owner).bind(2, until_ms);
+      if (auto s = sessions->run("cannot renew the sessions of " + owner); !s) return s.error();
+      return renewed;
     }());
+  }
+
+  result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now_ms,
+                                   std::int64_t until_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::string> {
+      // Taken over only from a holder whose lease has passed.
+      auto st = db_->prepare(
+          "INSERT INTO sessions (key, owner, lease_until_ms) VALUES (?1, ?2, ?4) ON CONFLICT (key) DO UPDATE SET "
+          "owner = excluded.owner, lease_until_ms = excluded.lease_until_ms "
+          "WHERE sessions.owner = excluded.owner OR sessions.lease_until_ms < ?3");
+      if (!st) return st.error();
+      st->bind(1, key).bind(2, owner).bind(3, now_ms).bind(4, until_ms);
+      if (auto s = st->run("cannot hold session " + key); !s) return s.error();
+      return holder_of(key, std::numeric_limits<std::int64_t>::min());
+    }());
+  }
+
+  status release_session(const std::string& key, const std::string& owner) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare("DELETE FROM sessions WHERE key = ?1 AND owner = ?2");
+      if (!st) return st.error();
+      st->bind(1, key).bind(2, owner);
+      return st->run("cannot release session " + key);
+    }());
+  }
+
+  result<std::string> session_holder(const std::string& key, std::int64_t now_ms) override {
+    std::lock_guard lock(mutex_);
+    return track(holder_of(key, now_ms));
   }
 
   result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms, const nlohmann::json& empty) override {
@@ -309,6 +345,17 @@ class sqlite_task_store final : public blocking_task_store {
   }
 
  private:
+  // The holder of session `key` with a lease not passed at now_ms; empty when none.
+  result<std::string> holder_of(const std::string& key, std::int64_t now_ms) {
+    auto st = db_->prepare("SELECT owner FROM sessions WHERE key = ?1 AND lease_until_ms >= ?2");
+    if (!st) return st.error();
+    st->bind(1, key).bind(2, now_ms);
+    int rc = st->step();
+    if (rc == SQLITE_DONE) return std::string();
+    if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot read session " + key);
+    return st->text(0);
+  }
+
   result<std::size_t> count_unfinished(const std::string& user_id) {
     auto st = db_->prepare("SELECT count(*) FROM tasks WHERE user_id = ?1 AND status IN " HARNESS_UNFINISHED);
     if (!st) return st.error();

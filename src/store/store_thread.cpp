@@ -62,6 +62,19 @@ class threaded_task_store final : public task_store {
   asio::awaitable<result<std::size_t>> renew_leases(std::string owner, std::int64_t until_ms) override {
     return on_thread([b = backend_, owner = std::move(owner), until_ms] { return b->renew_leases(owner, until_ms); });
   }
+  asio::awaitable<result<std::string>> hold_session(std::string key, std::string owner, std::int64_t now_ms,
+                                                    std::int64_t until_ms) override {
+    return on_thread([b = backend_, key = std::move(key), owner = std::move(owner), now_ms, until_ms] {
+      return b->hold_session(key, owner, now_ms, until_ms);
+    });
+  }
+  asio::awaitable<status> release_session(std::string key, std::string owner) override {
+    return on_thread(
+        [b = backend_, key = std::move(key), owner = std::move(owner)] { return b->release_session(key, owner); });
+  }
+  asio::awaitable<result<std::string>> session_holder(std::string key, std::int64_t now_ms) override {
+    return on_thread([b = backend_, key = std::move(key), now_ms] { return b->session_holder(key, now_ms); });
+  }
   asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms, nlohmann::json empty) override {
     return on_thread(
         [b = backend_, cutoff_ms, empty = std::move(empty)] { return b->forget_vaults_before(cutoff_ms, empty); });

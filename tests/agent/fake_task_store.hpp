@@ -22,6 +22,7 @@ class fake_task_store final : public store::task_store {
   std::map<std::string, store::task_record> tasks;
   std::map<std::string, std::vector<store::event_record>> events_of;  // by task, in seq order
   std::map<std::string, store::conversation_record> conversations;
+  std::map<std::string, std::pair<std::string, std::int64_t>> sessions;  // key -> (owner, lease until)
   std::int64_t usage_rows = 0;
 
   boost::asio::awaitable<status> create_task(store::task_record task) override {
@@ -146,6 +147,22 @@ class fake_task_store final : public store::task_store {
       if (t.owner == owner && !store::is_terminal(t.status)) t.lease_until_ms = until_ms, ++n;
     }
     co_return n;
+  }
+  // The session directory (no test of the agent uses it; kept honest anyway).
+  boost::asio::awaitable<result<std::string>> hold_session(std::string key, std::string owner, std::int64_t now_ms,
+                                                           std::int64_t until_ms) override {
+    if (fail_with) co_return *fail_with;
+    auto& held = sessions[key];
+    if (held.first.empty() || held.first == owner || held.second < now_ms) held = {owner, until_ms};
+    co_return held.first;
+  }
+  boost::asio::awaitable<status> release_session(std::string key, std::string owner) override {
+    if (auto it = sessions.find(key); it != sessions.end() && it->second.first == owner) sessions.erase(it);
+    co_return status{};
+  }
+  boost::asio::awaitable<result<std::string>> session_holder(std::string key, std::int64_t now_ms) override {
+    auto it = sessions.find(key);
+    co_return it != sessions.end() && it->second.second >= now_ms ? it->second.first : std::string();
   }
   boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
                                                                    nlohmann::json empty) override {

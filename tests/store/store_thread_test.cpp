@@ -57,6 +57,16 @@ class thread_recording_backend final : public blocking_task_store {
   result<std::vector<std::string>> mark_interrupted(std::int64_t now, const std::string& owner) override {
     return note(), real_->mark_interrupted(now, owner);
   }
+  result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now,
+                                   std::int64_t until) override {
+    return note(), real_->hold_session(key, owner, now, until);
+  }
+  status release_session(const std::string& key, const std::string& owner) override {
+    return note(), real_->release_session(key, owner);
+  }
+  result<std::string> session_holder(const std::string& key, std::int64_t now) override {
+    return note(), real_->session_holder(key, now);
+  }
   result<std::size_t> renew_leases(const std::string& owner, std::int64_t until) override {
     return note(), real_->renew_leases(owner, until);
   }
