@@ -140,6 +140,14 @@ result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_e
   auto config = store::load_store_config(settings);
   if (!config) return config.error();
   if (config->url.empty()) return std::optional<shared_store_parts>();
+  // A conversation continued on another replica opens its vault there: the
+  // key made beside a local STORE_PATH would differ on each replica.
+  if (!settings.is_set_explicitly("VAULT_KEY") && !settings.is_set_explicitly("VAULT_KEY_FILE")) {
+    return make_error(core::errc::invalid_setting,
+                      "STORE_URL is set but the vault key is this replica's own (no VAULT_KEY or VAULT_KEY_FILE)",
+                      "replicas sharing a store must seal PII vaults with one key: set VAULT_KEY to the same 64 hex "
+                      "digits on each (or VAULT_KEY_FILE to a file they share)");
+  }
   auto lease = settings.get_ms("TASK_LEASE_MS", 1000, 3600000);
   if (!lease) return lease.error();
   auto opened = open_task_store(*config, owner);
