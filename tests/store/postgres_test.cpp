@@ -191,8 +191,9 @@ TEST(PostgresStore, AWatcherReconnectsAfterItsConnectionDiesAndSaysChangesMayBeM
   change_log log;
   ASSERT_TRUE(b->watch_changes(log.callback()));
   // An operator (or a failover) ends the watcher's session.
-  sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> "
-           "pg_backend_pid()");
+  sql(url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> "
+      "pg_backend_pid()");
   EXPECT_TRUE(log.wait_for("")) << "no on_change(\"\") after the reconnect";
   ASSERT_TRUE(a->create_task(sample_task("task_1")));
   ASSERT_TRUE(a->append_event({"task_1", 1, "log", "after", 5}));
@@ -204,8 +205,9 @@ TEST(PostgresStore, AStoreWhoseConnectionWasKilledReconnects) {
   auto a = open_ok(url);
   ASSERT_TRUE(a);
   ASSERT_TRUE(a->create_task(sample_task("task_1")));
-  sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
-           "pg_backend_pid()");
+  sql(url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+      "pg_backend_pid()");
   // The call that finds the connection dead fails with a storage error; a later one reconnects.
   bool recovered = false;
   for (int i = 0; i < 3 && !recovered; ++i) {
