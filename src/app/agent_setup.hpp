@@ -60,8 +60,7 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
 // blocking: nothing is served yet), marks as interrupted the unfinished tasks
 // of `owner` (this replica's SANDBOX_OWNER: its tasks of an earlier run died
 // with it) and those whose lease expired, and hands the store to its own thread.
-result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config,
-                                                           const std::string& owner);
+result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config, const std::string& owner);
 
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);

@@ -145,7 +145,8 @@ result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& ur
     return pg_open_failed(description, message);
   }
   // NOTICEs ("relation already exists, skipping") are not for our log.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   return std::unique_ptr<pg_connection>(new pg_connection(conn, std::move(description)));
 }
 
@@ -184,8 +185,9 @@ result<pg_rows> pg_connection::outcome(pg_rows rows, std::string_view what) {
   auto message = trimmed(r == nullptr ? PQerrorMessage(conn_) : PQresultErrorMessage(r));
   if (message.starts_with("ERROR:  ")) message.erase(0, 8);
   const auto code = failure_code(last_sqlstate_);
-  return make_error(code, fmt::format("{}: {} (sqlstate {})", what, message, last_sqlstate_.empty() ? "none" : last_sqlstate_),
-                    failure_hint(code));
+  return make_error(
+      code, fmt::format("{}: {} (sqlstate {})", what, message, last_sqlstate_.empty() ? "none" : last_sqlstate_),
+      failure_hint(code));
 }
 
 status pg_connection::exec(const char* sql, std::string_view what) {

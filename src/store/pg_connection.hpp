@@ -28,7 +28,7 @@ inline constexpr std::string_view foreign_key_violation = "23503";
 
 class pg_params {
  public:
-  pg_params& text(std::string_view value);  // no NUL byte: sent as a C string
+  pg_params& text(std::string_view value);   // no NUL byte: sent as a C string
   pg_params& bytes(std::string_view value);  // for a bytea: any bytes
   pg_params& int64(std::int64_t value);
   pg_params& json(const nlohmann::json& value);

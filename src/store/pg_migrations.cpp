@@ -123,8 +123,8 @@ status check_ours(pg_connection& db) {
 }
 
 result<int> applied_version(pg_connection& db) {
-  auto rows = db.exec("SELECT coalesce(max(version), 0) FROM schema_migrations", pg_params(),
-                      "cannot read the schema version");
+  auto rows =
+      db.exec("SELECT coalesce(max(version), 0) FROM schema_migrations", pg_params(), "cannot read the schema version");
   if (!rows) return rows.error();
   return static_cast<int>(rows->int64(0, 0));
 }

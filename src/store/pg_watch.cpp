@@ -28,7 +28,8 @@ std::string from_hex(std::string_view hex) {
     return 0;
   };
   std::string out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(value(hex[i]) * 16 + value(hex[i + 1])));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<char>(value(hex[i]) * 16 + value(hex[i + 1])));
   return out;
 }
 
@@ -69,7 +70,8 @@ struct pg_watch::state {
     conn = PQconnectStart(url.c_str());
     if (conn == nullptr) return "out of memory";
     if (PQstatus(conn) == CONNECTION_BAD) return last_message(conn);
-    PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        conn, [](void*, const char*) {}, nullptr);
     for (auto poll_state = PGRES_POLLING_WRITING;;) {
       if (poll_state == PGRES_POLLING_OK) break;
       if (poll_state == PGRES_POLLING_FAILED) return last_message(conn);

@@ -23,7 +23,7 @@ class pg_watch {
   // between tries), then on_change("") tells that changes may have been missed.
   // Errors: "store_open_failed" when the first connection fails.
   static result<std::unique_ptr<pg_watch>> start(const std::string& url,
-                                                  std::function<void(const std::string&)> on_change);
+                                                 std::function<void(const std::string&)> on_change);
   pg_watch(const pg_watch&) = delete;
   pg_watch& operator=(const pg_watch&) = delete;
   // Stops the thread (it wakes at once) and closes the connection.

@@ -257,7 +257,8 @@ class sqlite_task_store final : public blocking_task_store {
       std::vector<std::string> ids;
       int rc;
       while ((rc = st->step()) == SQLITE_ROW) ids.push_back(st->text(0));
-      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot mark unfinished tasks interrupted");
+      if (rc != SQLITE_DONE)
+        return detail::sqlite_failure(db_->handle(), rc, "cannot mark unfinished tasks interrupted");
       std::sort(ids.begin(), ids.end());
       return ids;
     }());
@@ -338,10 +339,8 @@ class sqlite_task_store final : public blocking_task_store {
   int schema_version() const override { return version_; }
 
   core::component_health health() const override {
-    return health_.report({{"backend", "sqlite"},
-                           {"path", path_.string()},
-                           {"schemaVersion", version_},
-                           {"journalMode", journal_mode_}});
+    return health_.report(
+        {{"backend", "sqlite"}, {"path", path_.string()}, {"schemaVersion", version_}, {"journalMode", journal_mode_}});
   }
 
  private:

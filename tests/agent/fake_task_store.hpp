@@ -38,8 +38,9 @@ class fake_task_store final : public store::task_store {
     std::size_t active = 0;
     for (const auto& [id, t] : tasks) active += t.user_id == task.user_id && !store::is_terminal(t.status);
     if (active >= max_active) {
-      co_return make_error(harness::store::errc::user_limit,
-                           "user '" + task.user_id + "' has " + std::to_string(max_active) + " unfinished task(s) already");
+      co_return make_error(
+          harness::store::errc::user_limit,
+          "user '" + task.user_id + "' has " + std::to_string(max_active) + " unfinished task(s) already");
     }
     co_return co_await create_task(std::move(task));
   }

@@ -67,6 +67,19 @@ class change_log {
   std::vector<std::string> seen_;
 };
 
+// Two store objects on one database, as two replicas of the server have.
+class PostgresStoreReplicas : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    url = postgres_server::shared().create_database();
+    a = open_ok(url);
+    b = open_ok(url);
+    ASSERT_TRUE(a && b);
+  }
+  std::string url;
+  std::shared_ptr<blocking_task_store> a, b;
+};
+
 TEST(PostgresStore, MigratesAnEmptyDatabaseOnceAndASecondOpenDoesNotMigrateAgain) {
   const auto url = postgres_server::shared().create_database();
   auto first = open_ok(url);
@@ -133,11 +146,7 @@ TEST(PostgresStore, OpenBlockingStoreFollowsStoreUrl) {
   EXPECT_TRUE((*store)->shared());
 }
 
-TEST(PostgresStore, TwoReplicasRacingForTheLastSlotsNeverExceedTheLimit) {
-  const auto url = postgres_server::shared().create_database();
-  auto a = open_ok(url);
-  auto b = open_ok(url);
-  ASSERT_TRUE(a && b);
+TEST_F(PostgresStoreReplicas, TwoReplicasRacingForTheLastSlotsNeverExceedTheLimit) {
   constexpr std::size_t limit = 5;
   std::atomic<int> created = 0, refused = 0, other = 0;
   auto race = [&](blocking_task_store& store, const std::string& prefix) {
@@ -162,11 +171,7 @@ TEST(PostgresStore, TwoReplicasRacingForTheLastSlotsNeverExceedTheLimit) {
   EXPECT_EQ(a->list_tasks({.user_id = "alice"}).value().size(), limit);
 }
 
-TEST(PostgresStore, AWatcherOnOneReplicaSeesTheChangesOfAnother) {
-  const auto url = postgres_server::shared().create_database();
-  auto a = open_ok(url);
-  auto b = open_ok(url);
-  ASSERT_TRUE(a && b);
+TEST_F(PostgresStoreReplicas, AWatcherOnOneReplicaSeesTheChangesOfAnother) {
   change_log log;
   ASSERT_TRUE(b->watch_changes(log.callback()));
   EXPECT_FALSE(b->watch_changes(log.callback())) << "one watcher per store";
@@ -183,16 +188,13 @@ TEST(PostgresStore, AWatcherOnOneReplicaSeesTheChangesOfAnother) {
   EXPECT_FALSE(a->update_task(sample_task("task_missing"))) << "nothing to notify";
 }
 
-TEST(PostgresStore, AWatcherReconnectsAfterItsConnectionDiesAndSaysChangesMayBeMissed) {
-  const auto url = postgres_server::shared().create_database();
-  auto a = open_ok(url);
-  auto b = open_ok(url);
-  ASSERT_TRUE(a && b);
+TEST_F(PostgresStoreReplicas, AWatcherReconnectsAfterItsConnectionDiesAndSaysChangesMayBeMissed) {
   change_log log;
   ASSERT_TRUE(b->watch_changes(log.callback()));
   // An operator (or a failover) ends the watcher's session.
-  sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> "
-           "pg_backend_pid()");
+  sql(url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> "
+      "pg_backend_pid()");
   EXPECT_TRUE(log.wait_for("")) << "no on_change(\"\") after the reconnect";
   ASSERT_TRUE(a->create_task(sample_task("task_1")));
   ASSERT_TRUE(a->append_event({"task_1", 1, "log", "after", 5}));
@@ -204,8 +206,9 @@ TEST(PostgresStore, AStoreWhoseConnectionWasKilledReconnects) {
   auto a = open_ok(url);
   ASSERT_TRUE(a);
   ASSERT_TRUE(a->create_task(sample_task("task_1")));
-  sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
-           "pg_backend_pid()");
+  sql(url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+      "pg_backend_pid()");
   // The call that finds the connection dead fails with a storage error; a later one reconnects.
   bool recovered = false;
   for (int i = 0; i < 3 && !recovered; ++i) {
@@ -220,11 +223,7 @@ TEST(PostgresStore, AStoreWhoseConnectionWasKilledReconnects) {
   EXPECT_TRUE(a->health().up);
 }
 
-TEST(PostgresStore, MarkInterruptedFromAnotherReplicaWaitsForTheLease) {
-  const auto url = postgres_server::shared().create_database();
-  auto a = open_ok(url);
-  auto b = open_ok(url);
-  ASSERT_TRUE(a && b);
+TEST_F(PostgresStoreReplicas, MarkInterruptedFromAnotherReplicaWaitsForTheLease) {
   auto t = sample_task("task_1");
   t.status = task_status::running;
   t.owner = "replica-a";

@@ -39,8 +39,9 @@ fs::path find_bin() {
     if (version > best_version) best_version = version, best = bin;
   }
   if (best.empty()) {
-    fail("not installed (no /usr/lib/postgresql/<version>/bin/initdb); install it: apt-get install postgresql "
-         "(scripts/test.sh does)");
+    fail(
+        "not installed (no /usr/lib/postgresql/<version>/bin/initdb); install it: apt-get install postgresql "
+        "(scripts/test.sh does)");
   }
   return best;
 }

@@ -13,9 +13,9 @@
 // scripts/test.sh installs the postgresql package.
 #pragma once
 
+#include <sys/types.h>
 #include <filesystem>
 #include <string>
-#include <sys/types.h>
 
 namespace harness::testing {
 
