@@ -43,7 +43,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
         deps_(std::move(deps)),
         config_(std::move(config)),
         clock_(clock),
-        changes_(std::make_shared<task_changes>(executor)) {}
+        changes_(std::make_shared<task_changes>(executor, clock)) {}
 
   // With a store other replicas share: their tasks' changes wake the streams
   // that follow them here. (The leases are the app's replica upkeep.)

@@ -1,29 +1,26 @@
 #include "task_changes.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 namespace harness::agent {
 
 namespace asio = boost::asio;
 
 asio::awaitable<void> change_waiter::wait(std::chrono::milliseconds limit) {
   if (!pending_) {
-    timer_.expires_after(limit);
-    co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    timer_->expires_at(clock_.steady_now() + limit);
+    co_await timer_->wait();
   }
   pending_ = false;
 }
 
 void change_waiter::wake() {
   pending_ = true;
-  timer_.cancel();
+  timer_->cancel();
 }
 
 std::shared_ptr<change_waiter> task_changes::follow(const std::string& task_id) {
   // Waiters of streams that ended go here, so the map holds only live ones and a few dropped since.
   std::erase_if(waiters_, [](const auto& entry) { return entry.second.expired(); });
-  auto waiter = std::make_shared<change_waiter>(executor_);
+  auto waiter = std::make_shared<change_waiter>(executor_, clock_);
   waiters_.emplace(task_id, waiter);
   return waiter;
 }

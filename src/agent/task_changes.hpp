@@ -10,7 +10,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
+
+#include "harness/core/clock.hpp"
 
 namespace harness::agent {
 
@@ -18,19 +19,23 @@ namespace harness::agent {
 // for the next wait, so none is lost between two reads of the store.
 class change_waiter {
  public:
-  explicit change_waiter(const boost::asio::any_io_executor& executor) : timer_(executor) {}
-  // Returns at the first change since the last wait, or after `limit`.
+  change_waiter(const boost::asio::any_io_executor& executor, core::clock& clock)
+      : clock_(clock), timer_(clock.make_timer(executor)) {}
+  // Returns at the first change since the last wait, or after `limit` on the clock.
   boost::asio::awaitable<void> wait(std::chrono::milliseconds limit);
   void wake();
 
  private:
-  boost::asio::steady_timer timer_;
+  core::clock& clock_;
+  std::unique_ptr<core::timer> timer_;
   bool pending_ = false;
 };
 
 class task_changes {
  public:
-  explicit task_changes(boost::asio::any_io_executor executor) : executor_(std::move(executor)) {}
+  // `clock` must outlive this and every waiter.
+  task_changes(boost::asio::any_io_executor executor, core::clock& clock)
+      : executor_(std::move(executor)), clock_(clock) {}
   // A waiter woken by every change of `task_id`; it stops being woken when dropped.
   std::shared_ptr<change_waiter> follow(const std::string& task_id);
   // `task_id` changed; "" = any task may have (the store's listener reconnected).
@@ -38,6 +43,7 @@ class task_changes {
 
  private:
   boost::asio::any_io_executor executor_;
+  core::clock& clock_;
   std::multimap<std::string, std::weak_ptr<change_waiter>> waiters_;
 };
 

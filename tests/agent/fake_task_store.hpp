@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,6 +25,16 @@ class fake_task_store final : public store::task_store {
   std::map<std::string, store::conversation_record> conversations;
   std::map<std::string, std::pair<std::string, std::int64_t>> sessions;  // key -> (owner, lease until)
   std::int64_t usage_rows = 0;
+  // Set: the store says other replicas share it, and keeps the watcher here
+  // (a test calls it as the store's listener thread would).
+  bool is_shared = false;
+  std::function<void(const std::string&)> on_change;
+
+  bool shared() const override { return is_shared; }
+  status watch_changes(std::function<void(const std::string& task_id)> watcher) override {
+    on_change = std::move(watcher);
+    return {};
+  }
 
   boost::asio::awaitable<status> create_task(store::task_record task) override {
     if (fail_with) co_return *fail_with;
