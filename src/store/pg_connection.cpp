@@ -38,13 +38,6 @@ std::string failure_hint(errc code) {
   }
 }
 
-// libpq's messages end with a new line, sometimes with "ERROR:  " in front.
-std::string trimmed(const char* message) {
-  std::string out = message == nullptr ? "" : message;
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -53,6 +46,22 @@ int hex_value(char c) {
 }
 
 }  // namespace
+
+std::string pg_message(const char* message) {
+  std::string out;
+  bool space = false;
+  for (const char* p = message == nullptr ? "" : message; *p; ++p) {
+    const bool blank = *p == '\n' || *p == '\t' || *p == '\r' || *p == ' ';
+    if (blank) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(*p);
+  }
+  return out;
+}
 
 pg_params& pg_params::add(std::string value, int format) {
   lengths_.push_back(static_cast<int>(value.size()));
@@ -130,7 +139,7 @@ result<nlohmann::json> pg_rows::json(int row, int column, std::string_view what)
 }
 
 error pg_open_failed(std::string_view description, std::string_view message) {
-  return make_error(errc::open_failed, fmt::format("cannot connect to the store {}: {}", description, message),
+  return make_error(errc::open_failed, fmt::format("cannot connect to the store (STORE_URL) {}: {}", description, message),
                     "check STORE_URL and that the PostgreSQL server is up and accepts this user");
 }
 
@@ -140,7 +149,7 @@ result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& ur
   if (conn == nullptr) return pg_open_failed(description, "out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     // libpq's connection messages name the host and port, never the password.
-    auto message = trimmed(PQerrorMessage(conn));
+    auto message = pg_message(PQerrorMessage(conn));
     PQfinish(conn);
     return pg_open_failed(description, message);
   }
@@ -161,7 +170,7 @@ status pg_connection::ensure_connected() {
   if (PQstatus(conn_) == CONNECTION_OK) return {};
   last_sqlstate_.clear();
   return make_error(errc::io_error,
-                    fmt::format("lost the connection to {}: {}", description_, trimmed(PQerrorMessage(conn_))),
+                    fmt::format("lost the connection to {}: {}", description_, pg_message(PQerrorMessage(conn_))),
                     failure_hint(errc::io_error));
 }
 
@@ -182,7 +191,7 @@ result<pg_rows> pg_connection::outcome(pg_rows rows, std::string_view what) {
   }
   const char* sqlstate = r == nullptr ? nullptr : PQresultErrorField(r, PG_DIAG_SQLSTATE);
   last_sqlstate_ = sqlstate == nullptr ? "" : sqlstate;
-  auto message = trimmed(r == nullptr ? PQerrorMessage(conn_) : PQresultErrorMessage(r));
+  auto message = pg_message(r == nullptr ? PQerrorMessage(conn_) : PQresultErrorMessage(r));
   if (message.starts_with("ERROR:  ")) message.erase(0, 8);
   const auto code = failure_code(last_sqlstate_);
   return make_error(

@@ -26,6 +26,10 @@ namespace harness::store::detail {
 inline constexpr std::string_view unique_violation = "23505";
 inline constexpr std::string_view foreign_key_violation = "23503";
 
+// A libpq message on one line: its new lines and tabs (libpq writes a hint
+// on a second, indented line) become single spaces, none at either end.
+std::string pg_message(const char* message);
+
 class pg_params {
  public:
   pg_params& text(std::string_view value);   // no NUL byte: sent as a C string

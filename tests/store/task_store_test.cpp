@@ -439,6 +439,28 @@ TEST_P(TaskStore, RenewLeasesMovesOnlyTheUnfinishedTasksOfTheOwner) {
   EXPECT_EQ(store->mark_interrupted(5000).value(), std::vector<std::string>{"task_d"});
 }
 
+TEST_P(TaskStore, ASessionIsHeldByOneReplicaUntilItsLeaseLapsesOrItIsReleased) {
+  auto store = open_store();
+  EXPECT_EQ(store->session_holder("alice/s1", 1000).value(), "");
+  EXPECT_EQ(store->hold_session("alice/s1", "r1", 1000, 5000).value(), "r1");
+  EXPECT_EQ(store->hold_session("alice/s1", "r1", 2000, 6000).value(), "r1");  // the holder renews
+  EXPECT_EQ(store->hold_session("alice/s1", "r2", 3000, 7000).value(), "r1");  // another is told who holds it
+  EXPECT_EQ(store->session_holder("alice/s1", 3000).value(), "r1");
+  EXPECT_EQ(store->hold_session("bob/s1", "r2", 3000, 7000).value(), "r2");  // keys are per user
+  // renew_leases keeps sessions too: r1's lease moves past 6000.
+  ASSERT_TRUE(store->renew_leases("r1", 9000));
+  EXPECT_EQ(store->hold_session("alice/s1", "r2", 8000, 12000).value(), "r1");
+  // Lapsed: no holder, and another replica may take it.
+  EXPECT_EQ(store->session_holder("alice/s1", 9001).value(), "");
+  EXPECT_EQ(store->hold_session("alice/s1", "r2", 9001, 13000).value(), "r2");
+  // Release only by the holder.
+  ASSERT_TRUE(store->release_session("alice/s1", "r1"));
+  EXPECT_EQ(store->session_holder("alice/s1", 9001).value(), "r2");
+  ASSERT_TRUE(store->release_session("alice/s1", "r2"));
+  EXPECT_EQ(store->session_holder("alice/s1", 9001).value(), "");
+  EXPECT_EQ(store->hold_session("alice/s1", "r1", 9001, 13000).value(), "r1");
+}
+
 TEST_P(TaskStore, CreateTaskLimitedCountsTheUnfinishedTasksOfTheUser) {
   auto store = open_store();
   ASSERT_TRUE(store->create_task(owned("task_done", "", 0, task_status::succeeded)));
