@@ -69,6 +69,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     // The store counts the user's tasks on every replica; admission above counted this one's.
     auto created = co_await deps_.store->create_task_limited(task->record, config_.max_per_user);
     if (!created && created.error().code == store::errc::user_limit) co_return user_busy_error(task->record.user_id);
+    if (!created && created.error().code == store::errc::conversation_running) {
+      co_return conversation_busy_error(task->record.conversation_id);
+    }
     if (!created) co_return created.error();
     held.release();
     live_[task->record.id] = task;
@@ -227,9 +230,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   std::optional<error> admission(const task_request& request) const {
     if (stopping_) return stopping_error();
     if (request.conversation_id && busy_conversations_.count(*request.conversation_id)) {
-      return make_error(agent::errc::conversation_busy,
-                        fmt::format("a task of conversation '{}' is still running", *request.conversation_id),
-                        "wait for it to end, then send the follow-up");
+      return conversation_busy_error(*request.conversation_id);
     }
     if (count_of_user(request.user_id) >= config_.max_per_user) return user_busy_error(request.user_id);
     if (running_ + queue_.size() + admitting_ >= config_.max_concurrent + config_.queue_size) {
@@ -239,6 +240,12 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
           "retry later");
     }
     return std::nullopt;
+  }
+
+  static error conversation_busy_error(const std::string& conversation_id) {
+    return make_error(agent::errc::conversation_busy,
+                      fmt::format("a task of conversation '{}' is still running", conversation_id),
+                      "wait for it to end, then send the follow-up");
   }
 
   error user_busy_error(const std::string& user_id) const {

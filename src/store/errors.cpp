@@ -37,6 +37,8 @@ class category final : public harness::error_category {
         return "conversation_user_mismatch";
       case errc::user_limit:
         return "user_limit";
+      case errc::conversation_running:
+        return "conversation_running";
     }
     return {};
   }
@@ -61,6 +63,8 @@ class category final : public harness::error_category {
         return 404;
       case errc::user_limit:
         return 429;
+      case errc::conversation_running:
+        return 409;
     }
     return 0;
   }

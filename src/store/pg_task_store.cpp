@@ -124,6 +124,12 @@ class pg_task_store final : public blocking_task_store {
           if (static_cast<std::size_t>(count->int64(0, 0)) >= max_active) {
             return detail::user_limit_error(task.user_id, max_active);
           }
+          // A conversation is one user's: the lock above covers it too.
+          auto running =
+              db_->exec("SELECT count(*) FROM tasks WHERE conversation_id = $1 AND " HARNESS_PG_UNFINISHED,
+                        pg_params().bytes(task.conversation_id), "cannot count the tasks of " + task.conversation_id);
+          if (!running) return running.error();
+          if (running->int64(0, 0) > 0) return detail::conversation_running_error(task.conversation_id);
           return insert_task(task);
         },
         "cannot store task " + task.id));

@@ -92,6 +92,9 @@ class sqlite_task_store final : public blocking_task_store {
       auto active = count_unfinished(task.user_id);
       if (!active) return done(active.error());
       if (*active >= max_active) return done(detail::user_limit_error(task.user_id, max_active));
+      auto running = count_unfinished_in(task.conversation_id);
+      if (!running) return done(running.error());
+      if (*running > 0) return done(detail::conversation_running_error(task.conversation_id));
       return done(insert_task(task));
     }());
   }
@@ -361,6 +364,17 @@ class sqlite_task_store final : public blocking_task_store {
     st->bind(1, user_id);
     int rc = st->step();
     if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot count the tasks of " + user_id);
+    return static_cast<std::size_t>(st->int64(0));
+  }
+
+  result<std::size_t> count_unfinished_in(const std::string& conversation_id) {
+    auto st = db_->prepare("SELECT count(*) FROM tasks WHERE conversation_id = ?1 AND status IN " HARNESS_UNFINISHED);
+    if (!st) return st.error();
+    st->bind(1, conversation_id);
+    int rc = st->step();
+    if (rc != SQLITE_ROW) {
+      return detail::sqlite_failure(db_->handle(), rc, "cannot count the tasks of conversation " + conversation_id);
+    }
     return static_cast<std::size_t>(st->int64(0));
   }
 

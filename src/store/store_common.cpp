@@ -64,6 +64,12 @@ error user_limit_error(const std::string& user_id, std::size_t max_active) {
                     "wait until one of them finishes, or cancel one");
 }
 
+error conversation_running_error(const std::string& conversation_id) {
+  return make_error(errc::conversation_running,
+                    "conversation '" + conversation_id + "' has an unfinished task (on this or another replica)",
+                    "wait for it to end, then send the follow-up");
+}
+
 const nlohmann::json& interrupted_error() {
   static const nlohmann::json error = {{"code", "interrupted"}, {"message", std::string(interrupted_message)}};
   return error;

@@ -29,6 +29,8 @@ error event_exists_error(const std::string& task_id, std::int64_t seq);
 error event_without_task_error(const std::string& task_id);
 error conversation_user_mismatch_error(const std::string& conversation_id);
 error user_limit_error(const std::string& user_id, std::size_t max_active);
+// create_task_limited's refusal while the task's conversation has an unfinished task.
+error conversation_running_error(const std::string& conversation_id);
 // {"code":"interrupted","message":...}: what mark_interrupted stores.
 const nlohmann::json& interrupted_error();
 

@@ -53,6 +53,11 @@ class fake_task_store final : public store::task_store {
           harness::store::errc::user_limit,
           "user '" + task.user_id + "' has " + std::to_string(max_active) + " unfinished task(s) already");
     }
+    for (const auto& [id, t] : tasks) {
+      if (t.conversation_id == task.conversation_id && !store::is_terminal(t.status)) {
+        co_return make_error(harness::store::errc::conversation_running, "conversation has an unfinished task");
+      }
+    }
     co_return co_await create_task(std::move(task));
   }
   boost::asio::awaitable<status> update_task(store::task_record task) override {

@@ -461,6 +461,22 @@ TEST_P(TaskStore, ASessionIsHeldByOneReplicaUntilItsLeaseLapsesOrItIsReleased) {
   EXPECT_EQ(store->hold_session("alice/s1", "r1", 9001, 13000).value(), "r1");
 }
 
+TEST_P(TaskStore, CreateTaskLimitedRefusesASecondUnfinishedTaskOfOneConversation) {
+  auto store = open_store();
+  auto first = sample_task("task_1");
+  first.conversation_id = "conv_shared";
+  ASSERT_TRUE(store->create_task_limited(first, 10));
+  auto second = sample_task("task_2");
+  second.conversation_id = "conv_shared";
+  auto refused = store->create_task_limited(second, 10);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, harness::store::errc::conversation_running);
+  EXPECT_EQ(refused.error().code.http_status(), 409u);
+  first.status = task_status::succeeded;
+  ASSERT_TRUE(store->update_task(first));
+  EXPECT_TRUE(store->create_task_limited(second, 10));
+}
+
 TEST_P(TaskStore, CreateTaskLimitedCountsTheUnfinishedTasksOfTheUser) {
   auto store = open_store();
   ASSERT_TRUE(store->create_task(owned("task_done", "", 0, task_status::succeeded)));

@@ -21,6 +21,7 @@ enum class errc {
   event_exists,
   conversation_user_mismatch,
   user_limit,
+  conversation_running,  // create_task_limited: the conversation has an unfinished task
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -35,7 +36,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::store::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::store::errc> = 14;
+inline constexpr int harness::errc_count<harness::store::errc> = 15;
 
 namespace harness::store {
 

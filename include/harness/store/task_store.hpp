@@ -104,8 +104,10 @@ class blocking_task_store {
   virtual status create_task(const task_record& task) = 0;
   // create_task, but only while the task's user has fewer than max_active
   // unfinished tasks (queued, running, awaiting approval), counted over every
-  // process sharing the store; error "user_limit" otherwise. The count and the
-  // insert are one atomic step, so two replicas cannot both take the last slot.
+  // process sharing the store; error "user_limit" otherwise, and
+  // "conversation_running" while the task's conversation has an unfinished
+  // task. The checks and the insert are one atomic step, so two replicas
+  // cannot both take the last slot or both continue one conversation.
   virtual status create_task_limited(const task_record& task, std::size_t max_active) = 0;
   // Replaces every field of the task with this id; "task_not_found" if none.
   virtual status update_task(const task_record& task) = 0;
