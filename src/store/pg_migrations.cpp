@@ -93,13 +93,30 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_by_owner ON sessions (owner);
 )sql";
 
-constexpr std::array<migration, 6> builtin = {{
+// Version 7: skills and task workspaces as rows, so every replica sees them
+// (pg_files.cpp). One table for both kinds: the same columns, rules and
+// statements, told apart by `kind` ("skills": owner is a user id;
+// "workspace": owner is a task id). owner and path are text: they pass
+// is_storage_id and check_relative_path (ASCII, no NUL); content is bytea.
+constexpr const char* v7_sql = R"sql(
+CREATE TABLE files (
+  kind        text NOT NULL,
+  owner       text NOT NULL,
+  path        text NOT NULL,
+  content     bytea NOT NULL,
+  modified_ms bigint NOT NULL,
+  PRIMARY KEY (kind, owner, path)
+);
+)sql";
+
+constexpr std::array<migration, 7> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
     {4, "awaiting_approval among the unfinished tasks", v4_sql},
     {5, "owner and lease of each task", v5_sql},
     {6, "the session directory of replicas", v6_sql},
+    {7, "skills and workspaces as files rows", v7_sql},
 }};
 
 error with_code(error e, errc code) {
@@ -123,8 +140,8 @@ status check_ours(pg_connection& db) {
 }
 
 result<int> applied_version(pg_connection& db) {
-  auto rows = db.exec("SELECT coalesce(max(version), 0) FROM schema_migrations", pg_params(),
-                      "cannot read the schema version");
+  auto rows =
+      db.exec("SELECT coalesce(max(version), 0) FROM schema_migrations", pg_params(), "cannot read the schema version");
   if (!rows) return rows.error();
   return static_cast<int>(rows->int64(0, 0));
 }
