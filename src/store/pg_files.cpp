@@ -277,15 +277,9 @@ std::string pg_folder::where() const {
 }  // namespace
 
 result<std::shared_ptr<skills::folder_set>> open_pg_folders(const std::string& url, std::string_view kind) {
-  auto db = pg_connection::open(url);
-  if (!db) return db.error();
-  auto version = detail::migrate_postgres(**db, detail::postgres_migrations(), detail::wall_clock_ms());
-  if (!version) {
-    auto e = version.error();
-    e.message = "store " + (*db)->description() + ": " + e.message;
-    return e;
-  }
-  return std::shared_ptr<skills::folder_set>(std::make_shared<pg_folder_set>(std::move(*db), std::string(kind)));
+  auto opened = detail::open_migrated_postgres(url);
+  if (!opened) return opened.error();
+  return std::shared_ptr<skills::folder_set>(std::make_shared<pg_folder_set>(std::move(opened->db), std::string(kind)));
 }
 
 result<std::unique_ptr<skills::skill_library>> create_pg_skill_library(const std::string& url,

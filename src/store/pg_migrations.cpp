@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/store/errors.hpp"
+#include "store_common.hpp"
 
 namespace harness::store::detail {
 namespace {
@@ -191,6 +192,18 @@ result<int> migrate_locked(pg_connection& db, std::span<const migration> list, s
 
 std::span<const migration> postgres_migrations() {
   return builtin;
+}
+
+result<migrated_connection> open_migrated_postgres(const std::string& url) {
+  auto db = pg_connection::open(url);
+  if (!db) return db.error();
+  auto version = migrate_postgres(**db, postgres_migrations(), wall_clock_ms());
+  if (!version) {
+    auto e = version.error();
+    e.message = "store " + (*db)->description() + ": " + e.message;
+    return e;
+  }
+  return migrated_connection{std::move(*db), *version};
 }
 
 result<int> migrate_postgres(pg_connection& db, std::span<const migration> list, std::int64_t now_ms) {

@@ -218,8 +218,8 @@ class pg_task_store final : public blocking_task_store {
                     pg_params().bytes(id), "cannot read conversation " + id);
       if (!rows) return rows.error();
       if (rows->size() == 0) return std::optional<conversation_record>();
-      conversation_record c{rows->bytes(0, 0), rows->bytes(0, 1), nullptr, nullptr, rows->int64(0, 4),
-                            rows->int64(0, 5)};
+      conversation_record c{rows->bytes(0, 0), rows->bytes(0, 1), nullptr,
+                            nullptr,           rows->int64(0, 4), rows->int64(0, 5)};
       auto messages = rows->json(0, 2, "cannot read conversation " + id);
       if (!messages) return messages.error();
       auto vault = rows->json(0, 3, "cannot read conversation " + id);
@@ -237,8 +237,13 @@ class pg_task_store final : public blocking_task_store {
           "INSERT INTO conversations (id, user_id, messages, vault, created_ms, updated_ms) "
           "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO UPDATE SET messages = excluded.messages, "
           "vault = excluded.vault, updated_ms = excluded.updated_ms WHERE conversations.user_id = excluded.user_id",
-          pg_params().bytes(c.id).bytes(c.user_id).json(c.messages).json(c.vault).int64(c.created_ms).int64(
-              c.updated_ms),
+          pg_params()
+              .bytes(c.id)
+              .bytes(c.user_id)
+              .json(c.messages)
+              .json(c.vault)
+              .int64(c.created_ms)
+              .int64(c.updated_ms),
           "cannot store conversation " + c.id);
       if (!rows) return rows.error();
       if (rows->changed() == 0) return detail::conversation_user_mismatch_error(c.id);
@@ -275,8 +280,9 @@ class pg_task_store final : public blocking_task_store {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::vector<std::string>> {
       auto rows = db_->exec(
-          "WITH taken AS (UPDATE tasks SET status = 'interrupted', error = $1, finished_ms = $2 WHERE "
-          HARNESS_PG_UNFINISHED " AND (lease_until_ms < $2 OR ($3 <> ''::bytea AND owner = $3)) RETURNING id) "
+          "WITH taken AS (UPDATE tasks SET status = 'interrupted', error = $1, finished_ms = $2 "
+          "WHERE " HARNESS_PG_UNFINISHED
+          " AND (lease_until_ms < $2 OR ($3 <> ''::bytea AND owner = $3)) RETURNING id) "
           "SELECT id, " HARNESS_PG_NOTIFY("id") " FROM taken ORDER BY id",
           pg_params().json(detail::interrupted_error()).int64(now_ms).bytes(owner),
           "cannot mark unfinished tasks interrupted");
@@ -405,15 +411,10 @@ class pg_task_store final : public blocking_task_store {
 }  // namespace
 
 result<std::shared_ptr<blocking_task_store>> open_blocking_postgres_store(const std::string& url) {
-  auto db = pg_connection::open(url);
-  if (!db) return db.error();
-  auto version = detail::migrate_postgres(**db, detail::postgres_migrations(), detail::wall_clock_ms());
-  if (!version) {
-    auto e = version.error();
-    e.message = "store " + (*db)->description() + ": " + e.message;
-    return e;
-  }
-  return std::shared_ptr<blocking_task_store>(std::make_shared<pg_task_store>(std::move(*db), url, *version));
+  auto opened = detail::open_migrated_postgres(url);
+  if (!opened) return opened.error();
+  return std::shared_ptr<blocking_task_store>(
+      std::make_shared<pg_task_store>(std::move(opened->db), url, opened->version));
 }
 
 }  // namespace harness::store

@@ -72,6 +72,20 @@ class folder_backend {
   std::string url_;  // the test's database, made on first use
 };
 
+// A contract fixture `Base` (with a pure `backend backend_kind() const`) run
+// on every backend (value-parameterised), or on disk only.
+template <class Base>
+class on_each_backend : public Base, public ::testing::WithParamInterface<backend> {
+ protected:
+  backend backend_kind() const override { return this->GetParam(); }
+};
+
+template <class Base>
+class on_disk_only : public Base {
+ protected:
+  backend backend_kind() const override { return backend::disk; }
+};
+
 // Writes a file past every rule (as someone with access to the storage could).
 inline void place(folder_set& folders, const std::string& owner, const std::string& rel, const std::string& text) {
   folders.change(owner, [&](file_folder& folder) {

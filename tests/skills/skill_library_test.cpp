@@ -54,17 +54,9 @@ class SkillLibraryBase : public ::testing::Test {
   std::unique_ptr<skill_library> library;
 };
 
-// The contract: every backend.
-class SkillLibraryTest : public SkillLibraryBase, public ::testing::WithParamInterface<backend> {
- protected:
-  backend backend_kind() const override { return GetParam(); }
-};
-
-// Host folders only (symlinks planted on the host).
-class SkillLibraryDiskTest : public SkillLibraryBase {
- protected:
-  backend backend_kind() const override { return backend::disk; }
-};
+// The contract: every backend. Symlinks planted on the host: disk only.
+using SkillLibraryTest = on_each_backend<SkillLibraryBase>;
+using SkillLibraryDiskTest = on_disk_only<SkillLibraryBase>;
 
 INSTANTIATE_TEST_SUITE_P(Backends, SkillLibraryTest, all_backends,
                          [](const auto& param_info) { return backend_name(param_info.param); });

@@ -52,17 +52,9 @@ class WorkspaceStoreBase : public ::testing::Test {
   std::shared_ptr<workspace_store> store;
 };
 
-// The contract: every backend.
-class WorkspaceStoreTest : public WorkspaceStoreBase, public ::testing::WithParamInterface<backend> {
- protected:
-  backend backend_kind() const override { return GetParam(); }
-};
-
-// Host folders only (symlinks planted on the host).
-class WorkspaceStoreDiskTest : public WorkspaceStoreBase {
- protected:
-  backend backend_kind() const override { return backend::disk; }
-};
+// The contract: every backend. Symlinks planted on the host: disk only.
+using WorkspaceStoreTest = on_each_backend<WorkspaceStoreBase>;
+using WorkspaceStoreDiskTest = on_disk_only<WorkspaceStoreBase>;
 
 INSTANTIATE_TEST_SUITE_P(Backends, WorkspaceStoreTest, all_backends,
                          [](const auto& param_info) { return backend_name(param_info.param); });
