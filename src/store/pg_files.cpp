@@ -92,8 +92,8 @@ class pg_folder_set final : public skills::folder_set {
     bool ran = false;
     auto done = db_->in_transaction<status>(
         [&]() -> status {
-          ran = true;
           if (auto locked = lock_owner(owner); !locked) return locked;
+          ran = true;
           report = body(folder);
           if (folder.failure()) return *folder.failure();
           return {};
@@ -103,7 +103,7 @@ class pg_folder_set final : public skills::folder_set {
     auto why = storage_failure(done.error());
     core::log_error("{} files of {}: the change was rolled back: {}", kind_, owner, why.describe());
     if (!ran) {
-      // Not even BEGIN: the body still reports each entry (refused, with this error).
+      // Neither BEGIN nor the lock: the body still reports each entry (refused, with this error).
       folder.fail_with(why);
       report = body(folder);
     }
