@@ -6,6 +6,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
+#include <thread>
+
 #include "exec_files.hpp"
 #include "harness/skills/errors.hpp"
 #include "harness/skills/sandbox_files.hpp"
@@ -157,6 +160,35 @@ TEST_F(WorkspaceStoreDiskTest, SweepNeverFollowsASymlinkedWorkspace) {
   fs::create_directory_symlink(outside, task_dir("linked"));
   store->sweep(std::chrono::hours(1));
   EXPECT_EQ(read_text(outside / "precious.txt"), "keep");
+}
+
+TEST(SharedWorkspaces, ReplicasWritingOneTaskTakeTurnsSoItsCapsHold) {
+  // Two stores on one database, as two replicas: eight writers of one file each, four files at most.
+  auto url = harness::testing::postgres_server::shared().create_database();
+  workspace_config config;
+  config.caps = {.max_file_bytes = 100, .max_total_bytes = 1000, .max_files = 4};
+  auto open = [&]() -> std::shared_ptr<workspace_store> {
+    auto opened = store::create_pg_workspace_store(url, config);
+    if (!opened) throw std::runtime_error(opened.error().describe());
+    return std::move(*opened);
+  };
+  std::shared_ptr<workspace_store> replicas[] = {open(), open()};
+  std::atomic<std::size_t> written{0};
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 8; ++i) {
+    writers.emplace_back([&, i] {
+      auto report =
+          replicas[i % 2]->apply_changes("task_1", {write_change("workspace", "f" + std::to_string(i) + ".txt", "x")});
+      written += report.written.size();
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(written, 4u);
+  EXPECT_EQ(replicas[1]->list("task_1").value().size(), 4u);
+  // What one wrote the other reads.
+  for (const auto& file : replicas[0]->list("task_1").value()) {
+    EXPECT_EQ(replicas[1]->read("task_1", file["path"]).value(), "x");
+  }
 }
 
 // A store whose sweep reports to the test; everything else is unused.
