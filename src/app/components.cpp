@@ -35,11 +35,12 @@
 #include "harness/policy/policy_config.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
-#include "harness/store/store_config.hpp"
-#include "harness/store/store_health.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
+#include "harness/store/pg_files.hpp"
+#include "harness/store/store_config.hpp"
+#include "harness/store/store_health.hpp"
 
 namespace harness::app {
 namespace {
@@ -129,6 +130,7 @@ struct shared_store_parts {
   std::shared_ptr<store::task_store> store;
   std::shared_ptr<execution::session_directory> directory;
   std::function<void()> stop_upkeep;
+  std::string url;  // STORE_URL: skills and workspaces live there too
 };
 
 // With STORE_URL: opens the store now (the session directory needs it with or
@@ -157,8 +159,32 @@ result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_e
   out.store = *opened;
   out.directory = store_session_directory(out.store, owner, *lease);
   out.stop_upkeep = start_replica_upkeep(executor, out.store, owner, *lease);
+  out.url = config->url;
   core::log_info("replica '{}' on a shared store: {}", owner, store::describe_store(*config));
   return std::optional<shared_store_parts>(std::move(out));
+}
+
+struct file_stores {
+  std::shared_ptr<skills::skill_library> library;
+  std::shared_ptr<skills::workspace_store> workspaces;
+};
+
+// Skills per user and workspaces per task: folders on the host, or with
+// STORE_URL rows of the shared database, so that every replica sees what a
+// sandbox saved on another (the shipped examples stay in SKILLS_DIR).
+result<file_stores> open_file_stores(const skills::skills_config& config, const std::string& store_url) {
+  if (!store_url.empty()) {
+    auto library = store::create_pg_skill_library(store_url, config.skills);
+    if (!library) return library.error();
+    auto workspaces = store::create_pg_workspace_store(store_url, config.workspace);
+    if (!workspaces) return workspaces.error();
+    core::log_info("skills and task workspaces in the shared store (examples from {})",
+                   (config.skills.dir / "examples").string());
+    return file_stores{std::move(*library), std::move(*workspaces)};
+  }
+  if (auto ok = core::ensure_writable_dir(config.skills.dir / "users", "SKILLS_DIR"); !ok) return ok.error();
+  if (auto ok = core::ensure_writable_dir(config.workspace.dir, "WORKSPACE_DIR"); !ok) return ok.error();
+  return file_stores{skills::create_skill_library(config.skills), skills::create_workspace_store(config.workspace)};
 }
 
 // TOOL_POLICY_FILE (and APPROVAL_DEFAULT): a factory of call guards, empty
@@ -305,13 +331,13 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   execution::register_exec_metrics(*metrics);
   for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
   exec_settings->service.metrics = metrics;
-  // Skills per user and workspaces per task, on the host; the sandbox gets copies.
+  // Skills per user and workspaces per task (on the host, or in the shared store); the sandbox gets copies.
   auto skills_config = skills::load_skills_config(settings);
   if (!skills_config) return skills_config.error();
-  if (auto ok = core::ensure_writable_dir(skills_config->skills.dir / "users", "SKILLS_DIR"); !ok) return ok.error();
-  if (auto ok = core::ensure_writable_dir(skills_config->workspace.dir, "WORKSPACE_DIR"); !ok) return ok.error();
-  std::shared_ptr<skills::skill_library> library = skills::create_skill_library(skills_config->skills);
-  std::shared_ptr<skills::workspace_store> workspaces = skills::create_workspace_store(skills_config->workspace);
+  auto stores = open_file_stores(*skills_config, shared_store ? shared_store->url : std::string());
+  if (!stores) return stores.error();
+  std::shared_ptr<skills::skill_library> library = stores->library;
+  std::shared_ptr<skills::workspace_store> workspaces = stores->workspaces;
   out->services_.skills = library;
   out->services_.workspaces = workspaces;
   out->services_.blocking = out->background_.get_executor();

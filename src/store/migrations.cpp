@@ -98,13 +98,19 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_by_owner ON sessions (owner);
 )sql";
 
-constexpr std::array<migration, 6> builtin = {{
+// Version 7: nothing here. PostgreSQL's version 7 adds the files table of
+// skills and workspaces shared by replicas; with SQLite they stay on disk.
+// Kept so that a version number means the same schema on both backends.
+constexpr const char* v7_sql = "SELECT 1;";
+
+constexpr std::array<migration, 7> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
     {4, "awaiting_approval among the unfinished tasks", v4_sql},
     {5, "owner and lease of each task", v5_sql},
     {6, "the session directory of replicas", v6_sql},
+    {7, "skills and workspaces as files rows (PostgreSQL only)", v7_sql},
 }};
 
 error open_failed(error e) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/store/errors.hpp"
+#include "store_common.hpp"
 
 namespace harness::store::detail {
 namespace {
@@ -93,13 +94,30 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_by_owner ON sessions (owner);
 )sql";
 
-constexpr std::array<migration, 6> builtin = {{
+// Version 7: skills and task workspaces as rows, so every replica sees them
+// (pg_files.cpp). One table for both kinds: the same columns, rules and
+// statements, told apart by `kind` ("skills": owner is a user id;
+// "workspace": owner is a task id). owner and path are text: they pass
+// is_storage_id and check_relative_path (ASCII, no NUL); content is bytea.
+constexpr const char* v7_sql = R"sql(
+CREATE TABLE files (
+  kind        text NOT NULL,
+  owner       text NOT NULL,
+  path        text NOT NULL,
+  content     bytea NOT NULL,
+  modified_ms bigint NOT NULL,
+  PRIMARY KEY (kind, owner, path)
+);
+)sql";
+
+constexpr std::array<migration, 7> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
     {4, "awaiting_approval among the unfinished tasks", v4_sql},
     {5, "owner and lease of each task", v5_sql},
     {6, "the session directory of replicas", v6_sql},
+    {7, "skills and workspaces as files rows", v7_sql},
 }};
 
 error with_code(error e, errc code) {
@@ -174,6 +192,18 @@ result<int> migrate_locked(pg_connection& db, std::span<const migration> list, s
 
 std::span<const migration> postgres_migrations() {
   return builtin;
+}
+
+result<migrated_connection> open_migrated_postgres(const std::string& url) {
+  auto db = pg_connection::open(url);
+  if (!db) return db.error();
+  auto version = migrate_postgres(**db, postgres_migrations(), wall_clock_ms());
+  if (!version) {
+    auto e = version.error();
+    e.message = "store " + (*db)->description() + ": " + e.message;
+    return e;
+  }
+  return migrated_connection{std::move(*db), *version};
 }
 
 result<int> migrate_postgres(pg_connection& db, std::span<const migration> list, std::int64_t now_ms) {

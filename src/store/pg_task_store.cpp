@@ -417,15 +417,10 @@ class pg_task_store final : public blocking_task_store {
 }  // namespace
 
 result<std::shared_ptr<blocking_task_store>> open_blocking_postgres_store(const std::string& url) {
-  auto db = pg_connection::open(url);
-  if (!db) return db.error();
-  auto version = detail::migrate_postgres(**db, detail::postgres_migrations(), detail::wall_clock_ms());
-  if (!version) {
-    auto e = version.error();
-    e.message = "store " + (*db)->description() + ": " + e.message;
-    return e;
-  }
-  return std::shared_ptr<blocking_task_store>(std::make_shared<pg_task_store>(std::move(*db), url, *version));
+  auto opened = detail::open_migrated_postgres(url);
+  if (!opened) return opened.error();
+  return std::shared_ptr<blocking_task_store>(
+      std::make_shared<pg_task_store>(std::move(opened->db), url, opened->version));
 }
 
 }  // namespace harness::store

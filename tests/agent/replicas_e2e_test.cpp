@@ -4,7 +4,8 @@
 // fake LLM over real HTTP. A task posted to A is streamed and followed up on
 // B; per-user limits hold across both; a session lives where its sandbox is;
 // A killed mid-task leaves B to mark the task interrupted once A's lease has
-// lapsed; a restarted A removes only its own leftover containers.
+// lapsed; a restarted A removes only its own leftover containers; skills and
+// task workspaces saved through A are read through B.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -116,9 +117,9 @@ TEST_F(Replicas, ATaskPostedToAIsStreamedFromBAndFollowedUpOnB) {
   EXPECT_NE(resumed->body.find("event: final"), std::string::npos);
 
   // The follow-up runs on B with the conversation A stored.
-  auto follow_up = call(*b, "POST", "/task",
-                        {{"userId", "alice"}, {"task", "what did I ask?"}, {"conversationId", posted["conversationId"]}},
-                        200);
+  auto follow_up =
+      call(*b, "POST", "/task",
+           {{"userId", "alice"}, {"task", "what did I ask?"}, {"conversationId", posted["conversationId"]}}, 200);
   EXPECT_EQ(follow_up["status"], "succeeded") << follow_up.dump();
   EXPECT_EQ(follow_up["result"], "you asked about 42");
   auto requests = llm.requests();
@@ -140,8 +141,8 @@ TEST_F(Replicas, LimitsAndTheHolderOfTasksAndSessionsHoldAcrossReplicas) {
   wait_status(*b, first["taskId"], "succeeded");
 
   // An /execute session lives on the replica that opened it.
-  auto opened = call(*a, "POST", "/execute", {{"userId", "dave"}, {"code", "globalThis.n = 41; return 1"}, {"sessionId", "s1"}},
-                     200);
+  auto opened = call(*a, "POST", "/execute",
+                     {{"userId", "dave"}, {"code", "globalThis.n = 41; return 1"}, {"sessionId", "s1"}}, 200);
   EXPECT_EQ(opened["result"], 1);
   auto on_b = call(*b, "POST", "/execute", {{"userId", "dave"}, {"code", "return n + 1"}, {"sessionId", "s1"}}, 421);
   EXPECT_EQ(on_b["error"]["code"], "session_elsewhere");
@@ -187,6 +188,55 @@ TEST_F(Replicas, LimitsAndTheHolderOfTasksAndSessionsHoldAcrossReplicas) {
   auto ended = a->call("DELETE", "/mcp", {}, 30s, "Mcp-Session-Id: " + session + "\r\n");
   ASSERT_TRUE(ended);
   EXPECT_LT(ended->status, 300) << ended->body;
+}
+
+TEST_F(Replicas, SkillsAndWorkspacesSavedOnAAreSeenFromB) {
+  // A block on A saves a skill of grace's: SKILL.md and a code file.
+  auto saved = call(*a, "POST", "/execute",
+                    {{"userId", "grace"},
+                     {"code",
+                      "await fs.mkdir('/skills/row-count', {recursive: true});\n"
+                      "await fs.writeFile('/skills/row-count/SKILL.md', '---\\nname: row-count\\ndescription: Counts "
+                      "rows.\\n---\\nUse count().\\n');\n"
+                      "await fs.writeFile('/skills/row-count/index.js', 'exports.count = (r) => r.length;\\n');\n"
+                      "return 'saved';"}},
+                    200);
+  EXPECT_EQ(saved["result"], "saved") << saved.dump();
+
+  // B lists it and serves its files.
+  auto listed = call(*b, "GET", "/skills?userId=grace", nullptr, 200);
+  json mine;
+  for (const auto& skill : listed["skills"]) {
+    if (skill["name"] == "row-count") mine = skill;
+  }
+  EXPECT_EQ(mine["owner"], "user") << listed.dump();
+  EXPECT_EQ(mine["description"], "Counts rows.") << listed.dump();
+  EXPECT_EQ(mine["files"], json::array({"SKILL.md", "index.js"})) << listed.dump();
+  auto code = b->call("GET", "/skills/grace/row-count/files/index.js");
+  ASSERT_TRUE(code);
+  EXPECT_EQ(code->status, 200) << code->body;
+  EXPECT_EQ(code->body, "exports.count = (r) => r.length;\n");
+  // Another user still sees none of it.
+  EXPECT_EQ(call(*b, "GET", "/skills?userId=heidi", nullptr, 200).dump().find("row-count"), std::string::npos);
+
+  // A sandbox on B has it under /skills.
+  auto used =
+      call(*b, "POST", "/execute",
+           {{"userId", "grace"}, {"code", "return await fs.readFile('/skills/row-count/index.js', 'utf8');"}}, 200);
+  EXPECT_EQ(used["result"], "exports.count = (r) => r.length;\n") << used.dump();
+
+  // A task run on A writes its workspace; B serves the file.
+  llm.push(code_step("await fs.writeFile('/workspace/out.txt', 'made on A'); return 'written';"));
+  llm.push(answer_step("wrote out.txt"));
+  auto task = call(*a, "POST", "/task", {{"userId", "grace"}, {"task", "write a file"}}, 200);
+  ASSERT_EQ(task["status"], "succeeded") << task.dump();
+  const std::string id = task["taskId"];
+  auto file = b->call("GET", "/tasks/" + id + "/files/out.txt");
+  ASSERT_TRUE(file);
+  EXPECT_EQ(file->status, 200) << file->body;
+  EXPECT_EQ(file->body, "made on A");
+  auto files = call(*b, "GET", "/tasks/" + id + "/files", nullptr, 200);
+  EXPECT_NE(files.dump().find("out.txt"), std::string::npos) << files.dump();
 }
 
 TEST_F(Replicas, AReplicaKilledMidTaskLeavesItInterruptedByTheOtherOnceItsLeaseLapses) {

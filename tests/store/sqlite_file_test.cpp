@@ -167,8 +167,11 @@ TEST(SqliteFile, AFileFromSchemaVersion1IsUpgradedWithItsData) {
   EXPECT_EQ(store->usage("alice").value().output_tokens, 4);
 
   raw_db raw(file);
+  // Every version up to the latest, each once.
+  std::string versions;
+  for (int v = 1; v <= latest_schema_version(); ++v) versions += (v > 1 ? "," : "") + std::to_string(v);
   EXPECT_EQ(raw.text("SELECT group_concat(version) FROM (SELECT version FROM schema_migrations ORDER BY version)"),
-            "1,2,3,4,5");
+            versions);
   // Version 5: a task from before replicas has no owner and no lease.
   EXPECT_EQ((*t)->owner, "");
   EXPECT_EQ((*t)->lease_until_ms, 0);
