@@ -22,7 +22,7 @@ class confined_dir final : public file_folder {
 
   const std::filesystem::path& path() const { return path_; }
   std::string where() const override { return path_.string(); }
-  bool exists() const override;
+  result<bool> exists() const override;
 
   // Regular files below the folder whose paths pass check_relative_path;
   // symlinks, special files and our temp files are skipped. An absent folder

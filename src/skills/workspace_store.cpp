@@ -31,7 +31,9 @@ class workspace_store_impl final : public workspace_store {
   result<json> list(const std::string& task_id) const override {
     if (!is_storage_id(task_id)) return invalid_task(task_id);
     auto dir = tasks_->open(task_id);
-    if (!dir->exists()) return no_workspace(task_id);
+    auto exists = dir->exists();
+    if (!exists) return exists.error();
+    if (!*exists) return no_workspace(task_id);
     auto files = dir->scan();
     if (!files) return files.error();
     json out = json::array();
@@ -48,7 +50,9 @@ class workspace_store_impl final : public workspace_store {
                         "use a path from GET /tasks/{id}/files");
     }
     auto dir = tasks_->open(task_id);
-    if (!dir->exists()) return no_workspace(task_id);
+    auto exists = dir->exists();
+    if (!exists) return exists.error();
+    if (!*exists) return no_workspace(task_id);
     // A file on the host may have been placed by hand; never serve one past the write cap.
     return dir->read_file(path, config_.caps.max_total_bytes);
   }

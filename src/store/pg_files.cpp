@@ -51,7 +51,7 @@ class pg_folder final : public skills::file_folder {
  public:
   pg_folder(const pg_folder_set& set, std::string owner) : set_(set), owner_(std::move(owner)) {}
 
-  bool exists() const override;
+  result<bool> exists() const override;
   result<skills::file_map> scan() const override;
   result<std::string> read_file(const std::string& rel, std::size_t max_bytes) const override;
   status write_file(const std::string& rel, std::string_view bytes) override;
@@ -219,9 +219,10 @@ error pg_folder::missing(const std::string& rel) const {
   return make_error(skills::errc::file_not_found, fmt::format("no file '{}'", rel));
 }
 
-bool pg_folder::exists() const {
+result<bool> pg_folder::exists() const {
   auto rows = run("SELECT 1 FROM files WHERE kind = $1 AND owner = $2 LIMIT 1", key(), "cannot read the files");
-  return rows && rows->size() > 0;
+  if (!rows) return rows.error();
+  return rows->size() > 0;
 }
 
 result<skills::file_map> pg_folder::scan() const {

@@ -34,7 +34,8 @@ class file_folder {
   virtual ~file_folder() = default;
 
   // Whether the folder exists (on disk: even empty; in rows: holds a file).
-  virtual bool exists() const = 0;
+  // Error: storage_error (a database that cannot answer is not "absent").
+  virtual result<bool> exists() const = 0;
 
   // The files whose paths pass check_relative_path; an absent folder is
   // empty. Errors: storage_error (and host_symlink, path_conflict on disk).
