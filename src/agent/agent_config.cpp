@@ -53,7 +53,6 @@ result<agent_config> load_agent_config(const core::settings& s, std::chrono::mil
   out.max_per_user = static_cast<std::size_t>(*per_user);
   out.observation_max_chars = static_cast<std::size_t>(*observation);
   out.lease = *lease;
-  out.owner = s.get("SANDBOX_OWNER");  // checked with the sandbox's settings
   return out;
 }
 

@@ -36,8 +36,12 @@ class live_stream final : public task_event_stream {
 
 // The task's events from the store in batches. Without a waiter it ends at the
 // last stored event (a finished task). With one (a task running on another
-// replica) it goes on until the stored task has ended, waiting for the
-// store's change notices in between; a lost notice costs one keep-alive interval.
+// replica) it goes on, waiting for the store's change notices in between (a
+// lost notice costs one keep-alive interval), until it has delivered the
+// task's "end" event. The owner stores the task's final status just before
+// its last events, so a stream that finds the task ended reads on until
+// "end" or until a whole interval passes without a change (a task marked
+// interrupted for a lapsed lease has no "end").
 class stored_stream final : public task_event_stream {
  public:
   stored_stream(std::shared_ptr<store::task_store> store, std::string task_id, std::int64_t after,
@@ -46,21 +50,19 @@ class stored_stream final : public task_event_stream {
 
   asio::awaitable<std::optional<store::event_record>> next(std::chrono::milliseconds wait) override {
     for (bool waited = false;; waited = true) {
-      if (buffer_.empty() && !failed_) co_await read_batch();
+      if (buffer_.empty() && !done_) co_await read_batch();
       if (!buffer_.empty()) {
         auto event = std::move(buffer_.front());
         buffer_.pop_front();
         last_ = event.seq;
+        if (waiter_ && event.type == "end") done_ = true;
         co_return event;
       }
-      if (!waiter_ || ended_ || failed_) co_return std::nullopt;
-      // Nothing new: the task may have ended (then one more read takes the events saved before its status).
-      if (co_await task_ended()) {
-        ended_ = true;
-        continue;
-      }
-      if (waited) co_return store::event_record{};  // keep-alive
-      co_await waiter_->wait(wait);
+      if (!waiter_ || done_) co_return std::nullopt;
+      if (!ended_) ended_ = co_await task_ended();
+      if (waited && !ended_) co_return store::event_record{};  // keep-alive
+      const bool quiet = co_await waiter_->wait(wait);
+      if (ended_ && quiet) co_return std::nullopt;
     }
   }
 
@@ -69,11 +71,11 @@ class stored_stream final : public task_event_stream {
     auto batch = co_await store_->events(task_id_, last_, batch_size);
     if (!batch) {
       core::log_warn("events of task {} not read: {}", task_id_, batch.error().describe());
-      failed_ = true;
+      done_ = true;
       co_return;
     }
     // A finished task's stream ends at a short batch; a followed one reads again after the next change.
-    if (!waiter_ && batch->size() < batch_size) failed_ = true;
+    if (!waiter_ && batch->size() < batch_size) done_ = true;
     buffer_.insert(buffer_.end(), batch->begin(), batch->end());
   }
 
@@ -88,8 +90,8 @@ class stored_stream final : public task_event_stream {
   std::int64_t last_;
   std::shared_ptr<change_waiter> waiter_;
   std::deque<store::event_record> buffer_;
-  bool failed_ = false;  // no more reads: an error, or (not followed) the last batch was read
-  bool ended_ = false;   // the followed task has ended
+  bool done_ = false;   // no more reads: an error, the last batch (not followed), or "end" delivered
+  bool ended_ = false;  // the followed task's stored status is final
 };
 
 }  // namespace

@@ -4,12 +4,14 @@ namespace harness::agent {
 
 namespace asio = boost::asio;
 
-asio::awaitable<void> change_waiter::wait(std::chrono::milliseconds limit) {
+asio::awaitable<bool> change_waiter::wait(std::chrono::milliseconds limit) {
+  bool quiet = false;
   if (!pending_) {
     timer_->expires_at(clock_.steady_now() + limit);
-    co_await timer_->wait();
+    quiet = co_await timer_->wait();
   }
   pending_ = false;
+  co_return quiet && !pending_;
 }
 
 void change_waiter::wake() {

@@ -21,8 +21,9 @@ class change_waiter {
  public:
   change_waiter(const boost::asio::any_io_executor& executor, core::clock& clock)
       : clock_(clock), timer_(clock.make_timer(executor)) {}
-  // Returns at the first change since the last wait, or after `limit` on the clock.
-  boost::asio::awaitable<void> wait(std::chrono::milliseconds limit);
+  // Returns at the first change since the last wait (false), or after `limit`
+  // on the clock without one (true).
+  boost::asio::awaitable<bool> wait(std::chrono::milliseconds limit);
   void wake();
 
  private:

@@ -98,6 +98,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto config = agent::load_agent_config(settings, inputs.exec_timeout, inputs.limits);
   if (!config) return config.error();
   config->approval_timeout = inputs.approval_timeout;
+  config->owner = settings.get("SANDBOX_OWNER");
   auto store_config = store::load_store_config(settings);
   if (!store_config) return store_config.error();
   out.unavailable = missing_llm_setting(llm_config, settings);

@@ -139,7 +139,8 @@ result<nlohmann::json> pg_rows::json(int row, int column, std::string_view what)
 }
 
 error pg_open_failed(std::string_view description, std::string_view message) {
-  return make_error(errc::open_failed, fmt::format("cannot connect to the store (STORE_URL) {}: {}", description, message),
+  return make_error(errc::open_failed,
+                    fmt::format("cannot connect to the store (STORE_URL) {}: {}", description, message),
                     "check STORE_URL and that the PostgreSQL server is up and accepts this user");
 }
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "harness/core/logging.hpp"
-#include "pg_connection.hpp"
 #include "harness/store/errors.hpp"
+#include "pg_connection.hpp"
 #include "pg_conninfo.hpp"
 
 namespace harness::store::detail {
@@ -33,7 +33,9 @@ std::string from_hex(std::string_view hex) {
   return out;
 }
 
-std::string last_message(PGconn* conn) { return pg_message(PQerrorMessage(conn)); }
+std::string last_message(PGconn* conn) {
+  return pg_message(PQerrorMessage(conn));
+}
 
 }  // namespace
 

@@ -487,12 +487,37 @@ TEST_F(AgentManager, ATaskOfAnotherReplicaIsStreamedFromTheStoreAsItChanges) {
   auto keep_alive = idle.get();
   ASSERT_TRUE(keep_alive);
   EXPECT_TRUE(keep_alive->type.empty());
+  // The owner stores the final status, then the last events: the stream waits for them.
   store->tasks["task_b"].status = task_status::succeeded;
-  auto last = spawn((*stream)->next(10s));
+  auto end = spawn((*stream)->next(10s));
+  store->on_change("task_b");
+  settle();
+  EXPECT_EQ(end.wait_for(0s), std::future_status::timeout);
+  store->events_of["task_b"].push_back({"task_b", 3, "end", {}, 0});
   store->on_change("");  // a reconnected listener: every follower reads again
   settle();
-  ASSERT_EQ(last.wait_for(0s), std::future_status::ready);
-  EXPECT_FALSE(last.get());
+  ASSERT_EQ(end.wait_for(0s), std::future_status::ready);
+  auto last = end.get();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->type, "end");
+  EXPECT_FALSE(run((*stream)->next(10s)));
+}
+
+TEST_F(AgentManager, AFollowedTaskInterruptedWithoutAnEndEventEndsItsStreamAfterOneWait) {
+  store->is_shared = true;
+  start();
+  store->tasks["task_b"] = elsewhere_task("task_b", "alice");
+  auto stream = run(manager->events("task_b", 0));
+  ASSERT_TRUE(stream);
+  auto next = spawn((*stream)->next(10s));
+  store->tasks["task_b"].status = task_status::interrupted;  // its replica died; another marked it
+  store->on_change("task_b");
+  settle();
+  EXPECT_EQ(next.wait_for(0s), std::future_status::timeout) << "it waits for an end event a while";
+  clock.advance(10s);
+  settle();
+  ASSERT_EQ(next.wait_for(0s), std::future_status::ready);
+  EXPECT_FALSE(next.get());
 }
 
 TEST_F(AgentManager, AnotherReplicasTaskCountsForItsUserAndOnlyItsReplicaMayCancelIt) {

@@ -77,7 +77,8 @@ INSTANTIATE_TEST_SUITE_P(
         startup_case{"llm_provider", {{"LLM_PROVIDER", "nonsense"}}, "LLM_PROVIDER"},
         startup_case{"port_setting", {{"PORT", "http"}}, "PORT"},
         // Replicas must share the vault key: refused before the store is opened.
-        startup_case{"store_url_own_vault_key", {{"STORE_URL", "postgresql:///harness?host=/nonexistent"}}, "VAULT_KEY"},
+        startup_case{
+            "store_url_own_vault_key", {{"STORE_URL", "postgresql:///harness?host=/nonexistent"}}, "VAULT_KEY"},
         startup_case{"store_url_unreachable",
                      {{"STORE_URL", "postgresql://harness:secret-word@/harness?host=/nonexistent"},
                       {"VAULT_KEY", std::string(64, 'a')}},

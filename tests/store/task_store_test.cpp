@@ -490,7 +490,9 @@ TEST_P(TaskStore, CreateTaskLimitedCountsTheUnfinishedTasksOfTheUser) {
   EXPECT_EQ(third.error().code.wire_name(), "user_limit");
   EXPECT_FALSE(store->get_task("task_3").value().has_value());
   EXPECT_TRUE(store->create_task_limited(sample_task("task_bob", "bob"), 2)) << "the limit is per user";
-  auto dup = store->create_task_limited(sample_task("task_1"), 5);
+  auto again = sample_task("task_1");
+  again.conversation_id = "conv_elsewhere";  // the same id in another conversation
+  auto dup = store->create_task_limited(again, 5);
   ASSERT_FALSE(dup);
   EXPECT_EQ(dup.error().code, harness::store::errc::task_exists);
   auto one = sample_task("task_1");
