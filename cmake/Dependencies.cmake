@@ -10,6 +10,7 @@ find_package(SQLite3 REQUIRED)
 find_package(prometheus-cpp CONFIG REQUIRED)    # core only: the registry and text serializer behind GET /metrics
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)  # the PostgreSQL store (Debian: libpq-dev)
 if(HARNESS_BUILD_TESTS)
   find_package(GTest REQUIRED CONFIG)
   include(GoogleTest)

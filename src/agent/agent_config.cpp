@@ -15,6 +15,9 @@ std::vector<core::setting_spec> agent_setting_specs() {
       {"STORE_RESULTS", "restored",
        "restored (a task's answer is stored with its PII values) or tokenized (stored with the tokens; the live "
        "response still has the values)"},
+      {"TASK_LEASE_MS", "30000",
+       "a running task's lease: its replica renews it every third of this; when it lapses (the replica died), any "
+       "replica sharing the store marks the task interrupted"},
   };
 }
 
@@ -35,6 +38,8 @@ result<agent_config> load_agent_config(const core::settings& s, std::chrono::mil
   if (!per_user) return per_user.error();
   auto observation = s.get_int("AGENT_OBSERVATION_MAX_CHARS", 500, 1 << 24);
   if (!observation) return observation.error();
+  auto lease = s.get_ms("TASK_LEASE_MS", 1000, 3600000);
+  if (!lease) return lease.error();
   auto results = s.get_choice("STORE_RESULTS", {"restored", "tokenized"});
   if (!results) return results.error();
   out.store_tokenized_results = *results == "tokenized";
@@ -47,6 +52,7 @@ result<agent_config> load_agent_config(const core::settings& s, std::chrono::mil
   out.queue_size = static_cast<std::size_t>(*queue);
   out.max_per_user = static_cast<std::size_t>(*per_user);
   out.observation_max_chars = static_cast<std::size_t>(*observation);
+  out.lease = *lease;
   return out;
 }
 

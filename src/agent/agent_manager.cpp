@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 
 #include "event_streams.hpp"
 #include "harness/agent/errors.hpp"
@@ -16,6 +17,7 @@
 #include "harness/pii/vault_seal.hpp"
 #include "harness/store/errors.hpp"
 #include "task_approvals.hpp"
+#include "task_changes.hpp"
 #include "task_loop.hpp"
 #include "task_record.hpp"
 
@@ -37,7 +39,23 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
  public:
   agent_manager_impl(const asio::any_io_executor& executor, agent_dependencies deps, agent_config config,
                      core::clock& clock)
-      : executor_(executor), deps_(std::move(deps)), config_(config), clock_(clock) {}
+      : executor_(executor),
+        deps_(std::move(deps)),
+        config_(std::move(config)),
+        clock_(clock),
+        changes_(std::make_shared<task_changes>(executor, clock)) {}
+
+  // With a store other replicas share: their tasks' changes wake the streams
+  // that follow them here. (The leases are the app's replica upkeep.)
+  void follow_other_replicas() {
+    if (!deps_.store->shared()) return;
+    auto watched = deps_.store->watch_changes([changes = changes_, executor = executor_](const std::string& id) {
+      asio::post(executor, [changes, id] { changes->changed(id); });
+    });
+    if (!watched) {
+      core::log_warn("tasks of other replicas are followed only at each keep-alive: {}", watched.error().describe());
+    }
+  }
 
   asio::awaitable<result<task_ticket>> submit(task_request request) override {
     auto self = shared_from_this();
@@ -48,7 +66,12 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto conversation = co_await open_conversation(request);
     if (!conversation) co_return conversation.error();
     auto task = make_task(std::move(request), std::move(*conversation));
-    auto created = co_await deps_.store->create_task(task->record);
+    // The store counts the user's tasks on every replica; admission above counted this one's.
+    auto created = co_await deps_.store->create_task_limited(task->record, config_.max_per_user);
+    if (!created && created.error().code == store::errc::user_limit) co_return user_busy_error(task->record.user_id);
+    if (!created && created.error().code == store::errc::conversation_running) {
+      co_return conversation_busy_error(task->record.conversation_id);
+    }
     if (!created) co_return created.error();
     held.release();
     live_[task->record.id] = task;
@@ -136,7 +159,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     if (auto it = live_.find(task_id); it != live_.end()) co_return live_event_stream(it->second, after_seq);
     auto stored = co_await find_stored(task_id);
     if (!stored) co_return stored.error();
-    co_return stored_event_stream(deps_.store, std::move(task_id), after_seq);
+    // Unfinished but not live here: it runs on another replica, its events arrive through the store.
+    std::shared_ptr<change_waiter> follow;
+    if (deps_.store->shared() && !store::is_terminal(stored->status)) follow = changes_->follow(task_id);
+    co_return stored_event_stream(deps_.store, std::move(task_id), after_seq, std::move(follow));
   }
 
   asio::awaitable<void> shutdown(std::chrono::milliseconds grace) override {
@@ -204,16 +230,9 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   std::optional<error> admission(const task_request& request) const {
     if (stopping_) return stopping_error();
     if (request.conversation_id && busy_conversations_.count(*request.conversation_id)) {
-      return make_error(agent::errc::conversation_busy,
-                        fmt::format("a task of conversation '{}' is still running", *request.conversation_id),
-                        "wait for it to end, then send the follow-up");
+      return conversation_busy_error(*request.conversation_id);
     }
-    if (count_of_user(request.user_id) >= config_.max_per_user) {
-      return make_error(
-          agent::errc::user_busy,
-          fmt::format("user '{}' already has {} task(s) running or queued", request.user_id, config_.max_per_user),
-          "wait for one to finish (GET /tasks/{id}), or cancel one");
-    }
+    if (count_of_user(request.user_id) >= config_.max_per_user) return user_busy_error(request.user_id);
     if (running_ + queue_.size() + admitting_ >= config_.max_concurrent + config_.queue_size) {
       return make_error(
           agent::errc::agent_busy,
@@ -223,12 +242,29 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     return std::nullopt;
   }
 
-  // The live task that has not ended; else task_finished (with `more` after
-  // the status) or task_not_found.
+  static error conversation_busy_error(const std::string& conversation_id) {
+    return make_error(agent::errc::conversation_busy,
+                      fmt::format("a task of conversation '{}' is still running", conversation_id),
+                      "wait for it to end, then send the follow-up");
+  }
+
+  error user_busy_error(const std::string& user_id) const {
+    return make_error(agent::errc::user_busy,
+                      fmt::format("user '{}' already has {} task(s) running or queued", user_id, config_.max_per_user),
+                      "wait for one to finish (GET /tasks/{id}), or cancel one");
+  }
+
+  // The live task that has not ended; else task_elsewhere (it runs on another
+  // replica), task_finished (with `more` after the status) or task_not_found.
   asio::awaitable<result<std::shared_ptr<live_task>>> unfinished(const std::string& task_id, std::string_view more) {
     if (auto it = live_.find(task_id); it != live_.end() && !it->second->finished) co_return it->second;
     auto stored = co_await find_stored(task_id);
     if (!stored) co_return stored.error();
+    if (!store::is_terminal(stored->status) && stored->owner != config_.owner) {
+      co_return make_error(agent::errc::task_elsewhere,
+                           fmt::format("task '{}' runs on replica '{}'", task_id, stored->owner),
+                           "send this request to that replica (route by the task's owner, see docs/DEPLOYMENT.md)");
+    }
     co_return make_error(agent::errc::task_finished,
                          fmt::format("task '{}' has already ended ({}){}", task_id, to_string(stored->status), more));
   }
@@ -292,6 +328,8 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     r.mode = request.mode;
     r.status = task_status::queued;
     r.created_ms = clock_.epoch_ms();
+    r.owner = config_.owner;
+    r.lease_until_ms = r.created_ms + config_.lease.count();
     task->restore_pii = request.restore_pii;
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
@@ -355,6 +393,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   agent_dependencies deps_;
   agent_config config_;
   core::clock& clock_;
+  std::shared_ptr<task_changes> changes_;  // wakes streams of tasks on other replicas
   std::map<std::string, std::shared_ptr<live_task>> live_;
   std::deque<std::shared_ptr<live_task>> queue_;
   std::set<std::string> busy_conversations_;
@@ -373,7 +412,9 @@ error no_such_task(std::string_view task_id) {
 
 std::shared_ptr<agent_manager> create_agent_manager(const asio::any_io_executor& executor, agent_dependencies deps,
                                                     agent_config config, core::clock& clock) {
-  return std::make_shared<agent_manager_impl>(executor, std::move(deps), config, clock);
+  auto manager = std::make_shared<agent_manager_impl>(executor, std::move(deps), std::move(config), clock);
+  manager->follow_other_replicas();
+  return manager;
 }
 
 }  // namespace harness::agent

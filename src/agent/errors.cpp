@@ -33,6 +33,8 @@ class category final : public harness::error_category {
         return "approval_not_found";
       case errc::approval_decided:
         return "approval_decided";
+      case errc::task_elsewhere:
+        return "task_elsewhere";
     }
     return {};
   }
@@ -55,6 +57,8 @@ class category final : public harness::error_category {
       case errc::task_finished:
       case errc::approval_decided:
         return 409;
+      case errc::task_elsewhere:
+        return 421;  // Misdirected Request: another replica holds it
     }
     return 0;
   }

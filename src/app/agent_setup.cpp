@@ -58,14 +58,15 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
   return [timer] { timer->cancel(); };
 }
 
-result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config) {
-  auto backend = store::open_blocking_sqlite_store(config.path);
+result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config,
+                                                           const std::string& owner) {
+  auto backend = store::open_blocking_store(config);
   if (!backend) return backend.error();
-  auto interrupted = (*backend)->mark_interrupted(core::real_clock().epoch_ms());
+  auto interrupted = (*backend)->mark_interrupted(core::real_clock().epoch_ms(), owner);
   if (!interrupted) {
     core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
-  } else if (*interrupted > 0) {
-    core::log_info("{} task(s) of an earlier run were marked interrupted", *interrupted);
+  } else if (!interrupted->empty()) {
+    core::log_info("{} task(s) of an earlier run were marked interrupted", interrupted->size());
   }
   return store::run_on_store_thread(std::move(*backend));
 }
@@ -97,6 +98,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto config = agent::load_agent_config(settings, inputs.exec_timeout, inputs.limits);
   if (!config) return config.error();
   config->approval_timeout = inputs.approval_timeout;
+  config->owner = settings.get("SANDBOX_OWNER");
   auto store_config = store::load_store_config(settings);
   if (!store_config) return store_config.error();
   out.unavailable = missing_llm_setting(llm_config, settings);
@@ -116,12 +118,13 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();
   if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
-  auto store = open_task_store(*store_config);
+  auto store = inputs.store ? result<std::shared_ptr<store::task_store>>(inputs.store)
+                            : open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
   if (!store) return store.error();
   // Conversation vaults hold every raw value a user's tools returned: sealed at rest.
   auto sealer = pii::load_vault_sealer(settings);
   if (!sealer) return sealer.error();
-  out.health.push_back(store::store_health(*store));
+  if (!inputs.store) out.health.push_back(store::store_health(*store));  // else the app reports it
   out.stop_retention = start_retention(executor, *store, *store_config);
 
   agent::agent_dependencies deps;
@@ -147,7 +150,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());
   if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);
-  core::log_info("agent ready: {} provider, store {}", llm_config.provider, store_config->path.string());
+  core::log_info("agent ready: {} provider, store {}", llm_config.provider, store::describe_store(*store_config));
   return out;
 }
 

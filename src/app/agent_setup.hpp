@@ -36,6 +36,9 @@ struct agent_inputs {
   std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
   std::chrono::milliseconds approval_timeout{300000};           // APPROVAL_TIMEOUT_MS
   std::shared_ptr<net::engine> http_engine;                     // the one outbound HTTP client's engine
+  // The store, when the app opened it already (replicas sharing STORE_URL:
+  // sessions need it too); null: build_agent opens it.
+  std::shared_ptr<store::task_store> store = nullptr;
 };
 
 struct agent_parts {
@@ -53,10 +56,11 @@ struct agent_parts {
 std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
                                       std::shared_ptr<store::task_store> store, const store::store_config& config);
 
-// Opens the SQLite store at start-up (blocking: nothing is served yet), marks
-// the tasks an earlier process left queued or running as interrupted, and
-// hands the store to its own thread.
-result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config);
+// Opens the store at start-up (SQLite, or PostgreSQL when STORE_URL is set;
+// blocking: nothing is served yet), marks as interrupted the unfinished tasks
+// of `owner` (this replica's SANDBOX_OWNER: its tasks of an earlier run died
+// with it) and those whose lease expired, and hands the store to its own thread.
+result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config, const std::string& owner);
 
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);

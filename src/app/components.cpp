@@ -8,6 +8,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
 #include "agent_setup.hpp"
+#include "replica_upkeep.hpp"
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
@@ -37,6 +38,9 @@
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
+#include "harness/store/pg_files.hpp"
+#include "harness/store/store_config.hpp"
+#include "harness/store/store_health.hpp"
 
 namespace harness::app {
 namespace {
@@ -66,6 +70,7 @@ class components_impl final : public components {
     if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
     if (sweeper_) sweeper_->stop();
     if (stop_retention_) stop_retention_();
+    if (stop_upkeep_) stop_upkeep_();
     if (face_) co_await face_->shutdown();
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
@@ -93,6 +98,7 @@ class components_impl final : public components {
   std::shared_ptr<agent::agent_manager> agent_;
   std::unique_ptr<skills::sweeper> sweeper_;
   std::function<void()> stop_retention_;
+  std::function<void()> stop_upkeep_;  // the replica upkeep's, with STORE_URL
   // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention
   // deletes); its destructor stops and joins it.
   asio::thread_pool background_{2};
@@ -118,6 +124,68 @@ asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> 
 }
 
 using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
+
+// What replicas sharing one store (STORE_URL) run beside the agent.
+struct shared_store_parts {
+  std::shared_ptr<store::task_store> store;
+  std::shared_ptr<execution::session_directory> directory;
+  std::function<void()> stop_upkeep;
+  std::string url;  // STORE_URL: skills and workspaces live there too
+};
+
+// With STORE_URL: opens the store now (the session directory needs it with or
+// without an LLM), reports its health and starts the replica upkeep. Without:
+// nothing (the agent opens its SQLite file itself).
+result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_executor& executor,
+                                                            const core::settings& settings, const std::string& owner,
+                                                            core::health_sources& health) {
+  auto config = store::load_store_config(settings);
+  if (!config) return config.error();
+  if (config->url.empty()) return std::optional<shared_store_parts>();
+  // A conversation continued on another replica opens its vault there: the
+  // key made beside a local STORE_PATH would differ on each replica.
+  if (!settings.is_set_explicitly("VAULT_KEY") && !settings.is_set_explicitly("VAULT_KEY_FILE")) {
+    return make_error(core::errc::invalid_setting,
+                      "STORE_URL is set but the vault key is this replica's own (no VAULT_KEY or VAULT_KEY_FILE)",
+                      "replicas sharing a store must seal PII vaults with one key: set VAULT_KEY to the same 64 hex "
+                      "digits on each (or VAULT_KEY_FILE to a file they share)");
+  }
+  auto lease = settings.get_ms("TASK_LEASE_MS", 1000, 3600000);
+  if (!lease) return lease.error();
+  auto opened = open_task_store(*config, owner);
+  if (!opened) return opened.error();
+  health.push_back(store::store_health(*opened));
+  shared_store_parts out;
+  out.store = *opened;
+  out.directory = store_session_directory(out.store, owner, *lease);
+  out.stop_upkeep = start_replica_upkeep(executor, out.store, owner, *lease);
+  out.url = config->url;
+  core::log_info("replica '{}' on a shared store: {}", owner, store::describe_store(*config));
+  return std::optional<shared_store_parts>(std::move(out));
+}
+
+struct file_stores {
+  std::shared_ptr<skills::skill_library> library;
+  std::shared_ptr<skills::workspace_store> workspaces;
+};
+
+// Skills per user and workspaces per task: folders on the host, or with
+// STORE_URL rows of the shared database, so that every replica sees what a
+// sandbox saved on another (the shipped examples stay in SKILLS_DIR).
+result<file_stores> open_file_stores(const skills::skills_config& config, const std::string& store_url) {
+  if (!store_url.empty()) {
+    auto library = store::create_pg_skill_library(store_url, config.skills);
+    if (!library) return library.error();
+    auto workspaces = store::create_pg_workspace_store(store_url, config.workspace);
+    if (!workspaces) return workspaces.error();
+    core::log_info("skills and task workspaces in the shared store (examples from {})",
+                   (config.skills.dir / "examples").string());
+    return file_stores{std::move(*library), std::move(*workspaces)};
+  }
+  if (auto ok = core::ensure_writable_dir(config.skills.dir / "users", "SKILLS_DIR"); !ok) return ok.error();
+  if (auto ok = core::ensure_writable_dir(config.workspace.dir, "WORKSPACE_DIR"); !ok) return ok.error();
+  return file_stores{skills::create_skill_library(config.skills), skills::create_workspace_store(config.workspace)};
+}
 
 // TOOL_POLICY_FILE (and APPROVAL_DEFAULT): a factory of call guards, empty
 // when neither asks for a policy. A file that cannot be read or parsed stops
@@ -226,6 +294,13 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto remote = mcp::with_oauth(http, *oauth);
 
   auto executor = io.get_executor();
+  auto opened_shared = open_shared_store(executor, settings, sandbox_config->owner, out->services_.health);
+  if (!opened_shared) return opened_shared.error();
+  const std::optional<shared_store_parts>& shared_store = *opened_shared;
+  if (shared_store) {
+    out->stop_upkeep_ = shared_store->stop_upkeep;
+    exec_settings->service.directory = shared_store->directory;
+  }
   out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics, remote);
   out->services_.tools = out->registry_;
   for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
@@ -256,13 +331,13 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   execution::register_exec_metrics(*metrics);
   for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
   exec_settings->service.metrics = metrics;
-  // Skills per user and workspaces per task, on the host; the sandbox gets copies.
+  // Skills per user and workspaces per task (on the host, or in the shared store); the sandbox gets copies.
   auto skills_config = skills::load_skills_config(settings);
   if (!skills_config) return skills_config.error();
-  if (auto ok = core::ensure_writable_dir(skills_config->skills.dir / "users", "SKILLS_DIR"); !ok) return ok.error();
-  if (auto ok = core::ensure_writable_dir(skills_config->workspace.dir, "WORKSPACE_DIR"); !ok) return ok.error();
-  std::shared_ptr<skills::skill_library> library = skills::create_skill_library(skills_config->skills);
-  std::shared_ptr<skills::workspace_store> workspaces = skills::create_workspace_store(skills_config->workspace);
+  auto stores = open_file_stores(*skills_config, shared_store ? shared_store->url : std::string());
+  if (!stores) return stores.error();
+  std::shared_ptr<skills::skill_library> library = stores->library;
+  std::shared_ptr<skills::workspace_store> workspaces = stores->workspaces;
   out->services_.skills = library;
   out->services_.workspaces = workspaces;
   out->services_.blocking = out->background_.get_executor();
@@ -284,6 +359,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!face_settings) return face_settings.error();
   face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
   face_settings->face.approval_timeout = policy_config->approval_timeout;
+  if (shared_store) face_settings->face.replica = sandbox_config->owner;
   out->face_ = mcp_server::create_mcp_face(
       executor,
       {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},
@@ -303,7 +379,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .metrics = metrics,
                       .guards = *guards,
                       .approval_timeout = policy_config->approval_timeout,
-                      .http_engine = out->http_engine_};
+                      .http_engine = out->http_engine_,
+                      .store = shared_store ? shared_store->store : nullptr};
   auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out->agent_ = agent->manager;

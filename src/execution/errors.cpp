@@ -1,5 +1,7 @@
 #include "harness/execution/errors.hpp"
 
+#include "harness/execution/session_directory.hpp"
+
 namespace harness::execution {
 namespace {
 
@@ -15,6 +17,8 @@ class category final : public harness::error_category {
         return "session_busy";
       case errc::too_many_sessions:
         return "too_many_sessions";
+      case errc::session_elsewhere:
+        return "session_elsewhere";
     }
     return {};
   }
@@ -25,6 +29,8 @@ class category final : public harness::error_category {
         return 404;
       case errc::session_busy:
         return 409;
+      case errc::session_elsewhere:
+        return 421;  // Misdirected Request: the replica holding it must answer
       case errc::too_many_sessions:
         return 429;
     }
@@ -37,6 +43,12 @@ class category final : public harness::error_category {
 const harness::error_category& errc_category() noexcept {
   static const category instance;
   return instance;
+}
+
+error session_elsewhere(const std::string& session_id, const std::string& replica) {
+  return make_error(errc::session_elsewhere, "session '" + session_id + "' lives on replica '" + replica + "'",
+                    "send its requests to that replica: route by sessionId or make the load balancer sticky "
+                    "(docs/DEPLOYMENT.md#several-replicas)");
 }
 
 }  // namespace harness::execution

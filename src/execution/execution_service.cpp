@@ -32,6 +32,7 @@ struct live_session {
   std::unique_ptr<sandbox_session> sandbox;
   clock_type::time_point last_used = clock_type::now();
   bool busy = false;
+  bool held = false;  // recorded in the session directory (replicas): released when it ends
 };
 
 // The sessions map's key: user ids are [A-Za-z0-9_.-], so '/' cannot occur in one.
@@ -99,13 +100,23 @@ class execution_service_impl final : public execution_service,
                              "end one with DELETE /sessions/{id}, or run without a sessionId "
                              "(SANDBOX_MAX_SESSIONS_PER_USER)");
       }
+      // With replicas: the id must not be open on another one (it holds the sandbox).
+      if (request.session_id && config_.directory) {
+        auto holder = co_await config_.directory->hold(session_key(request.user_id, *request.session_id));
+        if (!holder) co_return holder.error();
+        if (*holder != config_.directory->self()) co_return session_elsewhere(*request.session_id, *holder);
+      }
       ++opening_;
       const auto opening = clock_type::now();
       auto opened =
           co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id, request.approver);
       --opening_;
-      if (!opened) co_return opened.error();
+      if (!opened) {
+        if (request.session_id && config_.directory) release_later(session_key(request.user_id, *request.session_id));
+        co_return opened.error();
+      }
       session = std::move(*opened);
+      session->held = request.session_id && config_.directory;
       opened_now = true;
       open_ms = std::chrono::duration<double, std::milli>(clock_type::now() - opening).count();
       if (request.session_id) sessions_[session_key(session->user_id, session->id)] = session;
@@ -138,11 +149,18 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {
     auto it = sessions_.find(session_key(user_id, session_id));
     if (it == sessions_.end()) {
+      if (config_.directory) {
+        auto holder = co_await config_.directory->holder(session_key(user_id, session_id));
+        if (holder && !holder->empty() && *holder != config_.directory->self()) {
+          co_return session_elsewhere(session_id, *holder);
+        }
+      }
       co_return make_error(execution::errc::session_not_found, "no live session '" + session_id + "'",
                            "it may have idled out or ended after a timeout");
     }
     auto session = it->second;
     sessions_.erase(it);
+    released(*session);
     if (session->busy) {
       // The block in flight ends at once with a SandboxError; its request
       // then removes the container.
@@ -157,6 +175,7 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
     sweep_timer_.cancel();
+    for (const auto& [key, session] : sessions_) released(*session);
     co_await core::close_all(sessions_, &close_session);
     co_await closing_.wait_zero();  // the sandboxes being removed in the background
   }
@@ -194,7 +213,21 @@ class execution_service_impl final : public execution_service,
   // session (the old one was deleted while its block ran).
   void forget(const std::shared_ptr<live_session>& session) {
     auto it = sessions_.find(session_key(session->user_id, session->id));
-    if (it != sessions_.end() && it->second == session) sessions_.erase(it);
+    if (it != sessions_.end() && it->second == session) {
+      sessions_.erase(it);
+      released(*session);
+    }
+  }
+
+  // A held session left the table: the directory forgets it (in the background).
+  void released(live_session& session) {
+    if (!session.held) return;
+    session.held = false;
+    release_later(session_key(session.user_id, session.id));
+  }
+  void release_later(std::string key) {
+    auto release = config_.directory->release(std::move(key));  // a local: GCC 12
+    core::spawn_logged(executor_, std::move(release), "session directory: release");
   }
 
   static asio::awaitable<void> close_session(std::shared_ptr<live_session> session) {
@@ -235,6 +268,7 @@ class execution_service_impl final : public execution_service,
       auto& s = it->second;
       if (!s->busy && now - s->last_used >= config_.idle_timeout) {
         core::log_info("session {} idled out", s->id);
+        released(*s);
         close_later(std::move(s), "closing after idling out");
         it = sessions_.erase(it);
       } else {

@@ -56,6 +56,14 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
     return it->second;
   }
 
+  std::string elsewhere(const std::string& id) const override {
+    // "mcp_" and 32 hex digits, then ".<replica>" (see face_config::replica).
+    constexpr std::size_t prefix = 4 + 2 * session_id_bytes;
+    if (config_.replica.empty() || id.size() <= prefix + 1 || id[prefix] != '.') return {};
+    auto replica = id.substr(prefix + 1);
+    return replica == config_.replica ? std::string() : replica;
+  }
+
   asio::awaitable<bool> end(std::string id, std::string key_id) override {
     auto session = find(id, key_id);
     if (!session) co_return false;
@@ -79,6 +87,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
       core::log_error("mcp: no session id could be made: {}", id.error().describe());
       return std::nullopt;
     }
+    if (!config_.replica.empty()) return *id + "." + config_.replica;
     return *id;
   }
 

@@ -52,7 +52,7 @@ std::optional<path_problem> check_entry(const bridge::file_change& change, const
 
 }  // namespace
 
-apply_report apply_change_set(confined_dir& dir, std::string_view root, const std::vector<bridge::file_change>& changes,
+apply_report apply_change_set(file_folder& dir, std::string_view root, const std::vector<bridge::file_change>& changes,
                               const file_caps& caps, const path_rule& extra_rule) {
   apply_report report;
   std::vector<const bridge::file_change*> deletes, writes;
@@ -68,7 +68,7 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
 
   auto current = dir.scan();
   if (!current) {
-    core::log_error("cannot read {} before writing to it: {}", dir.path().string(), current.error().describe());
+    core::log_error("cannot read {} before writing to it: {}", dir.where(), current.error().describe());
     for (const auto* list : {&deletes, &writes}) {
       for (const auto* change : *list) {
         report.refused.push_back(
@@ -123,7 +123,7 @@ apply_report apply_change_set(confined_dir& dir, std::string_view root, const st
   }
   if (!report.refused.empty()) {
     core::log_warn("{}: refused {} of {} changed files in {} (first: {} {}: {})", root, report.refused.size(),
-                   report.refused.size() + report.written.size() + report.deleted.size(), dir.path().string(),
+                   report.refused.size() + report.written.size() + report.deleted.size(), dir.where(),
                    report.refused.front().op, report.refused.front().path, report.refused.front().reason);
   }
   return report;

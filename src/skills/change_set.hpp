@@ -1,5 +1,5 @@
 // Validation and application of one exec's changed files to one confined
-// folder: the single implementation behind skill_library::apply_changes and
+// folder (on disk or in rows): the single implementation behind skill_library::apply_changes and
 // workspace_store::apply_changes.
 #pragma once
 
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "confined_dir.hpp"
 #include "harness/bridge/runtime_session.hpp"
+#include "harness/skills/file_folders.hpp"
 #include "harness/skills/file_rules.hpp"
 
 namespace harness::skills {
@@ -26,7 +26,7 @@ using path_rule = std::function<std::optional<path_problem>(const std::string& p
 // would pass the folder's total-size or file-count cap. A refused entry
 // changes nothing on the host; the others are applied. The caller serialises
 // calls for the same folder.
-apply_report apply_change_set(confined_dir& dir, std::string_view root, const std::vector<bridge::file_change>& changes,
+apply_report apply_change_set(file_folder& dir, std::string_view root, const std::vector<bridge::file_change>& changes,
                               const file_caps& caps, const path_rule& extra_rule);
 
 // Refuses every entry of `root` with the same reason (an invalid owner id, a

@@ -162,7 +162,7 @@ status write_all(int fd, std::string_view bytes, std::string_view rel) {
 confined_dir::confined_dir(fs::path parent, std::string name)
     : parent_(std::move(parent)), name_(std::move(name)), path_(parent_ / name_) {}
 
-bool confined_dir::exists() const {
+result<bool> confined_dir::exists() const {
   std::error_code ec;
   return fs::is_directory(fs::symlink_status(path_, ec));
 }

@@ -5,51 +5,42 @@
 // followed, and nothing is ever created or read outside the folder.
 #pragma once
 
-#include <chrono>
-#include <cstddef>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <string_view>
 
 #include "harness/core/error.hpp"
+#include "harness/skills/file_folders.hpp"
 
 namespace harness::skills {
 
-struct stored_file {
-  std::size_t size = 0;
-  std::filesystem::file_time_type modified;
-};
-
-// Relative path ("a/b.js") -> file.
-using file_map = std::map<std::string, stored_file>;
-
-class confined_dir {
+class confined_dir final : public file_folder {
  public:
   // The folder is `parent`/`name`; `parent` is trusted (configuration),
   // `name` (a user or task id) is opened without following a symlink.
   confined_dir(std::filesystem::path parent, std::string name);
 
   const std::filesystem::path& path() const { return path_; }
-  bool exists() const;
+  std::string where() const override { return path_.string(); }
+  result<bool> exists() const override;
 
   // Regular files below the folder whose paths pass check_relative_path;
   // symlinks, special files and our temp files are skipped. An absent folder
   // is empty. Error: storage_error.
-  result<file_map> scan() const;
+  result<file_map> scan() const override;
 
   // Writes `bytes` to `rel` atomically (temp file + rename), creating folders.
   // Errors: host_symlink (a symlink on the way or at the target),
   // path_conflict (a file where a folder is needed or the reverse), storage_error.
-  status write_file(const std::string& rel, std::string_view bytes);
+  status write_file(const std::string& rel, std::string_view bytes) override;
 
   // Removes the file at `rel`, then every folder on its path that became
   // empty. Errors: file_not_found, host_symlink, path_conflict, storage_error.
-  status remove_file(const std::string& rel);
+  status remove_file(const std::string& rel) override;
 
   // The file's bytes. Errors: file_not_found, host_symlink, file_too_large
   // (over max_bytes), storage_error.
-  result<std::string> read_file(const std::string& rel, std::size_t max_bytes) const;
+  result<std::string> read_file(const std::string& rel, std::size_t max_bytes) const override;
 
   // Removes the folder and everything in it (a symlink is removed, never
   // followed); a missing folder is fine. Error: storage_error.
@@ -64,8 +55,5 @@ class confined_dir {
   std::string name_;
   std::filesystem::path path_;
 };
-
-// "2026-11-30T01:02:03Z".
-std::string iso_time(std::filesystem::file_time_type time);
 
 }  // namespace harness::skills

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -66,11 +65,9 @@ std::optional<path_problem> skill_path_rule(const std::string& path) {
 
 class skill_library_impl final : public skill_library {
  public:
-  explicit skill_library_impl(skill_config config) : config_(std::move(config)), users_(config_.dir / "users") {
+  skill_library_impl(skill_config config, std::shared_ptr<folder_set> users)
+      : config_(std::move(config)), users_(std::move(users)), examples_(config_.dir, "examples") {
     std::error_code ec;
-    fs::create_directories(users_, ec);
-    if (ec)
-      throw std::runtime_error(fmt::format("cannot create the skills folder {}: {}", users_.string(), ec.message()));
     if (!fs::is_directory(config_.dir / "examples", ec)) {
       core::log_warn("no example skills: {} is not a folder (SKILLS_DIR)", (config_.dir / "examples").string());
     }
@@ -80,11 +77,11 @@ class skill_library_impl final : public skill_library {
     if (!is_storage_id(user_id)) return invalid_user(user_id);
     json out = json::array();
     for (auto owner : {"user", "example"}) {
-      confined_dir dir = folder_of(owner, user_id);
-      auto files = dir.scan();
+      auto dir = folder_of(owner, user_id);
+      auto files = dir->scan();
       if (!files) return files.error();
       for (const auto& [name, skill] : group_by_skill(*files)) {
-        json entry = describe(dir, owner, name, skill);
+        json entry = describe(*dir, owner, name, skill);
         json paths = json::array();
         for (const auto& [path, file] : skill) paths.push_back(path);
         entry["files"] = std::move(paths);
@@ -101,11 +98,11 @@ class skill_library_impl final : public skill_library {
     if (!found) return found.error();
     if (!*found) return no_such_skill(name);
     const auto& skill = **found;
-    json entry = describe(skill.dir, skill.owner, name, skill.files);
+    json entry = describe(*skill.dir, skill.owner, name, skill.files);
     json list = json::array();
     for (const auto& [path, file] : skill.files) list.push_back({{"path", path}, {"size", file.size}});
     entry["files"] = std::move(list);
-    auto md = skill.dir.read_file(name + "/SKILL.md", skill_md_max_bytes);
+    auto md = skill.dir->read_file(name + "/SKILL.md", skill_md_max_bytes);
     entry["skillMd"] = md ? json(*md) : json(nullptr);
     return entry;
   }
@@ -122,20 +119,19 @@ class skill_library_impl final : public skill_library {
       return make_error(skills::errc::file_not_found, fmt::format("skill '{}' has no file '{}'", name, path),
                         "GET /skills/{userId}/{name} lists its files");
     }
-    return (*found)->dir.read_file(name + "/" + path, config_.caps.max_file_bytes);
+    return (*found)->dir->read_file(name + "/" + path, config_.caps.max_file_bytes);
   }
 
   status remove(const std::string& user_id, const std::string& name) override {
     if (!is_storage_id(user_id)) return invalid_user(user_id);
     if (!is_skill_name(name)) return invalid_name(name);
-    std::lock_guard lock(mutex_);
-    std::error_code ec;
-    fs::path user_dir = users_ / user_id;
-    if (fs::is_directory(fs::symlink_status(user_dir, ec)) && fs::exists(fs::symlink_status(user_dir / name, ec))) {
-      auto removed = confined_dir(user_dir, name).remove_all();
-      if (removed) core::log_info("removed skill {} of user {}", name, user_id);
-      return removed;
+    auto removed = users_->remove(user_id, name);
+    if (!removed) return removed.error();
+    if (*removed) {
+      core::log_info("removed skill {} of user {}", name, user_id);
+      return {};
     }
+    std::error_code ec;
     if (fs::exists(fs::symlink_status(config_.dir / "examples" / name, ec))) {
       return make_error(skills::errc::skill_read_only,
                         fmt::format("'{}' is a shipped example and cannot be removed", name),
@@ -160,14 +156,14 @@ class skill_library_impl final : public skill_library {
     if (!is_storage_id(user_id)) {
       return refuse_all("skills", changes, {"invalid_user_id", "the task's user id cannot name a folder"});
     }
-    std::lock_guard lock(mutex_);
-    confined_dir dir(users_, user_id);
-    return apply_change_set(dir, "skills", changes, config_.caps, skill_path_rule);
+    return users_->change(user_id, [&](file_folder& dir) {
+      return apply_change_set(dir, "skills", changes, config_.caps, skill_path_rule);
+    });
   }
 
  private:
   struct found_skill {
-    confined_dir dir;
+    std::unique_ptr<const file_folder> dir;
     std::string_view owner;  // "user" or "example"
     skill_files files;
   };
@@ -176,8 +172,8 @@ class skill_library_impl final : public skill_library {
   // when there is neither. Error: storage_error.
   result<std::optional<found_skill>> find_skill(const std::string& user_id, const std::string& name) const {
     for (std::string_view owner : {"user", "example"}) {
-      confined_dir dir = folder_of(owner, user_id);
-      auto files = dir.scan();
+      auto dir = folder_of(owner, user_id);
+      auto files = dir->scan();
       if (!files) return files.error();
       auto skills = group_by_skill(*files);
       auto it = skills.find(name);
@@ -187,12 +183,14 @@ class skill_library_impl final : public skill_library {
     return std::optional<found_skill>();
   }
 
-  confined_dir folder_of(std::string_view owner, const std::string& user_id) const {
-    return owner == "user" ? confined_dir(users_, user_id) : confined_dir(config_.dir, "examples");
+  // The user's folder, or the examples on disk (the same checkout on every replica).
+  std::unique_ptr<const file_folder> folder_of(std::string_view owner, const std::string& user_id) const {
+    if (owner == "user") return users_->open(user_id);
+    return std::make_unique<confined_dir>(examples_);
   }
 
   // {name, description, updated, owner, problem?} of one skill folder.
-  json describe(const confined_dir& dir, std::string_view owner, const std::string& name,
+  json describe(const file_folder& dir, std::string_view owner, const std::string& name,
                 const skill_files& files) const {
     auto newest = fs::file_time_type::min();
     for (const auto& [path, file] : files) newest = std::max(newest, file.modified);
@@ -227,8 +225,8 @@ class skill_library_impl final : public skill_library {
   // does not fit is left out entirely (half a skill is worse than none).
   void add_init_files(std::string_view owner, const std::string& prefix, const std::string& user_id,
                       std::vector<bridge::init_file>& out) const {
-    confined_dir dir = folder_of(owner, user_id);
-    auto files = dir.scan();
+    auto dir = folder_of(owner, user_id);
+    auto files = dir->scan();
     if (!files) {
       core::log_warn("cannot read the {} skills for user {}: {}", owner, user_id, files.error().describe());
       return;
@@ -244,7 +242,7 @@ class skill_library_impl final : public skill_library {
         continue;
       }
       for (const auto& [path, file] : skill) {
-        auto content = dir.read_file(name + "/" + path, config_.caps.max_file_bytes);
+        auto content = dir->read_file(name + "/" + path, config_.caps.max_file_bytes);
         if (!content) {
           core::log_warn("skill file {}/{} left out of the sandbox: {}", name, path, content.error().describe());
           continue;
@@ -261,8 +259,8 @@ class skill_library_impl final : public skill_library {
   }
 
   skill_config config_;
-  fs::path users_;
-  mutable std::mutex mutex_;  // one writer at a time: the caps are counted before writing
+  std::shared_ptr<folder_set> users_;  // serializes the changes of each user: the caps are counted before writing
+  confined_dir examples_;
 };
 
 }  // namespace
@@ -272,8 +270,13 @@ error no_such_skill(std::string_view name) {
                     "GET /skills?userId=... lists the skills you can use");
 }
 
+std::unique_ptr<skill_library> create_skill_library(skill_config config, std::shared_ptr<folder_set> users) {
+  return std::make_unique<skill_library_impl>(std::move(config), std::move(users));
+}
+
 std::unique_ptr<skill_library> create_skill_library(skill_config config) {
-  return std::make_unique<skill_library_impl>(std::move(config));
+  auto users = disk_folders(config.dir / "users", "SKILLS_DIR");
+  return create_skill_library(std::move(config), std::move(users));
 }
 
 }  // namespace harness::skills

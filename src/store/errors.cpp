@@ -35,6 +35,10 @@ class category final : public harness::error_category {
         return "event_exists";
       case errc::conversation_user_mismatch:
         return "conversation_user_mismatch";
+      case errc::user_limit:
+        return "user_limit";
+      case errc::conversation_running:
+        return "conversation_running";
     }
     return {};
   }
@@ -57,6 +61,10 @@ class category final : public harness::error_category {
         return 503;
       case errc::task_not_found:
         return 404;
+      case errc::user_limit:
+        return 429;
+      case errc::conversation_running:
+        return 409;
     }
     return 0;
   }

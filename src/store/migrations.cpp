@@ -79,11 +79,38 @@ DROP INDEX tasks_unfinished;
 CREATE INDEX tasks_unfinished ON tasks (status) WHERE status IN ('queued', 'running', 'awaiting_approval');
 )sql";
 
-constexpr std::array<migration, 4> builtin = {{
+// Version 5: replicas sharing a store. The replica that runs each task (its
+// SANDBOX_OWNER) and when its lease ends; recovery looks tasks up by owner.
+constexpr const char* v5_sql = R"sql(
+ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE tasks ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX tasks_unfinished_by_user ON tasks (user_id) WHERE status IN ('queued', 'running', 'awaiting_approval');
+)sql";
+
+// Version 6: the session directory of replicas (task_store::hold_session):
+// which replica holds each named session, and until when.
+constexpr const char* v6_sql = R"sql(
+CREATE TABLE sessions (
+  key            TEXT PRIMARY KEY NOT NULL,
+  owner          TEXT NOT NULL,
+  lease_until_ms INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_owner ON sessions (owner);
+)sql";
+
+// Version 7: nothing here. PostgreSQL's version 7 adds the files table of
+// skills and workspaces shared by replicas; with SQLite they stay on disk.
+// Kept so that a version number means the same schema on both backends.
+constexpr const char* v7_sql = "SELECT 1;";
+
+constexpr std::array<migration, 7> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
     {4, "awaiting_approval among the unfinished tasks", v4_sql},
+    {5, "owner and lease of each task", v5_sql},
+    {6, "the session directory of replicas", v6_sql},
+    {7, "skills and workspaces as files rows (PostgreSQL only)", v7_sql},
 }};
 
 error open_failed(error e) {

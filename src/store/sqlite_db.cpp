@@ -52,10 +52,6 @@ std::string failure_hint(int rc) {
 
 }  // namespace
 
-std::string dump_json(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 error sqlite_failure(sqlite3* db, int rc, std::string_view what) {
   // sqlite3_errmsg describes the most recent failure on the connection, which
   // is this one: the caller serializes access. A failed bind is reported at the
@@ -115,13 +111,7 @@ std::int64_t statement::int64(int column) const {
 }
 
 result<nlohmann::json> statement::json(int column, std::string_view what) const {
-  auto parsed = nlohmann::json::parse(text(column), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    return make_error(store::errc::corrupt,
-                      fmt::format("{}: column '{}' does not hold JSON", what, sqlite3_column_name(stmt_, column)),
-                      "the row was changed outside this server; fix or delete it");
-  }
-  return parsed;
+  return parse_json_column(text(column), what, sqlite3_column_name(stmt_, column));
 }
 
 result<std::unique_ptr<connection>> connection::open(const std::filesystem::path& file) {

@@ -13,15 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/error.hpp"
+#include "store_common.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace harness::store::detail {
-
-// Text of a JSON value for a TEXT column; invalid UTF-8 inside strings becomes
-// U+FFFD instead of throwing.
-std::string dump_json(const nlohmann::json& value);
 
 // The error for a failed sqlite call: the code says what kind of failure
 // ("store_busy", "store_disk_full", "store_read_only", "store_corrupt",

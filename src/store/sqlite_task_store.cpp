@@ -1,6 +1,6 @@
 // The SQLite task_store: one connection, serialized by a mutex, with cached
 // prepared statements. Every value is bound as a parameter.
-#include <chrono>
+#include <algorithm>
 #include <limits>
 #include <mutex>
 
@@ -11,6 +11,7 @@
 #include "migrations.hpp"
 #include "sqlite_db.hpp"
 #include "sqlite_open.hpp"
+#include "store_common.hpp"
 #include "task_sql.hpp"
 
 namespace harness::store {
@@ -18,11 +19,7 @@ namespace {
 
 using detail::connection;
 using detail::statement;
-
-std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using detail::wall_clock_ms;
 
 void bind_task(statement& st, const task_record& t) {
   st.bind(1, t.id).bind(2, t.user_id).bind(3, t.conversation_id).bind(4, t.task).bind(5, t.mode);
@@ -30,7 +27,7 @@ void bind_task(statement& st, const task_record& t) {
   st.bind_json(7, t.result).bind_json(8, t.error).bind(9, std::int64_t{t.turns});
   st.bind(10, t.input_tokens).bind(11, t.output_tokens);
   st.bind(12, t.created_ms).bind(13, t.started_ms).bind(14, t.finished_ms).bind(15, t.key_id);
-  st.bind_json(16, t.transcript);
+  st.bind(16, t.owner).bind(17, t.lease_until_ms).bind_json(18, t.transcript);
 }
 
 result<task_record> read_task(const statement& st) {
@@ -57,7 +54,9 @@ result<task_record> read_task(const statement& st) {
   t.started_ms = st.int64(12);
   t.finished_ms = st.int64(13);
   t.key_id = st.text(14);
-  auto transcript = st.json(15, "cannot read task " + t.id);
+  t.owner = st.text(15);
+  t.lease_until_ms = st.int64(16);
+  auto transcript = st.json(17, "cannot read task " + t.id);
   if (!transcript) return transcript.error();
   t.transcript = std::move(*transcript);
   return t;
@@ -74,18 +73,29 @@ class sqlite_task_store final : public blocking_task_store {
 
   status create_task(const task_record& task) override {
     std::lock_guard lock(mutex_);
+    return track(insert_task(task));
+  }
+
+  status create_task_limited(const task_record& task, std::size_t max_active) override {
+    std::lock_guard lock(mutex_);
     return track([&]() -> status {
-      auto st =
-          db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
-                       ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
-      if (!st) return st.error();
-      bind_task(*st, task);
-      int rc = st->step();
-      if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        return make_error(store::errc::task_exists, "a task with id '" + task.id + "' is stored already");
-      }
-      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store task " + task.id);
-      return {};
+      // IMMEDIATE takes the write lock before the count, so no other process
+      // can insert between the count and the insert.
+      if (auto s = db_->exec("BEGIN IMMEDIATE", "cannot start a transaction"); !s) return s;
+      auto done = [&](status s) -> status {
+        if (!s) {
+          (void)db_->exec("ROLLBACK", "rollback");
+          return s;
+        }
+        return db_->exec("COMMIT", "cannot commit task " + task.id);
+      };
+      auto active = count_unfinished(task.user_id);
+      if (!active) return done(active.error());
+      if (*active >= max_active) return done(detail::user_limit_error(task.user_id, max_active));
+      auto running = count_unfinished_in(task.conversation_id);
+      if (!running) return done(running.error());
+      if (*running > 0) return done(detail::conversation_running_error(task.conversation_id));
+      return done(insert_task(task));
     }());
   }
 
@@ -95,11 +105,11 @@ class sqlite_task_store final : public blocking_task_store {
       auto st = db_->prepare(
           "UPDATE tasks SET user_id = ?2, conversation_id = ?3, task = ?4, mode = ?5, status = ?6, result = ?7, "
           "error = ?8, turns = ?9, input_tokens = ?10, output_tokens = ?11, created_ms = ?12, started_ms = ?13, "
-          "finished_ms = ?14, key_id = ?15, transcript = ?16 WHERE id = ?1");
+          "finished_ms = ?14, key_id = ?15, owner = ?16, lease_until_ms = ?17, transcript = ?18 WHERE id = ?1");
       if (!st) return st.error();
       bind_task(*st, task);
       if (auto s = st->run("cannot update task " + task.id); !s) return s;
-      if (db_->changes() == 0) return make_error(store::errc::task_not_found, "no task with id '" + task.id + "'");
+      if (db_->changes() == 0) return detail::task_not_found_error(task.id);
       return {};
     }());
   }
@@ -149,13 +159,8 @@ class sqlite_task_store final : public blocking_task_store {
       if (!st) return st.error();
       st->bind(1, e.task_id).bind(2, e.seq).bind(3, e.type).bind_json(4, e.data).bind(5, e.at_ms);
       int rc = st->step();
-      if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        return make_error(store::errc::event_exists,
-                          "task '" + e.task_id + "' has an event with seq " + std::to_string(e.seq) + " already");
-      }
-      if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
-        return make_error(store::errc::task_not_found, "no task with id '" + e.task_id + "' to add an event to");
-      }
+      if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) return detail::event_exists_error(e.task_id, e.seq);
+      if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) return detail::event_without_task_error(e.task_id);
       if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store an event of " + e.task_id);
       return {};
     }());
@@ -214,10 +219,7 @@ class sqlite_task_store final : public blocking_task_store {
       st->bind(1, c.id).bind(2, c.user_id).bind_json(3, c.messages).bind_json(4, c.vault);
       st->bind(5, c.created_ms).bind(6, c.updated_ms);
       if (auto s = st->run("cannot store conversation " + c.id); !s) return s;
-      if (db_->changes() == 0) {
-        return make_error(store::errc::conversation_user_mismatch,
-                          "conversation '" + c.id + "' belongs to another user", "start a new conversation");
-      }
+      if (db_->changes() == 0) return detail::conversation_user_mismatch_error(c.id);
       return {};
     }());
   }
@@ -247,19 +249,69 @@ class sqlite_task_store final : public blocking_task_store {
     }());
   }
 
-  result<std::size_t> mark_interrupted(std::int64_t now_ms) override {
+  result<std::vector<std::string>> mark_interrupted(std::int64_t now_ms, const std::string& owner) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::vector<std::string>> {
+      auto st = db_->prepare(
+          "UPDATE tasks SET status = 'interrupted', error = ?1, finished_ms = ?2 WHERE status IN " HARNESS_UNFINISHED
+          " AND (lease_until_ms < ?2 OR (?3 <> '' AND owner = ?3)) RETURNING id");
+      if (!st) return st.error();
+      st->bind_json(1, detail::interrupted_error()).bind(2, now_ms).bind(3, owner);
+      std::vector<std::string> ids;
+      int rc;
+      while ((rc = st->step()) == SQLITE_ROW) ids.push_back(st->text(0));
+      if (rc != SQLITE_DONE)
+        return detail::sqlite_failure(db_->handle(), rc, "cannot mark unfinished tasks interrupted");
+      std::sort(ids.begin(), ids.end());
+      return ids;
+    }());
+  }
+
+  result<std::size_t> renew_leases(const std::string& owner, std::int64_t until_ms) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::size_t> {
-      auto st = db_->prepare(
-          "UPDATE tasks SET status = 'interrupted', error = ?1, finished_ms = ?2 "
-          "WHERE status IN ('queued', 'running', 'awaiting_approval')");
+      auto st = db_->prepare("UPDATE tasks SET lease_until_ms = ?2 WHERE owner = ?1 AND status IN " HARNESS_UNFINISHED);
       if (!st) return st.error();
-      const nlohmann::json error = {{"code", "interrupted"},
-                                    {"message", "the server stopped before the task finished; send it again"}};
-      st->bind_json(1, error).bind(2, now_ms);
-      if (auto s = st->run("cannot mark unfinished tasks interrupted"); !s) return s.error();
-      return static_cast<std::size_t>(db_->changes());
+      st->bind(1, owner).bind(2, until_ms);
+      if (auto s = st->run("cannot renew the leases of " + owner); !s) return s.error();
+      const auto renewed = static_cast<std::size_t>(db_->changes());
+      auto sessions = db_->prepare("UPDATE sessions SET lease_until_ms = ?2 WHERE owner = ?1");
+      if (!sessions) return sessions.error();
+      sessions->bind(1, owner).bind(2, until_ms);
+      if (auto s = sessions->run("cannot renew the sessions of " + owner); !s) return s.error();
+      return renewed;
     }());
+  }
+
+  result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now_ms,
+                                   std::int64_t until_ms) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::string> {
+      // Taken over only from a holder whose lease has passed.
+      auto st = db_->prepare(
+          "INSERT INTO sessions (key, owner, lease_until_ms) VALUES (?1, ?2, ?4) ON CONFLICT (key) DO UPDATE SET "
+          "owner = excluded.owner, lease_until_ms = excluded.lease_until_ms "
+          "WHERE sessions.owner = excluded.owner OR sessions.lease_until_ms < ?3");
+      if (!st) return st.error();
+      st->bind(1, key).bind(2, owner).bind(3, now_ms).bind(4, until_ms);
+      if (auto s = st->run("cannot hold session " + key); !s) return s.error();
+      return holder_of(key, std::numeric_limits<std::int64_t>::min());
+    }());
+  }
+
+  status release_session(const std::string& key, const std::string& owner) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare("DELETE FROM sessions WHERE key = ?1 AND owner = ?2");
+      if (!st) return st.error();
+      st->bind(1, key).bind(2, owner);
+      return st->run("cannot release session " + key);
+    }());
+  }
+
+  result<std::string> session_holder(const std::string& key, std::int64_t now_ms) override {
+    std::lock_guard lock(mutex_);
+    return track(holder_of(key, now_ms));
   }
 
   result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms, const nlohmann::json& empty) override {
@@ -290,44 +342,57 @@ class sqlite_task_store final : public blocking_task_store {
   int schema_version() const override { return version_; }
 
   core::component_health health() const override {
-    std::lock_guard lock(health_mutex_);
-    core::component_health h;
-    h.required = true;
-    h.up = last_ok_;
-    h.detail = {{"backend", "sqlite"},          {"path", path_.string()},    {"schemaVersion", version_},
-                {"journalMode", journal_mode_}, {"operations", operations_}, {"failures", failures_}};
-    if (last_error_) {
-      h.detail["lastError"] = {
-          {"code", last_error_->code.wire_name()}, {"message", last_error_->message}, {"atMs", last_error_ms_}};
-    }
-    return h;
+    return health_.report(
+        {{"backend", "sqlite"}, {"path", path_.string()}, {"schemaVersion", version_}, {"journalMode", journal_mode_}});
   }
 
  private:
-  // Notes the outcome of one call for health(). Errors the caller caused
-  // (task_exists, task_not_found...) say nothing about the storage; "store_*" ones do.
-  static bool is_storage_failure(const error_code& code) {
-    for (errc storage : {errc::open_failed, errc::migration_failed, errc::too_new, errc::busy, errc::disk_full,
-                         errc::read_only, errc::corrupt, errc::io_error, errc::error}) {
-      if (code == storage) return true;
+  // The holder of session `key` with a lease not passed at now_ms; empty when none.
+  result<std::string> holder_of(const std::string& key, std::int64_t now_ms) {
+    auto st = db_->prepare("SELECT owner FROM sessions WHERE key = ?1 AND lease_until_ms >= ?2");
+    if (!st) return st.error();
+    st->bind(1, key).bind(2, now_ms);
+    int rc = st->step();
+    if (rc == SQLITE_DONE) return std::string();
+    if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot read session " + key);
+    return st->text(0);
+  }
+
+  result<std::size_t> count_unfinished(const std::string& user_id) {
+    auto st = db_->prepare("SELECT count(*) FROM tasks WHERE user_id = ?1 AND status IN " HARNESS_UNFINISHED);
+    if (!st) return st.error();
+    st->bind(1, user_id);
+    int rc = st->step();
+    if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot count the tasks of " + user_id);
+    return static_cast<std::size_t>(st->int64(0));
+  }
+
+  result<std::size_t> count_unfinished_in(const std::string& conversation_id) {
+    auto st = db_->prepare("SELECT count(*) FROM tasks WHERE conversation_id = ?1 AND status IN " HARNESS_UNFINISHED);
+    if (!st) return st.error();
+    st->bind(1, conversation_id);
+    int rc = st->step();
+    if (rc != SQLITE_ROW) {
+      return detail::sqlite_failure(db_->handle(), rc, "cannot count the tasks of conversation " + conversation_id);
     }
-    return false;
+    return static_cast<std::size_t>(st->int64(0));
+  }
+
+  status insert_task(const task_record& task) {
+    auto st = db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
+                           ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                           "?16, ?17, ?18)");
+    if (!st) return st.error();
+    bind_task(*st, task);
+    int rc = st->step();
+    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) return detail::task_exists_error(task.id);
+    if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot store task " + task.id);
+    return {};
   }
 
   template <class R>
   R track(R r) {
-    const bool storage_failed = !r && is_storage_failure(r.error().code);
-    std::lock_guard lock(health_mutex_);
-    ++operations_;
-    if (storage_failed) {
-      ++failures_;
-      last_ok_ = false;
-      last_error_ = r.error();
-      last_error_ms_ = wall_clock_ms();
-    } else {
-      last_ok_ = true;
-    }
-    return r;
+    return health_.track(std::move(r));
   }
 
   std::mutex mutex_;  // serializes every use of db_
@@ -336,11 +401,7 @@ class sqlite_task_store final : public blocking_task_store {
   const int version_;
   const std::string journal_mode_;
 
-  mutable std::mutex health_mutex_;  // never held while touching the database
-  std::int64_t operations_ = 0, failures_ = 0;
-  bool last_ok_ = true;
-  std::optional<error> last_error_;
-  std::int64_t last_error_ms_ = 0;
+  detail::health_tracker health_;
 };
 
 }  // namespace

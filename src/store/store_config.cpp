@@ -1,12 +1,24 @@
 #include "harness/store/store_config.hpp"
 
+#include "pg_conninfo.hpp"
+
 namespace harness::store {
+namespace {
+
+bool is_postgres_url(std::string_view url) {
+  return url.starts_with("postgresql://") || url.starts_with("postgres://");
+}
+
+}  // namespace
 
 std::vector<core::setting_spec> store_setting_specs() {
   return {
       {"STORE_PATH", "data/harness.db",
        "SQLite file for tasks, events, conversations and usage (relative to the working directory; folders are "
        "created)"},
+      {"STORE_URL", "",
+       "PostgreSQL database for the store, shared by replicas: postgresql://user@host:5432/db (or postgres://...; "
+       "libpq URI, ?sslmode=... and PGPASSWORD work); empty = the SQLite file STORE_PATH"},
       {"TASK_RETENTION_HOURS", "0", "finished tasks and their events older than this are deleted (0 keeps them)"},
       {"VAULT_RETENTION", "0",
        "a conversation's PII vault (the raw values behind its tokens) is emptied when the conversation is unused "
@@ -24,6 +36,13 @@ result<store_config> load_store_config(const core::settings& s) {
   auto hours = s.get_int("TASK_RETENTION_HOURS", 0, 24 * 365 * 100);
   if (!hours) return hours.error();
   out.path = path;
+  out.url = s.get("STORE_URL");
+  if (!out.url.empty() && !is_postgres_url(out.url)) {
+    return make_error(core::errc::invalid_setting,
+                      "invalid STORE_URL: '" + detail::redact_url(out.url) + "' is not a PostgreSQL URL",
+                      "use postgresql://user@host:5432/database (or postgres://...), or leave STORE_URL empty for "
+                      "the SQLite file at STORE_PATH");
+  }
   out.retention = std::chrono::hours(*hours);
   auto vaults = parse_retention(s.get("VAULT_RETENTION"));
   if (!vaults) {
@@ -33,6 +52,16 @@ result<store_config> load_store_config(const core::settings& s) {
   }
   out.vault_retention = *vaults;
   return out;
+}
+
+result<std::shared_ptr<blocking_task_store>> open_blocking_store(const store_config& config) {
+  if (!config.url.empty()) return open_blocking_postgres_store(config.url);
+  return open_blocking_sqlite_store(config.path);
+}
+
+std::string describe_store(const store_config& config) {
+  if (!config.url.empty()) return "postgresql " + detail::redact_url(config.url);
+  return "sqlite " + config.path.string();
 }
 
 std::optional<std::chrono::minutes> parse_retention(std::string_view text) {

@@ -19,6 +19,10 @@ class threaded_task_store final : public task_store {
   asio::awaitable<status> create_task(task_record task) override {
     return on_thread([b = backend_, task = std::move(task)] { return b->create_task(task); });
   }
+  asio::awaitable<status> create_task_limited(task_record task, std::size_t max_active) override {
+    return on_thread(
+        [b = backend_, task = std::move(task), max_active] { return b->create_task_limited(task, max_active); });
+  }
   asio::awaitable<status> update_task(task_record task) override {
     return on_thread([b = backend_, task = std::move(task)] { return b->update_task(task); });
   }
@@ -52,8 +56,24 @@ class threaded_task_store final : public task_store {
   asio::awaitable<result<usage_totals>> usage(std::string user_id, std::int64_t since_ms) override {
     return on_thread([b = backend_, user_id = std::move(user_id), since_ms] { return b->usage(user_id, since_ms); });
   }
-  asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) override {
-    return on_thread([b = backend_, now_ms] { return b->mark_interrupted(now_ms); });
+  asio::awaitable<result<std::vector<std::string>>> mark_interrupted(std::int64_t now_ms, std::string owner) override {
+    return on_thread([b = backend_, now_ms, owner = std::move(owner)] { return b->mark_interrupted(now_ms, owner); });
+  }
+  asio::awaitable<result<std::size_t>> renew_leases(std::string owner, std::int64_t until_ms) override {
+    return on_thread([b = backend_, owner = std::move(owner), until_ms] { return b->renew_leases(owner, until_ms); });
+  }
+  asio::awaitable<result<std::string>> hold_session(std::string key, std::string owner, std::int64_t now_ms,
+                                                    std::int64_t until_ms) override {
+    return on_thread([b = backend_, key = std::move(key), owner = std::move(owner), now_ms, until_ms] {
+      return b->hold_session(key, owner, now_ms, until_ms);
+    });
+  }
+  asio::awaitable<status> release_session(std::string key, std::string owner) override {
+    return on_thread(
+        [b = backend_, key = std::move(key), owner = std::move(owner)] { return b->release_session(key, owner); });
+  }
+  asio::awaitable<result<std::string>> session_holder(std::string key, std::int64_t now_ms) override {
+    return on_thread([b = backend_, key = std::move(key), now_ms] { return b->session_holder(key, now_ms); });
   }
   asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms, nlohmann::json empty) override {
     return on_thread(
@@ -65,6 +85,12 @@ class threaded_task_store final : public task_store {
 
   int schema_version() const override { return backend_->schema_version(); }
   core::component_health health() const override { return backend_->health(); }
+  // Not on the store thread: both are the backend's own, and watch_changes
+  // calls on_change on a thread of the backend's.
+  bool shared() const override { return backend_->shared(); }
+  status watch_changes(std::function<void(const std::string& task_id)> on_change) override {
+    return backend_->watch_changes(std::move(on_change));
+  }
 
  private:
   // The calls above are not coroutines: they only build run_blocking's

@@ -6,11 +6,17 @@
 
 namespace harness::store::detail {
 
-// Column order shared by every task SELECT and by bind_task (parameters 1..16,
-// the transcript last).
+// Column order shared by every task SELECT and by bind_task (parameters 1..18,
+// the transcript last), in both backends.
 #define HARNESS_TASK_COLUMNS                                                                              \
   "id, user_id, conversation_id, task, mode, status, result, error, turns, input_tokens, output_tokens, " \
-  "created_ms, started_ms, finished_ms, key_id"
+  "created_ms, started_ms, finished_ms, key_id, owner, lease_until_ms"
+
+// The statuses of an unfinished task, as an SQL list.
+#define HARNESS_UNFINISHED "('queued', 'running', 'awaiting_approval')"
+
+// The message of the error a task gets when mark_interrupted takes it.
+constexpr std::string_view interrupted_message = "the server stopped before the task finished; send it again";
 
 // Two statements each rather than "(?1 = '' OR user_id = ?1)", which would keep
 // SQLite from using the index on user_id.

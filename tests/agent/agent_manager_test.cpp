@@ -440,5 +440,112 @@ TEST_F(AgentManager, AnEventStreamKeepsAliveOnTheClock) {
   EXPECT_TRUE(keep_alive->type.empty());
 }
 
+// A task another replica runs, as the shared store holds it.
+store::task_record elsewhere_task(const std::string& id, const std::string& user) {
+  store::task_record t;
+  t.id = id;
+  t.user_id = user;
+  t.conversation_id = "conv_" + id;
+  t.task = "elsewhere";
+  t.mode = "async";
+  t.status = task_status::running;
+  t.owner = "replica-b";
+  return t;
+}
+
+TEST_F(AgentManager, ATaskOfAnotherReplicaIsStreamedFromTheStoreAsItChanges) {
+  store->is_shared = true;
+  start();
+  ASSERT_TRUE(store->on_change) << "a manager on a shared store watches its changes";
+  store->tasks["task_b"] = elsewhere_task("task_b", "alice");
+  store->events_of["task_b"] = {{"task_b", 1, "llm_start", {}, 0}};
+  auto stream = run(manager->events("task_b", 0));
+  ASSERT_TRUE(stream) << stream.error().describe();
+  auto first = run((*stream)->next(10s));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->seq, 1);
+
+  // Nothing new: the stream waits for the store's notice (or the keep-alive on the clock).
+  auto next = spawn((*stream)->next(10s));
+  EXPECT_EQ(next.wait_for(0s), std::future_status::timeout);
+  store->events_of["task_b"].push_back({"task_b", 2, "final", "done", 0});
+  store->on_change("task_other");  // another task's notice wakes nothing
+  settle();
+  EXPECT_EQ(next.wait_for(0s), std::future_status::timeout);
+  store->on_change("task_b");
+  settle();
+  ASSERT_EQ(next.wait_for(0s), std::future_status::ready);
+  auto second = next.get();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->type, "final");
+
+  // A keep-alive on the clock while the task still runs, then its end ends the stream.
+  auto idle = spawn((*stream)->next(10s));
+  clock.advance(10s);
+  settle();
+  ASSERT_EQ(idle.wait_for(0s), std::future_status::ready);
+  auto keep_alive = idle.get();
+  ASSERT_TRUE(keep_alive);
+  EXPECT_TRUE(keep_alive->type.empty());
+  // The owner stores the final status, then the last events: the stream waits for them.
+  store->tasks["task_b"].status = task_status::succeeded;
+  auto end = spawn((*stream)->next(10s));
+  store->on_change("task_b");
+  settle();
+  EXPECT_EQ(end.wait_for(0s), std::future_status::timeout);
+  store->events_of["task_b"].push_back({"task_b", 3, "end", {}, 0});
+  store->on_change("");  // a reconnected listener: every follower reads again
+  settle();
+  ASSERT_EQ(end.wait_for(0s), std::future_status::ready);
+  auto last = end.get();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->type, "end");
+  EXPECT_FALSE(run((*stream)->next(10s)));
+}
+
+TEST_F(AgentManager, AFollowedTaskInterruptedWithoutAnEndEventEndsItsStreamAfterOneWait) {
+  store->is_shared = true;
+  start();
+  store->tasks["task_b"] = elsewhere_task("task_b", "alice");
+  auto stream = run(manager->events("task_b", 0));
+  ASSERT_TRUE(stream);
+  auto next = spawn((*stream)->next(10s));
+  store->tasks["task_b"].status = task_status::interrupted;  // its replica died; another marked it
+  store->on_change("task_b");
+  settle();
+  EXPECT_EQ(next.wait_for(0s), std::future_status::timeout) << "it waits for an end event a while";
+  clock.advance(10s);
+  settle();
+  ASSERT_EQ(next.wait_for(0s), std::future_status::ready);
+  EXPECT_FALSE(next.get());
+}
+
+TEST_F(AgentManager, AnotherReplicasTaskCountsForItsUserAndOnlyItsReplicaMayCancelIt) {
+  config.max_per_user = 1;
+  store->is_shared = true;
+  start();
+  store->tasks["task_b"] = elsewhere_task("task_b", "alice");
+  auto refused = submit("alice");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, errc::user_busy);
+  EXPECT_TRUE(submit("bob"));
+  auto cancelled = run(manager->cancel("task_b"));
+  ASSERT_FALSE(cancelled);
+  EXPECT_EQ(cancelled.error().code, errc::task_elsewhere);
+  EXPECT_NE(cancelled.error().message.find("replica-b"), std::string::npos) << cancelled.error().message;
+}
+
+TEST_F(AgentManager, ATaskCarriesThisReplicasNameAndALease) {
+  config.owner = "replica-a";
+  config.lease = 30s;
+  start();
+  llm->push_hold();
+  auto ticket = submit("alice");
+  ASSERT_TRUE(ticket);
+  const auto& stored = store->tasks.at(ticket->task_id);
+  EXPECT_EQ(stored.owner, "replica-a");
+  EXPECT_EQ(stored.lease_until_ms, clock.epoch_ms() + 30000);
+}
+
 }  // namespace
 }  // namespace harness::agent

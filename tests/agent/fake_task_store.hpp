@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,7 +23,18 @@ class fake_task_store final : public store::task_store {
   std::map<std::string, store::task_record> tasks;
   std::map<std::string, std::vector<store::event_record>> events_of;  // by task, in seq order
   std::map<std::string, store::conversation_record> conversations;
+  std::map<std::string, std::pair<std::string, std::int64_t>> sessions;  // key -> (owner, lease until)
   std::int64_t usage_rows = 0;
+  // Set: the store says other replicas share it, and keeps the watcher here
+  // (a test calls it as the store's listener thread would).
+  bool is_shared = false;
+  std::function<void(const std::string&)> on_change;
+
+  bool shared() const override { return is_shared; }
+  status watch_changes(std::function<void(const std::string& task_id)> watcher) override {
+    on_change = std::move(watcher);
+    return {};
+  }
 
   boost::asio::awaitable<status> create_task(store::task_record task) override {
     if (fail_with) co_return *fail_with;
@@ -31,6 +43,22 @@ class fake_task_store final : public store::task_store {
     auto id = task.id;
     tasks.emplace(std::move(id), std::move(task));
     co_return status{};
+  }
+  boost::asio::awaitable<status> create_task_limited(store::task_record task, std::size_t max_active) override {
+    if (fail_with) co_return *fail_with;
+    std::size_t active = 0;
+    for (const auto& [id, t] : tasks) active += t.user_id == task.user_id && !store::is_terminal(t.status);
+    if (active >= max_active) {
+      co_return make_error(
+          harness::store::errc::user_limit,
+          "user '" + task.user_id + "' has " + std::to_string(max_active) + " unfinished task(s) already");
+    }
+    for (const auto& [id, t] : tasks) {
+      if (t.conversation_id == task.conversation_id && !store::is_terminal(t.status)) {
+        co_return make_error(harness::store::errc::conversation_running, "conversation has an unfinished task");
+      }
+    }
+    co_return co_await create_task(std::move(task));
   }
   boost::asio::awaitable<status> update_task(store::task_record task) override {
     if (fail_with) co_return *fail_with;
@@ -115,16 +143,43 @@ class fake_task_store final : public store::task_store {
     if (fail_with) co_return *fail_with;
     co_return store::usage_totals{};
   }
-  boost::asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) override {
+  boost::asio::awaitable<result<std::vector<std::string>>> mark_interrupted(std::int64_t now_ms,
+                                                                            std::string owner) override {
+    if (fail_with) co_return *fail_with;
+    std::vector<std::string> ids;  // the map keeps them sorted
+    for (auto& [id, t] : tasks) {
+      if (store::is_terminal(t.status)) continue;
+      if (!(t.lease_until_ms < now_ms || (!owner.empty() && t.owner == owner))) continue;
+      t.status = store::task_status::interrupted;
+      t.error = {{"code", "interrupted"}, {"message", "the server stopped before the task finished; send it again"}};
+      t.finished_ms = now_ms;
+      ids.push_back(id);
+    }
+    co_return ids;
+  }
+  boost::asio::awaitable<result<std::size_t>> renew_leases(std::string owner, std::int64_t until_ms) override {
     if (fail_with) co_return *fail_with;
     std::size_t n = 0;
     for (auto& [id, t] : tasks) {
-      if (store::is_terminal(t.status)) continue;
-      t.status = store::task_status::interrupted;
-      t.finished_ms = now_ms;
-      ++n;
+      if (t.owner == owner && !store::is_terminal(t.status)) t.lease_until_ms = until_ms, ++n;
     }
     co_return n;
+  }
+  // The session directory (no test of the agent uses it; kept honest anyway).
+  boost::asio::awaitable<result<std::string>> hold_session(std::string key, std::string owner, std::int64_t now_ms,
+                                                           std::int64_t until_ms) override {
+    if (fail_with) co_return *fail_with;
+    auto& held = sessions[key];
+    if (held.first.empty() || held.first == owner || held.second < now_ms) held = {owner, until_ms};
+    co_return held.first;
+  }
+  boost::asio::awaitable<status> release_session(std::string key, std::string owner) override {
+    if (auto it = sessions.find(key); it != sessions.end() && it->second.first == owner) sessions.erase(it);
+    co_return status{};
+  }
+  boost::asio::awaitable<result<std::string>> session_holder(std::string key, std::int64_t now_ms) override {
+    auto it = sessions.find(key);
+    co_return it != sessions.end() && it->second.second >= now_ms ? it->second.first : std::string();
   }
   boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
                                                                    nlohmann::json empty) override {

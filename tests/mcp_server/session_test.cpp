@@ -314,6 +314,29 @@ TEST(McpFace, RefusesSessionsPastTheLimit) {
   run_until_done(io, face->shutdown());
 }
 
+TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
+  asio::io_context io;
+  face_config config;
+  config.replica = "replica-a";
+  auto face = create_mcp_face(io.get_executor(), {}, config);
+  auto session = face->open("a", "");
+  ASSERT_NE(session, nullptr);
+  EXPECT_TRUE(session->id().ends_with(".replica-a")) << session->id();
+  EXPECT_EQ(face->elsewhere(session->id()), "");
+  auto other = session->id().substr(0, session->id().size() - std::string("replica-a").size()) + "replica-b.eu";
+  EXPECT_EQ(face->elsewhere(other), "replica-b.eu");
+  EXPECT_EQ(face->elsewhere("mcp_short.replica-b"), "");
+  EXPECT_EQ(face->elsewhere("not an id"), "");
+  // Without replicas, ids carry none and nothing is elsewhere.
+  auto single = create_mcp_face(io.get_executor(), {}, {});
+  auto plain = single->open("a", "");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->id().find('.'), std::string::npos) << plain->id();
+  EXPECT_EQ(single->elsewhere(other), "");
+  run_until_done(io, face->shutdown());
+  run_until_done(io, single->shutdown());
+}
+
 TEST(McpFace, KindOfTellsRequestsNotificationsAndTheRest) {
   EXPECT_EQ(kind_of(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}), message_kind::request);
   EXPECT_EQ(kind_of(json{{"jsonrpc", "2.0"}, {"id", "a"}, {"method", "ping"}}), message_kind::request);

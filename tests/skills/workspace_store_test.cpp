@@ -1,15 +1,20 @@
-// Task workspaces on real temporary folders: write-back, listing, download,
-// the init files of a continuing task, and the sweep by age.
+// Task workspaces on real temporary folders and on PostgreSQL rows:
+// write-back, listing, download, the init files of a continuing task, and the
+// sweep by age.
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
+
+#include <atomic>
+#include <thread>
 
 #include "exec_files.hpp"
 #include "harness/skills/errors.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
+#include "skills/folder_backends.hpp"
 #include "skills/skills_test_support.hpp"
 
 namespace harness::skills {
@@ -18,28 +23,46 @@ namespace {
 using namespace testing;
 using json = nlohmann::json;
 
-class WorkspaceStoreTest : public ::testing::Test {
+// The fixture of every test; `backend_kind()` says where the workspaces live.
+class WorkspaceStoreBase : public ::testing::Test {
  protected:
+  virtual backend backend_kind() const = 0;
+
   void SetUp() override {
     config.dir = temp.path() / "workspace";
     config.caps = {.max_file_bytes = 100, .max_total_bytes = 250, .max_files = 4};
-    store = create_workspace_store(config);
+    storage = std::make_unique<folder_backend>(backend_kind());
+    tasks = storage->open("workspace", config.dir);
+    store = create_workspace_store(config, tasks);
   }
   fs::path task_dir(const std::string& task) const { return config.dir / task; }
+  bool on_disk() const { return backend_kind() == backend::disk; }
 
-  // Sets the modification time of every file of the task's workspace.
-  void age(const std::string& task, std::chrono::hours by) {
-    auto when = fs::file_time_type::clock::now() - by;
-    for (const auto& entry : fs::recursive_directory_iterator(task_dir(task))) fs::last_write_time(entry.path(), when);
-    fs::last_write_time(task_dir(task), when);
+  // Sets the modification time of every file of the task's workspace (or of `rel` only).
+  void age(const std::string& task, std::chrono::hours by, const std::string& rel = "") {
+    storage->age("workspace", config.dir, task, rel, by);
+  }
+
+  // A library beside the store, in the same place.
+  std::shared_ptr<skill_library> library_beside(const skill_config& skills_config) {
+    return create_skill_library(skills_config, storage->open("skills", skills_config.dir / "users"));
   }
 
   temp_folder temp;
   workspace_config config;
+  std::unique_ptr<folder_backend> storage;
+  std::shared_ptr<folder_set> tasks;
   std::shared_ptr<workspace_store> store;
 };
 
-TEST_F(WorkspaceStoreTest, ApplyListReadRoundTrip) {
+// The contract: every backend. Symlinks planted on the host: disk only.
+using WorkspaceStoreTest = on_each_backend<WorkspaceStoreBase>;
+using WorkspaceStoreDiskTest = on_disk_only<WorkspaceStoreBase>;
+
+INSTANTIATE_TEST_SUITE_P(Backends, WorkspaceStoreTest, all_backends,
+                         [](const auto& param_info) { return backend_name(param_info.param); });
+
+TEST_P(WorkspaceStoreTest, ApplyListReadRoundTrip) {
   auto report = store->apply_changes(
       "task_1", {write_change("workspace", "out/report.csv", "a,b\n1,2\n"),
                  write_change("workspace", "notes.txt", "hi"), write_change("skills", "s/x.js", "not mine")});
@@ -60,7 +83,7 @@ TEST_F(WorkspaceStoreTest, ApplyListReadRoundTrip) {
   EXPECT_EQ(store->list("..").error().code, harness::skills::errc::invalid_task_id);
 }
 
-TEST_F(WorkspaceStoreTest, TheSameRulesAsSkillsWithItsOwnCaps) {
+TEST_P(WorkspaceStoreTest, TheSameRulesAsSkillsWithItsOwnCaps) {
   auto report = store->apply_changes(
       "task_1", {write_change("workspace", "../escape.txt", "x"), write_change("workspace", "/abs", "x"),
                  write_change("workspace", "big.bin", std::string(101, 'x')),
@@ -78,7 +101,7 @@ TEST_F(WorkspaceStoreTest, TheSameRulesAsSkillsWithItsOwnCaps) {
   EXPECT_FALSE(fs::exists(config.dir / "escape.txt"));
 }
 
-TEST_F(WorkspaceStoreTest, InitFilesGiveAContinuingTaskItsFiles) {
+TEST_P(WorkspaceStoreTest, InitFilesGiveAContinuingTaskItsFiles) {
   store->apply_changes("task_1",
                        {write_change("workspace", "data/a.json", "[1]"), write_change("workspace", "b.txt", "b")});
   auto files = store->init_files("task_1");
@@ -91,44 +114,81 @@ TEST_F(WorkspaceStoreTest, InitFilesGiveAContinuingTaskItsFiles) {
   EXPECT_TRUE(store->init_files("..").empty());
 }
 
-TEST_F(WorkspaceStoreTest, RemoveDeletesTheWorkspace) {
+TEST_P(WorkspaceStoreTest, RemoveDeletesTheWorkspace) {
   store->apply_changes("task_1", {write_change("workspace", "a.txt", "a")});
   ASSERT_TRUE(store->remove("task_1"));
+  EXPECT_EQ(store->list("task_1").error().code, harness::skills::errc::workspace_not_found);
   EXPECT_FALSE(fs::exists(task_dir("task_1")));
   EXPECT_TRUE(store->remove("task_1"));  // already gone: fine
   EXPECT_EQ(store->remove("..").error().code, harness::skills::errc::invalid_task_id);
-  EXPECT_TRUE(fs::exists(config.dir));
+  if (on_disk()) {
+    EXPECT_TRUE(fs::exists(config.dir));
+  }
 }
 
-TEST_F(WorkspaceStoreTest, SweepRemovesOnlyWorkspacesPastTheRetention) {
+TEST_P(WorkspaceStoreTest, SweepRemovesOnlyWorkspacesPastTheRetention) {
   store->apply_changes("old", {write_change("workspace", "a/b.txt", "x")});
   store->apply_changes("fresh", {write_change("workspace", "a.txt", "x")});
   store->apply_changes("mixed", {write_change("workspace", "old.txt", "x"), write_change("workspace", "new.txt", "y")});
   age("old", std::chrono::hours(25));
   age("fresh", std::chrono::hours(1));
   age("mixed", std::chrono::hours(48));
-  fs::last_write_time(task_dir("mixed") / "new.txt", fs::file_time_type::clock::now() - std::chrono::hours(2));
-  fs::create_directories(task_dir("empty_old"));
-  fs::last_write_time(task_dir("empty_old"), fs::file_time_type::clock::now() - std::chrono::hours(30));
-  write_text(config.dir / "README.md", "kept");
-  fs::last_write_time(config.dir / "README.md", fs::file_time_type::clock::now() - std::chrono::hours(100));
+  age("mixed", std::chrono::hours(2), "new.txt");
+  if (on_disk()) {
+    // Only a folder can be empty, and only the disk has loose files beside the workspaces.
+    fs::create_directories(task_dir("empty_old"));
+    fs::last_write_time(task_dir("empty_old"), fs::file_time_type::clock::now() - std::chrono::hours(30));
+    write_text(config.dir / "README.md", "kept");
+    fs::last_write_time(config.dir / "README.md", fs::file_time_type::clock::now() - std::chrono::hours(100));
+  }
 
-  EXPECT_EQ(store->sweep(std::chrono::hours(24)), 2u);
-  EXPECT_FALSE(fs::exists(task_dir("old")));
+  EXPECT_EQ(store->sweep(std::chrono::hours(24)), on_disk() ? 2u : 1u);
+  EXPECT_EQ(store->list("old").error().code, harness::skills::errc::workspace_not_found);
   EXPECT_FALSE(fs::exists(task_dir("empty_old")));
-  EXPECT_TRUE(fs::exists(task_dir("fresh") / "a.txt"));
-  EXPECT_TRUE(fs::exists(task_dir("mixed") / "old.txt"));  // its newest file is recent
-  EXPECT_TRUE(fs::exists(config.dir / "README.md"));
+  EXPECT_EQ(store->read("fresh", "a.txt").value(), "x");
+  EXPECT_EQ(store->read("mixed", "old.txt").value(), "x");  // its newest file is recent
+  if (on_disk()) {
+    EXPECT_TRUE(fs::exists(config.dir / "README.md"));
+  }
   EXPECT_EQ(store->sweep(std::chrono::hours(24)), 0u);
 }
 
-TEST_F(WorkspaceStoreTest, SweepNeverFollowsASymlinkedWorkspace) {
+TEST_F(WorkspaceStoreDiskTest, SweepNeverFollowsASymlinkedWorkspace) {
   fs::path outside = temp.path() / "outside";
   write_text(outside / "precious.txt", "keep");
   fs::last_write_time(outside / "precious.txt", fs::file_time_type::clock::now() - std::chrono::hours(100));
   fs::create_directory_symlink(outside, task_dir("linked"));
   store->sweep(std::chrono::hours(1));
   EXPECT_EQ(read_text(outside / "precious.txt"), "keep");
+}
+
+TEST(SharedWorkspaces, ReplicasWritingOneTaskTakeTurnsSoItsCapsHold) {
+  // Two stores on one database, as two replicas: eight writers of one file each, four files at most.
+  auto url = harness::testing::postgres_server::shared().create_database();
+  workspace_config config;
+  config.caps = {.max_file_bytes = 100, .max_total_bytes = 1000, .max_files = 4};
+  auto open = [&]() -> std::shared_ptr<workspace_store> {
+    auto opened = store::create_pg_workspace_store(url, config);
+    if (!opened) throw std::runtime_error(opened.error().describe());
+    return std::move(*opened);
+  };
+  std::shared_ptr<workspace_store> replicas[] = {open(), open()};
+  std::atomic<std::size_t> written{0};
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 8; ++i) {
+    writers.emplace_back([&, i] {
+      auto report =
+          replicas[i % 2]->apply_changes("task_1", {write_change("workspace", "f" + std::to_string(i) + ".txt", "x")});
+      written += report.written.size();
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(written, 4u);
+  EXPECT_EQ(replicas[1]->list("task_1").value().size(), 4u);
+  // What one wrote the other reads.
+  for (const auto& file : replicas[0]->list("task_1").value()) {
+    EXPECT_EQ(replicas[1]->read("task_1", file["path"]).value(), "x");
+  }
 }
 
 // A store whose sweep reports to the test; everything else is unused.
@@ -179,10 +239,10 @@ TEST(Sweeper, StopBeforeTheFirstIntervalEndsTheLoop) {
   EXPECT_EQ(store->sweeps, 1);
 }
 
-TEST_F(WorkspaceStoreTest, ExecFilesGoToTheirRoots) {
+TEST_P(WorkspaceStoreTest, ExecFilesGoToTheirRoots) {
   skill_config skills_config;
   skills_config.dir = temp.path() / "skills";
-  auto library = create_skill_library(skills_config);
+  auto library = library_beside(skills_config);
   std::vector<bridge::file_change> files{write_change("skills", "csv/SKILL.md", skill_md("csv", "d")),
                                          write_change("workspace", "out.txt", "o"),
                                          write_change("tmp", "x", "elsewhere")};
@@ -205,11 +265,11 @@ TEST_F(WorkspaceStoreTest, ExecFilesGoToTheirRoots) {
   EXPECT_EQ(without.workspace.refused[0].reason, "workspace_unavailable");
 }
 
-TEST_F(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
+TEST_P(WorkspaceStoreTest, TheAgentsViewOfSkillsAndWorkspaces) {
   skill_config skills_config;
   skills_config.dir = temp.path() / "skills";
   write_text(skills_config.dir / "examples/data-processor/SKILL.md", skill_md("data-processor", "Summarises."));
-  std::shared_ptr<skill_library> library = create_skill_library(skills_config);
+  std::shared_ptr<skill_library> library = library_beside(skills_config);
   auto files = create_sandbox_files(library, store);
   auto saved = files->apply("alice", "task_1",
                             {write_change("skills", "csv/SKILL.md", skill_md("csv", "Writes CSV.")),

@@ -102,7 +102,7 @@ TEST(SqliteFile, CreatesFoldersAndAReopenKeepsEverything) {
   // What the agent does at start-up: the task that was running is now interrupted.
   auto n = store->mark_interrupted(5000);
   ASSERT_TRUE(n);
-  EXPECT_EQ(*n, 1u);
+  EXPECT_EQ(*n, std::vector<std::string>{"task_1"});
   EXPECT_EQ(store->get_task("task_1").value()->status, task_status::interrupted);
   EXPECT_EQ(store->get_task("task_2").value()->status, task_status::succeeded);
 }
@@ -167,8 +167,14 @@ TEST(SqliteFile, AFileFromSchemaVersion1IsUpgradedWithItsData) {
   EXPECT_EQ(store->usage("alice").value().output_tokens, 4);
 
   raw_db raw(file);
+  // Every version up to the latest, each once.
+  std::string versions;
+  for (int v = 1; v <= latest_schema_version(); ++v) versions += (v > 1 ? "," : "") + std::to_string(v);
   EXPECT_EQ(raw.text("SELECT group_concat(version) FROM (SELECT version FROM schema_migrations ORDER BY version)"),
-            "1,2,3,4");
+            versions);
+  // Version 5: a task from before replicas has no owner and no lease.
+  EXPECT_EQ((*t)->owner, "");
+  EXPECT_EQ((*t)->lease_until_ms, 0);
 }
 
 TEST(SqliteFile, AFileFromANewerBuildIsRefusedAndLeftAlone) {

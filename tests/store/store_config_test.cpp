@@ -56,6 +56,26 @@ TEST(StoreConfig, InvalidValuesNameTheSetting) {
   }
 }
 
+TEST(StoreConfig, StoreUrlSelectsPostgresqlAndOnlyPostgresql) {
+  EXPECT_EQ(load_store_config(resolve({}))->url, "");
+  for (const char* good : {"postgresql://u@db.internal:5432/harness", "postgres:///harness?host=/run/pg"}) {
+    auto c = load_store_config(resolve({{"STORE_URL", good}}));
+    ASSERT_TRUE(c) << good;
+    EXPECT_EQ(c->url, good);
+  }
+  for (const char* bad : {"mysql://u:hunter2@db/x", "sqlite:data/harness.db", "data/harness.db"}) {
+    auto c = load_store_config(resolve({{"STORE_URL", bad}}));
+    ASSERT_FALSE(c) << bad;
+    EXPECT_EQ(c.error().code, harness::core::errc::invalid_setting);
+    EXPECT_NE(c.error().message.find("STORE_URL"), std::string::npos);
+    EXPECT_NE(c.error().hint.find("postgresql://"), std::string::npos);
+    EXPECT_EQ(c.error().message.find("hunter2"), std::string::npos) << "never the password";
+  }
+  store_config config;
+  config.url = "postgresql://harness:hunter2@db.internal:5432/tasks";
+  EXPECT_EQ(describe_store(config), "postgresql postgresql://harness@db.internal:5432/tasks");
+}
+
 TEST(StoreConfig, ApplyRetentionDeletesOnlyTasksOlderThanTheWindow) {
   auto store = testing::open_in_memory();
   const std::int64_t hour = 3600 * 1000;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/task_store.hpp"
+#include "support/postgres_server.hpp"
 
 namespace harness::store::testing {
 
@@ -27,6 +28,19 @@ inline std::shared_ptr<blocking_task_store> open_in_memory() {
   auto store = open_blocking_sqlite_store(":memory:");
   if (!store) ADD_FAILURE() << store.error().code << ": " << store.error().describe();
   return store ? *store : nullptr;
+}
+
+// A new, empty database on this process's PostgreSQL server (started on first
+// use; throws, failing the test, when PostgreSQL is missing).
+inline std::shared_ptr<blocking_task_store> open_postgres() {
+  auto store = open_blocking_postgres_store(harness::testing::postgres_server::shared().create_database());
+  if (!store) ADD_FAILURE() << store.error().code << ": " << store.error().describe();
+  return store ? *store : nullptr;
+}
+
+// The backends every contract test runs on, by name ("sqlite", "postgresql").
+inline std::shared_ptr<blocking_task_store> open_backend(const std::string& backend) {
+  return backend == "postgresql" ? open_postgres() : open_in_memory();
 }
 
 // A fresh folder under the system temp folder, removed with everything in it.

@@ -51,7 +51,29 @@ class thread_recording_backend final : public blocking_task_store {
   result<usage_totals> usage(const std::string& user, std::int64_t since) override {
     return note(), real_->usage(user, since);
   }
-  result<std::size_t> mark_interrupted(std::int64_t now) override { return note(), real_->mark_interrupted(now); }
+  status create_task_limited(const task_record& t, std::size_t max_active) override {
+    return note(), real_->create_task_limited(t, max_active);
+  }
+  result<std::vector<std::string>> mark_interrupted(std::int64_t now, const std::string& owner) override {
+    return note(), real_->mark_interrupted(now, owner);
+  }
+  result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now,
+                                   std::int64_t until) override {
+    return note(), real_->hold_session(key, owner, now, until);
+  }
+  status release_session(const std::string& key, const std::string& owner) override {
+    return note(), real_->release_session(key, owner);
+  }
+  result<std::string> session_holder(const std::string& key, std::int64_t now) override {
+    return note(), real_->session_holder(key, now);
+  }
+  result<std::size_t> renew_leases(const std::string& owner, std::int64_t until) override {
+    return note(), real_->renew_leases(owner, until);
+  }
+  bool shared() const override { return real_->shared(); }
+  status watch_changes(std::function<void(const std::string&)> on_change) override {
+    return real_->watch_changes(std::move(on_change));
+  }
   result<std::size_t> forget_vaults_before(std::int64_t cutoff, const nlohmann::json& empty) override {
     return note(), real_->forget_vaults_before(cutoff, empty);
   }

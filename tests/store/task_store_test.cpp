@@ -1,4 +1,5 @@
-// The blocking_task_store contract, on a real in-memory SQLite database.
+// The blocking_task_store contract, on both backends: a real in-memory SQLite
+// database, and a fresh database on a real PostgreSQL server.
 #include <gtest/gtest.h>
 
 #include "store_test_support.hpp"
@@ -8,8 +9,17 @@
 namespace harness::store {
 namespace {
 
-using testing::open_in_memory;
 using testing::sample_task;
+
+// Each TEST_P runs once per backend (the parameter names it).
+class TaskStore : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::shared_ptr<blocking_task_store> open_store() {
+    auto store = testing::open_backend(GetParam());
+    EXPECT_TRUE(store);
+    return store;
+  }
+};
 
 const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD
 
@@ -25,6 +35,9 @@ task_record full_task() {
   t.output_tokens = 42;
   t.started_ms = 1001;
   t.finished_ms = 1999;
+  t.key_id = "key_abc";
+  t.owner = "replica-1";
+  t.lease_until_ms = 61999;
   t.transcript = nlohmann::json::array({{{"role", "system"}, {"content", "you write code"}},
                                         {{"role", "user"}, {"content", "Ünïcödé [EMAIL_1]"}},
                                         {{"role", "assistant"}, {"content", nullptr}, {"n", 1.5}}});
@@ -46,11 +59,14 @@ void expect_same(const task_record& a, const task_record& b) {
   EXPECT_EQ(a.created_ms, b.created_ms);
   EXPECT_EQ(a.started_ms, b.started_ms);
   EXPECT_EQ(a.finished_ms, b.finished_ms);
+  EXPECT_EQ(a.key_id, b.key_id);
+  EXPECT_EQ(a.owner, b.owner);
+  EXPECT_EQ(a.lease_until_ms, b.lease_until_ms);
   EXPECT_EQ(a.transcript, b.transcript);
 }
 
-TEST(TaskStore, TaskRoundTripKeepsEveryField) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, TaskRoundTripKeepsEveryField) {
+  auto store = open_store();
   ASSERT_TRUE(store);
   EXPECT_EQ(store->schema_version(), latest_schema_version());
   auto t = full_task();
@@ -61,8 +77,8 @@ TEST(TaskStore, TaskRoundTripKeepsEveryField) {
   expect_same(**got, t);
 }
 
-TEST(TaskStore, ErrorObjectAndNullResultRoundTrip) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, ErrorObjectAndNullResultRoundTrip) {
+  auto store = open_store();
   auto t = sample_task("task_err");
   t.status = task_status::failed;
   t.error = {{"code", "llm_unavailable"}, {"message", "429 from the API"}};
@@ -74,8 +90,8 @@ TEST(TaskStore, ErrorObjectAndNullResultRoundTrip) {
   EXPECT_EQ((*got)->transcript, nlohmann::json::array());
 }
 
-TEST(TaskStore, PlainStringsKeepTheirBytesEvenInvalidUtf8AndNul) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, PlainStringsKeepTheirBytesEvenInvalidUtf8AndNul) {
+  auto store = open_store();
   auto t = sample_task("task_bytes");
   t.task = std::string("bad \xff\xfe utf8 and a nul \0 inside", 33);
   t.user_id = "user'; DROP TABLE tasks; --";
@@ -90,8 +106,8 @@ TEST(TaskStore, PlainStringsKeepTheirBytesEvenInvalidUtf8AndNul) {
   EXPECT_EQ(listed->size(), 1u);
 }
 
-TEST(TaskStore, InvalidUtf8InsideJsonBecomesReplacementCharacter) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, InvalidUtf8InsideJsonBecomesReplacementCharacter) {
+  auto store = open_store();
   auto t = sample_task("task_json_utf8");
   t.result = std::string("ok \xff end");
   t.transcript = nlohmann::json::array({{{"content", std::string("\xc3\x28 broken")}}});
@@ -116,8 +132,8 @@ TEST(TaskStore, InvalidUtf8InsideJsonBecomesReplacementCharacter) {
   EXPECT_EQ((*conv)->vault["[EMAIL_1]"], "a" + replacement + "@x.org");
 }
 
-TEST(TaskStore, DuplicateTaskIdIsRefusedAndKeepsTheFirst) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, DuplicateTaskIdIsRefusedAndKeepsTheFirst) {
+  auto store = open_store();
   ASSERT_TRUE(store->create_task(sample_task("task_1", "alice")));
   auto again = store->create_task(sample_task("task_1", "mallory"));
   ASSERT_FALSE(again);
@@ -128,8 +144,8 @@ TEST(TaskStore, DuplicateTaskIdIsRefusedAndKeepsTheFirst) {
   EXPECT_TRUE(store->health().up) << "a caller's mistake is not a storage failure";
 }
 
-TEST(TaskStore, UpdateReplacesEveryFieldAndUnknownIdIsNotFound) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, UpdateReplacesEveryFieldAndUnknownIdIsNotFound) {
+  auto store = open_store();
   ASSERT_TRUE(store->create_task(sample_task("task_full")));
   auto t = full_task();
   ASSERT_TRUE(store->update_task(t));
@@ -145,10 +161,10 @@ TEST(TaskStore, UpdateReplacesEveryFieldAndUnknownIdIsNotFound) {
   EXPECT_FALSE(none->has_value());
 }
 
-class TaskListing : public ::testing::Test {
+class TaskListing : public TaskStore {
  protected:
   void SetUp() override {
-    store_ = open_in_memory();
+    store_ = open_store();
     ASSERT_TRUE(store_);
     // alice: a@100 queued, b@200 running, c@300 succeeded, d@300 succeeded (tie), e@400 failed; bob: f@250.
     add("task_a", "alice", 100, task_status::queued);
@@ -181,33 +197,33 @@ class TaskListing : public ::testing::Test {
 
 using ids_t = std::vector<std::string>;
 
-TEST_F(TaskListing, NewestFirstPerUser) {
+TEST_P(TaskListing, NewestFirstPerUser) {
   EXPECT_EQ(ids({.user_id = "alice"}), (ids_t{"task_e", "task_d", "task_c", "task_b", "task_a"}));
   EXPECT_EQ(ids({.user_id = "bob"}), (ids_t{"task_f"}));
   EXPECT_EQ(ids({.user_id = "carol"}), ids_t{});
 }
 
-TEST_F(TaskListing, EmptyUserListsEveryone) {
+TEST_P(TaskListing, EmptyUserListsEveryone) {
   EXPECT_EQ(ids({}), (ids_t{"task_e", "task_d", "task_c", "task_f", "task_b", "task_a"}));
 }
 
-TEST_F(TaskListing, StatusFilter) {
+TEST_P(TaskListing, StatusFilter) {
   EXPECT_EQ(ids({.user_id = "alice", .status = task_status::succeeded}), (ids_t{"task_d", "task_c"}));
   EXPECT_EQ(ids({.status = task_status::succeeded}), (ids_t{"task_d", "task_c", "task_f"}));
   EXPECT_EQ(ids({.user_id = "alice", .status = task_status::cancelled}), ids_t{});
 }
 
-TEST_F(TaskListing, LimitAndZeroLimit) {
+TEST_P(TaskListing, LimitAndZeroLimit) {
   EXPECT_EQ(ids({.user_id = "alice", .limit = 2}), (ids_t{"task_e", "task_d"}));
   EXPECT_EQ(ids({.user_id = "alice", .limit = 0}), ids_t{});
 }
 
-TEST_F(TaskListing, BeforeMsPagesOlderTasks) {
+TEST_P(TaskListing, BeforeMsPagesOlderTasks) {
   EXPECT_EQ(ids({.user_id = "alice", .before_ms = 300}), (ids_t{"task_b", "task_a"}));
   EXPECT_EQ(ids({.user_id = "alice", .before_ms = 1}), ids_t{});
 }
 
-TEST_F(TaskListing, PagingByCreatedAndIdNeitherSkipsNorRepeatsTies) {
+TEST_P(TaskListing, PagingByCreatedAndIdNeitherSkipsNorRepeatsTies) {
   ids_t seen;
   task_query q{.user_id = "alice", .limit = 2};
   for (int page = 0; page < 10; ++page) {
@@ -221,15 +237,15 @@ TEST_F(TaskListing, PagingByCreatedAndIdNeitherSkipsNorRepeatsTies) {
   EXPECT_EQ(seen, (ids_t{"task_e", "task_d", "task_c", "task_b", "task_a"}));
 }
 
-TEST_F(TaskListing, HugeLimitIsCapped) {
+TEST_P(TaskListing, HugeLimitIsCapped) {
   for (int i = 0; i < 1005; ++i) add("task_many_" + std::to_string(i), "zed", 10 + i, task_status::queued);
   auto r = store_->list_tasks({.user_id = "zed", .limit = 1000000});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->size(), max_list_limit);
 }
 
-TEST(TaskStore, EventsAfterSeqAscendingWithLimit) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, EventsAfterSeqAscendingWithLimit) {
+  auto store = open_store();
   ASSERT_TRUE(store->create_task(sample_task("task_1")));
   ASSERT_TRUE(store->create_task(sample_task("task_2")));
   // Appended out of order on purpose: the store orders by seq, not by arrival.
@@ -262,8 +278,8 @@ TEST(TaskStore, EventsAfterSeqAscendingWithLimit) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST(TaskStore, DuplicateEventAndEventOfUnknownTaskAreRefused) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, DuplicateEventAndEventOfUnknownTaskAreRefused) {
+  auto store = open_store();
   ASSERT_TRUE(store->create_task(sample_task("task_1")));
   ASSERT_TRUE(store->append_event({"task_1", 1, "code", "console.log(1)", 1}));
   auto dup = store->append_event({"task_1", 1, "code", "other", 2});
@@ -277,8 +293,8 @@ TEST(TaskStore, DuplicateEventAndEventOfUnknownTaskAreRefused) {
   EXPECT_EQ((*events)[0].data, "console.log(1)");
 }
 
-TEST(TaskStore, ConversationUpsertKeepsCreatedAndOwner) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, ConversationUpsertKeepsCreatedAndOwner) {
+  auto store = open_store();
   auto none = store->get_conversation("conv_1");
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->has_value());
@@ -314,8 +330,8 @@ TEST(TaskStore, ConversationUpsertKeepsCreatedAndOwner) {
   EXPECT_EQ((*got)->messages.size(), 2u);
 }
 
-TEST(TaskStore, UsageTotalsPerUserSinceAndForEveryone) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, UsageTotalsPerUserSinceAndForEveryone) {
+  auto store = open_store();
   ASSERT_TRUE(store->record_usage("alice", "task_1", 100, 10, 1000));
   ASSERT_TRUE(store->record_usage("alice", "task_1", 200, 20, 2000));
   ASSERT_TRUE(store->record_usage("alice", "task_2", 300, 30, 3000));
@@ -345,8 +361,8 @@ TEST(TaskStore, UsageTotalsPerUserSinceAndForEveryone) {
   EXPECT_EQ(nobody->output_tokens, 0);
 }
 
-TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
+  auto store = open_store();
   auto queued = sample_task("task_q");
   auto running = sample_task("task_r");
   running.status = task_status::running;
@@ -362,7 +378,7 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
 
   auto n = store->mark_interrupted(9000);
   ASSERT_TRUE(n);
-  EXPECT_EQ(*n, 3u);
+  EXPECT_EQ(*n, (std::vector<std::string>{"task_q", "task_r", "task_w"}));
   for (const char* id : {"task_q", "task_r", "task_w"}) {
     auto t = store->get_task(id);
     ASSERT_TRUE(t && t->has_value());
@@ -376,12 +392,128 @@ TEST(TaskStore, MarkInterruptedTouchesOnlyUnfinishedTasks) {
   expect_same(**s, done);
   auto again = store->mark_interrupted(9500);
   ASSERT_TRUE(again);
-  EXPECT_EQ(*again, 0u);
+  EXPECT_TRUE(again->empty());
 }
 
-TEST(TaskStore, ForgetVaultsBeforeEmptiesOnlyTheVaultsOfOldConversations) {
+task_record owned(const std::string& id, const std::string& owner, std::int64_t lease, task_status status) {
+  auto t = sample_task(id);
+  t.status = status;
+  t.owner = owner;
+  t.lease_until_ms = lease;
+  return t;
+}
+
+TEST_P(TaskStore, MarkInterruptedTakesExpiredLeasesAndTheTasksOfTheGivenOwner) {
+  auto store = open_store();
+  ASSERT_TRUE(store->create_task(owned("task_a", "r1", 10000, task_status::running)));
+  ASSERT_TRUE(store->create_task(owned("task_b", "r2", 10000, task_status::running)));
+  ASSERT_TRUE(store->create_task(owned("task_c", "r2", 5000, task_status::awaiting_approval)));
+  ASSERT_TRUE(store->create_task(owned("task_d", "r1", 100, task_status::succeeded)));
+
+  // A sweep (no owner) takes only the task whose lease ended.
+  EXPECT_EQ(store->mark_interrupted(8000).value(), std::vector<std::string>{"task_c"});
+  // At start-up r1 takes back its own tasks, lease or not.
+  EXPECT_EQ(store->mark_interrupted(8000, "r1").value(), std::vector<std::string>{"task_a"});
+  EXPECT_EQ(store->get_task("task_b").value()->status, task_status::running);
+  EXPECT_EQ(store->get_task("task_d").value()->status, task_status::succeeded);
+  auto c = store->get_task("task_c").value();
+  EXPECT_EQ(c->error["code"], "interrupted");
+  EXPECT_EQ(c->finished_ms, 8000);
+  // The lease is strict: a task whose lease ends exactly now still runs.
+  EXPECT_TRUE(store->mark_interrupted(10000).value().empty());
+  EXPECT_EQ(store->mark_interrupted(10001).value(), std::vector<std::string>{"task_b"});
+}
+
+TEST_P(TaskStore, RenewLeasesMovesOnlyTheUnfinishedTasksOfTheOwner) {
+  auto store = open_store();
+  ASSERT_TRUE(store->create_task(owned("task_a", "r1", 1000, task_status::running)));
+  ASSERT_TRUE(store->create_task(owned("task_b", "r1", 1000, task_status::queued)));
+  ASSERT_TRUE(store->create_task(owned("task_c", "r1", 1000, task_status::failed)));
+  ASSERT_TRUE(store->create_task(owned("task_d", "r2", 1000, task_status::running)));
+  EXPECT_EQ(store->renew_leases("r1", 90000).value(), 2u);
+  EXPECT_EQ(store->get_task("task_a").value()->lease_until_ms, 90000);
+  EXPECT_EQ(store->get_task("task_b").value()->lease_until_ms, 90000);
+  EXPECT_EQ(store->get_task("task_c").value()->lease_until_ms, 1000);
+  EXPECT_EQ(store->get_task("task_d").value()->lease_until_ms, 1000);
+  EXPECT_EQ(store->renew_leases("nobody", 90000).value(), 0u);
+  EXPECT_EQ(store->mark_interrupted(5000).value(), std::vector<std::string>{"task_d"});
+}
+
+TEST_P(TaskStore, ASessionIsHeldByOneReplicaUntilItsLeaseLapsesOrItIsReleased) {
+  auto store = open_store();
+  EXPECT_EQ(store->session_holder("alice/s1", 1000).value(), "");
+  EXPECT_EQ(store->hold_session("alice/s1", "r1", 1000, 5000).value(), "r1");
+  EXPECT_EQ(store->hold_session("alice/s1", "r1", 2000, 6000).value(), "r1");  // the holder renews
+  EXPECT_EQ(store->hold_session("alice/s1", "r2", 3000, 7000).value(), "r1");  // another is told who holds it
+  EXPECT_EQ(store->session_holder("alice/s1", 3000).value(), "r1");
+  EXPECT_EQ(store->hold_session("bob/s1", "r2", 3000, 7000).value(), "r2");  // keys are per user
+  // renew_leases keeps sessions too: r1's lease moves past 6000.
+  ASSERT_TRUE(store->renew_leases("r1", 9000));
+  EXPECT_EQ(store->hold_session("alice/s1", "r2", 8000, 12000).value(), "r1");
+  // Lapsed: no holder, and another replica may take it.
+  EXPECT_EQ(store->session_holder("alice/s1", 9001).value(), "");
+  EXPECT_EQ(store->hold_session("alice/s1", "r2", 9001, 13000).value(), "r2");
+  // Release only by the holder.
+  ASSERT_TRUE(store->release_session("alice/s1", "r1"));
+  EXPECT_EQ(store->session_holder("alice/s1", 9001).value(), "r2");
+  ASSERT_TRUE(store->release_session("alice/s1", "r2"));
+  EXPECT_EQ(store->session_holder("alice/s1", 9001).value(), "");
+  EXPECT_EQ(store->hold_session("alice/s1", "r1", 9001, 13000).value(), "r1");
+}
+
+TEST_P(TaskStore, CreateTaskLimitedRefusesASecondUnfinishedTaskOfOneConversation) {
+  auto store = open_store();
+  auto first = sample_task("task_1");
+  first.conversation_id = "conv_shared";
+  ASSERT_TRUE(store->create_task_limited(first, 10));
+  auto second = sample_task("task_2");
+  second.conversation_id = "conv_shared";
+  auto refused = store->create_task_limited(second, 10);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, harness::store::errc::conversation_running);
+  EXPECT_EQ(refused.error().code.http_status(), 409u);
+  first.status = task_status::succeeded;
+  ASSERT_TRUE(store->update_task(first));
+  EXPECT_TRUE(store->create_task_limited(second, 10));
+}
+
+TEST_P(TaskStore, CreateTaskLimitedCountsTheUnfinishedTasksOfTheUser) {
+  auto store = open_store();
+  ASSERT_TRUE(store->create_task(owned("task_done", "", 0, task_status::succeeded)));
+  ASSERT_TRUE(store->create_task_limited(sample_task("task_1"), 2));
+  auto waiting = sample_task("task_2");
+  waiting.status = task_status::awaiting_approval;
+  ASSERT_TRUE(store->create_task_limited(waiting, 2));
+  auto third = store->create_task_limited(sample_task("task_3"), 2);
+  ASSERT_FALSE(third);
+  EXPECT_EQ(third.error().code, harness::store::errc::user_limit);
+  EXPECT_EQ(third.error().code.wire_name(), "user_limit");
+  EXPECT_FALSE(store->get_task("task_3").value().has_value());
+  EXPECT_TRUE(store->create_task_limited(sample_task("task_bob", "bob"), 2)) << "the limit is per user";
+  auto again = sample_task("task_1");
+  again.conversation_id = "conv_elsewhere";  // the same id in another conversation
+  auto dup = store->create_task_limited(again, 5);
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, harness::store::errc::task_exists);
+  auto one = sample_task("task_1");
+  one.status = task_status::succeeded;
+  ASSERT_TRUE(store->update_task(one));
+  EXPECT_TRUE(store->create_task_limited(sample_task("task_3"), 2)) << "a finished task frees its slot";
+  EXPECT_FALSE(store->create_task_limited(sample_task("task_4"), 0));
+  EXPECT_TRUE(store->health().up) << "reaching the limit is not a storage failure";
+}
+
+TEST_P(TaskStore, SharedOnlyForPostgresAndWatchingAPrivateStoreDoesNothing) {
+  auto store = open_store();
+  EXPECT_EQ(store->shared(), GetParam() == "postgresql");
+  if (!store->shared()) {
+    EXPECT_TRUE(store->watch_changes([](const std::string&) {}));
+  }
+}
+
+TEST_P(TaskStore, ForgetVaultsBeforeEmptiesOnlyTheVaultsOfOldConversations) {
   using json = nlohmann::json;
-  auto store = open_in_memory();
+  auto store = open_store();
   conversation_record old_one{"conv_old",
                               "alice",
                               json::array({{{"role", "user"}, {"content", "[EMAIL_1]"}}}),
@@ -405,8 +537,8 @@ TEST(TaskStore, ForgetVaultsBeforeEmptiesOnlyTheVaultsOfOldConversations) {
   EXPECT_EQ(store->forget_vaults_before(5000, empty).value(), 0u);  // once empty, not counted again
 }
 
-TEST(TaskStore, DeleteFinishedBeforeRemovesOldTasksWithTheirEventsOnly) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, DeleteFinishedBeforeRemovesOldTasksWithTheirEventsOnly) {
+  auto store = open_store();
   auto old_done = sample_task("task_old");
   old_done.status = task_status::succeeded;
   old_done.finished_ms = 1000;
@@ -446,18 +578,23 @@ TEST(TaskStore, DeleteFinishedBeforeRemovesOldTasksWithTheirEventsOnly) {
   ASSERT_TRUE(conv && conv->has_value());
 }
 
-TEST(TaskStore, HealthReportsTheBackendAndOperations) {
-  auto store = open_in_memory();
+TEST_P(TaskStore, HealthReportsTheBackendAndOperations) {
+  auto store = open_store();
   auto h = store->health();
   EXPECT_TRUE(h.up);
   EXPECT_TRUE(h.required);
-  EXPECT_EQ(h.detail["backend"], "sqlite");
+  EXPECT_EQ(h.detail["backend"], GetParam());
   EXPECT_EQ(h.detail["schemaVersion"], latest_schema_version());
   ASSERT_TRUE(store->create_task(sample_task("task_1")));
   EXPECT_EQ(store->health().detail["operations"], 1);
   EXPECT_EQ(store->health().detail["failures"], 0);
   EXPECT_FALSE(store->health().detail.contains("lastError"));
 }
+
+const auto backends = ::testing::Values("sqlite", "postgresql");
+auto backend_name = [](const ::testing::TestParamInfo<std::string>& info) { return info.param; };
+INSTANTIATE_TEST_SUITE_P(Backends, TaskStore, backends, backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, TaskListing, backends, backend_name);
 
 }  // namespace
 }  // namespace harness::store

@@ -44,6 +44,12 @@ std::optional<int> harness_server::stop(std::chrono::milliseconds timeout) {
   return exit_code_;
 }
 
+void harness_server::kill_hard() {
+  if (exit_code_) return;
+  process_->send_signal(SIGKILL);
+  exit_code_ = process_->wait_exit(std::chrono::seconds(10));
+}
+
 std::optional<raw_response> harness_server::call(const std::string& method, const std::string& target,
                                                  const std::string& body, std::chrono::milliseconds timeout,
                                                  const std::string& extra_headers) {

@@ -31,6 +31,8 @@ class harness_server {
 
   // SIGTERM and wait; the exit code (nullopt on timeout). Later calls answer the same.
   std::optional<int> stop(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // SIGKILL, as a crash would end it: no shutdown, its sandboxes stay behind.
+  void kill_hard();
 
   std::optional<raw_response> call(const std::string& method, const std::string& target, const std::string& body = {},
                                    std::chrono::milliseconds timeout = std::chrono::seconds(10),

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/bridge/runtime_session.hpp"
@@ -29,6 +30,12 @@ struct agent_config {
   bool store_tokenized_results = false;
   // How long a call that needs approval waits for a decision (APPROVAL_TIMEOUT_MS).
   std::chrono::milliseconds approval_timeout{300000};
+  // The replica's name (SANDBOX_OWNER, set by the app with the sandbox's
+  // settings): the owner of the tasks it runs.
+  std::string owner = "mcp-harness";
+  // How long a task's lease lasts (TASK_LEASE_MS): the replica renews it every
+  // third of that; a task whose lease passed is marked interrupted by any replica.
+  std::chrono::milliseconds lease{30000};
 };
 
 std::vector<core::setting_spec> agent_setting_specs();

@@ -19,6 +19,7 @@ enum class errc {
   budget_exceeded,
   approval_not_found,  // no approval of that id in the task (never asked, or the task ended)
   approval_decided,    // the approval was decided already (or timed out)
+  task_elsewhere,      // the task runs on another replica (its owner), which alone can cancel it or decide
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -33,7 +34,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::agent::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::agent::errc> = 12;
+inline constexpr int harness::errc_count<harness::agent::errc> = 13;
 
 namespace harness::agent {
 

@@ -10,6 +10,7 @@ enum class errc {
   session_not_found = 1,
   session_busy,
   too_many_sessions,
+  session_elsewhere,  // another replica holds the session (it has its sandbox)
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -24,7 +25,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::execution::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::execution::errc> = 3;
+inline constexpr int harness::errc_count<harness::execution::errc> = 4;
 
 namespace harness::execution {
 

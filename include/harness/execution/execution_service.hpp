@@ -19,6 +19,7 @@
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/execution/sandbox_session.hpp"
+#include "harness/execution/session_directory.hpp"
 #include "harness/execution/warm_pool.hpp"
 #include "harness/policy/approver.hpp"
 
@@ -38,6 +39,9 @@ struct execution_config {
   // Where harness_sandbox_execs_total{outcome} and
   // harness_sandbox_exec_duration_seconds are counted; null: not counted.
   std::shared_ptr<core::metrics_registry> metrics;
+  // With replicas sharing a store: where each named session lives. Null: this
+  // server is the only one.
+  std::shared_ptr<session_directory> directory;
 };
 
 struct execute_request {

@@ -44,6 +44,11 @@ struct face_config {
   std::size_t code_max_chars = 1 << 20;
   // How long a call that needs approval waits for the client's answer (APPROVAL_TIMEOUT_MS).
   std::chrono::milliseconds approval_timeout{300000};
+  // With replicas sharing a store: this replica's name (SANDBOX_OWNER), put
+  // at the end of every session id ("mcp_<hex>.<replica>") so that another
+  // replica names the holder and a load balancer can route by it. Empty: ids
+  // carry no replica.
+  std::string replica{};
 };
 
 struct face_deps {
@@ -96,6 +101,9 @@ class mcp_face {
   virtual std::shared_ptr<mcp_session> open(std::string user_id, std::string key_id) = 0;
   // The live HTTP session with this id opened with this key, else null.
   virtual std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) = 0;
+  // The replica that `id` names when that is not this one (the session lives
+  // there); empty for ids of this replica or of none.
+  virtual std::string elsewhere(const std::string& id) const = 0;
   // Ends and forgets one HTTP session; false when there is none.
   virtual boost::asio::awaitable<bool> end(std::string id, std::string key_id) = 0;
   // Ends every session (server shutdown).

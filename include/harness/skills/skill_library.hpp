@@ -22,6 +22,7 @@
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/error.hpp"
+#include "harness/skills/file_folders.hpp"
 #include "harness/skills/file_rules.hpp"
 #include "harness/skills/skills_config.hpp"
 
@@ -80,5 +81,10 @@ class skill_library {
 // checks that first (core::ensure_writable_dir), so that it fails with a line
 // naming SKILLS_DIR rather than an exception.
 std::unique_ptr<skill_library> create_skill_library(skill_config config);
+
+// The same library with the users' skills kept in `users` (one folder per
+// user id; e.g. rows in PostgreSQL shared by replicas, harness/store/pg_files.hpp);
+// the examples are still read from <config.dir>/examples.
+std::unique_ptr<skill_library> create_skill_library(skill_config config, std::shared_ptr<folder_set> users);
 
 }  // namespace harness::skills

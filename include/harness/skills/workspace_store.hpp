@@ -18,6 +18,7 @@
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/error.hpp"
+#include "harness/skills/file_folders.hpp"
 #include "harness/skills/file_rules.hpp"
 #include "harness/skills/skills_config.hpp"
 
@@ -57,6 +58,10 @@ class workspace_store {
 // Creates the folder when missing; throws only if it cannot (the server
 // checks that first with core::ensure_writable_dir, naming WORKSPACE_DIR).
 std::unique_ptr<workspace_store> create_workspace_store(workspace_config config);
+
+// The same store with the workspaces kept in `tasks` (one folder per task id;
+// e.g. rows in PostgreSQL shared by replicas, harness/store/pg_files.hpp).
+std::unique_ptr<workspace_store> create_workspace_store(workspace_config config, std::shared_ptr<folder_set> tasks);
 
 // A periodic sweep; stop() (or destruction) ends it. A sweep already running
 // finishes first, on its worker.

@@ -1,4 +1,4 @@
-// The error codes of the store component (the SQLite task store). Each value has
+// The error codes of the store component (the SQLite and PostgreSQL task stores). Each value has
 // its wire name and HTTP status in src/store/errors.cpp; add a code there and here.
 #pragma once
 
@@ -20,6 +20,8 @@ enum class errc {
   task_not_found,
   event_exists,
   conversation_user_mismatch,
+  user_limit,
+  conversation_running,  // create_task_limited: the conversation has an unfinished task
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -34,7 +36,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::store::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::store::errc> = 13;
+inline constexpr int harness::errc_count<harness::store::errc> = 15;
 
 namespace harness::store {
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,12 @@ struct task_record {
   std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;  // unix epoch ms; 0 = not yet
   std::string key_id;  // the id of the API key that submitted it ("key_..."); empty without one
   nlohmann::json transcript = nlohmann::json::array();  // messages as the LLM saw them (opaque)
+  // The replica that runs the task (its SANDBOX_OWNER) and when its lease ends
+  // (unix epoch ms). The owner renews the lease while the task is unfinished
+  // (renew_leases); once it has passed, any replica may mark the task
+  // interrupted (mark_interrupted). 0 = no lease: treated as expired.
+  std::string owner{};
+  std::int64_t lease_until_ms = 0;
 };
 
 // One step of a task as shown to a streaming or polling client.
@@ -95,6 +102,13 @@ class blocking_task_store {
 
   // Error "task_exists" when a task with this id is stored already.
   virtual status create_task(const task_record& task) = 0;
+  // create_task, but only while the task's user has fewer than max_active
+  // unfinished tasks (queued, running, awaiting approval), counted over every
+  // process sharing the store; error "user_limit" otherwise, and
+  // "conversation_running" while the task's conversation has an unfinished
+  // task. The checks and the insert are one atomic step, so two replicas
+  // cannot both take the last slot or both continue one conversation.
+  virtual status create_task_limited(const task_record& task, std::size_t max_active) = 0;
   // Replaces every field of the task with this id; "task_not_found" if none.
   virtual status update_task(const task_record& task) = 0;
   // Empty optional when no such task.
@@ -124,10 +138,29 @@ class blocking_task_store {
   // An empty user_id sums every user.
   virtual result<usage_totals> usage(const std::string& user_id, std::int64_t since_ms = 0) = 0;
 
-  // Start-up recovery: every queued or running task becomes interrupted
-  // with error {"code":"interrupted","message":...} and finished_ms = now_ms.
-  // Returns how many. Call once, before the server accepts tasks.
-  virtual result<std::size_t> mark_interrupted(std::int64_t now_ms) = 0;
+  // Recovery: every unfinished task (queued, running, awaiting approval) whose
+  // lease ended before now_ms (lease_until_ms < now_ms, so also a task without
+  // a lease), or whose owner is `owner` when `owner` is not empty, becomes
+  // interrupted with error {"code":"interrupted","message":...} and
+  // finished_ms = now_ms. Returns their ids. At start-up a replica passes its
+  // own name (its tasks of an earlier run died with it); a periodic sweep
+  // passes none and so only takes tasks whose owner stopped renewing.
+  virtual result<std::vector<std::string>> mark_interrupted(std::int64_t now_ms, const std::string& owner = {}) = 0;
+  // Sets lease_until_ms of every unfinished task of `owner`, and of every
+  // session it holds, to until_ms. Returns how many tasks it renewed.
+  virtual result<std::size_t> renew_leases(const std::string& owner, std::int64_t until_ms) = 0;
+
+  // The session directory of replicas (execution::session_directory): a
+  // session lives on the replica whose sandbox holds it. hold_session makes
+  // `owner` the holder of `key` with a lease until until_ms, unless another
+  // owner holds it with a lease that has not passed at now_ms; returns the
+  // holder after the call (owner when it got or kept it).
+  virtual result<std::string> hold_session(const std::string& key, const std::string& owner, std::int64_t now_ms,
+                                           std::int64_t until_ms) = 0;
+  // Forgets `key` when `owner` holds it (another holder's entry stays).
+  virtual status release_session(const std::string& key, const std::string& owner) = 0;
+  // The holder of `key` whose lease has not passed at now_ms; empty when none.
+  virtual result<std::string> session_holder(const std::string& key, std::int64_t now_ms) = 0;
   // Retention: deletes tasks that finished (finished_ms != 0, status neither
   // queued nor running) before cutoff_ms, with their events. Returns how
   // many tasks. Conversations and the usage ledger are kept.
@@ -144,6 +177,20 @@ class blocking_task_store {
   // Cached state for GET /health: never blocks, never touches the disk. The
   // default (for fakes) reports up with no detail.
   virtual core::component_health health() const { return {}; }
+
+  // True when other processes may write to the same store (PostgreSQL): a
+  // replica then follows tasks that run elsewhere through watch_changes.
+  virtual bool shared() const { return false; }
+  // From now on calls on_change(task_id), on a thread of the store's own,
+  // whenever any process sharing the store appends an event to that task,
+  // updates it, or marks it interrupted. After a lost connection is
+  // re-established it calls on_change("") once: changes may have been missed,
+  // re-read whatever you follow. One watcher per store; it ends when the store
+  // is destroyed. A store that is not shared does nothing and returns success.
+  virtual status watch_changes(std::function<void(const std::string& task_id)> on_change) {
+    (void)on_change;
+    return {};
+  }
 };
 
 // What the server uses: the calls of blocking_task_store (same arguments,
@@ -156,6 +203,7 @@ class task_store {
   virtual ~task_store() = default;
 
   virtual boost::asio::awaitable<status> create_task(task_record task) = 0;
+  virtual boost::asio::awaitable<status> create_task_limited(task_record task, std::size_t max_active) = 0;
   virtual boost::asio::awaitable<status> update_task(task_record task) = 0;
   virtual boost::asio::awaitable<result<std::optional<task_record>>> get_task(std::string id) = 0;
   virtual boost::asio::awaitable<result<std::vector<task_record>>> list_tasks(task_query q) = 0;
@@ -168,7 +216,13 @@ class task_store {
                                                       std::int64_t input_tokens, std::int64_t output_tokens,
                                                       std::int64_t at_ms) = 0;
   virtual boost::asio::awaitable<result<usage_totals>> usage(std::string user_id, std::int64_t since_ms) = 0;
-  virtual boost::asio::awaitable<result<std::size_t>> mark_interrupted(std::int64_t now_ms) = 0;
+  virtual boost::asio::awaitable<result<std::vector<std::string>>> mark_interrupted(std::int64_t now_ms,
+                                                                                    std::string owner) = 0;
+  virtual boost::asio::awaitable<result<std::size_t>> renew_leases(std::string owner, std::int64_t until_ms) = 0;
+  virtual boost::asio::awaitable<result<std::string>> hold_session(std::string key, std::string owner,
+                                                                   std::int64_t now_ms, std::int64_t until_ms) = 0;
+  virtual boost::asio::awaitable<status> release_session(std::string key, std::string owner) = 0;
+  virtual boost::asio::awaitable<result<std::string>> session_holder(std::string key, std::int64_t now_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
                                                                            nlohmann::json empty) = 0;
@@ -176,6 +230,12 @@ class task_store {
   virtual int schema_version() const = 0;
   // Never blocks, never touches the disk (see blocking_task_store::health).
   virtual core::component_health health() const { return {}; }
+  // See blocking_task_store: shared() and watch_changes() are the backend's own.
+  virtual bool shared() const { return false; }
+  virtual status watch_changes(std::function<void(const std::string& task_id)> on_change) {
+    (void)on_change;
+    return {};
+  }
 };
 
 // Runs every call of `backend` on one thread of its own, in the order the
@@ -196,6 +256,14 @@ result<std::shared_ptr<blocking_task_store>> open_blocking_sqlite_store(const st
 // open_blocking_sqlite_store, then run_on_store_thread: the store the server
 // uses. Opening blocks (start-up); the calls afterwards do not.
 result<std::shared_ptr<task_store>> open_sqlite_store(const std::filesystem::path& file);
+
+// Connects to the PostgreSQL database at `url` (a libpq connection URI,
+// postgresql://... or postgres://...), then runs the versioned migrations
+// (table schema_migrations, each in its own transaction, under an advisory lock
+// so that replicas starting together migrate once). Errors as
+// open_blocking_sqlite_store ("store_open_failed" names the server's own
+// message, never the password). Blocks: call it at start-up or in tests.
+result<std::shared_ptr<blocking_task_store>> open_blocking_postgres_store(const std::string& url);
 
 // The newest schema version this build knows.
 int latest_schema_version();

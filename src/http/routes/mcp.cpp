@@ -78,7 +78,16 @@ std::variant<std::shared_ptr<mcp_server::mcp_session>, http_response> named_sess
     return rpc_failure(400, -32000, "Bad Request: no Mcp-Session-Id header; start a session with initialize");
   }
   auto session = context.svc.mcp->find(std::string(*id), context.caller.key_id);
-  if (!session) return rpc_failure(404, -32001, "Session not found: it ended or idled out; initialize a new one");
+  if (!session) {
+    // 421 Misdirected Request: the session's sandbox and state are on that replica.
+    if (auto replica = context.svc.mcp->elsewhere(std::string(*id)); !replica.empty()) {
+      return rpc_failure(421, -32001,
+                         fmt::format("Session lives on replica '{}': send its requests there (route by what "
+                                     "follows the first '.' of Mcp-Session-Id, see docs/DEPLOYMENT.md)",
+                                     replica.substr(0, 64)));
+    }
+    return rpc_failure(404, -32001, "Session not found: it ended or idled out; initialize a new one");
+  }
   return session;
 }
 

@@ -1,0 +1,83 @@
+#include "replica_upkeep.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/clock.hpp"
+#include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
+
+namespace harness::app {
+namespace {
+
+namespace asio = boost::asio;
+
+// Stopped by setting *stopped and cancelling the timer: the flag covers a stop
+// that comes while the loop waits on the store rather than on the timer.
+asio::awaitable<void> upkeep(std::shared_ptr<asio::steady_timer> timer, std::shared_ptr<bool> stopped,
+                             std::shared_ptr<store::task_store> store, std::string owner,
+                             std::chrono::milliseconds lease) {
+  while (!*stopped) {
+    const auto now = core::real_clock().epoch_ms();
+    auto renewed = co_await store->renew_leases(owner, now + lease.count());
+    if (!renewed) core::log_warn("leases of replica {} not renewed: {}", owner, renewed.error().describe());
+    // Renewed first: a late timer must never find this replica's own leases lapsed.
+    auto lapsed = co_await store->mark_interrupted(now, std::string{});
+    if (!lapsed) core::log_warn("tasks with lapsed leases not checked: {}", lapsed.error().describe());
+    if (lapsed) {
+      for (const auto& id : *lapsed) core::log_warn("task {} marked interrupted: its replica stopped renewing", id);
+    }
+    timer->expires_after(lease / 3);
+    co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+class directory final : public execution::session_directory {
+ public:
+  directory(std::shared_ptr<store::task_store> store, std::string owner, std::chrono::milliseconds lease)
+      : store_(std::move(store)), owner_(std::move(owner)), lease_(lease) {}
+
+  const std::string& self() const override { return owner_; }
+
+  asio::awaitable<result<std::string>> hold(std::string key) override {
+    const auto now = core::real_clock().epoch_ms();
+    co_return co_await store_->hold_session(std::move(key), owner_, now, now + lease_.count());
+  }
+
+  asio::awaitable<void> release(std::string key) override {
+    auto released = co_await store_->release_session(key, owner_);
+    if (!released) core::log_warn("session {} not released: {}", key, released.error().describe());
+  }
+
+  asio::awaitable<result<std::string>> holder(std::string key) override {
+    co_return co_await store_->session_holder(std::move(key), core::real_clock().epoch_ms());
+  }
+
+ private:
+  std::shared_ptr<store::task_store> store_;
+  std::string owner_;
+  std::chrono::milliseconds lease_;
+};
+
+}  // namespace
+
+std::function<void()> start_replica_upkeep(const asio::any_io_executor& executor,
+                                           std::shared_ptr<store::task_store> store, std::string owner,
+                                           std::chrono::milliseconds lease) {
+  auto timer = std::make_shared<asio::steady_timer>(executor);
+  auto stopped = std::make_shared<bool>(false);
+  core::spawn_logged(executor, upkeep(timer, stopped, std::move(store), std::move(owner), lease), "replica upkeep");
+  return [timer, stopped] {
+    *stopped = true;
+    timer->cancel();
+  };
+}
+
+std::shared_ptr<execution::session_directory> store_session_directory(std::shared_ptr<store::task_store> store,
+                                                                      std::string owner,
+                                                                      std::chrono::milliseconds lease) {
+  return std::make_shared<directory>(std::move(store), std::move(owner), lease);
+}
+
+}  // namespace harness::app
