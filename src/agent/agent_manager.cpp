@@ -27,6 +27,10 @@ namespace {
 namespace asio = boost::asio;
 using json = nlohmann::json;
 
+// How long after a task of another replica ended its stream is still followed
+// (see events()): far longer than its owner takes to store its last events.
+constexpr std::chrono::milliseconds follow_after_end{5000};
+
 // The conversation a task continues (or starts).
 struct conversation_start {
   std::string id;
@@ -160,8 +164,14 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     auto stored = co_await find_stored(task_id);
     if (!stored) co_return stored.error();
     // Unfinished but not live here: it runs on another replica, its events arrive through the store.
+    // One that ended a moment ago is followed too: its owner stores the final
+    // status just before its last events, which may not be stored yet.
+    const bool just_ended =
+        store::is_terminal(stored->status) && clock_.epoch_ms() - stored->finished_ms < follow_after_end.count();
     std::shared_ptr<change_waiter> follow;
-    if (deps_.store->shared() && !store::is_terminal(stored->status)) follow = changes_->follow(task_id);
+    if (deps_.store->shared() && (!store::is_terminal(stored->status) || just_ended)) {
+      follow = changes_->follow(task_id);
+    }
     co_return stored_event_stream(deps_.store, std::move(task_id), after_seq, std::move(follow));
   }
 

@@ -547,5 +547,31 @@ TEST_F(AgentManager, ATaskCarriesThisReplicasNameAndALease) {
   EXPECT_EQ(stored.lease_until_ms, clock.epoch_ms() + 30000);
 }
 
+TEST_F(AgentManager, AStreamOfATaskThatEndedElsewhereAMomentAgoWaitsForItsLastEvents) {
+  store->is_shared = true;
+  start();
+  store->tasks["task_b"] = elsewhere_task("task_b", "alice");
+  store->tasks["task_b"].status = task_status::succeeded;  // stored, its "end" event not yet
+  store->tasks["task_b"].finished_ms = clock.epoch_ms();
+  auto stream = run(manager->events("task_b", 0));
+  ASSERT_TRUE(stream);
+  auto next = spawn((*stream)->next(10s));
+  EXPECT_EQ(next.wait_for(0s), std::future_status::timeout);
+  store->events_of["task_b"].push_back({"task_b", 1, "end", {}, 0});
+  store->on_change("task_b");
+  settle();
+  ASSERT_EQ(next.wait_for(0s), std::future_status::ready);
+  auto end = next.get();
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->type, "end");
+  // Long finished: read as stored, no waiting.
+  store->tasks["task_old"] = elsewhere_task("task_old", "alice");
+  store->tasks["task_old"].status = task_status::interrupted;
+  store->tasks["task_old"].finished_ms = clock.epoch_ms() - 60000;
+  auto old = run(manager->events("task_old", 0));
+  ASSERT_TRUE(old);
+  EXPECT_FALSE(run((*old)->next(10s)));
+}
+
 }  // namespace
 }  // namespace harness::agent
