@@ -62,7 +62,11 @@ class stored_stream final : public task_event_stream {
       if (!ended_) ended_ = co_await task_ended();
       if (waited && !ended_) co_return store::event_record{};  // keep-alive
       const bool quiet = co_await waiter_->wait(wait);
-      if (ended_ && quiet) co_return std::nullopt;
+      if (ended_ && quiet) {
+        // A last read, for events a lost notice did not announce.
+        co_await read_batch();
+        if (buffer_.empty()) co_return std::nullopt;
+      }
     }
   }
 

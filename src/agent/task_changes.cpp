@@ -10,8 +10,10 @@ asio::awaitable<bool> change_waiter::wait(std::chrono::milliseconds limit) {
     timer_->expires_at(clock_.steady_now() + limit);
     quiet = co_await timer_->wait();
   }
+  // A wake that came after the timer fired (too late to cancel it) still counts.
+  const bool woken = pending_;
   pending_ = false;
-  co_return quiet && !pending_;
+  co_return quiet && !woken;
 }
 
 void change_waiter::wake() {

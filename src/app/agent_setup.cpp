@@ -62,7 +62,10 @@ result<std::shared_ptr<store::task_store>> open_task_store(const store::store_co
                                                            const std::string& owner) {
   auto backend = store::open_blocking_store(config);
   if (!backend) return backend.error();
-  auto interrupted = (*backend)->mark_interrupted(core::real_clock().epoch_ms(), owner);
+  // A shared store: only this replica's own tasks now; others' lapsed leases
+  // are the replica upkeep's, which gives them time to renew first.
+  const std::int64_t lapsed_before = (*backend)->shared() ? 0 : core::real_clock().epoch_ms();
+  auto interrupted = (*backend)->mark_interrupted(lapsed_before, owner);
   if (!interrupted) {
     core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
   } else if (!interrupted->empty()) {

@@ -144,6 +144,13 @@ result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_e
   if (config->url.empty()) return std::optional<shared_store_parts>();
   // A conversation continued on another replica opens its vault there: the
   // key made beside a local STORE_PATH would differ on each replica.
+  // The replica's name owns its tasks, sessions and containers: two replicas
+  // under the default name would interrupt and sweep each other's.
+  if (!settings.is_set_explicitly("SANDBOX_OWNER")) {
+    return make_error(core::errc::invalid_setting, "STORE_URL is set but SANDBOX_OWNER is the default",
+                      "give each replica sharing a store its own SANDBOX_OWNER (its name), the same across its "
+                      "restarts");
+  }
   if (!settings.is_set_explicitly("VAULT_KEY") && !settings.is_set_explicitly("VAULT_KEY_FILE")) {
     return make_error(core::errc::invalid_setting,
                       "STORE_URL is set but the vault key is this replica's own (no VAULT_KEY or VAULT_KEY_FILE)",

@@ -18,15 +18,25 @@ namespace asio = boost::asio;
 asio::awaitable<void> upkeep(std::shared_ptr<asio::steady_timer> timer, std::shared_ptr<bool> stopped,
                              std::shared_ptr<store::task_store> store, std::string owner,
                              std::chrono::milliseconds lease) {
+  // When this replica's renewals have worked since (0: not since the last
+  // failure). After an outage every replica's leases may have lapsed: the
+  // sweep waits a whole lease from then, so the others renew theirs first.
+  std::int64_t renewing_since = 0;
   while (!*stopped) {
     const auto now = core::real_clock().epoch_ms();
-    auto renewed = co_await store->renew_leases(owner, now + lease.count());
+    std::string me = owner;  // locals, not temporaries, in co_await (GCC 12)
+    auto renewed = co_await store->renew_leases(std::move(me), now + lease.count());
     if (!renewed) core::log_warn("leases of replica {} not renewed: {}", owner, renewed.error().describe());
-    // Renewed first: a late timer must never find this replica's own leases lapsed.
-    auto lapsed = co_await store->mark_interrupted(now, std::string{});
-    if (!lapsed) core::log_warn("tasks with lapsed leases not checked: {}", lapsed.error().describe());
-    if (lapsed) {
-      for (const auto& id : *lapsed) core::log_warn("task {} marked interrupted: its replica stopped renewing", id);
+    renewing_since = !renewed ? 0 : renewing_since == 0 ? now : renewing_since;
+    if (renewing_since != 0 && now - renewing_since >= lease.count()) {
+      // A lease counts as lapsed a whole lease after its end: clocks of
+      // replicas may differ by less than that without harm.
+      std::string anyone;
+      auto lapsed = co_await store->mark_interrupted(now - lease.count(), std::move(anyone));
+      if (!lapsed) core::log_warn("tasks with lapsed leases not checked: {}", lapsed.error().describe());
+      if (lapsed) {
+        for (const auto& id : *lapsed) core::log_warn("task {} marked interrupted: its replica stopped renewing", id);
+      }
     }
     timer->expires_after(lease / 3);
     co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));

@@ -17,8 +17,11 @@
 namespace harness::app {
 
 // Every third of `lease`, at once first: renew_leases(owner, now + lease),
-// then mark_interrupted(now) for the leases that lapsed. The returned function
-// stops it; call it on `executor`'s thread before the io_context goes away.
+// then mark_interrupted(now - lease) for the leases that lapsed a lease ago
+// (room for clocks that differ), but only once this replica's own renewals
+// have worked for a whole lease (after start-up or a failed renewal, the other
+// replicas get that long to renew theirs). The returned function stops it;
+// call it on `executor`'s thread before the io_context goes away.
 std::function<void()> start_replica_upkeep(const boost::asio::any_io_executor& executor,
                                            std::shared_ptr<store::task_store> store, std::string owner,
                                            std::chrono::milliseconds lease);

@@ -100,13 +100,15 @@ class execution_service_impl final : public execution_service,
                              "end one with DELETE /sessions/{id}, or run without a sessionId "
                              "(SANDBOX_MAX_SESSIONS_PER_USER)");
       }
+      ++opening_;  // counted before any wait, so overlapping requests see each other against the limits
       // With replicas: the id must not be open on another one (it holds the sandbox).
       if (request.session_id && config_.directory) {
-        auto holder = co_await config_.directory->hold(session_key(request.user_id, *request.session_id));
+        auto key = session_key(request.user_id, *request.session_id);  // a local: GCC 12
+        auto holder = co_await config_.directory->hold(std::move(key));
+        if (!holder || *holder != config_.directory->self()) --opening_;
         if (!holder) co_return holder.error();
         if (*holder != config_.directory->self()) co_return session_elsewhere(*request.session_id, *holder);
       }
-      ++opening_;
       const auto opening = clock_type::now();
       auto opened =
           co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id, request.approver);
@@ -151,7 +153,8 @@ class execution_service_impl final : public execution_service,
     if (it == sessions_.end()) {
       if (config_.directory) {
         auto holder = co_await config_.directory->holder(session_key(user_id, session_id));
-        if (holder && !holder->empty() && *holder != config_.directory->self()) {
+        if (!holder) co_return holder.error();  // a store that cannot answer is not "no such session"
+        if (!holder->empty() && *holder != config_.directory->self()) {
           co_return session_elsewhere(session_id, *holder);
         }
       }

@@ -146,7 +146,9 @@ error pg_open_failed(std::string_view description, std::string_view message) {
 
 result<std::unique_ptr<pg_connection>> pg_connection::open(const std::string& url) {
   auto description = redact_url(url);
-  PGconn* conn = PQconnectdb(url.c_str());
+  if (!parses_as_conninfo(url)) return pg_open_failed(description, "STORE_URL is not a valid libpq connection URI");
+  const connect_params params(url);
+  PGconn* conn = PQconnectdbParams(params.keys(), params.values(), 1);
   if (conn == nullptr) return pg_open_failed(description, "out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     // libpq's connection messages name the host and port, never the password.

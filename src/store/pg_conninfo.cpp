@@ -26,4 +26,18 @@ std::string redact_url(const std::string& url) {
   return out + "/" + dbname;
 }
 
+bool parses_as_conninfo(const std::string& url) {
+  char* message = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &message);
+  if (message != nullptr) PQfreemem(message);
+  if (options == nullptr) return false;
+  PQconninfoFree(options);
+  return true;
+}
+
+connect_params::connect_params(const std::string& url)
+    : keys_{"connect_timeout",  "keepalives", "keepalives_idle", "keepalives_interval",
+            "keepalives_count", "options",    "dbname",          nullptr},
+      values_{"10", "1", "30", "10", "3", "-c bytea_output=hex", url.c_str(), nullptr} {}
+
 }  // namespace harness::store::detail

@@ -141,7 +141,8 @@ class pg_task_store final : public blocking_task_store {
       auto rows = db_->exec(
           "WITH changed AS (UPDATE tasks SET user_id = $2, conversation_id = $3, task = $4, mode = $5, status = $6, "
           "result = $7, error = $8, turns = $9, input_tokens = $10, output_tokens = $11, created_ms = $12, "
-          "started_ms = $13, finished_ms = $14, key_id = $15, owner = $16, lease_until_ms = $17, transcript = $18 "
+          "started_ms = $13, finished_ms = $14, key_id = $15, owner = $16, lease_until_ms = greatest(lease_until_ms, "
+          "$17), transcript = $18 "
           "WHERE id = $1 RETURNING id) SELECT " HARNESS_PG_NOTIFY("id") " FROM changed",
           task_params(task), "cannot update task " + task.id);
       if (!rows) return rows.error();

@@ -65,7 +65,9 @@ struct pg_watch::state {
   // Connects without blocking past a stop request, then LISTENs. Empty on success.
   std::string connect() {
     if (conn != nullptr) PQfinish(conn);
-    conn = PQconnectStart(url.c_str());
+    if (!parses_as_conninfo(url)) return "STORE_URL is not a valid libpq connection URI";
+    const connect_params params(url);
+    conn = PQconnectStartParams(params.keys(), params.values(), 1);
     if (conn == nullptr) return "out of memory";
     if (PQstatus(conn) == CONNECTION_BAD) return last_message(conn);
     PQsetNoticeProcessor(

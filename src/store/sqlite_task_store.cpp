@@ -87,7 +87,9 @@ class sqlite_task_store final : public blocking_task_store {
           (void)db_->exec("ROLLBACK", "rollback");
           return s;
         }
-        return db_->exec("COMMIT", "cannot commit task " + task.id);
+        auto committed = db_->exec("COMMIT", "cannot commit task " + task.id);
+        if (!committed) (void)db_->exec("ROLLBACK", "rollback");  // else every later BEGIN would fail
+        return committed;
       };
       auto active = count_unfinished(task.user_id);
       if (!active) return done(active.error());
@@ -105,7 +107,8 @@ class sqlite_task_store final : public blocking_task_store {
       auto st = db_->prepare(
           "UPDATE tasks SET user_id = ?2, conversation_id = ?3, task = ?4, mode = ?5, status = ?6, result = ?7, "
           "error = ?8, turns = ?9, input_tokens = ?10, output_tokens = ?11, created_ms = ?12, started_ms = ?13, "
-          "finished_ms = ?14, key_id = ?15, owner = ?16, lease_until_ms = ?17, transcript = ?18 WHERE id = ?1");
+          "finished_ms = ?14, key_id = ?15, owner = ?16, lease_until_ms = max(lease_until_ms, ?17), transcript = ?18 "
+          "WHERE id = ?1");
       if (!st) return st.error();
       bind_task(*st, task);
       if (auto s = st->run("cannot update task " + task.id); !s) return s;

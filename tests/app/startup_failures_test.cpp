@@ -76,12 +76,16 @@ INSTANTIATE_TEST_SUITE_P(
         startup_case{"pii_patterns", {{"PII_PATTERNS_FILE", (scratch() / "bad-patterns.json").string()}}, "custom_id"},
         startup_case{"llm_provider", {{"LLM_PROVIDER", "nonsense"}}, "LLM_PROVIDER"},
         startup_case{"port_setting", {{"PORT", "http"}}, "PORT"},
-        // Replicas must share the vault key: refused before the store is opened.
+        // Replicas need their own names and one vault key: refused before the store is opened.
         startup_case{
-            "store_url_own_vault_key", {{"STORE_URL", "postgresql:///harness?host=/nonexistent"}}, "VAULT_KEY"},
+            "store_url_default_owner", {{"STORE_URL", "postgresql:///harness?host=/nonexistent"}}, "SANDBOX_OWNER"},
+        startup_case{"store_url_own_vault_key",
+                     {{"STORE_URL", "postgresql:///harness?host=/nonexistent"}, {"SANDBOX_OWNER", "replica-a"}},
+                     "VAULT_KEY"},
         startup_case{"store_url_unreachable",
                      {{"STORE_URL", "postgresql://harness:secret-word@/harness?host=/nonexistent"},
-                      {"VAULT_KEY", std::string(64, 'a')}},
+                      {"VAULT_KEY", std::string(64, 'a')},
+                      {"SANDBOX_OWNER", "replica-a"}},
                      "STORE_URL"},
         startup_case{"store_url_scheme", {{"STORE_URL", "mysql://db/harness"}}, "STORE_URL"}),
     [](const ::testing::TestParamInfo<startup_case>& p) { return std::string(p.param.label); });

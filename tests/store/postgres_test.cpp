@@ -137,6 +137,27 @@ TEST(PostgresStore, AWrongDatabaseOrAnUnreachableServerIsOpenFailedWithoutThePas
   }
 }
 
+TEST(PostgresStore, AMalformedUrlIsOpenFailedWithoutQuotingIt) {
+  // libpq's own parse message would quote the bad token, the password here.
+  auto store = open_blocking_postgres_store("postgresql://postgres:s3cr3t%zz-pw@/db?host=/nonexistent-folder");
+  ASSERT_FALSE(store);
+  EXPECT_EQ(store.error().code, errc::open_failed) << store.error().describe();
+  EXPECT_EQ(store.error().describe().find("s3cr3t"), std::string::npos) << store.error().describe();
+  EXPECT_NE(store.error().message.find("not a valid"), std::string::npos) << store.error().message;
+}
+
+TEST(PostgresStore, IdsReadBackWhateverTheDatabasesByteaOutput) {
+  const auto url = postgres_server::shared().create_database();
+  const auto db = url.substr(url.find(":///") + 4, url.find('?') - url.find(":///") - 4);
+  sql(url, "ALTER DATABASE " + db + " SET bytea_output = 'escape'");
+  auto store = open_blocking_postgres_store(url);
+  ASSERT_TRUE(store) << store.error().describe();
+  ASSERT_TRUE((*store)->create_task(sample_task("task_1", "alice")));
+  auto read = (*store)->get_task("task_1");
+  ASSERT_TRUE(read && *read);
+  EXPECT_EQ((*read)->user_id, "alice");
+}
+
 TEST(PostgresStore, OpenBlockingStoreFollowsStoreUrl) {
   store_config config;
   config.url = postgres_server::shared().create_database();

@@ -477,6 +477,18 @@ TEST_P(TaskStore, CreateTaskLimitedRefusesASecondUnfinishedTaskOfOneConversation
   EXPECT_TRUE(store->create_task_limited(second, 10));
 }
 
+TEST_P(TaskStore, AnUpdateNeverMovesTheLeaseBack) {
+  auto store = open_store();
+  auto task = owned("task_a", "r1", 1000, task_status::queued);
+  ASSERT_TRUE(store->create_task(task));
+  ASSERT_TRUE(store->renew_leases("r1", 90000));
+  task.status = task_status::running;  // the owner's copy still says 1000
+  ASSERT_TRUE(store->update_task(task));
+  EXPECT_EQ(store->get_task("task_a").value()->lease_until_ms, 90000);
+  EXPECT_EQ(store->get_task("task_a").value()->status, task_status::running);
+  EXPECT_TRUE(store->mark_interrupted(5000).value().empty());
+}
+
 TEST_P(TaskStore, CreateTaskLimitedCountsTheUnfinishedTasksOfTheUser) {
   auto store = open_store();
   ASSERT_TRUE(store->create_task(owned("task_done", "", 0, task_status::succeeded)));

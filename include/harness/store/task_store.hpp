@@ -110,6 +110,8 @@ class blocking_task_store {
   // cannot both take the last slot or both continue one conversation.
   virtual status create_task_limited(const task_record& task, std::size_t max_active) = 0;
   // Replaces every field of the task with this id; "task_not_found" if none.
+  // The lease only moves forward: the caller's copy of it may be older than
+  // what renew_leases stored since.
   virtual status update_task(const task_record& task) = 0;
   // Empty optional when no such task.
   virtual result<std::optional<task_record>> get_task(const std::string& id) = 0;
