@@ -39,6 +39,8 @@ class category final : public harness::error_category {
         return "user_limit";
       case errc::conversation_running:
         return "conversation_running";
+      case errc::task_interrupted:
+        return "task_interrupted";
     }
     return {};
   }
@@ -64,6 +66,7 @@ class category final : public harness::error_category {
       case errc::user_limit:
         return 429;
       case errc::conversation_running:
+      case errc::task_interrupted:
         return 409;
     }
     return 0;

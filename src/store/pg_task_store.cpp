@@ -143,11 +143,15 @@ class pg_task_store final : public blocking_task_store {
           "result = $7, error = $8, turns = $9, input_tokens = $10, output_tokens = $11, created_ms = $12, "
           "started_ms = $13, finished_ms = $14, key_id = $15, owner = $16, lease_until_ms = greatest(lease_until_ms, "
           "$17), transcript = $18 "
-          "WHERE id = $1 RETURNING id) SELECT " HARNESS_PG_NOTIFY("id") " FROM changed",
+          "WHERE id = $1 AND NOT (status = 'interrupted' AND $6 <> 'interrupted') RETURNING id) "
+          "SELECT " HARNESS_PG_NOTIFY("id") " FROM changed",
           task_params(task), "cannot update task " + task.id);
       if (!rows) return rows.error();
-      if (rows->size() == 0) return detail::task_not_found_error(task.id);
-      return {};
+      if (rows->size() > 0) return {};
+      auto exists =
+          db_->exec("SELECT 1 FROM tasks WHERE id = $1", pg_params().bytes(task.id), "cannot read task " + task.id);
+      if (!exists) return exists.error();
+      return exists->size() > 0 ? detail::task_interrupted_error(task.id) : detail::task_not_found_error(task.id);
     }());
   }
 

@@ -108,12 +108,18 @@ class sqlite_task_store final : public blocking_task_store {
           "UPDATE tasks SET user_id = ?2, conversation_id = ?3, task = ?4, mode = ?5, status = ?6, result = ?7, "
           "error = ?8, turns = ?9, input_tokens = ?10, output_tokens = ?11, created_ms = ?12, started_ms = ?13, "
           "finished_ms = ?14, key_id = ?15, owner = ?16, lease_until_ms = max(lease_until_ms, ?17), transcript = ?18 "
-          "WHERE id = ?1");
+          "WHERE id = ?1 AND NOT (status = 'interrupted' AND ?6 <> 'interrupted')");
       if (!st) return st.error();
       bind_task(*st, task);
       if (auto s = st->run("cannot update task " + task.id); !s) return s;
-      if (db_->changes() == 0) return detail::task_not_found_error(task.id);
-      return {};
+      if (db_->changes() > 0) return {};
+      auto exists = db_->prepare("SELECT 1 FROM tasks WHERE id = ?1");
+      if (!exists) return exists.error();
+      exists->bind(1, task.id);
+      const int rc = exists->step();
+      if (rc == SQLITE_ROW) return detail::task_interrupted_error(task.id);
+      if (rc != SQLITE_DONE) return detail::sqlite_failure(db_->handle(), rc, "cannot read task " + task.id);
+      return detail::task_not_found_error(task.id);
     }());
   }
 

@@ -64,6 +64,12 @@ error user_limit_error(const std::string& user_id, std::size_t max_active) {
                     "wait until one of them finishes, or cancel one");
 }
 
+error task_interrupted_error(const std::string& task_id) {
+  return make_error(errc::task_interrupted,
+                    "task '" + task_id + "' was marked interrupted (its lease lapsed); it stays interrupted",
+                    "send the task again");
+}
+
 error conversation_running_error(const std::string& conversation_id) {
   return make_error(errc::conversation_running,
                     "conversation '" + conversation_id + "' has an unfinished task (on this or another replica)",

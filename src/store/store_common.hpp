@@ -25,6 +25,8 @@ result<nlohmann::json> parse_json_column(std::string_view text, std::string_view
 
 error task_exists_error(const std::string& task_id);
 error task_not_found_error(const std::string& task_id);
+// update_task's refusal to overwrite a task another replica marked interrupted.
+error task_interrupted_error(const std::string& task_id);
 error event_exists_error(const std::string& task_id, std::int64_t seq);
 error event_without_task_error(const std::string& task_id);
 error conversation_user_mismatch_error(const std::string& conversation_id);

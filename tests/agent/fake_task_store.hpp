@@ -65,6 +65,9 @@ class fake_task_store final : public store::task_store {
     auto it = tasks.find(task.id);
     if (it == tasks.end())
       co_return make_error(harness::store::errc::task_not_found, "no task with id '" + task.id + "'");
+    if (it->second.status == store::task_status::interrupted && task.status != store::task_status::interrupted) {
+      co_return make_error(harness::store::errc::task_interrupted, "task '" + task.id + "' was marked interrupted");
+    }
     task.lease_until_ms = std::max(task.lease_until_ms, it->second.lease_until_ms);  // as the real stores
     it->second = std::move(task);
     co_return status{};

@@ -489,6 +489,23 @@ TEST_P(TaskStore, AnUpdateNeverMovesTheLeaseBack) {
   EXPECT_TRUE(store->mark_interrupted(5000).value().empty());
 }
 
+TEST_P(TaskStore, ATaskMarkedInterruptedStaysSoWhenItsOwnerWritesLate) {
+  auto store = open_store();
+  auto task = owned("task_a", "r1", 1000, task_status::running);
+  ASSERT_TRUE(store->create_task(task));
+  ASSERT_EQ(store->mark_interrupted(5000).value(), std::vector<std::string>{"task_a"});
+  task.status = task_status::succeeded;  // the owner, taken for dead, finishes after all
+  auto late = store->update_task(task);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, harness::store::errc::task_interrupted);
+  EXPECT_EQ(store->get_task("task_a").value()->status, task_status::interrupted);
+  task.status = task_status::interrupted;  // the same status may be written again
+  EXPECT_TRUE(store->update_task(task));
+  auto missing = store->update_task(owned("task_none", "r1", 0, task_status::running));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, harness::store::errc::task_not_found);
+}
+
 TEST_P(TaskStore, CreateTaskLimitedCountsTheUnfinishedTasksOfTheUser) {
   auto store = open_store();
   ASSERT_TRUE(store->create_task(owned("task_done", "", 0, task_status::succeeded)));

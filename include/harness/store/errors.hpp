@@ -22,6 +22,7 @@ enum class errc {
   conversation_user_mismatch,
   user_limit,
   conversation_running,  // create_task_limited: the conversation has an unfinished task
+  task_interrupted,      // update_task: another replica marked the task interrupted (its lease lapsed)
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -36,7 +37,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::store::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::store::errc> = 15;
+inline constexpr int harness::errc_count<harness::store::errc> = 16;
 
 namespace harness::store {
 

@@ -111,7 +111,9 @@ class blocking_task_store {
   virtual status create_task_limited(const task_record& task, std::size_t max_active) = 0;
   // Replaces every field of the task with this id; "task_not_found" if none.
   // The lease only moves forward: the caller's copy of it may be older than
-  // what renew_leases stored since.
+  // what renew_leases stored since. A task marked interrupted stays so: an
+  // update to another status fails with "task_interrupted" (its owner was
+  // taken for dead; what it writes afterwards comes too late).
   virtual status update_task(const task_record& task) = 0;
   // Empty optional when no such task.
   virtual result<std::optional<task_record>> get_task(const std::string& id) = 0;
