@@ -152,7 +152,8 @@ class execution_service_impl final : public execution_service,
     auto it = sessions_.find(session_key(user_id, session_id));
     if (it == sessions_.end()) {
       if (config_.directory) {
-        auto holder = co_await config_.directory->holder(session_key(user_id, session_id));
+        auto key = session_key(user_id, session_id);  // a local: GCC 12
+        auto holder = co_await config_.directory->holder(std::move(key));
         if (!holder) co_return holder.error();  // a store that cannot answer is not "no such session"
         if (!holder->empty() && *holder != config_.directory->self()) {
           co_return session_elsewhere(session_id, *holder);
@@ -163,7 +164,12 @@ class execution_service_impl final : public execution_service,
     }
     auto session = it->second;
     sessions_.erase(it);
-    released(*session);
+    if (session->held) {
+      // Released before answering: once DELETE returns, another replica may open the id.
+      session->held = false;
+      auto key = session_key(user_id, session_id);  // a local: GCC 12
+      co_await config_.directory->release(std::move(key));
+    }
     if (session->busy) {
       // The block in flight ends at once with a SandboxError; its request
       // then removes the container.
