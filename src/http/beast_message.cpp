@@ -28,19 +28,6 @@ http_request to_request(beast_request&& raw, const parsed_target& target) {
   return request;
 }
 
-beast_response to_beast(http_response&& response, unsigned version, bool keep_alive, bool head_only) {
-  beast_response out{static_cast<bhttp::status>(response.status), version};
-  for (auto& [name, value] : response.headers) out.insert(name, value);
-  out.keep_alive(keep_alive);
-  if (head_only) {
-    out.content_length(response.body.size());
-  } else {
-    out.body() = std::move(response.body);
-    out.prepare_payload();
-  }
-  return out;
-}
-
 std::optional<http_response> read_failure_response(const boost::system::error_code& ec, bool timed_out,
                                                    const server_config& config) {
   if (timed_out) {

@@ -1,6 +1,6 @@
-// Between Beast's messages and ours: what a parsed request becomes, what an
-// answer is written as, and what a request that could not be read is
-// answered with. Only the connection sees Beast; routes see http_request and
+// Between Beast's messages and ours: what a parsed request becomes, and what
+// a request that could not be read is answered with (response_head.hpp
+// writes answers). Only the connection sees Beast; routes see http_request and
 // http_response.
 #pragma once
 
@@ -16,16 +16,11 @@
 namespace harness::http {
 
 using beast_request = boost::beast::http::request<boost::beast::http::string_body>;
-using beast_response = boost::beast::http::response<boost::beast::http::string_body>;
 
 // The request as handlers see it; its body is moved out of `raw`. Its id is
 // the client's X-Request-Id when that is a safe id (core::is_safe_id), else a
 // new "req_..." one.
 http_request to_request(beast_request&& raw, const parsed_target& target);
-
-// The answer as Beast writes it. `head_only` (a HEAD request): the headers
-// and the Content-Length of the body, without the body.
-beast_response to_beast(http_response&& response, unsigned version, bool keep_alive, bool head_only);
 
 // The answer to a request whose reading failed with `ec` (or ran out of
 // time): 408, 431, 413 or 400, naming the limit; nullopt when the client

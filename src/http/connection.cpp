@@ -1,6 +1,8 @@
 #include "connection.hpp"
 
+#include <array>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -17,6 +19,7 @@
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "io_deadline.hpp"
+#include "response_head.hpp"
 #include "transfer_coding.hpp"
 
 namespace harness::http {
@@ -96,10 +99,8 @@ class connection {
                                     request.request_id);
       } else {
         // Written here too, not in a coroutine of its own: see above.
-        unsigned status = answer->status;
-        auto message = start_write(std::move(*answer), version, keep_alive, head_only);
-        auto [ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
-        written(status, bytes, started, request.method, request.path, request.request_id);
+        auto [ec, bytes] = co_await write_answer(*answer, version, keep_alive, head_only);
+        written(answer->status, bytes, started, request.method, request.path, request.request_id);
         sent = !ec;
       }
       if (!sent || !keep_alive) break;
@@ -184,14 +185,22 @@ class connection {
     co_await bhttp::async_write(socket_, cont, use_tuple);
   }
 
-  // The response as Beast writes it, with the request deadline armed for the write.
-  beast_response start_write(http_response&& response, unsigned version, bool keep_alive, bool head_only) {
-    auto message = to_beast(std::move(response), version, keep_alive, head_only);
+  // The write of an answer (its header block, then its body unless
+  // `head_only`) in one gathered write, within the request deadline, for the
+  // caller to co_await; written() follows. Not a coroutine of its own (see
+  // run()); `response` must outlive the write.
+  asio::awaitable<std::tuple<boost::system::error_code, std::size_t>> write_answer(const http_response& response,
+                                                                                   unsigned version, bool keep_alive,
+                                                                                   bool head_only) {
+    write_response_head(head_, response, version, keep_alive);
+    bool with_body = !head_only && status_has_body(response.status);
+    std::array<asio::const_buffer, 2> buffers{asio::buffer(head_),
+                                              with_body ? asio::buffer(response.body) : asio::const_buffer()};
     deadline_.arm(config_.request_timeout);
-    return message;
+    return asio::async_write(socket_, buffers, use_tuple);
   }
 
-  // After the write start_write() began: the metrics and the access log.
+  // After write_answer(): the metrics and the access log.
   void written(unsigned status, std::size_t bytes, clock_type::time_point started, const std::string& method,
                const std::string& path, const std::string& request_id) {
     deadline_.disarm();
@@ -244,10 +253,8 @@ class connection {
   asio::awaitable<void> send_and_close(http_response response, clock_type::time_point started,
                                        const std::string& method, const std::string& path) {
     std::string request_id(response.header("X-Request-Id").value_or(""));
-    unsigned status = response.status;
-    auto message = start_write(std::move(response), 11, false, false);
-    auto [write_ec, bytes] = co_await bhttp::async_write(socket_, message, use_tuple);
-    written(status, bytes, started, method, path, request_id);
+    auto [write_ec, bytes] = co_await write_answer(response, 11, false, false);
+    written(response.status, bytes, started, method, path, request_id);
     if (write_ec) co_return;
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_send, ignored);
@@ -275,6 +282,7 @@ class connection {
   // a new one is made for every request.
   std::optional<request_parser> parser_;
   boost::system::error_code buffered_error_;  // what parse_buffered() found wrong, for read_request()
+  std::string head_;                          // the header block of the answer being written
 };
 
 }  // namespace
