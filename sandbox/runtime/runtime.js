@@ -295,7 +295,9 @@ process.stdin.on('end', () => { queue = queue.then(() => process.exit(0)); });
 process.on('uncaughtException', (err) => emitLog('error', [`uncaught: ${err && err.stack ? err.stack : err}`]));
 process.on('unhandledRejection', (err) => emitLog('error', [`unhandled rejection: ${err && err.message ? err.message : err}`]));
 
-warmUp()
+// Frames that arrive before `ready` (the host waits for it; a plain
+// `docker run -i` with frames on stdin does not) queue behind the warm-up.
+queue = warmUp()
   .catch((err) => process.stderr.write(`runtime: warm-up failed: ${err && err.stack}\n`))
   .then(() => {
     warming = false;

@@ -24,6 +24,20 @@ test('says ready with its node version', async () => {
   }
 });
 
+test('frames sent before ready wait for the warm-up, which sends nothing of its own', async () => {
+  const rt = new RuntimeClient();
+  try {
+    rt.init();  // at once, as `docker run -i` with frames on stdin does
+    const done = await rt.exec('return 1 + 1');
+    assert.equal(done.ok, true);
+    assert.equal(done.value, 2);
+    // Only `ready`, then the answer: the warm-up's own blocks said nothing.
+    assert.deepEqual(rt.frames.map((f) => f.type), ['ready', 'done']);
+  } finally {
+    rt.close();
+  }
+});
+
 test('top-level await and return give the result', async () => {
   await withRuntime({}, async (rt) => {
     const done = await rt.exec('await utils.sleep(5);\nreturn {sum: 1 + 1}');
