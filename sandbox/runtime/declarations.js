@@ -143,6 +143,9 @@ const OPERATOR_BEFORE = new Set(['=', '(', ',', ':', '?', '|', '&', '!', '+', '-
 
 // Returns the sorted, de-duplicated names declared at the top level of `code`.
 function topLevelDeclarations(code) {
+  // Every declaration starts with one of these words: without any of them
+  // (`return 1+1`, most one-line blocks) there is nothing to tokenize.
+  if (!/\b(?:const|let|var|function|class)\b/.test(code)) return [];
   const tokens = tokenize(code);
   const names = new Set();
   for (let k = 0; k < tokens.length; k++) {

@@ -16,6 +16,8 @@ const cases = [
   ['const { [key]: computed, plain = 5 } = obj', ['computed', 'plain']],
   ['obj.let = 1; const q = obj.class', ['q']],
   ['return await foo()', []],
+  ['constant = letter + variable; return classes', []],  // the words inside others are no keywords
+  ['x = 1\nclass Y {}', ['Y']],
 ];
 
 for (const [code, expected] of cases) {
