@@ -6,7 +6,7 @@
 # the other so they do not share the 2 cores.
 # Rounds alternate the order (ours first, then the baseline first) because the
 # second wrk of a pair runs on a warmer or busier machine; the row is the median
-# of the rounds' ratios.
+# of the rounds' ratios, each round listed in order with which ran first.
 #   bench/health_bench.sh   (WRK_DURATION=10s WRK_CONNECTIONS=50 WRK_THREADS=2 ROUNDS=4)
 # Needs a built server and wrk (bench/run_all.sh installs it from Debian).
 set -euo pipefail
@@ -80,17 +80,20 @@ from statistics import median
 connections, threads, duration = sys.argv[1:4]
 texts = sys.argv[4:]
 pairs = [(parse(texts[i]), parse(texts[i + 1])) for i in range(0, len(texts), 2)]
-ratios = sorted(ours[0] / base[0] for ours, base in pairs)
+# Each round pairs two runs made seconds apart, so the row's ratio is the
+# median of the rounds' own ratios; the ratio of the median rates is given too.
+ratios = [ours[0] / base[0] for ours, base in pairs]
 ratio = median(ratios)
 rate, p50, p99 = (median(ours[k] for ours, _ in pairs) for k in range(3))
 base_rate, base_p99 = median(b[0] for _, b in pairs), median(b[2] for _, b in pairs)
-spread = ", ".join(f"{r:.2f}" for r in ratios)
+rounds = ", ".join(f"{r:.2f} ({'ours' if i % 2 == 0 else 'baseline'} first)" for i, r in enumerate(ratios))
 emit("health", f"`GET /health`, wrk {threads} threads, {connections} connections, {duration}, "
      f"{len(pairs)} rounds in alternating order",
-     f"{rate:,.0f} req/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms (medians)",
+     f"{rate:,.0f} req/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms (medians of the rounds)",
      f"minimal Beast server (bench/http/beast_hello.cpp): {base_rate:,.0f} req/s, p99 {base_p99:.2f} ms",
-     f"{ratio:.2f} of the baseline's rate (median; rounds {spread})",
+     f"{ratio:.2f} of the baseline's rate (median of the rounds' ratios: {rounds}; "
+     f"ratio of the median rates {rate / base_rate:.2f})",
      ">= 0.9 of the baseline's rate, p99 < 5 ms", ratio >= 0.9 and p99 < 5,
      rate=rate, p50_ms=p50, p99_ms=p99, baseline_rate=base_rate, baseline_p99_ms=base_p99,
-     ratio=ratio, rounds=len(pairs))
+     ratio=ratio, round_ratios=ratios)
 PY

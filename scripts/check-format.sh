@@ -8,14 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(git ls-files -- '*.cpp' '*.hpp' | grep -v '/node_modules/' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
 # --dry-run --Werror names each file that needs a change as "<file>:<line>:<col>: error: ...".
-report=$(printf '%s\0' "${files[@]}" | xargs -0 -n 64 -P 2 clang-format --dry-run --Werror 2>&1 >/dev/null || true)
+status=0
+report=$(printf '%s\0' "${files[@]}" | xargs -0 -n 64 -P 2 clang-format --dry-run --Werror 2>&1 >/dev/null) || status=$?
 mapfile -t bad < <(grep -oE '^[^:]+:[0-9]+:[0-9]+: error' <<<"$report" | cut -d: -f1 | sort -u)
 if [ ${#bad[@]} -gt 0 ]; then
   echo "not clang-format clean (${#bad[@]} files); run: clang-format -i ${bad[*]}"
   exit 1
 fi
-if [ -n "$report" ]; then
-  echo "clang-format failed: $report"
+if [ -n "$report" ] || [ "$status" -ne 0 ]; then
+  echo "clang-format failed (exit $status): $report"
   exit 1
 fi
 echo "clang-format clean: ${#files[@]} files"

@@ -192,6 +192,30 @@ TEST(ServerIntegration, KeepAliveAndPipeliningServeRequestsInOrder) {
   EXPECT_EQ(d->status, 200);
 }
 
+// A 304 ends at its header block (no Content-Length, no body bytes), so the
+// next answer on the same connection parses from its first byte.
+TEST(ServerIntegration, ANotModifiedAnswerLeavesTheConnectionInStep) {
+  ServerProcess server;
+  auto page = http_call(server.port(), "GET", "/ui/");
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->status, 200);
+  std::string etag = page->header("etag");
+  ASSERT_FALSE(etag.empty());
+  raw_connection c(server.port());
+  ASSERT_TRUE(c.send("GET /ui/ HTTP/1.1\r\nHost: x\r\nIf-None-Match: " + etag +
+                     "\r\n\r\n"
+                     "GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto unchanged = c.read_response(5s);
+  ASSERT_TRUE(unchanged);
+  EXPECT_EQ(unchanged->status, 304);
+  EXPECT_EQ(unchanged->header("content-length"), "");
+  EXPECT_EQ(unchanged->body, "");
+  auto next = c.read_response(5s);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(next->json()["status"], "alive");
+}
+
 TEST(ServerIntegration, ExpectContinueIsHonoured) {
   ServerProcess server;
   raw_connection c(server.port());

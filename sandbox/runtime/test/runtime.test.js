@@ -28,9 +28,9 @@ test('frames sent before ready wait for the warm-up, which sends nothing of its 
   const rt = new RuntimeClient();
   try {
     rt.init();  // at once, as `docker run -i` with frames on stdin does
-    const done = await rt.exec('return 1 + 1');
+    const done = await rt.exec('return [1 + 1, typeof warm]');
     assert.equal(done.ok, true);
-    assert.equal(done.value, 2);
+    assert.deepEqual(done.value, [2, 'undefined']);  // nothing of the warm-up's blocks is left
     // Only `ready`, then the answer: the warm-up's own blocks said nothing.
     assert.deepEqual(rt.frames.map((f) => f.type), ['ready', 'done']);
   } finally {
