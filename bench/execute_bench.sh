@@ -26,7 +26,7 @@ wait_pool "$port" 2
 
 body='{"userId":"bench","code":"return 1+1"}'
 BENCH_DIR="$root/bench" python3 - "$port" "$runs" "$body" "$image" "$docker_runs" <<'PY'
-import json, os, statistics, subprocess, sys, time, urllib.request
+import http.client, json, os, statistics, subprocess, sys, time, urllib.request
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from bench_rows import emit
 port, runs, body, image, docker_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4], int(sys.argv[5])
@@ -53,14 +53,24 @@ def wait_refilled(limit_s=20):
     time.sleep(0.15)  # /health reuses its answer for 100 ms; let the refill settle
     return True
 
+# The measured requests go over one kept-alive connection, as an API client
+# holds one; urllib's connection per request added about 0.3 ms of its own
+# (docs/BENCHMARKS.md). The pool's /health polls use another connection.
+client = http.client.HTTPConnection("127.0.0.1", int(port))
+
+def request(method, path, data=None):
+    headers = {"Content-Type": "application/json"} if data is not None else {}
+    client.request(method, path, body=data, headers=headers)
+    response = client.getresponse()
+    return response.status, response.read()
+
 def floor_ms():
     """The client's own floor: the same client, a request the server answers
     at once (no body, no sandbox), after an idle pause as each measured
     request has (back to back, with both sides awake, it takes a quarter)."""
     time.sleep(0.3)
     t = time.perf_counter()
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health/live") as r:
-        r.read()
+    request("GET", "/health/live")
     return (time.perf_counter() - t) * 1000
 
 warm, cold, floor = [], [], []
@@ -71,11 +81,11 @@ floor += [floor_ms() for _ in range(20)]  # apart from the measured requests, so
 for _ in range(runs):
     if not wait_refilled():
         not_at_rest += 1
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/execute", data=body, headers={"Content-Type": "application/json"})
     t = time.perf_counter()
-    with urllib.request.urlopen(req) as r:
-        out = json.load(r)
+    status, text = request("POST", "/execute", body)
     ms = (time.perf_counter() - t) * 1000
+    out = json.loads(text)
+    assert status == 200, text
     assert out["result"] == 2, out
     (warm if out["sandbox"]["warm"] else cold).append(ms)
     if out["sandbox"]["warm"] and "timing" in out:  # builds before the timing field have none
@@ -114,7 +124,7 @@ f50 = pct(floor, 50)
 emit("execute_warm", "`POST /execute` hello-world (`return 1+1`), warm pool, each request once the pool has refilled",
      f"p50 {w50:.1f} ms, p99 {w99:.1f} ms ({len(warm)} warm of {runs} requests"
      + (f", {not_at_rest} sent before the pool was back at its target" if not_at_rest else "")
-     + f"); the Python client's own floor (`GET /health/live` with it, 40 after an idle pause, apart from these): p50 {f50:.1f} ms",
+     + f"); the client's own floor (Python `http.client`, one kept-alive connection; `GET /health/live` with it, 40 after an idle pause, apart from these): p50 {f50:.1f} ms",
      f"`docker run --rm -i` same image and code: p50 {d50:.0f} ms ({len(docker)} runs)",
      f"{d50 / w50:.0f}x faster", "p50 <= 3 ms and >= 30x faster", w50 <= 3 and d50 / w50 >= 30,
      warm_p50_ms=w50, warm_p99_ms=w99, warm=len(warm), cold=len(cold), docker_p50_ms=d50,
