@@ -3,7 +3,7 @@
 # table of docs/BENCHMARKS.md (design.md section 9: our figure, the baseline
 # measured beside it in the same run, the ratio, the target, met or not, and
 # the machine). A benchmark that fails leaves its row marked as failed; the
-# others still run. Takes about 5 minutes; heavy on a small machine.
+# others still run. Takes about a quarter of an hour; heavy on a small machine.
 #   bench/run_all.sh            (BENCH_KEEP_JSON=path keeps the raw rows)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
