@@ -64,6 +64,12 @@ TEST(ResponseHead, LineBreaksInAValueCannotAddAHeader) {
   auto head = head_of(response);
   EXPECT_NE(head.find("\r\nLocation: /next  Set-Cookie: a=b  x\r\n"), std::string::npos) << head;
   EXPECT_EQ(head.find("\r\nSet-Cookie"), std::string::npos) << head;
+  // The same for a name.
+  http_response named = answer(200, "");
+  named.headers.emplace_back("X-A\r\nSet-Cookie", "b");
+  head = head_of(named);
+  EXPECT_NE(head.find("\r\nX-A  Set-Cookie: b\r\n"), std::string::npos) << head;
+  EXPECT_EQ(head.find("\r\nSet-Cookie"), std::string::npos) << head;
 }
 
 }  // namespace
