@@ -2,7 +2,8 @@
 // Baseline for the tool-call benchmark: a bare MCP client over stdio (NDJSON,
 // no SDK) that initializes server-everything, calls its echo tool W times
 // untimed (warm-up), then R rounds of N calls in sequence. Prints {"calls",
-// "rounds"}: the milliseconds of each round.
+// "rounds"}: the milliseconds of each round. RELAY=path runs the server
+// behind that program (bench/hop_relay.c), for the floor of one extra hop.
 const { spawn } = require('child_process');
 const path = require('path');
 
@@ -12,7 +13,9 @@ const rounds = Number(process.argv[4] || 1);
 const server = path.join(__dirname, '..', 'servers', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const env = { ...process.env };
 delete env.NODE_EXTRA_CA_CERTS;
-const child = spawn(process.execPath, [server, 'stdio'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+const command = [process.execPath, server, 'stdio'];
+if (process.env.RELAY) command.unshift(process.env.RELAY);
+const child = spawn(command[0], command.slice(1), { env, stdio: ['pipe', 'pipe', 'ignore'] });
 
 let buffered = '';
 const waiting = new Map();

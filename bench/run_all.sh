@@ -38,8 +38,8 @@ run execute_warm -- "$root/bench/execute_bench.sh" 200
 if [ -x "$root/bench/coldstart_bench.sh" ]; then
   run cold_start -- "$root/bench/coldstart_bench.sh" 20
 fi
-run toolcall -- "$root/bench/toolcall_bench.sh" 1000
-run toolcall_http -- env TRANSPORT=http "$root/bench/toolcall_bench.sh" 1000
+run toolcall -- "$root/bench/toolcall_bench.sh"
+run toolcall_http -- env TRANSPORT=http "$root/bench/toolcall_bench.sh"
 run pii_mixed pii_clean -- "$root/bench/pii_bench.sh"
 run health -- "$root/bench/health_bench.sh"
 if [ -x "$root/bench/context_bench.sh" ]; then

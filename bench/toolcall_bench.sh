@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
 # N sequential callMCPTool('everything__echo') calls from one /execute block,
-# beside a bare stdio client calling the same server's echo N times. Both
-# sides first make W untimed calls (the same W), so both are measured warm
-# (node's JIT in the sandbox, in the server and in the baseline client), then
-# time R rounds of N calls; the row gives the median round of each side.
-#   bench/toolcall_bench.sh [N] [W] [R]   (defaults 1000, 1000 and 3)
+# beside a bare stdio client calling the same server's echo N times, and that
+# client again through bench/hop_relay.c (a process that only copies bytes:
+# the floor of any design with one more process on the path). Every side
+# first makes W untimed calls (the same W), so all are measured warm (node's
+# JIT in the sandbox, in the server and in the client; the server needs a few
+# thousand calls), then times R rounds of N calls; the row gives the median
+# round of each side.
+#   bench/toolcall_bench.sh [N] [W] [R]   (defaults 2000, 5000 and 5)
 # HARNESS_BIN=path (with SANDBOX_IMAGE=its image) runs another build, for a side-by-side comparison.
 # TRANSPORT=http: the same over Streamable HTTP (server-everything listening on
 # loopback, the harness's net client on one side, a bare fetch client on the other).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-n=${1:-1000}
-warm=${2:-1000}
-rounds=${3:-3}
+n=${1:-2000}
+warm=${2:-5000}
+rounds=${3:-5}
 port=${BENCH_PORT:-3918}
 transport=${TRANSPORT:-stdio}
 unset NODE_EXTRA_CA_CERTS
 
 log=$(mktemp)
+relay_dir=$(mktemp -d)
 config="$root/bench/mcp_everything.json"
 everything=
 cleanup() {
   kill -TERM $server 2>/dev/null; wait $server 2>/dev/null
   [ -n "$everything" ] && kill -TERM "$everything" 2>/dev/null
   rm -f "$log" "$root/bench/.mcp_remote_everything.json"
+  rm -rf "$relay_dir"
 }
 if [ "$transport" = http ]; then
   remote_port=$((port + 1))
@@ -56,11 +61,15 @@ ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sy
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(json.dumps(d["result"]))')
 if [ "$transport" = http ]; then
   direct=$(node "$root/bench/direct_http_client.js" "http://127.0.0.1:$remote_port/mcp" "$n" "$warm" "$rounds")
+  relayed='[]'
 else
   direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds")
+  cc -O2 -o "$relay_dir/hop_relay" "$root/bench/hop_relay.c"
+  relayed=$(RELAY="$relay_dir/hop_relay" node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds" |
+    python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
 fi
 direct=$(echo "$direct" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
-BENCH_DIR="$root/bench" TRANSPORT=$transport python3 - "$n" "$ours" "$direct" <<'PY'
+BENCH_DIR="$root/bench" TRANSPORT=$transport python3 - "$n" "$ours" "$direct" "$relayed" <<'PY'
 import json, os, statistics, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from bench_rows import emit
@@ -75,10 +84,14 @@ if os.environ["TRANSPORT"] == "http":
          f"{ours / direct:.2f}x the direct per-call time", "-", None, calls_per_s=rate, us_per_call=per_call,
          direct_us_per_call=direct_per_call)
 else:
+    relayed = statistics.median(json.loads(sys.argv[4]))
     emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
          f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
-         f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call",
-         f"{direct / ours:.2f}x the bare client's rate ({ours / direct:.2f}x its per-call time)",
+         f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call; "
+         f"the same client through a relay that only copies bytes: {relayed / n * 1000:.0f} us/call "
+         f"({direct / relayed:.2f}x the bare rate, the floor of one more process on the path)",
+         f"{direct / ours:.2f}x the bare client's rate ({ours / direct:.2f}x its per-call time); "
+         f"{relayed / ours:.2f}x the relay's",
          ">= 0.8x the bare client's rate", direct / ours >= 0.8, calls_per_s=rate, us_per_call=per_call,
-         direct_us_per_call=direct_per_call)
+         direct_us_per_call=direct_per_call, relay_us_per_call=relayed / n * 1000)
 PY

@@ -49,7 +49,12 @@ task_ms() { awk -F, '/task-clock/ {print $1; exit}' "$1"; }
 
 execute "for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'}); return 0" >/dev/null
 mcp=$(ps --ppid $server -o pid=,args= | awk '/server-everything/ {print $1; exit}')
-host_stat=$(mktemp) mcp_stat=$(mktemp)
+# The two relays between the harness and the sandbox: dockerd and the containers' shims.
+shims=$(for id in $(docker ps -q --filter "label=org.mcp-harness.sandbox=$owner"); do
+  ps -o ppid= -p "$(docker inspect -f '{{.State.Pid}}' "$id")"; done | tr -d ' ' | paste -sd,)
+host_stat=$(mktemp) mcp_stat=$(mktemp) relay_stat=$(mktemp)
+perf stat -x, -e task-clock -p "$(pidof dockerd),$shims" -o "$relay_stat" &
+p0=$!
 perf stat -x, -e task-clock -p $server -o "$host_stat" &
 p1=$!
 perf stat -x, -e task-clock -p "$mcp" -o "$mcp_stat" &
@@ -66,15 +71,17 @@ before=$(containers_ns)
 ms=$(execute "const t = process.hrtime(); for (let i = 0; i < $n; i++) await callMCPTool('everything__echo', {message: 'm' + i});
 const [s, ns] = process.hrtime(t); return s * 1000 + ns / 1e6;")
 after=$(containers_ns)
-kill -INT $p1 $p2 ${p3:-}
-wait $p1 $p2 ${p3:-} 2>/dev/null || true
-python3 - "$n" "$ms" "$(task_ms "$host_stat")" "$(task_ms "$mcp_stat")" "$((after - before))" "$(uptime | sed 's/.*average: //')" <<'PY'
+kill -INT $p0 $p1 $p2 ${p3:-}
+wait $p0 $p1 $p2 ${p3:-} 2>/dev/null || true
+python3 - "$n" "$ms" "$(task_ms "$host_stat")" "$(task_ms "$mcp_stat")" "$((after - before))" "$(task_ms "$relay_stat")" \
+  "$(uptime | sed 's/.*average: //')" <<'PY'
 import json, sys
-n, ms, host, mcp, sandbox_ns, load = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+n, ms, host, mcp, sandbox_ns, relay, load = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
 print(json.dumps({"side": "harness", "calls_per_s": round(n / ms * 1000), "host_us": round(host * 1000 / n, 1),
-                  "mcp_us": round(mcp * 1000 / n, 1), "sandbox_us": round(sandbox_ns / 1000 / n, 1), "load": load}))
+                  "mcp_us": round(mcp * 1000 / n, 1), "sandbox_us": round(sandbox_ns / 1000 / n, 1),
+                  "dockerd_and_shims_us": round(relay * 1000 / n, 1), "load": load}))
 PY
-rm -f "$host_stat" "$mcp_stat"
+rm -f "$host_stat" "$mcp_stat" "$relay_stat"
 
 # The bare client, its own server under perf stat as well.
 direct_stat=$(mktemp) direct_mcp_stat=$(mktemp)

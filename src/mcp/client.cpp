@@ -225,15 +225,21 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 
     // HTTP send() reads the whole response stream, so it runs beside the wait
-    // rather than before it: the deadline applies to the stream too.
+    // rather than before it: the deadline applies to the stream too. A stdio
+    // send() only queues the line, so it runs here, without a coroutine of its own.
     auto transport = transport_;
-    core::spawn_logged(
-        executor_,
-        [self, transport, key, message = std::move(message)]() mutable -> asio::awaitable<void> {
-          auto sent = co_await transport->send(std::move(message));
-          if (!sent) self->resolve(key, sent.error());
-        },
-        "mcp: sending " + method);
+    if (transport->queues_sends()) {
+      auto sent = co_await transport->send(std::move(message));
+      if (!sent) resolve(key, sent.error());
+    } else {
+      core::spawn_logged(
+          executor_,
+          [self, transport, key, message = std::move(message)]() mutable -> asio::awaitable<void> {
+            auto sent = co_await transport->send(std::move(message));
+            if (!sent) self->resolve(key, sent.error());
+          },
+          "mcp: sending " + method);
+    }
 
     while (!entry->outcome) {
       const auto until = entry->eliciting ? clock::time_point::max() : entry->deadline;

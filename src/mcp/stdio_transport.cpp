@@ -66,6 +66,9 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     if (!child) co_return child.error();
     child_ = std::move(*child);
     core::log_info("mcp {}: started `{}` (pid {})", config_.name, config_.command, child_->pid());
+    boost::system::error_code blocking;
+    child_->stdin_pipe().non_blocking(true, blocking);  // so that no write below blocks the I/O thread
+    stdin_non_blocking_ = !blocking;
     auto self = shared_from_this();
     core::spawn_logged(executor_, read_stdout(self), "mcp " + config_.name + ": reading stdout");
     core::spawn_logged(executor_, read_stderr(self), "mcp " + config_.name + ": reading stderr");
@@ -80,10 +83,21 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     }
     std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
     line.push_back('\n');
+    // With nothing queued and the writer idle, most lines fit in the pipe and
+    // go now, without waking the writer (a hop through the executor on every
+    // tool call's path). What did not fit, or failed, is the writer's.
+    if (outbox_.empty() && !writer_busy_ && stdin_non_blocking_) {
+      boost::system::error_code ec;
+      const std::size_t now = child_->stdin_pipe().write_some(asio::buffer(line), ec);
+      if (!ec && now == line.size()) co_return status{};
+      if (!ec) line.erase(0, now);
+    }
     outbox_.push_back(std::move(line));
     wake_writer_.notify_all();
     co_return status{};
   }
+
+  bool queues_sends() const override { return true; }
 
   void set_protocol_version(const std::string&) override {}
   void on_initialized() override {}
@@ -156,8 +170,6 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
 
   static asio::awaitable<void> write_loop(std::shared_ptr<stdio_transport> self) {
     auto& stdin_pipe = self->child_->stdin_pipe();
-    boost::system::error_code setup;
-    stdin_pipe.non_blocking(true, setup);  // so that write_some below never blocks the I/O thread
     while (!self->closing_ && !self->lost_) {
       if (self->outbox_.empty()) {
         co_await self->wake_writer_.wait();
@@ -165,10 +177,13 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
       }
       std::string line = std::move(self->outbox_.front());
       self->outbox_.pop_front();
-      // Most lines fit in the pipe at once and are written now: no deadline
-      // timer and no coroutine for them, on every tool call's path.
+      struct busy {
+        bool& flag;
+        explicit busy(bool& f) : flag(f) { flag = true; }
+        ~busy() { flag = false; }
+      } writing{self->writer_busy_};
       boost::system::error_code ec;
-      std::size_t now = setup ? 0 : stdin_pipe.write_some(asio::buffer(line), ec);
+      std::size_t now = self->stdin_non_blocking_ ? stdin_pipe.write_some(asio::buffer(line), ec) : 0;
       if (ec == asio::error::would_block || ec == asio::error::try_again) ec.clear();
       bool timed_out = false;
       if (!ec && now < line.size()) {
@@ -265,6 +280,8 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   std::deque<std::string> stderr_tail_;
   bool closing_ = false;
   bool lost_ = false;
+  bool stdin_non_blocking_ = false;
+  bool writer_busy_ = false;  // the writer holds a line: send() must queue behind it
 };
 
 }  // namespace

@@ -119,7 +119,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   asio::awaitable<result<json>> call(std::string name, json arguments, call_deadline timeout) override {
     auto raw = co_await call_raw(name, std::move(arguments), timeout);
     if (!raw) co_return raw.error();
-    auto value = tool_result_value(*raw, name.substr(0, name.find(separator)));
+    auto value = tool_result_value(std::move(*raw), name.substr(0, name.find(separator)));
     if (!value && value.error().code == mcp::errc::tool_error) {
       co_return make_error(mcp::errc::tool_error, name + " failed: " + value.error().message);
     }

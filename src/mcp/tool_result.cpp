@@ -53,36 +53,56 @@ std::string text_of(const json& content) {
   return text;
 }
 
+// Whether `text` could be a JSON document, by its first character: most tool
+// texts are prose, and a failed parse costs more than the whole call's own
+// JSON work on the host (the parser builds its error message).
+bool may_be_json(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return false;
+  const char c = text[first];
+  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n';
+}
+
 }  // namespace
 
-result<json> tool_result_value(const json& call_tool_result, const std::string& server) {
+result<json> tool_result_value(json call_tool_result, const std::string& server) {
   if (!call_tool_result.is_object()) {
     return make_error(mcp::errc::bad_response, "tools/call result is not an object");
   }
-  const json content = call_tool_result.value("content", json::array());
-  if (call_tool_result.value("isError", false)) {
+  auto content_at = call_tool_result.find("content");
+  json content = content_at != call_tool_result.end() ? std::move(*content_at) : json::array();
+  if (auto error = call_tool_result.find("isError");
+      error != call_tool_result.end() && error->is_boolean() && error->get<bool>()) {
     std::string text = text_of(content);
     if (text.empty()) text = "the tool reported an error without text";
     return make_error(mcp::errc::tool_error, text);
   }
-  if (call_tool_result.contains("structuredContent") && !call_tool_result["structuredContent"].is_null()) {
-    return call_tool_result["structuredContent"];
+  if (auto structured = call_tool_result.find("structuredContent");
+      structured != call_tool_result.end() && !structured->is_null()) {
+    return std::move(*structured);
   }
   if (!content.is_array()) return make_error(mcp::errc::bad_response, "tools/call result has no content array");
   json items = json::array();
-  for (const auto& item : content) {
-    if (item.is_object() && item.value("type", "") == "text" && item.contains("text") && item["text"].is_string()) {
-      json parsed = json::parse(item["text"].get<std::string>(), nullptr, false);
-      items.push_back(parsed.is_discarded() ? item["text"] : parsed);
-    } else if (item.is_object() && item.value("type", "") == "resource_link" && !server.empty()) {
-      json link = item;
-      link["server"] = server;
-      items.push_back(std::move(link));
+  for (auto& item : content) {
+    if (!item.is_object()) {
+      items.push_back(std::move(item));
+      continue;
+    }
+    auto type = item.find("type");
+    const bool typed = type != item.end() && type->is_string();
+    auto text = item.find("text");
+    if (typed && *type == "text" && text != item.end() && text->is_string()) {
+      const auto& words = text->get_ref<const std::string&>();
+      json parsed = may_be_json(words) ? json::parse(words, nullptr, false) : json(json::value_t::discarded);
+      items.push_back(parsed.is_discarded() ? std::move(*text) : std::move(parsed));
+    } else if (typed && *type == "resource_link" && !server.empty()) {
+      item["server"] = server;
+      items.push_back(std::move(item));
     } else {
-      items.push_back(item);
+      items.push_back(std::move(item));
     }
   }
-  if (items.size() == 1) return items[0];
+  if (items.size() == 1) return std::move(items[0]);
   return items;
 }
 

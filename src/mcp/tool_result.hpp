@@ -17,7 +17,7 @@ namespace harness::mcp {
 // not wrapped in an array. An isError result becomes error mcp_tool_error whose
 // message is the tool's text. Each resource_link item gets `server` (when
 // given), so that code can pass the link to readMCPResource as it is.
-result<nlohmann::json> tool_result_value(const nlohmann::json& call_tool_result, const std::string& server = {});
+result<nlohmann::json> tool_result_value(nlohmann::json call_tool_result, const std::string& server = {});
 
 // A resources/read result -> the value readMCPResource returns: its one
 // contents item ({uri, mimeType?, text | blob}), or the array of them.

@@ -114,6 +114,34 @@ TEST(ToolResult, PrefersStructuredContentThenParsesJsonText) {
   EXPECT_EQ(mixed[1]["type"], "image");
 }
 
+TEST(ToolResult, TextIsParsedOnlyWhenAllOfItIsJson) {
+  auto value_of = [](const std::string& text) {
+    json result = {{"content", json::array({{{"type", "text"}, {"text", text}}})}};
+    return *tool_result_value(std::move(result));
+  };
+  EXPECT_EQ(value_of(" \n[1, 2]"), json::parse("[1,2]"));
+  EXPECT_EQ(value_of("true"), json(true));
+  EXPECT_EQ(value_of("-1.5"), json(-1.5));
+  EXPECT_EQ(value_of("\"quoted\""), json("quoted"));
+  EXPECT_EQ(value_of("3 files"), json("3 files"));  // starts like JSON, is not
+  EXPECT_EQ(value_of("null and void"), json("null and void"));
+  EXPECT_EQ(value_of("Echo: x"), json("Echo: x"));
+  EXPECT_EQ(value_of("   "), json("   "));
+  EXPECT_EQ(value_of(""), json(""));
+}
+
+TEST(ToolResult, OddFieldTypesAreKeptNotThrown) {
+  // A non-boolean isError is not an error flag; a non-string type is an item like any other.
+  auto r = tool_result_value(json::parse(R"({"content":[{"type":"text","text":"fine"}],"isError":"yes"})"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, json("fine"));
+  auto odd = tool_result_value(json::parse(R"({"content":[{"type":7,"text":"x"},{"type":"resource_link","uri":"u"}]})"),
+                               "files");
+  ASSERT_TRUE(odd);
+  EXPECT_EQ((*odd)[0]["type"], 7);
+  EXPECT_EQ((*odd)[1]["server"], "files");
+}
+
 TEST(ToolResult, IsErrorBecomesAnErrorWithTheToolText) {
   auto r = tool_result_value(json::parse(R"({"content":[{"type":"text","text":"no such file"}],"isError":true})"));
   ASSERT_FALSE(r);

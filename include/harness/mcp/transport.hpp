@@ -55,6 +55,10 @@ class transport {
   // on_message before returning. Error code "session_expired" means the server
   // answered 404 to our Mcp-Session-Id: re-initialize.
   virtual boost::asio::awaitable<status> send(nlohmann::json message) = 0;
+  // True when send() returns once the message is on its way (stdio), so the
+  // client sends before it starts waiting for the answer; false when send()
+  // itself waits for the answer (HTTP), so the client runs it beside the wait.
+  virtual bool queues_sends() const { return false; }
 
   // The negotiated protocol version (HTTP sends it as MCP-Protocol-Version on every request).
   virtual void set_protocol_version(const std::string& version) = 0;
