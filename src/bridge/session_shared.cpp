@@ -17,6 +17,7 @@ namespace {
 namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
+constexpr std::size_t batch_bytes = 256 * 1024;
 
 json error_json(const error& e) {
   json out{{"message", e.message}};
@@ -86,8 +87,16 @@ asio::awaitable<status> session_shared::send(std::string line) {
   if (writing_) co_return last_write_;
   writing_ = true;
   while (!queue_.empty()) {
+    // Lines queued while a write was in flight go out together (up to
+    // batch_bytes): one write, and one wake-up of the runtime, for a burst of
+    // replies to calls the code made at once.
     std::string next = std::move(queue_.front());
     queue_.pop_front();
+    while (!queue_.empty() && next.size() + queue_.front().size() < batch_bytes) {
+      next.push_back('\n');
+      next += queue_.front();
+      queue_.pop_front();
+    }
     last_write_ = co_await channel.write_line(std::move(next));
     if (!last_write_) {
       queue_.clear();

@@ -44,7 +44,8 @@ struct session_shared {
   // must still see the call. handle_call ends it with call_finished().
   core::async_counter outstanding;
 
-  // Queues one line and writes queued lines in order, one at a time.
+  // Queues one line and writes queued lines in order; lines that queued up
+  // while a write was in flight go out together.
   boost::asio::awaitable<status> send(std::string line);
 
   // Returns when no call is in flight or at the block's deadline, whichever is first.

@@ -30,6 +30,7 @@ namespace {
 constexpr std::size_t stderr_tail_lines = 20;
 constexpr std::size_t stderr_line_cap = 4096;
 constexpr std::chrono::seconds write_timeout{30};
+constexpr std::size_t batch_bytes = 256 * 1024;
 // After the server exits, what it wrote is still in the pipe; read_stdout gets this long to take it.
 constexpr std::chrono::milliseconds exit_drain{100};
 
@@ -175,8 +176,13 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
         co_await self->wake_writer_.wait();
         continue;
       }
+      // Lines that queued up go out in one write (up to batch_bytes).
       std::string line = std::move(self->outbox_.front());
       self->outbox_.pop_front();
+      while (!self->outbox_.empty() && line.size() + self->outbox_.front().size() < batch_bytes) {
+        line += self->outbox_.front();
+        self->outbox_.pop_front();
+      }
       struct busy {
         bool& flag;
         explicit busy(bool& f) : flag(f) { flag = true; }

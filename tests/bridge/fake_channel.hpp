@@ -1,6 +1,8 @@
 // An in-memory frame_channel whose far end is a scripted "runtime": each line
 // the host writes is handed to `respond`, which pushes the lines the runtime
-// would answer with. Lines can also be pushed at any time.
+// would answer with. Lines can also be pushed at any time. As on a real
+// stream, one write may carry several lines (newline-separated): each is a
+// frame of its own in `written` and for `respond`; `writes` counts the writes.
 #pragma once
 
 #include <deque>
@@ -23,6 +25,10 @@ class fake_channel final : public frame_channel {
 
   std::function<void(const std::string& written)> respond;
   std::vector<std::string> written;
+  std::size_t writes = 0;
+  // Each write takes a turn of the executor before it completes, as a real
+  // one that is not done at once: lines sent meanwhile queue behind it.
+  bool slow_writes = false;
   // Longer incoming lines fail as frame_too_large, as the real channel's cap does.
   std::size_t max_line = 1024;
 
@@ -52,10 +58,22 @@ class fake_channel final : public frame_channel {
     }
   }
 
-  boost::asio::awaitable<status> write_line(std::string line) override {
+  boost::asio::awaitable<status> write_line(std::string text) override {
     if (cancelled_ || closed_) co_return make_error(harness::bridge::errc::channel_closed, "closed");
-    written.push_back(line);
-    if (respond) respond(line);
+    if (slow_writes) {
+      boost::asio::steady_timer turn(wake_.get_executor(), std::chrono::steady_clock::duration::zero());
+      co_await turn.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    }
+    ++writes;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t end = text.find('\n', start);
+      std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      written.push_back(line);
+      if (respond) respond(line);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
     co_return status{};
   }
 

@@ -171,6 +171,21 @@ TEST_F(RuntimeSessionTest, ConcurrentCallsAreServedConcurrently) {
   EXPECT_EQ(r.tool_calls.size(), 4u);
 }
 
+TEST_F(RuntimeSessionTest, RepliesThatQueueBehindAWriteGoOutTogetherInOrder) {
+  channel.slow_writes = true;
+  answer_with_calls(5, "t__echo", {{"i", 1}});
+  auto r = exec("await Promise.all(...)");
+  ASSERT_TRUE(r.ok) << r.error.dump();
+  std::vector<int> ids;
+  for (const auto& line : channel.written) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "reply") ids.push_back(frame["id"].get<int>());
+  }
+  EXPECT_EQ(ids, (std::vector<int>{1, 2, 3, 4, 5}));
+  // The exec, the first reply, then the four that queued behind it in one write.
+  EXPECT_EQ(channel.writes, 3u);
+}
+
 TEST_F(RuntimeSessionTest, ToolErrorsAndMalformedCallsBecomeErrorReplies) {
   std::vector<json> replies;
   std::string id;

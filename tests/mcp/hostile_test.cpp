@@ -78,6 +78,24 @@ TEST_F(HostileServer, RequestsLargerThanThePipeAreWrittenWhole) {
   }
 }
 
+// Many requests at once, more than the pipe holds: those that queue behind a
+// partial write go out joined in one write, each still whole and in order.
+TEST_F(HostileServer, QueuedRequestsAreJoinedWithoutLosingABoundary) {
+  std::vector<result<json>> answers(12, make_error(core::errc::internal_error, "not answered"));
+  auto many = [&]() -> asio::awaitable<void> {
+    std::vector<asio::awaitable<void>> calls;
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      calls.push_back(echo_into(c, std::string(20 * 1024, static_cast<char>('a' + i)), answers[i]));
+    }
+    co_await core::when_all(std::move(calls));
+  };
+  run(ctx, many());
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    ASSERT_TRUE(answers[i]) << answers[i].error().describe();
+    EXPECT_EQ((*answers[i])["content"][0]["text"], std::string(20 * 1024, static_cast<char>('a' + i)));
+  }
+}
+
 TEST_F(HostileServer, OversizedAnswerFailsItsCallAtOnceNamingSizeLimitAndSetting) {
   for (bool id_first : {false, true}) {
     auto outcome = call("huge", {{"bytes", 2 * 1024 * 1024}, {"id_first", id_first}});
