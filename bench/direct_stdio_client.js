@@ -4,6 +4,9 @@
 // untimed (warm-up), then R rounds of N calls in sequence. Prints {"calls",
 // "rounds"}: the milliseconds of each round. RELAY=path runs the server
 // behind that program (bench/hop_relay.c), for the floor of one extra hop.
+// With R = "stdin", it says {"ready":true} after the warm-up, then runs one
+// round per line it reads and answers each with {"ms"}, until stdin ends:
+// so a driver can interleave its rounds with other sides' (toolcall_rounds.py).
 const { spawn } = require('child_process');
 const path = require('path');
 
@@ -42,19 +45,28 @@ function request(method, params) {
   });
 }
 
+async function round() {
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const reply = await request('tools/call', { name: 'echo', arguments: { message: `m${i}` } });
+    if (!reply.result) throw new Error(JSON.stringify(reply));
+  }
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
 (async () => {
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
   child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
   for (let i = 0; i < warm; i++) await request('tools/call', { name: 'echo', arguments: { message: 'warm-up' } });
-  const times = [];
-  for (let r = 0; r < rounds; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) {
-      const reply = await request('tools/call', { name: 'echo', arguments: { message: `m${i}` } });
-      if (!reply.result) throw new Error(JSON.stringify(reply));
+  if (process.argv[4] === 'stdin') {
+    console.log(JSON.stringify({ ready: true }));
+    for await (const _ of require('readline').createInterface({ input: process.stdin })) {
+      console.log(JSON.stringify({ ms: await round() }));
     }
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  } else {
+    const times = [];
+    for (let r = 0; r < rounds; r++) times.push(await round());
+    console.log(JSON.stringify({ calls: n, rounds: times }));
   }
-  console.log(JSON.stringify({ calls: n, rounds: times }));
   child.kill();
 })();

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# N sequential callMCPTool('everything__echo') calls from one /execute block,
-# beside a bare stdio client calling the same server's echo N times, and that
-# client again through bench/hop_relay.c (a process that only copies bytes:
-# the floor of any design with one more process on the path). Every side
-# first makes W untimed calls (the same W), so all are measured warm (node's
-# JIT in the sandbox, in the server and in the client; the server needs a few
-# thousand calls), then times R rounds of N calls; the row gives the median
-# round of each side.
-#   bench/toolcall_bench.sh [N] [W] [R]   (defaults 2000, 5000 and 5)
+# N sequential callMCPTool('everything__echo') calls from a block, beside a
+# bare stdio client calling the same server's echo N times, and that client
+# again through bench/hop_relay.c (a process that only copies bytes: the
+# floor of any design with one more process on the path). Every side first
+# makes W untimed calls (the same W), so all are measured warm (node's JIT in
+# the sandbox, in the server and in the client; the server needs a few
+# thousand calls), then R rounds of N calls, the sides' rounds interleaved
+# in rotating order (bench/toolcall_rounds.py; this machine's speed drifts by
+# a third within minutes). The row gives the median round of each side.
+#   bench/toolcall_bench.sh [N] [W] [R]   (defaults 2000, 5000 and 7)
 # HARNESS_BIN=path (with SANDBOX_IMAGE=its image) runs another build, for a side-by-side comparison.
 # TRANSPORT=http: the same over Streamable HTTP (server-everything listening on
-# loopback, the harness's net client on one side, a bare fetch client on the other).
+# loopback, the harness's net client on one side, a bare fetch client on the
+# other; all of our rounds in one block, then the client's).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-2000}
 warm=${2:-5000}
-rounds=${3:-5}
+rounds=${3:-7}
 port=${BENCH_PORT:-3918}
 transport=${TRANSPORT:-stdio}
 unset NODE_EXTRA_CA_CERTS
@@ -47,7 +49,8 @@ trap cleanup EXIT
 . "$root/bench/wait_pool.sh"
 wait_everything "$port"
 
-code="for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'});
+if [ "$transport" = http ]; then
+  code="for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'});
 const rounds = [];
 for (let r = 0; r < $rounds; r++) {
   const t = process.hrtime();
@@ -56,19 +59,18 @@ for (let r = 0; r < $rounds; r++) {
   rounds.push(s * 1000 + ns / 1e6);
 }
 return rounds;"
-ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sys.argv[1]}))' "$code" |
-  curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
-  python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(json.dumps(d["result"]))')
-if [ "$transport" = http ]; then
-  direct=$(node "$root/bench/direct_http_client.js" "http://127.0.0.1:$remote_port/mcp" "$n" "$warm" "$rounds")
+  ours=$(python3 -c 'import json,sys; print(json.dumps({"userId":"bench","code":sys.argv[1]}))' "$code" |
+    curl -s -X POST "localhost:$port/execute" -H 'Content-Type: application/json' --data-binary @- |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert "error" not in d, d; print(json.dumps(d["result"]))')
+  direct=$(node "$root/bench/direct_http_client.js" "http://127.0.0.1:$remote_port/mcp" "$n" "$warm" "$rounds" |
+    python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
   relayed='[]'
 else
-  direct=$(node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds")
   cc -O2 -o "$relay_dir/hop_relay" "$root/bench/hop_relay.c"
-  relayed=$(RELAY="$relay_dir/hop_relay" node "$root/bench/direct_stdio_client.js" "$n" "$warm" "$rounds" |
-    python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
+  all=$(python3 "$root/bench/toolcall_rounds.py" "$port" "$n" "$warm" "$rounds" "$relay_dir/hop_relay")
+  side() { echo "$all" | python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)['$1']))"; }
+  ours=$(side ours) direct=$(side bare) relayed=$(side relay)
 fi
-direct=$(echo "$direct" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["rounds"]))')
 BENCH_DIR="$root/bench" TRANSPORT=$transport python3 - "$n" "$ours" "$direct" "$relayed" <<'PY'
 import json, os, statistics, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
@@ -84,14 +86,20 @@ if os.environ["TRANSPORT"] == "http":
          f"{ours / direct:.2f}x the direct per-call time", "-", None, calls_per_s=rate, us_per_call=per_call,
          direct_us_per_call=direct_per_call)
 else:
-    relayed = statistics.median(json.loads(sys.argv[4]))
-    emit("toolcall", f"{n} sequential `callMCPTool` echo calls from one block (server-everything, stdio)",
-         f"{rate:,.0f} calls/s, {per_call:.0f} us/call",
+    rounds = list(zip(json.loads(sys.argv[2]), json.loads(sys.argv[3]), json.loads(sys.argv[4])))
+    relayed = statistics.median(r[2] for r in rounds)
+    # Each round of the three sides ran back to back: the median of the rounds' own ratios.
+    ours_ratio = statistics.median(b / o for o, b, _ in rounds)
+    relay_ratio = statistics.median(b / r for _, b, r in rounds)
+    emit("toolcall", f"{n} sequential `callMCPTool` echo calls from a block (server-everything, stdio), "
+         f"{len(rounds)} rounds interleaved with the baselines'",
+         f"{rate:,.0f} calls/s, {per_call:.0f} us/call (median round)",
          f"bare Node.js stdio client to the same server: {n / direct * 1000:,.0f} calls/s, {direct_per_call:.0f} us/call; "
-         f"the same client through a relay that only copies bytes: {relayed / n * 1000:.0f} us/call "
-         f"({direct / relayed:.2f}x the bare rate, the floor of one more process on the path)",
-         f"{direct / ours:.2f}x the bare client's rate ({ours / direct:.2f}x its per-call time); "
-         f"{relayed / ours:.2f}x the relay's",
-         ">= 0.8x the bare client's rate", direct / ours >= 0.8, calls_per_s=rate, us_per_call=per_call,
-         direct_us_per_call=direct_per_call, relay_us_per_call=relayed / n * 1000)
+         f"the same client through a relay that only copies bytes (the floor of any design with one more "
+         f"process on the path): {relayed / n * 1000:.0f} us/call, {relay_ratio:.2f}x the bare rate",
+         f"{ours_ratio:.2f}x the bare client's rate (median of the rounds' ratios); "
+         f"{ours_ratio / relay_ratio:.2f}x the relay floor's",
+         ">= 0.8x the bare client's rate", ours_ratio >= 0.8, calls_per_s=rate, us_per_call=per_call,
+         direct_us_per_call=direct_per_call, relay_us_per_call=relayed / n * 1000, ratio=ours_ratio,
+         relay_ratio=relay_ratio)
 PY

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Interleaved rounds for bench/toolcall_bench.sh (stdio): N sequential echo
+calls from a block in a kept session of the harness on PORT, from the bare
+stdio client, and from that client behind bench/hop_relay.c, round after
+round in rotating order, so the machine's drift (it moves by a third within
+minutes here) falls on all three alike. Each side first makes W untimed calls.
+Prints {"ours": [ms...], "bare": [...], "relay": [...]}.
+  toolcall_rounds.py PORT N W R RELAY_BINARY"""
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+
+port, n, warm, rounds, relay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "direct_stdio_client.js")
+env = {k: v for k, v in os.environ.items() if k != "NODE_EXTRA_CA_CERTS"}
+
+
+def start(extra):
+    return subprocess.Popen(["node", client, str(n), str(warm), "stdin"], env={**env, **extra},
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def execute(code):
+    body = json.dumps({"userId": "bench", "sessionId": "toolcall-bench", "code": code}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/execute", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=300) as answer:
+        reply = json.load(answer)
+    if "error" in reply:
+        sys.exit(f"toolcall_rounds: the block failed: {reply['error']}")
+    return reply["result"]
+
+
+def client_round(proc):
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())["ms"]
+
+
+clients = {"bare": start({}), "relay": start({"RELAY": relay})}
+for proc in clients.values():
+    if not json.loads(proc.stdout.readline()).get("ready"):
+        sys.exit("toolcall_rounds: a client did not get ready")
+execute(f"for (let i = 0; i < {warm}; i++) await callMCPTool('everything__echo', {{message: 'warm-up'}}); return 0")
+block = (f"const t = process.hrtime(); for (let i = 0; i < {n}; i++) await callMCPTool('everything__echo', "
+         "{message: 'm' + i}); const [s, ns] = process.hrtime(t); return s * 1000 + ns / 1e6;")
+sides = {"ours": lambda: execute(block), "bare": lambda: client_round(clients["bare"]),
+         "relay": lambda: client_round(clients["relay"])}
+order = list(sides)
+times = {side: [] for side in sides}
+for r in range(rounds):
+    for side in order[r % 3:] + order[:r % 3]:
+        times[side].append(sides[side]())
+for proc in clients.values():
+    proc.stdin.close()
+    proc.wait(timeout=30)
+print(json.dumps(times))
