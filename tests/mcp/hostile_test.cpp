@@ -55,6 +55,24 @@ asio::awaitable<void> echo_into(std::shared_ptr<client> cl, std::string text, re
   out = co_await cl->call_tool("echo", std::move(args));
 }
 
+// `count` echo calls at once, of `bytes` bytes each (all `first`, then the
+// next character, ...); each answer must come back whole, to its own call.
+void expect_echoes_at_once(asio::io_context& ctx, const std::shared_ptr<client>& c, std::size_t count,
+                           std::size_t bytes, char first) {
+  auto text = [&](std::size_t i) { return std::string(bytes, static_cast<char>(first + i)); };
+  std::vector<result<json>> answers(count, make_error(core::errc::internal_error, "not answered"));
+  auto all = [&]() -> asio::awaitable<void> {
+    std::vector<asio::awaitable<void>> calls;
+    for (std::size_t i = 0; i < count; ++i) calls.push_back(echo_into(c, text(i), answers[i]));
+    co_await core::when_all(std::move(calls));
+  };
+  run(ctx, all());
+  for (std::size_t i = 0; i < count; ++i) {
+    ASSERT_TRUE(answers[i]) << answers[i].error().describe();
+    EXPECT_EQ((*answers[i])["content"][0]["text"], text(i));
+  }
+}
+
 // A request line far larger than the pipe's buffer (64 KiB) goes out in
 // parts: what fits at once, then the rest as the server reads. Several at
 // once keep their order and their bytes.
@@ -63,37 +81,13 @@ TEST_F(HostileServer, RequestsLargerThanThePipeAreWrittenWhole) {
   auto first = call("echo", {{"text", big}});
   ASSERT_TRUE(first) << first.error().describe();
   EXPECT_EQ((*first)["content"][0]["text"].get<std::string>().size(), big.size());
-  std::vector<result<json>> answers(3, make_error(core::errc::internal_error, "not answered"));
-  auto three = [&]() -> asio::awaitable<void> {
-    std::vector<asio::awaitable<void>> calls;
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-      calls.push_back(echo_into(c, std::string(300 * 1024, static_cast<char>('b' + i)), answers[i]));
-    }
-    co_await core::when_all(std::move(calls));
-  };
-  run(ctx, three());
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    ASSERT_TRUE(answers[i]) << answers[i].error().describe();
-    EXPECT_EQ((*answers[i])["content"][0]["text"], std::string(300 * 1024, static_cast<char>('b' + i)));
-  }
+  expect_echoes_at_once(ctx, c, 3, 300 * 1024, 'b');
 }
 
 // Many requests at once, more than the pipe holds: those that queue behind a
 // partial write go out joined in one write, each still whole and in order.
 TEST_F(HostileServer, QueuedRequestsAreJoinedWithoutLosingABoundary) {
-  std::vector<result<json>> answers(12, make_error(core::errc::internal_error, "not answered"));
-  auto many = [&]() -> asio::awaitable<void> {
-    std::vector<asio::awaitable<void>> calls;
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-      calls.push_back(echo_into(c, std::string(20 * 1024, static_cast<char>('a' + i)), answers[i]));
-    }
-    co_await core::when_all(std::move(calls));
-  };
-  run(ctx, many());
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    ASSERT_TRUE(answers[i]) << answers[i].error().describe();
-    EXPECT_EQ((*answers[i])["content"][0]["text"], std::string(20 * 1024, static_cast<char>('a' + i)));
-  }
+  expect_echoes_at_once(ctx, c, 12, 20 * 1024, 'a');
 }
 
 TEST_F(HostileServer, OversizedAnswerFailsItsCallAtOnceNamingSizeLimitAndSetting) {
