@@ -7,7 +7,8 @@
 # the sandbox, in the server and in the client; the server needs a few
 # thousand calls), then R rounds of N calls, the sides' rounds interleaved
 # in rotating order (bench/toolcall_rounds.py; this machine's speed drifts by
-# a third within minutes). The row gives the median round of each side.
+# a third within minutes). The row gives the median round of each side and
+# the median of the rounds' own ratios.
 #   bench/toolcall_bench.sh [N] [W] [R]   (defaults 2000, 5000 and 7)
 # HARNESS_BIN=path (with SANDBOX_IMAGE=its image) runs another build, for a side-by-side comparison.
 # TRANSPORT=http: the same over Streamable HTTP (server-everything listening on
