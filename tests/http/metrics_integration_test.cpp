@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "support/child_process.hpp"
+#include "support/harness_server.hpp"
 #include "support/raw_http.hpp"
 
 namespace harness::testing {
@@ -39,25 +39,25 @@ double sample_sum(const std::string& text, const std::string& prefix) {
 
 // The real binary on a free port with `mcp_config`, no warm pool, and an owner
 // label of its own so its start-up sweep touches no other test's containers.
-struct running_server {
-  std::unique_ptr<child_process> process;
-  unsigned short port = 0;
-};
-running_server start_server(const std::string& mcp_config) {
-  std::map<std::string, std::string> env{
+std::string owner() {
+  return "metrics-it-" + std::to_string(getpid());
+}
+
+std::unique_ptr<harness_server> start_server(const std::string& mcp_config) {
+  return std::make_unique<harness_server>(std::map<std::string, std::string>{
       {"PORT", "0"},
       {"ENV_FILE", "/dev/null"},
       {"MCP_CONFIG", mcp_config},
       {"SANDBOX_POOL_SIZE", "0"},
-      {"SANDBOX_OWNER", "metrics-it-" + std::to_string(getpid())},
-  };
-  running_server out;
-  out.process = std::make_unique<child_process>(std::vector<std::string>{binary_path("src/mcp-harness")}, env);
-  auto line = out.process->wait_for_output("listening on http://", 20s);
-  if (!line) throw std::runtime_error("server did not start: " + out.process->output());
-  auto url = line->find("http://");
-  out.port = static_cast<unsigned short>(std::stoi(line->substr(line->find(':', url + 7) + 1)));
-  return out;
+      {"SANDBOX_OWNER", owner()},
+  });
+}
+
+// A graceful stop removes every sandbox the server started (a SIGKILL at the
+// end of the test would leave the one-shot sandbox behind, exited).
+void expect_clean_stop(harness_server& server) {
+  EXPECT_EQ(server.stop(), 0) << server.output();
+  EXPECT_EQ(labelled_containers(owner()), 0);
 }
 
 std::string execute(unsigned short port, const std::string& code) {
@@ -69,7 +69,7 @@ std::string execute(unsigned short port, const std::string& code) {
 
 TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
   auto server = start_server(source_path("tests/http/no_mcp_servers.json"));
-  auto port = server.port;
+  auto port = server->port();
 
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(http_call(port, "GET", "/health"));
   ASSERT_EQ(http_call(port, "GET", "/nowhere")->status, 404);
@@ -98,6 +98,7 @@ TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
   std::regex sample_line(R"(^(# (HELP|TYPE) .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? [-+0-9.eE]+|.* [+-]Inf|.* NaN)$)");
   std::istringstream lines(text);
   for (std::string l; std::getline(lines, l);) EXPECT_TRUE(std::regex_match(l, sample_line)) << l;
+  expect_clean_stop(*server);
 }
 
 // A real MCP server (server-everything over stdio) behind the sandbox: tool
@@ -105,18 +106,18 @@ TEST(MetricsIntegration, RealServerCountsRequestsAndSandboxRuns) {
 TEST(MetricsIntegration, ToolCallsAndPiiDetectionsFromSandboxCode) {
   auto server = start_server(source_path("bench/mcp_everything.json"));
   for (int i = 0; i < 300; ++i) {  // the MCP server starts in the background
-    auto health = http_call(server.port, "GET", "/health");
+    auto health = http_call(server->port(), "GET", "/health");
     if (health && health->json()["components"]["mcp.everything"]["status"] == "up") break;
     std::this_thread::sleep_for(100ms);
   }
-  auto result = execute(server.port,
+  auto result = execute(server->port(),
                         "const a = await callMCPTool('everything__echo', {message: 'write to bob@example.com'});\n"
                         "await callMCPTool('everything__echo', {message: 'again bob@example.com'});\n"
                         "try { await callMCPTool('nosuch__tool', {}) } catch (e) {}\n"
                         "return JSON.stringify(a).includes('[EMAIL_1]')");
   ASSERT_EQ(result, "true");
 
-  auto scrape = http_call(server.port, "GET", "/metrics");
+  auto scrape = http_call(server->port(), "GET", "/metrics");
   ASSERT_TRUE(scrape);
   const std::string& text = scrape->body;
   EXPECT_EQ(sample_value(text, R"(harness_mcp_tool_calls_total{server="everything",tool="echo",outcome="ok"})"), 2)
@@ -129,6 +130,7 @@ TEST(MetricsIntegration, ToolCallsAndPiiDetectionsFromSandboxCode) {
   // The same address twice is one value in the task's vault: counted once.
   EXPECT_EQ(sample_value(text, R"(harness_pii_detections_total{kind="email"})"), 1) << text;
   EXPECT_EQ(text.find("nosuch"), std::string::npos) << "unknown tool names must not become labels";
+  expect_clean_stop(*server);
 }
 
 }  // namespace
