@@ -12,7 +12,7 @@ const crypto = require('crypto');
 const { createRequire } = require('module');
 const { AsyncLocalStorage } = require('async_hooks');
 const { topLevelDeclarations } = require('./declarations');
-const { jsonProblem, describeError } = require('./serialize');
+const { jsonProblem, describeError, nestsTooDeep, MAX_VALUE_DEPTH } = require('./serialize');
 const { FileTracker } = require('./files');
 const { DirWatch } = require('./dir_watch');
 const { CallSocket } = require('./call_socket');
@@ -137,7 +137,15 @@ function makeContext() {
     console: sandboxConsole,
     list_mcp_tools: (query) => callHost('list_tools', { args: query === undefined ? {} : { query: String(query) } }),
     get_mcp_tool_details: (name) => callHost('tool_details', { name: String(name) }),
-    callMCPTool: (name, args = {}) => callHost('call_tool', { name: String(name), args }),
+    callMCPTool: (name, args = {}) => {
+      if (nestsTooDeep(args)) {
+        const err = new Error(`the arguments of ${String(name)} nest deeper than ${MAX_VALUE_DEPTH} levels of arrays and objects; send a flatter value`);
+        err.name = 'MCPToolError';
+        err.code = 'bad_call';
+        return Promise.reject(err);
+      }
+      return callHost('call_tool', { name: String(name), args });
+    },
     // readMCPResource(link) with a resource_link from a tool's result (it names
     // its server), or readMCPResource(server, uri).
     readMCPResource: (linkOrServer, uri) => {

@@ -63,6 +63,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
 
   asio::awaitable<result<task_ticket>> submit(task_request request) override {
     auto self = shared_from_this();
+    if (!deps_.llm) {
+      co_return make_error(agent::errc::no_llm, "no LLM is configured, so no task can start",
+                           "set LLM_API_KEY (or LLM_BASE_URL, or LLM_PROVIDER=replay)");
+    }
     // Checked and reserved before the first wait on the store, so submits
     // that overlap while the store answers cannot both take the last slot.
     if (auto refused = admission(request)) co_return *refused;

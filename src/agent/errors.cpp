@@ -35,6 +35,8 @@ class category final : public harness::error_category {
         return "approval_decided";
       case errc::task_elsewhere:
         return "task_elsewhere";
+      case errc::no_llm:
+        return "llm_not_configured";
     }
     return {};
   }
@@ -59,6 +61,8 @@ class category final : public harness::error_category {
         return 409;
       case errc::task_elsewhere:
         return 421;  // Misdirected Request: another replica holds it
+      case errc::no_llm:
+        return 503;
     }
     return 0;
   }

@@ -1,4 +1,5 @@
 #include "observation.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <algorithm>
 
@@ -103,7 +104,7 @@ nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn, c
   if (call.args_bytes == 0) return out;  // a helper: no arguments
   if (call.args_json.size() == call.args_bytes) {
     // Whole: our own dump, so it parses; censored as a document.
-    auto args = json::parse(call.args_json, nullptr, false);
+    auto args = core::parse_json(call.args_json);
     if (!args.is_discarded()) {
       out["args"] = transcript.json_from_sandbox(args);
       return out;

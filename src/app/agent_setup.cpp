@@ -94,6 +94,24 @@ void register_task_metrics(core::metrics_registry& metrics, const std::shared_pt
                        gauge(false));
 }
 
+namespace {
+
+result<std::shared_ptr<llm::llm_provider>> make_provider(const llm::llm_config& llm_config, const agent_inputs& inputs) {
+  std::shared_ptr<llm::http_transport> transport;
+  if (llm_config.provider != "replay") {
+    llm::net_transport_options options;
+    options.max_concurrent = llm_config.max_concurrent;
+    options.proxy = llm_config.proxy;
+    transport = llm::create_net_transport(inputs.http_engine, options);
+  }
+  auto provider = llm::create_llm_provider(llm_config, transport);
+  if (!provider) return provider.error();
+  if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
+  return std::move(*provider);
+}
+
+}  // namespace
+
 result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, boost::asio::thread_pool& background,
                                 const core::settings& settings, const llm::llm_config& llm_config,
                                 agent_inputs inputs) {
@@ -106,21 +124,14 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   if (!store_config) return store_config.error();
   out.unavailable = missing_llm_setting(llm_config, settings);
   if (inputs.metrics) llm::register_llm_metrics(*inputs.metrics, llm_config.provider);
-  if (!out.unavailable.empty()) {
-    if (inputs.metrics) register_task_metrics(*inputs.metrics, {});
-    return out;
+  // Without an LLM the manager still serves the stored tasks (list, detail,
+  // events, files, cancel); only starting or continuing one needs a provider.
+  std::shared_ptr<llm::llm_provider> provider;
+  if (out.unavailable.empty()) {
+    auto made = make_provider(llm_config, inputs);
+    if (!made) return made.error();
+    provider = std::move(*made);
   }
-
-  std::shared_ptr<llm::http_transport> transport;
-  if (llm_config.provider != "replay") {
-    llm::net_transport_options options;
-    options.max_concurrent = llm_config.max_concurrent;
-    options.proxy = llm_config.proxy;
-    transport = llm::create_net_transport(inputs.http_engine, options);
-  }
-  auto provider = llm::create_llm_provider(llm_config, transport);
-  if (!provider) return provider.error();
-  if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
   auto store = inputs.store ? result<std::shared_ptr<store::task_store>>(inputs.store)
                             : open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
   if (!store) return store.error();
@@ -131,7 +142,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   out.stop_retention = start_retention(executor, *store, *store_config);
 
   agent::agent_dependencies deps;
-  deps.llm = *provider;
+  deps.llm = std::move(provider);
   deps.pool = std::move(inputs.pool);
   deps.tools = std::move(inputs.tools);
   deps.censor = std::move(inputs.censor);
@@ -153,7 +164,12 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());
   if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);
-  core::log_info("agent ready: {} provider, store {}", llm_config.provider, store::describe_store(*store_config));
+  if (out.unavailable.empty()) {
+    core::log_info("agent ready: {} provider, store {}", llm_config.provider, store::describe_store(*store_config));
+  } else {
+    core::log_info("stored tasks served from {}; new tasks wait for an LLM ({})",
+                   store::describe_store(*store_config), out.unavailable);
+  }
   return out;
 }
 

@@ -42,8 +42,9 @@ struct agent_inputs {
 };
 
 struct agent_parts {
-  std::shared_ptr<agent::agent_manager> manager;  // null without an LLM
-  std::string unavailable;                        // why, when null
+  // Serves stored tasks always; starts new ones only with an LLM.
+  std::shared_ptr<agent::agent_manager> manager;
+  std::string unavailable;  // why new tasks cannot start (no LLM); empty when they can
   core::health_sources health;
   std::function<void()> stop_retention;  // empty when there is none
 };

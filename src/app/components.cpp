@@ -52,7 +52,10 @@ class components_impl final : public components {
  public:
   http::services& services() override { return services_; }
 
-  void listening_on(unsigned short port) override { listen_port_->store(port); }
+  void listening_on(unsigned short port) override {
+    listen_port_->store(port);
+    services_.sources.set_port(port);
+  }
 
   void announce() const override {
     if (access_warning_) {
@@ -282,7 +285,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
 
   auto llm_config = llm::load_llm_config(settings);
   if (!llm_config) return llm_config.error();
-  out->services_.health.push_back(llm::create_llm_health_source(*llm_config));
+  out->services_.health.push_back(
+      llm::create_llm_health_source(*llm_config, missing_llm_setting(*llm_config, settings)));
 
   auto mcp_config = mcp::load_mcp_config(settings);
   if (!mcp_config) return mcp_config.error();
@@ -372,7 +376,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
       {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},
       face_settings->face);
   out->services_.mcp = out->face_;
-  out->services_.mcp_allowed_origins = std::move(face_settings->allowed_origins);
+  out->services_.sources = http::request_sources({.loopback_server = is_loopback_host(http_config->server.host),
+                                                  .allowed_hosts = http_config->allowed_hosts,
+                                                  .mcp_allowed_origins = std::move(face_settings->allowed_origins)});
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
 

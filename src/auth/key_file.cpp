@@ -1,4 +1,5 @@
 #include "harness/auth/key_file.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/auth/errors.hpp"
 
 #include <fcntl.h>
@@ -125,7 +126,7 @@ bool is_valid_user_id(std::string_view user_id) {
 }
 
 result<key_set> parse_key_file(std::string_view text, const fs::path& path) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json doc = core::parse_json(text);
   if (doc.is_discarded()) return invalid(path, "not valid JSON");
   if (!doc.is_object()) return invalid(path, "the top level is not an object");
   for (const auto& [name, value] : doc.items()) {

@@ -1,4 +1,5 @@
 #include "frames.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include "harness/bridge/errors.hpp"
 #include "harness/core/base64.hpp"
@@ -6,10 +7,11 @@
 namespace harness::bridge {
 
 result<nlohmann::json> parse_frame(const std::string& line) {
-  nlohmann::json frame = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  std::string why;
+  nlohmann::json frame = core::parse_json(line, &why);
   if (frame.is_discarded()) {
     return make_error(bridge::errc::protocol_error,
-                      "the sandbox wrote a line that is not a protocol frame (not JSON or not UTF-8): '" +
+                      "the sandbox wrote a line that is not a protocol frame (" + why + "): '" +
                           line.substr(0, 120) + (line.size() > 120 ? "...'" : "'"),
                       "write output with console.log, never to process.stdout directly");
   }

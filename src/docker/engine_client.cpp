@@ -1,4 +1,5 @@
 #include "harness/docker/engine_client.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/docker/errors.hpp"
 
 #include <cctype>
@@ -119,7 +120,7 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     auto res = co_await versioned(verb::post, target, body.dump(), config_.request_timeout);
     if (!res) co_return res.error();
     if (res->result_int() != 201) co_return detail::engine_error(res->result_int(), res->body(), "create container");
-    auto parsed = json::parse(res->body(), nullptr, false);
+    auto parsed = core::parse_json(res->body());
     if (!parsed.is_object() || !parsed.contains("Id") || !parsed["Id"].is_string()) {
       co_return detail::protocol_error("create container", "no Id");
     }

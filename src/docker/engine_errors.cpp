@@ -1,4 +1,5 @@
 #include "engine_errors.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,7 +9,7 @@
 namespace harness::docker::detail {
 
 std::string engine_message(const std::string& body) {
-  auto parsed = nlohmann::json::parse(body, nullptr, false);
+  auto parsed = core::parse_json(body);
   if (parsed.is_object() && parsed.contains("message") && parsed["message"].is_string()) {
     return parsed["message"].get<std::string>();
   }

@@ -1,4 +1,5 @@
 #include "engine_json.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +31,7 @@ std::map<std::string, std::string> labels_of(const json& j) {
 }
 
 result<json> parse_object(const std::string& body, const char* what) {
-  auto parsed = json::parse(body, nullptr, false);
+  auto parsed = core::parse_json(body);
   if (!parsed.is_object()) return protocol_error(what, "not a JSON object");
   return parsed;
 }
@@ -90,7 +91,7 @@ result<container_state> parse_container_state(const std::string& body) {
 }
 
 result<std::vector<container_summary>> parse_container_list(const std::string& body) {
-  auto j = json::parse(body, nullptr, false);
+  auto j = core::parse_json(body);
   if (!j.is_array()) return protocol_error("container list", "not a JSON array");
   std::vector<container_summary> out;
   for (auto& item : j) {

@@ -24,12 +24,31 @@ struct admitted_request {
   }
 };
 
+// While the server runs open, any page the user's browser shows could send
+// requests to it; only the server's own pages (the dashboard) may. Routes
+// open to everyone (the probes, the dashboard's files, the OAuth callback)
+// hold no user data and change nothing a page could use. With keys, a page
+// has no key to send. /mcp checks Origin itself, in every mode, as MCP asks.
+std::optional<http_response> refuse_foreign_origin(const route& r, services& svc, const http_request& request) {
+  if (r.access == route_access::open) return std::nullopt;
+  if (svc.access && svc.access->mode() != "open") return std::nullopt;
+  auto origin = request.header("Origin");
+  if (!origin || svc.sources.same_origin(*origin)) return std::nullopt;
+  return error_response(make_error(
+      http::errc::origin_not_allowed,
+      fmt::format("a page from {} may not call this server while it runs without API keys", origin->substr(0, 100)),
+      "call it from the dashboard, or from a program that sends no Origin; or make an API key (mcp-harness keys "
+      "add) and send it"));
+}
+
 // Routing (404/405), who is calling (401/403/429) and the JSON body
 // (415/400) for a request `match` found the route of: the answer when the
 // request stops here, else nullopt and `out` filled in.
 std::optional<http_response> admit_request(router::match_result match, services& svc, const http_request& request,
                                            dispatch_info* info, admitted_request& out) {
   if (match.found && info) info->route = match.found->pattern;
+  // Host before anything else, 404s included: a rebound name learns nothing.
+  if (auto refused = svc.sources.check_host(request.header("Host"))) return error_response(*refused);
   if (!match.found) {
     if (match.allowed.empty()) {
       return error_response(
@@ -43,6 +62,7 @@ std::optional<http_response> admit_request(router::match_result match, services&
     return response;
   }
   const route& r = *match.found;
+  if (auto refused = refuse_foreign_origin(r, svc, request)) return refused;
   // Who is calling comes before the body: an unknown caller learns nothing
   // from the server's reading of what it sent.
   if (svc.access) {

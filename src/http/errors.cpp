@@ -47,6 +47,10 @@ class category final : public harness::error_category {
         return "workspace_unavailable";
       case errc::metrics_disabled:
         return "metrics_disabled";
+      case errc::host_not_allowed:
+        return "host_not_allowed";
+      case errc::origin_not_allowed:
+        return "origin_not_allowed";
     }
     return {};
   }
@@ -75,6 +79,10 @@ class category final : public harness::error_category {
         return 404;
       case errc::method_not_allowed:
         return 405;
+      case errc::host_not_allowed:
+        return 421;
+      case errc::origin_not_allowed:
+        return 403;
       case errc::agent_unavailable:
       case errc::sandbox_unavailable:
       case errc::mcp_unavailable:

@@ -6,6 +6,10 @@ std::vector<core::setting_spec> http_setting_specs() {
   return {
       {"HOST", "127.0.0.1", "address to listen on; 0.0.0.0 for every interface (e.g. inside a container)"},
       {"PORT", "3000", "TCP port to listen on (0 picks a free one)"},
+      {"ALLOWED_HOSTS", "",
+       "comma-separated names (name or name:port) that requests may give in Host besides loopback names with PORT; "
+       "on a loopback HOST nothing else is served, elsewhere an empty list serves every Host (against DNS "
+       "rebinding: a proxy in front names its public host here)"},
       {"HTTP_BODY_LIMIT", "1048576", "largest request body in bytes; larger ones get 413"},
       {"HTTP_HEADER_LIMIT", "16384", "largest request header block in bytes; larger ones get 431"},
       {"HTTP_REQUEST_TIMEOUT_MS", "10000", "a started request must arrive whole within this time, else 408"},
@@ -18,6 +22,9 @@ std::vector<core::setting_spec> http_setting_specs() {
 result<http_config> load_http_config(const core::settings& s) {
   http_config config;
   config.server.host = s.get("HOST");
+  auto allowed_hosts = parse_allowed_hosts(s.get("ALLOWED_HOSTS"));
+  if (!allowed_hosts) return allowed_hosts.error();
+  config.allowed_hosts = std::move(*allowed_hosts);
   auto port = s.get_int("PORT", 0, 65535);
   auto body = s.get_int("HTTP_BODY_LIMIT", 1024, 1LL << 30);
   auto header = s.get_int("HTTP_HEADER_LIMIT", 1024, 1 << 20);

@@ -1,4 +1,5 @@
 #include "strict_json.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/http/errors.hpp"
 
 #include <algorithm>
@@ -146,6 +147,14 @@ class strict_builder final : public nlohmann::json_sax<json> {
   }
 
   bool open(json::value_t type) {
+    if (open_.size() >= core::max_json_depth) {
+      // The SAX interface does not say where a bracket stands; parse_json's scan does.
+      std::string why;
+      core::parse_json(text_, &why);
+      failure_ = make_error(http::errc::invalid_body, fmt::format("the body is refused: {}; send a flatter document",
+                                                                  why));
+      return false;
+    }
     open_.push_back(place(type));
     return true;
   }

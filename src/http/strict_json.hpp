@@ -19,7 +19,8 @@ namespace harness::http {
 //                     value (a NUL byte, a second value, stray bytes);
 //   "invalid_body":   valid JSON this server still refuses: a key that appears
 //                     twice in one object (named with its path, "files[2].path"),
-//                     or a number too large for a double ("1e400", 400 digits).
+//                     a number too large for a double ("1e400", 400 digits),
+//                     or arrays and objects nested deeper than core::max_json_depth.
 // Messages give 0-based byte offsets into `text` and say what to change.
 result<nlohmann::json> parse_strict_json(std::string_view text);
 

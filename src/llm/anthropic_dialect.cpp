@@ -2,6 +2,7 @@
 // anthropic-version headers, top-level system, content blocks (text,
 // tool_use, tool_result), usage.input_tokens / output_tokens.
 #include "wire_format.hpp"
+#include "harness/core/json_parse.hpp"
 
 namespace harness::llm::detail {
 namespace {
@@ -83,7 +84,7 @@ class anthropic_dialect final : public wire_dialect {
   }
 
   result<llm_turn> parse(const std::string& text) const override {
-    json body = json::parse(text, nullptr, false);
+    json body = core::parse_json(text);
     if (body.is_discarded() || !body.is_object()) return bad_response("Anthropic", "the body is not a JSON object");
     if (!body.contains("content") || !body["content"].is_array()) return bad_response("Anthropic", "no content array");
     llm_turn turn;

@@ -5,8 +5,15 @@ namespace {
 
 class llm_health final : public harness::core::health_source {
  public:
-  explicit llm_health(const llm_config& config) {
+  llm_health(const llm_config& config, std::string not_configured) {
     auto& d = health_.detail;
+    health_.required = false;
+    if (!not_configured.empty()) {
+      health_.configured = false;
+      d["reason"] = std::move(not_configured);
+      d["settings"] = {"LLM_API_KEY", "LLM_BASE_URL", "LLM_PROVIDER"};
+      return;
+    }
     d["provider"] = config.provider;
     if (config.provider == "replay") {
       d["replayFile"] = config.replay_file;
@@ -18,7 +25,6 @@ class llm_health final : public harness::core::health_source {
       d["maxConcurrent"] = config.max_concurrent;
     }
     if (!config.record_file.empty()) d["recordFile"] = config.record_file;
-    health_.required = false;
   }
 
   std::string name() const override { return "llm"; }
@@ -30,8 +36,9 @@ class llm_health final : public harness::core::health_source {
 
 }  // namespace
 
-std::shared_ptr<const harness::core::health_source> create_llm_health_source(const llm_config& config) {
-  return std::make_shared<llm_health>(config);
+std::shared_ptr<const harness::core::health_source> create_llm_health_source(const llm_config& config,
+                                                                             std::string not_configured) {
+  return std::make_shared<llm_health>(config, std::move(not_configured));
 }
 
 }  // namespace harness::llm

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "harness/llm/errors.hpp"
+#include "harness/core/json_parse.hpp"
 #include "wire_format.hpp"
 
 namespace harness::llm::detail {
@@ -75,7 +76,7 @@ class openai_dialect final : public wire_dialect {
   }
 
   result<llm_turn> parse(const std::string& text) const override {
-    json body = json::parse(text, nullptr, false);
+    json body = core::parse_json(text);
     if (body.is_discarded() || !body.is_object()) return bad_response("OpenAI", "the body is not a JSON object");
     if (!body.contains("choices") || !body["choices"].is_array() || body["choices"].empty()) {
       return bad_response("OpenAI", "no choices[0]");
@@ -109,7 +110,7 @@ class openai_dialect final : public wire_dialect {
         call.name = c["function"]["name"].get<std::string>();
         const json& args = c["function"].value("arguments", json());
         if (args.is_string()) {
-          json parsed = json::parse(args.get<std::string>(), nullptr, false);
+          json parsed = core::parse_json(args.get<std::string>());
           call.arguments = parsed.is_object() ? parsed : args;
         } else if (args.is_object()) {
           call.arguments = args;  // Ollama and others send the object itself
@@ -139,7 +140,7 @@ std::string text_mode_result(const message& m) {
 }
 
 std::string provider_error_message(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
+  json j = core::parse_json(body);
   std::string message;
   if (j.is_object() && j.contains("error")) {
     const json& e = j["error"];

@@ -1,4 +1,5 @@
 #include "record_replay.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -130,7 +131,7 @@ result<std::shared_ptr<llm_provider>> create_replay_provider(const std::string& 
                         fmt::format("LLM_REPLAY_FILE '{}' line {}: {}", path, line_no, why),
                         "each line must be one exchange as written by LLM_RECORD");
     };
-    json j = json::parse(text, nullptr, false);
+    json j = core::parse_json(text);
     if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
     replay_entry entry{make_error(llm::errc::replay_invalid, "unset")};
     if (j.contains("turn")) {

@@ -1,4 +1,5 @@
 #include "harness/mcp/config.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/mcp/errors.hpp"
 #include "harness/net/url.hpp"
 
@@ -341,7 +342,7 @@ result<std::string> expand_variables(const std::string& text, const env_lookup& 
 
 result<std::vector<server_config>> parse_mcp_servers(const std::string& json_text, const std::string& config_dir,
                                                      const env_lookup& env) {
-  json doc = json::parse(json_text, nullptr, false);
+  json doc = core::parse_json(json_text);
   if (doc.is_discarded()) return make_error(mcp::errc::invalid_config, "not valid JSON");
   if (!doc.is_object() || !doc.contains("mcpServers") || !doc["mcpServers"].is_object()) {
     return make_error(mcp::errc::invalid_config, "expected an object with an \"mcpServers\" object");

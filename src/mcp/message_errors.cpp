@@ -1,4 +1,5 @@
 #include "message_errors.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/mcp/errors.hpp"
 
 namespace harness::mcp::detail {
@@ -19,15 +20,10 @@ error message_not_json(const std::string& server, std::string_view text, const s
 }
 
 result<nlohmann::json> parse_message(std::string_view text) {
-  // The throwing parse is the one that says where the text breaks; the exception
-  // does not leave this function.
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string reason = e.what();
-    if (auto end = reason.find("] "); reason.starts_with("[") && end != std::string::npos) reason.erase(0, end + 2);
-    return make_error(mcp::errc::bad_response, reason);
-  }
+  std::string why;
+  auto message = core::parse_json(text, &why);
+  if (message.is_discarded()) return make_error(mcp::errc::bad_response, std::move(why));
+  return message;
 }
 
 std::string printable(std::string_view text, std::size_t max) {

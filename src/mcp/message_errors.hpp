@@ -19,7 +19,8 @@ error message_too_large(const std::string& server, std::size_t bytes, std::size_
 // mcp_bad_response: the text is not JSON; says where it breaks and how it starts.
 error message_not_json(const std::string& server, std::string_view text, const std::string& parse_error);
 
-// Parses one message; the error is nlohmann's reason ("syntax error ... at line 1, column 9").
+// Parses one message (core::parse_json: nesting is limited); the error is the reason
+// ("syntax error ... at line 1, column 9", or "JSON nests deeper than 256 levels ...").
 result<nlohmann::json> parse_message(std::string_view text);
 
 // The text with every byte that is not printable ASCII as '?', cut to `max` bytes ("..."

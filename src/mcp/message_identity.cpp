@@ -1,4 +1,5 @@
 #include "harness/mcp/message_identity.hpp"
+#include "harness/core/json_parse.hpp"
 
 namespace harness::mcp {
 namespace {
@@ -102,7 +103,7 @@ void message_identity_scanner::capture(char c) {
 void message_identity_scanner::finish_id() {
   capturing_id_ = false;
   if (id_text_.size() > max_id_bytes) return;
-  auto id = nlohmann::json::parse(id_text_, nullptr, false);
+  auto id = core::parse_json(id_text_);
   if (id.is_number_integer() || id.is_string() || id.is_null()) identity_.id = std::move(id);
 }
 

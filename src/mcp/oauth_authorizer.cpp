@@ -1,4 +1,5 @@
 #include "oauth_authorizer.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <openssl/crypto.h>
 
@@ -269,7 +270,7 @@ asio::awaitable<result<json>> oauth_authorizer::fetch_json(const std::string& ur
                          "OAuth discovery for " + server_.name + ": " + answer.error().message, answer.error().hint);
   }
   if (answer->status != 200) co_return json();  // not here: the caller tries the next place
-  auto doc = json::parse(answer->body, nullptr, false);
+  auto doc = core::parse_json(answer->body);
   if (doc.is_discarded() || !doc.is_object()) {
     co_return make_error(mcp::errc::authorization_failed, "OAuth discovery for " + server_.name + ": " +
                                                               net::printable_url(url) + " is not a JSON object");
@@ -512,15 +513,18 @@ status oauth_authorizer::ask_person(std::vector<std::string> scopes, bool step_u
     pending_ = std::move(p);
     requested_scopes_ = scopes;
     last_error_.clear();
-    core::log_warn("mcp {}: needs authorization by a person: open the authorizationUrl of mcp.{} in GET /health",
-                   server_.name, server_.name);
+    // The log is where an operator of a server running open finds it (/health shows it to admin keys only).
+    core::log_warn("mcp {}: needs authorization by a person: open {} (also the authorizationUrl of mcp.{} in "
+                   "GET /health with an admin key)",
+                   server_.name, pending_->url, server_.name);
     changed();
   }
   return make_error(mcp::errc::needs_authorization,
                     "MCP server " + server_.name + " needs authorization" +
                         (scopes.empty() ? "" : " (scopes: " + join_scopes(scopes) + ")"),
-                    "an operator opens the authorizationUrl shown for mcp." + server_.name +
-                        " in GET /health (admin key) and approves access; the server is used as soon as that is done");
+                    "an operator opens the authorization URL (in the server's log, and shown for mcp." + server_.name +
+                        " in GET /health to an admin key) and approves access; the server is used as soon as that is "
+                        "done");
 }
 
 asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::string>& scopes) {

@@ -1,4 +1,5 @@
 #include "oauth_token_endpoint.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -45,7 +46,7 @@ error endpoint_error(const std::string& what, const std::string& url, const std:
 
 // The OAuth `error` of an answer, if it has one.
 std::string oauth_error_code(const net::response& answer) {
-  auto doc = json::parse(answer.body, nullptr, false);
+  auto doc = core::parse_json(answer.body);
   return doc.is_object() && doc.contains("error") && doc["error"].is_string() ? doc["error"].get<std::string>() : "";
 }
 
@@ -56,7 +57,7 @@ std::string text_of(const json& doc, const char* name) {
 
 // The server's answer as `error: description`, without echoing anything else it sent.
 std::string oauth_error_of(const net::response& answer) {
-  auto doc = json::parse(answer.body, nullptr, false);
+  auto doc = core::parse_json(answer.body);
   std::string out = "HTTP " + std::to_string(answer.status);
   if (doc.is_object() && doc.contains("error") && doc["error"].is_string()) {
     out += ", " + doc["error"].get<std::string>();
@@ -101,7 +102,7 @@ asio::awaitable<result<json>> answer_of(net::http_client& http, net::request r, 
     }
     co_return e;
   }
-  auto doc = json::parse(answer->body, nullptr, false);
+  auto doc = core::parse_json(answer->body);
   if (!doc.is_object()) co_return endpoint_error(what, url, "the answer is not a JSON object");
   co_return doc;
 }

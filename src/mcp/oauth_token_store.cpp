@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "harness/core/errors.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/mcp/oauth.hpp"
 
 namespace harness::mcp {
@@ -77,7 +78,7 @@ class file_store final : public oauth_token_store {
     }
     std::stringstream text;
     text << in.rdbuf();
-    doc_ = json::parse(text.str(), nullptr, false);
+    doc_ = core::parse_json(text.str());
     if (!doc_.is_object()) {
       doc_ = json::object();
       return make_error(core::errc::invalid_setting, "the OAuth token file " + path_.string() + " is not a JSON object",

@@ -1,4 +1,5 @@
 #include "tool_result.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/mcp/errors.hpp"
 
 #include <algorithm>
@@ -93,7 +94,7 @@ result<json> tool_result_value(json call_tool_result, const std::string& server)
     auto text = item.find("text");
     if (typed && *type == "text" && text != item.end() && text->is_string()) {
       const auto& words = text->get_ref<const std::string&>();
-      json parsed = may_be_json(words) ? json::parse(words, nullptr, false) : json(json::value_t::discarded);
+      json parsed = may_be_json(words) ? core::parse_json(words) : json(json::value_t::discarded);
       items.push_back(parsed.is_discarded() ? std::move(*text) : std::move(parsed));
     } else if (typed && *type == "resource_link" && !server.empty()) {
       item["server"] = server;

@@ -1,4 +1,5 @@
 #include "harness/mcp_server/stdio_server.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <unistd.h>
 
@@ -115,9 +116,10 @@ asio::awaitable<void> serve_stdio(std::shared_ptr<mcp_face> face, std::string us
       }
       const std::string& text = *found.front();
       if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-      json message = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      std::string why;
+      json message = core::parse_json(text, &why);
       if (message.is_discarded()) {
-        writer->send(jsonrpc::error(nullptr, jsonrpc::parse_error, "Parse error: the line is not JSON"));
+        writer->send(jsonrpc::error(nullptr, jsonrpc::parse_error, "Parse error: " + why));
         continue;
       }
       ++*running;

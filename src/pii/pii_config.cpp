@@ -1,4 +1,5 @@
 #include "harness/pii/pii_config.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -51,7 +52,7 @@ result<std::vector<std::pair<std::string, std::string>>> parse_custom_patterns(c
   std::string t = trim(text);
   if (t.empty()) return std::vector<std::pair<std::string, std::string>>{};
   if (t[0] == '{') {
-    auto j = nlohmann::json::parse(t, nullptr, false);
+    auto j = core::parse_json(t);
     if (j.is_discarded()) {
       return make_error(core::errc::invalid_setting, "PII_CUSTOM_PATTERNS: not valid JSON",
                         "write {\"name\": \"regex\"} or name=regex;name2=regex2");
@@ -104,7 +105,7 @@ result<pii_config> load_pii_config(const core::settings& settings) {
     }
     std::stringstream buffer;
     buffer << file.rdbuf();
-    auto j = nlohmann::json::parse(buffer.str(), nullptr, false);
+    auto j = core::parse_json(buffer.str());
     if (j.is_discarded()) {
       return make_error(core::errc::invalid_setting, "PII_PATTERNS_FILE: '" + path + "' is not valid JSON",
                         "write {\"name\": \"RE2 regex\", ...}");

@@ -1,4 +1,5 @@
 #include "harness/pii/vault_seal.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -141,7 +142,7 @@ result<json> vault_sealer::open(const json& stored) const {
             EVP_CIPHER_CTX_ctrl(c.ctx, EVP_CTRL_GCM_SET_TAG, tag_bytes, tag.data()) == 1 &&
             EVP_DecryptFinal_ex(c.ctx, reinterpret_cast<unsigned char*>(plain.data()) + length, &length) == 1;
   if (!ok) return bad_vault("a sealed vault that does not open (its bytes were changed, or the key is wrong)");
-  auto vault = json::parse(plain, nullptr, false);
+  auto vault = core::parse_json(plain);
   if (vault.is_discarded()) return bad_vault("a sealed vault that is not JSON inside");
   return vault;
 }

@@ -1,4 +1,5 @@
 #include "harness/policy/policy_source.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <fstream>
 #include <mutex>
@@ -29,7 +30,7 @@ result<tool_policy> read_policy(const std::filesystem::path& path, const policy_
   if (!in) return where("cannot be opened");
   std::stringstream text;
   text << in.rdbuf();
-  auto document = json::parse(text.str(), nullptr, false);
+  auto document = core::parse_json(text.str());
   if (document.is_discarded()) return where("is not valid JSON");
   auto parsed = tool_policy::parse(document, options.known_kinds, options.fallback);
   if (!parsed) {

@@ -1,4 +1,5 @@
 #include "store_common.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <chrono>
 
@@ -28,7 +29,7 @@ std::string dump_json(const nlohmann::json& value) {
 }
 
 result<nlohmann::json> parse_json_column(std::string_view text, std::string_view what, std::string_view column) {
-  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto parsed = core::parse_json(text);
   if (parsed.is_discarded()) {
     return make_error(errc::corrupt, std::string(what) + ": column '" + std::string(column) + "' does not hold JSON",
                       "the row was changed outside this server; fix or delete it");

@@ -227,6 +227,24 @@ TEST_F(RuntimeSessionTest, ALineThatIsNotAFrameFailsTheExecAndBreaksTheSession) 
   EXPECT_EQ(after.failure, failure_kind::sandbox);
 }
 
+// A frame nested 400,000 arrays deep is refused while parsing (before any
+// code copies or prints it, which recurse per level): the exec fails as a
+// protocol error, the sandbox is given up, the process stays up.
+TEST_F(RuntimeSessionTest, AFrameNestedTooDeepIsAProtocolError) {
+  channel.max_line = 1 << 20;  // the real channel's limit is the frame limit (16 MiB by default)
+  channel.respond = [&](const std::string&) {
+    channel.push(R"({"type":"done","exec":"x1","ok":true,"value":)" + std::string(400000, '[') +
+                 std::string(400000, ']') + "}");
+  };
+  auto r = exec("return deep");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error["name"], "ProtocolError");
+  EXPECT_EQ(r.failure, failure_kind::protocol);
+  EXPECT_NE(r.error["message"].get<std::string>().find("nests deeper than 256 levels"), std::string::npos)
+      << r.error.dump();
+  EXPECT_TRUE(session->broken());
+}
+
 TEST_F(RuntimeSessionTest, InvalidUtf8AndNonObjectJsonAreProtocolErrors) {
   channel.respond = [&](const std::string&) { channel.push("{\"type\":\"log\",\"text\":\"\xff\xfe\"}"); };
   EXPECT_EQ(exec("x").error["name"], "ProtocolError");

@@ -36,7 +36,11 @@ TEST(ServerIntegration, HealthReportsComponentsAndTurnsOkOnceTheEngineAnswers) {
   EXPECT_EQ(components["sandbox"]["status"], "up");
   EXPECT_EQ(components["sandbox"]["required"], true);
   EXPECT_EQ(components["pool"]["target"], 0);
-  EXPECT_EQ(components["llm"]["keySet"], false);
+  // No LLM is configured: said as it is, without a default URL that looks live, and not a fault.
+  EXPECT_EQ(components["llm"]["status"], "not_configured");
+  EXPECT_EQ(components["llm"]["required"], false);
+  EXPECT_FALSE(components["llm"].contains("baseUrl"));
+  EXPECT_NE(components["llm"]["reason"].get<std::string>().find("LLM_API_KEY"), std::string::npos);
 }
 
 TEST(ServerIntegration, RequestIdIsEchoedOrGeneratedAndLogged) {

@@ -25,6 +25,8 @@ class ServerProcess {
     env.emplace("MCP_CONFIG", source_path("tests/http/no_mcp_servers.json"));
     env.emplace("SANDBOX_POOL_SIZE", "0");
     env.emplace("SANDBOX_OWNER", "http-it-" + std::to_string(getpid()));
+    // The raw requests of these tests name their host "x", as a proxy in front could.
+    env.emplace("ALLOWED_HOSTS", "x");
     std::vector<std::string> argv{binary_path("src/mcp-harness")};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     process_ = std::make_unique<child_process>(argv, env);

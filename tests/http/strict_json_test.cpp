@@ -71,6 +71,17 @@ TEST(StrictJson, DeepPathKeepsItsInnermostSteps) {
   EXPECT_LT(e.message.size(), 400u);
 }
 
+TEST(StrictJson, NestingPastTheLimitIsRefusedWithWhere) {
+  const std::string ok = std::string(256, '[') + std::string(256, ']');
+  EXPECT_TRUE(parse_strict_json(ok));
+  // 400,000 levels in about 800 KB: refused while parsing, before any code
+  // could copy or print the value (which recurse once per level).
+  auto e = refusal(R"({"code":)" + std::string(400000, '[') + std::string(400000, ']') + "}");
+  EXPECT_EQ(e.code, http::errc::invalid_body);
+  expect_message_has(e, "nests deeper than 256 levels of arrays and objects (at byte offset 263)");
+  expect_message_has(e, "send a flatter document");
+}
+
 TEST(StrictJson, EqualKeysInDifferentObjectsAreFine) {
   EXPECT_TRUE(parse_strict_json(R"({"a":{"x":1},"b":{"x":2},"c":[{"x":3},{"x":4}]})"));
 }

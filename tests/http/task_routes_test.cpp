@@ -55,6 +55,27 @@ TEST_F(TaskRoutes, AnotherUsersTaskIsAnsweredLikeAnUnknownOne) {
   EXPECT_EQ(agent->cancelled, std::vector<std::string>{"task_1"});
 }
 
+// No LLM configured: only starting or continuing a task needs one; every
+// route that reads or deletes stored data is served from the store.
+TEST_F(TaskRoutes, WithoutAnLlmStoredTasksAreServedAndOnlyNewOnesAre503) {
+  svc.agent_unavailable = "no LLM is configured: set LLM_API_KEY";
+  auto post = make_request("POST", "/task");
+  post.headers = {{"Content-Type", "application/json"}};
+  post.body = R"({"userId":"alice","task":"t","conversationId":"conv_1"})";
+  auto refused = run_dispatch(make_api_router(), svc, post);
+  EXPECT_EQ(refused.status, 503u);
+  EXPECT_EQ(json::parse(refused.body)["error"]["code"], "agent_unavailable");
+  EXPECT_EQ(json::parse(refused.body)["error"]["message"], "no LLM is configured: set LLM_API_KEY");
+  EXPECT_TRUE(agent->submitted.empty());
+
+  EXPECT_EQ(call("GET", "/tasks").status, 200u);
+  EXPECT_EQ(call("GET", "/tasks?userId=alice").status, 200u);
+  EXPECT_EQ(call("GET", "/tasks/task_1?userId=alice").status, 200u);
+  EXPECT_EQ(call("DELETE", "/tasks/task_1?userId=alice").status, 202u);
+  // The stub has no events: the store's answer (404), not 503.
+  EXPECT_EQ(call("GET", "/tasks/task_1/events?userId=alice").status, 404u);
+}
+
 TEST_F(TaskRoutes, TheListParsesTheStatusAndWritesEachView) {
   auto r = call("GET", "/tasks?userId=alice&status=succeeded&limit=5");
   ASSERT_EQ(r.status, 200u) << r.body;

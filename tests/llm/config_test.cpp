@@ -85,5 +85,19 @@ TEST(LlmConfig, KeyIsASecretSettingAndNeverInHealth) {
   EXPECT_EQ(create_llm_health_source(*none)->check().detail["keySet"], false);
 }
 
+TEST(LlmConfig, HealthOfAnLlmThatIsNotConfiguredSaysSoAndNamesTheSettings) {
+  auto none = load({});
+  ASSERT_TRUE(none);
+  auto h = create_llm_health_source(*none, "no LLM is configured: set LLM_API_KEY")->check();
+  EXPECT_FALSE(h.configured);
+  EXPECT_FALSE(h.required);
+  EXPECT_EQ(h.detail["reason"], "no LLM is configured: set LLM_API_KEY");
+  EXPECT_EQ(h.detail["settings"], nlohmann::json({"LLM_API_KEY", "LLM_BASE_URL", "LLM_PROVIDER"}));
+  // Nothing that reads as a live provider: no default base URL, model or key flag.
+  EXPECT_FALSE(h.detail.contains("baseUrl"));
+  EXPECT_FALSE(h.detail.contains("model"));
+  EXPECT_FALSE(h.detail.contains("keySet"));
+}
+
 }  // namespace
 }  // namespace harness::llm

@@ -13,7 +13,9 @@
 // line without id (the answer comes never); hang: never answers; progress_forever: reports
 // progress every 100 ms and never answers; huge_notification {bytes}: an oversized
 // notifications/message before a normal answer; huge_request {bytes}: an oversized
-// request to the client, then the client's answer to it as the result.
+// request to the client, then the client's answer to it as the result; deep {levels}:
+// structuredContent nested that many arrays deep (default 200,000), deep_text: a
+// text item holding such a document.
 'use strict';
 const { spawn } = require('child_process');
 const { send, reply, fail, askClient, serve } = require('./stdio_jsonrpc');
@@ -33,7 +35,7 @@ function tools() {
     ].map((t) => ({ inputSchema: schema, ...t }));
   }
   return ['echo', 'huge', 'not_json', 'half_then_exit', 'half_then_exit_keep_stdout', 'no_id_cut', 'hang',
-    'progress_forever', 'huge_notification', 'huge_request'].map((name) => ({ name, inputSchema: schema }));
+    'progress_forever', 'huge_notification', 'huge_request', 'deep', 'deep_text'].map((name) => ({ name, inputSchema: schema }));
 }
 
 async function call(id, name, args, progressToken) {
@@ -45,6 +47,11 @@ async function call(id, name, args, progressToken) {
       return write(args.id_first ? `{"jsonrpc":"2.0","id":${id},"result":${result}}\n`
         : `{"result":${result},"jsonrpc":"2.0","id":${id}}\n`);
     }
+    case 'deep': {
+      const levels = args.levels ?? 200000;
+      return write(`{"jsonrpc":"2.0","id":${id},"result":{"content":[],"structuredContent":{"v":${'['.repeat(levels)}${']'.repeat(levels)}}}}\n`);
+    }
+    case 'deep_text': return reply(id, text('['.repeat(200000) + ']'.repeat(200000)));
     case 'not_json': return write(`{"jsonrpc":"2.0","id":${id},"result":{"content":[],"value":NaN}}\n`);
     case 'half_then_exit':
     case 'half_then_exit_keep_stdout': {

@@ -115,6 +115,27 @@ TEST_F(HostileServer, AnswerThatIsNotJsonFailsItsCallAtOnce) {
   ASSERT_TRUE(call("echo", {{"text", "x"}}));
 }
 
+// 200,000 nested arrays: refused while parsing, before anything could copy or
+// print the value (each of which recurses once per level).
+TEST_F(HostileServer, AnswerNestedTooDeepFailsItsCallAndNothingElse) {
+  auto outcome = call("deep");
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, harness::mcp::errc::bad_response);
+  EXPECT_TRUE(contains(outcome.error().message, "nests deeper than 256 levels")) << outcome.error().message;
+  EXPECT_EQ(c->in_flight(), 0u);
+  // 250 levels are an answer like any other.
+  auto shallow = call("deep", {{"levels", 250}});
+  ASSERT_TRUE(shallow) << shallow.error().describe();
+  EXPECT_TRUE(call("echo", {{"text", "still fine"}}));
+}
+
+// A text item that holds such a document stays text: it is not taken for JSON.
+TEST_F(HostileServer, TextThatNestsTooDeepStaysText) {
+  auto outcome = call("deep_text");
+  ASSERT_TRUE(outcome) << outcome.error().describe();
+  EXPECT_EQ((*outcome)["content"][0]["text"].get<std::string>().size(), 400000u);
+}
+
 TEST_F(HostileServer, AnswerCutShortByTheServersDeathSaysSo) {
   auto outcome = call("half_then_exit");
   ASSERT_FALSE(outcome);

@@ -6,7 +6,8 @@
 // batch (answers with a JSON array: a notification and the response).
 // Hostile answers: huge_json / huge_json_chunked / huge_sse {bytes} (a body with or without
 // Content-Length / an SSE event of that size),
-// bad_json / bad_sse (not JSON), cut_json / cut_sse (the connection ends halfway).
+// bad_json / bad_sse (not JSON), deep_json / deep_sse (structuredContent nested 200,000
+// arrays deep), cut_json / cut_sse (the connection ends halfway).
 'use strict';
 const http = require('http');
 const port = Number(process.argv[2]);
@@ -18,7 +19,7 @@ function json(res, status, body, headers = {}) {
   res.end(body === undefined ? '' : JSON.stringify(body));
 }
 const text = (t) => ({ content: [{ type: 'text', text: JSON.stringify(t) }] });
-const hostile = ['huge_json', 'huge_json_chunked', 'huge_sse', 'bad_json', 'bad_sse', 'cut_json', 'cut_sse'];
+const hostile = ['huge_json', 'huge_json_chunked', 'huge_sse', 'bad_json', 'bad_sse', 'deep_json', 'deep_sse', 'cut_json', 'cut_sse'];
 
 // Answers that are too large, not JSON, or cut short, as a JSON body or an SSE event.
 function hostileAnswer(res, name, id, args) {
@@ -26,6 +27,7 @@ function hostileAnswer(res, name, id, args) {
   const big = answer(JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(args.bytes ?? 2 * 1024 * 1024) }] }));
   const notJson = `{"jsonrpc":"2.0","id":${id},"result":{"content":[],"value":NaN}}`;
   const whole = answer(JSON.stringify({ content: [{ type: 'text', text: 'y'.repeat(1000) }] }));
+  const deep = answer(`{"content":[],"structuredContent":{"v":${'['.repeat(200000)}${']'.repeat(200000)}}}`);
   const sse = () => res.writeHead(200, { 'Content-Type': 'text/event-stream' });
   switch (name) {
     case 'huge_json': res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': big.length }); return res.end(big);
@@ -33,6 +35,8 @@ function hostileAnswer(res, name, id, args) {
     case 'bad_json': res.writeHead(200, { 'Content-Type': 'application/json' }); return res.end(notJson);
     case 'huge_sse': sse(); return res.end(`event: message\ndata: ${big}\n\n`);
     case 'bad_sse': sse(); return res.end(`event: message\ndata: ${notJson}\n\n`);
+    case 'deep_json': res.writeHead(200, { 'Content-Type': 'application/json' }); return res.end(deep);
+    case 'deep_sse': sse(); return res.end(`event: message\ndata: ${deep}\n\n`);
     case 'cut_json':
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': whole.length });
       return res.write(whole.slice(0, 500), () => res.socket.destroy());

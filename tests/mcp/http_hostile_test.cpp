@@ -61,6 +61,18 @@ TEST_F(HostileHttp, BodyOrSseEventThatIsNotJsonIsABadResponse) {
   ASSERT_TRUE(still) << still.error().describe();
 }
 
+// 200,000 nested arrays in structuredContent: refused while parsing, before
+// anything could copy or print the value (each of which recurses per level).
+TEST_F(HostileHttp, AnswerNestedTooDeepIsABadResponse) {
+  for (const char* tool : {"deep_json", "deep_sse"}) {
+    auto e = failure(tool);
+    EXPECT_EQ(e.code, harness::mcp::errc::bad_response) << tool << ": " << e.describe();
+    EXPECT_TRUE(contains(e.message, "nests deeper than 256 levels")) << e.message;
+  }
+  auto still = run(ctx, server->c->call_tool("stats", json::object()));
+  ASSERT_TRUE(still) << still.error().describe();
+}
+
 TEST_F(HostileHttp, ConnectionCutInTheMiddleOfAnAnswerSaysSo) {
   auto body = failure("cut_json");
   EXPECT_EQ(body.code, harness::mcp::errc::connection_lost) << body.describe();

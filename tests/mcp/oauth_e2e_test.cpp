@@ -70,6 +70,15 @@ json wait_for_server(harness_server& server, const std::function<bool(const json
   return entry;
 }
 
+// The URL of the log's "needs authorization by a person: open <url> (...)" line.
+std::string authorization_url_in_log(const std::string& log) {
+  const std::string marker = "needs authorization by a person: open ";
+  auto at = log.find(marker);
+  if (at == std::string::npos) return {};
+  at += marker.size();
+  return log.substr(at, log.find(' ', at) - at);
+}
+
 class OAuthEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -110,7 +119,10 @@ TEST_F(OAuthEndToEnd, AnOperatorAuthorizesInABrowserAndCodeCallsTheToolWithTheTo
       return e.value("state", "") == "needs_authorization" && e["oauth"].contains("authorizationUrl");
     });
     ASSERT_EQ(waiting.value("state", ""), "needs_authorization") << waiting.dump() << server.output();
-    const std::string url = waiting["oauth"]["authorizationUrl"];
+    // Running open, /health says where the URL is instead of showing it to anything that reaches the port.
+    EXPECT_NE(waiting["oauth"]["authorizationUrl"].get<std::string>().find("in the server's log"), std::string::npos);
+    const std::string url = authorization_url_in_log(server.output());
+    ASSERT_FALSE(url.empty()) << server.output();
     EXPECT_EQ(url.rfind(remote.url("/authorize?"), 0), 0u) << url;
     EXPECT_NE(url.find("code_challenge_method=S256"), std::string::npos);
     EXPECT_NE(url.find("resource=https%3A%2F%2Flocalhost"), std::string::npos);

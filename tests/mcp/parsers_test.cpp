@@ -128,6 +128,11 @@ TEST(ToolResult, TextIsParsedOnlyWhenAllOfItIsJson) {
   EXPECT_EQ(value_of("Echo: x"), json("Echo: x"));
   EXPECT_EQ(value_of("   "), json("   "));
   EXPECT_EQ(value_of(""), json(""));
+  // A document nested past core::max_json_depth stays text: parsing it would
+  // hand code a value that copies and prints only by recursing 200,000 deep.
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  EXPECT_EQ(value_of(deep), json(deep));
+  EXPECT_EQ(value_of(std::string(256, '[') + std::string(256, ']')).size(), 1u);
 }
 
 TEST(ToolResult, OddFieldTypesAreKeptNotThrown) {

@@ -121,7 +121,9 @@ std::optional<raw_response> http_call(unsigned short port, const std::string& me
                                       const std::string& body, const std::string& content_type,
                                       const std::string& extra_headers, std::chrono::milliseconds timeout) {
   raw_connection connection(port);
-  std::string request = method + " " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
+  // The Host a client of a loopback server sends: its address and port.
+  std::string request =
+      method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nConnection: close\r\n";
   if (!content_type.empty()) request += "Content-Type: " + content_type + "\r\n";
   if (!body.empty() || method == "POST") request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   request += extra_headers + "\r\n" + body;

@@ -169,6 +169,8 @@ class agent_manager {
 };
 
 struct agent_dependencies {
+  // Null when no LLM is configured: stored tasks are still served, and
+  // submit() fails with errc::no_llm.
   std::shared_ptr<llm::llm_provider> llm;
   std::shared_ptr<execution::warm_pool> pool;
   std::shared_ptr<bridge::tool_gateway> tools;

@@ -20,6 +20,7 @@ enum class errc {
   approval_not_found,  // no approval of that id in the task (never asked, or the task ended)
   approval_decided,    // the approval was decided already (or timed out)
   task_elsewhere,      // the task runs on another replica (its owner), which alone can cancel it or decide
+  no_llm,              // no LLM is configured: tasks cannot start (stored ones are still served)
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -34,7 +35,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::agent::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::agent::errc> = 13;
+inline constexpr int harness::errc_count<harness::agent::errc> = 14;
 
 namespace harness::agent {
 

@@ -20,6 +20,10 @@ struct component_health {
   // Still coming up for the first time (an MCP server starting): /health
   // answers 503 "starting" while a required component is.
   bool starting = false;
+  // An optional part the operator has not set up (no LLM): /health shows
+  // "not_configured" for it, whatever `up` says, and it never makes the
+  // server degraded. `detail` should name the setting that turns it on.
+  bool configured = true;
 };
 
 class health_source {

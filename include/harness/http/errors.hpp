@@ -26,6 +26,8 @@ enum class errc {
   skills_unavailable,
   workspace_unavailable,
   metrics_disabled,
+  host_not_allowed,
+  origin_not_allowed,
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -40,7 +42,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::http::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::http::errc> = 19;
+inline constexpr int harness::errc_count<harness::http::errc> = 21;
 
 namespace harness::http {
 

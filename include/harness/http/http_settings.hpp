@@ -1,4 +1,4 @@
-// The HTTP front door's settings (HOST, PORT, limits, timeouts).
+// The HTTP front door's settings (HOST, PORT, ALLOWED_HOSTS, limits, timeouts).
 #pragma once
 
 #include <vector>
@@ -12,6 +12,7 @@ namespace harness::http {
 struct http_config {
   server_config server;
   request_limits limits;
+  std::vector<std::string> allowed_hosts;  // ALLOWED_HOSTS (see request_source.hpp)
 };
 
 std::vector<core::setting_spec> http_setting_specs();

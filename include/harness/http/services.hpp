@@ -13,6 +13,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "harness/core/health.hpp"
+#include "harness/http/request_source.hpp"
 
 namespace harness::core {
 class metrics_registry;
@@ -50,8 +51,9 @@ struct health_cache {
   std::mutex mutex;
   std::chrono::steady_clock::time_point rendered_at{};
   unsigned status = 0;
-  std::string body;     // with every component's details (admin keys, and a server running open)
-  std::string summary;  // status, version, uptime, auth and each component's status only (everyone else)
+  std::string body;       // with every component's details (admin keys)
+  std::string open_body;  // the same without pending authorization URLs (a server running open)
+  std::string summary;    // status, version, uptime, auth and each component's status only (everyone else)
 };
 
 struct services {
@@ -65,10 +67,12 @@ struct services {
   std::shared_ptr<mcp::tool_registry> tools;
   // OAuth of remote MCP servers, for GET /oauth/callback; null: none.
   std::shared_ptr<mcp::oauth_manager> oauth;
-  // Runs POST /task and serves /tasks; null when no LLM is configured, and
-  // then `agent_unavailable` says which setting is missing.
+  // Serves /tasks (stored tasks) and runs POST /task; null when no store is
+  // configured (tests of other parts).
   std::shared_ptr<agent::agent_manager> agent;
-  std::string agent_unavailable = "the agent is not configured";
+  // Why POST /task cannot start a task (no LLM: names the settings); empty
+  // when it can. The other task routes do not need an LLM.
+  std::string agent_unavailable;
   // Users' skills for /skills; null when not configured.
   std::shared_ptr<::harness::skills::skill_library> skills;
   // Task workspaces for /tasks/{id}/files; null when not configured.
@@ -84,9 +88,10 @@ struct services {
   std::shared_ptr<access_gate> access;
   // Code mode as an MCP server at /mcp (Streamable HTTP); null: /mcp answers 503.
   std::shared_ptr<mcp_server::mcp_face> mcp;
-  // Browser origins allowed to call /mcp besides the loopback ones
-  // (MCP_ALLOWED_ORIGINS): every other Origin is refused, against DNS rebinding.
-  std::vector<std::string> mcp_allowed_origins;
+  // Which Host and Origin headers may be served (HOST, ALLOWED_HOSTS,
+  // MCP_ALLOWED_ORIGINS), against DNS rebinding; the app sets the port once
+  // the server listens. The default answers every Host (tests of other parts).
+  request_sources sources;
 };
 
 }  // namespace harness::http

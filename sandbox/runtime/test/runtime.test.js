@@ -138,6 +138,31 @@ test('a return value JSON cannot carry is a clear error', async () => {
   });
 });
 
+// The host refuses frames nested past 256 levels as a protocol error and gives
+// up the sandbox; the runtime refuses such values itself, so code can act on it.
+test('values nested too deep for a frame are refused with a message, not sent', async () => {
+  const onCall = (frame) => ({ ok: true, result: { echoed: frame.args } });
+  await withRuntime({ onCall }, async (rt) => {
+    const deep = 'let v = 1; for (let i = 0; i < 300; i++) v = [v];';
+    const returned = await rt.exec(`${deep}\nreturn {v}`);
+    assert.equal(returned.ok, false);
+    assert.match(returned.error.message, /not JSON-serialisable: value\.v(\[0\])+ nests deeper than 250 levels/);
+    const called = await rt.exec(`${deep}\ntry { await callMCPTool("t__echo", {v}) } catch (e) { return {name: e.name, code: e.code, message: e.message} }`);
+    assert.equal(called.ok, true, JSON.stringify(called.error));
+    assert.deepEqual({ ...called.value, message: undefined }, { name: 'MCPToolError', code: 'bad_call', message: undefined });
+    assert.match(called.value.message, /the arguments of t__echo nest deeper than 250 levels/);
+    assert.equal(called.calls.length, 0);  // no frame went out
+    const thrown = await rt.exec(`${deep}\nconst e = new Error('deep data'); e.data = v; throw e`);
+    assert.equal(thrown.ok, false);
+    assert.equal(thrown.error.message, 'deep data');
+    assert.equal('data' in thrown.error, false);
+    // 200 levels are a value like any other.
+    const fine = await rt.exec('let w = 1; for (let i = 0; i < 200; i++) w = [w];\nreturn (await callMCPTool("t__echo", {w})).echoed.w.length');
+    assert.equal(fine.ok, true, JSON.stringify(fine.error));
+    assert.equal(fine.value, 1);
+  });
+});
+
 test('helpers call the host and get replies', async () => {
   const onCall = (frame) => {
     if (frame.op === 'list_tools') return { ok: true, result: [{ name: 'fs__read_file', description: `q=${frame.args.query}` }] };

@@ -29,10 +29,10 @@ overall assess(const services& svc) {
   for (const auto& source : svc.health) {
     core::component_health health = source->check();
     nlohmann::json entry = health.detail.is_object() ? health.detail : nlohmann::json::object();
-    entry["status"] = health.up ? "up" : health.starting ? "starting" : "down";
+    entry["status"] = !health.configured ? "not_configured" : health.up ? "up" : health.starting ? "starting" : "down";
     entry["required"] = health.required;
     out.components[source->name()] = std::move(entry);
-    if (health.up || !health.required) continue;
+    if (!health.configured || health.up || !health.required) continue;
     out.waiting_for.push_back(source->name());
     (health.starting ? starting : down) = true;
   }
@@ -49,11 +49,29 @@ std::string_view auth_mode(const services& svc) {
 // The answer with every component's details, and the summary without them:
 // the details (engine endpoint and version, the LLM's base URL and model,
 // process ids, file paths) help an operator and an attacker alike, so only
-// an admin key (or a server running open) sees them.
+// an admin key (or a server running open) sees them. A pending OAuth
+// authorization URL goes to an admin key only: whoever completes it decides
+// which account the server acts as, and while the server runs open anything
+// that reaches it could read it. Open, the answer says where it is instead.
 struct rendered {
   unsigned status;
-  std::string body, summary;
+  std::string body, open_body, summary;
 };
+
+constexpr std::string_view authorization_url_elsewhere =
+    "not shown while the server runs without API keys: it is in the server's log (\"needs authorization\"), and "
+    "GET /health shows it to an admin key";
+
+// The components with every MCP server's pending authorization URL replaced by where to find it.
+nlohmann::json without_authorization_urls(nlohmann::json components) {
+  for (auto& [name, entry] : components.items()) {
+    if (!entry.is_object()) continue;
+    auto oauth = entry.find("oauth");
+    if (oauth == entry.end() || !oauth->is_object() || !oauth->contains("authorizationUrl")) continue;
+    (*oauth)["authorizationUrl"] = authorization_url_elsewhere;
+  }
+  return components;
+}
 
 rendered render(const services& svc) {
   auto state = assess(svc);
@@ -67,9 +85,11 @@ rendered render(const services& svc) {
                       {"uptimeSeconds", uptime.count()},
                       {"auth", auth_mode(svc)}};
   nlohmann::json summary = body;
+  nlohmann::json open_body = body;
+  open_body["components"] = without_authorization_urls(state.components);
   body["components"] = std::move(state.components);
   summary["components"] = std::move(summary_components);
-  return {state.status == "ok" ? 200u : 503u, body.dump(), summary.dump()};
+  return {state.status == "ok" ? 200u : 503u, body.dump(), open_body.dump(), summary.dump()};
 }
 
 http_response no_store(http_response response) {
@@ -89,11 +109,14 @@ http_response handle_health(const request_context& context) {
       auto fresh = render(context.svc);
       cache.status = fresh.status;
       cache.body = std::move(fresh.body);
+      cache.open_body = std::move(fresh.open_body);
       cache.summary = std::move(fresh.summary);
       cache.rendered_at = now;
     }
     response.status = cache.status;
-    response.body = context.caller.admin ? cache.body : cache.summary;
+    // The open caller is an admin without a key.
+    const bool admin_key = context.caller.admin && !context.caller.key_id.empty();
+    response.body = admin_key ? cache.body : context.caller.admin ? cache.open_body : cache.summary;
   }
   response.set_header("Content-Type", "application/json");
   response.set_header("Cache-Control", "no-store");

@@ -11,11 +11,11 @@
 #include <fmt/format.h>
 
 #include "acting_user.hpp"
+#include "harness/core/json_parse.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
-#include "origin_check.hpp"
 
 namespace harness::http {
 namespace {
@@ -54,7 +54,7 @@ bool accepts(const http_request& request, std::string_view type) {
 // Checks every /mcp request shares: Origin (DNS rebinding) and the protocol version header.
 std::optional<http_response> refuse_early(const request_context& context) {
   const auto& request = context.request;
-  if (auto origin = request.header("Origin"); origin && !origin_allowed(*origin, context.svc.mcp_allowed_origins)) {
+  if (auto origin = request.header("Origin"); origin && !context.svc.sources.mcp_origin_allowed(*origin)) {
     return rpc_failure(403, -32000,
                        fmt::format("Forbidden: origin {} may not call this server (allow it with MCP_ALLOWED_ORIGINS)",
                                    origin->substr(0, 200)));
@@ -161,8 +161,9 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
       type && !iequals(type->substr(0, type->find(';')), "application/json")) {
     co_return rpc_failure(415, -32700, "Unsupported Media Type: send one JSON-RPC message as application/json");
   }
-  json message = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded()) co_return rpc_failure(400, -32700, "Parse error: the body is not JSON");
+  std::string why;
+  json message = core::parse_json(request.body, &why);
+  if (message.is_discarded()) co_return rpc_failure(400, -32700, "Parse error: " + why);
   if (message.is_array()) {
     co_return rpc_failure(400, -32600, "Invalid Request: batches are not supported; send one message per POST");
   }

@@ -18,7 +18,8 @@ namespace {
 using json = nlohmann::json;
 
 http_response agent_unavailable(const services& svc) {
-  auto response = error_response(http::errc::agent_unavailable, svc.agent_unavailable);
+  auto response = error_response(http::errc::agent_unavailable,
+                                 svc.agent_unavailable.empty() ? "the agent is not configured" : svc.agent_unavailable);
   response.set_header("Retry-After", "60");
   return response;
 }
@@ -91,7 +92,8 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   if (auto bad = check_optional_choice(body, "mode", {"sync", "async", "stream"})) co_return *bad;
   if (auto bad = check_optional_bool(body, "restorePii")) co_return *bad;
   auto agent = context.svc.agent;  // keeps it alive across the await
-  if (!agent) co_return agent_unavailable(context.svc);
+  // Only starting or continuing a task needs the LLM; the other task routes serve the store.
+  if (!agent || !context.svc.agent_unavailable.empty()) co_return agent_unavailable(context.svc);
 
   agent::task_request request;
   request.user_id = std::get<std::string>(std::move(user));
