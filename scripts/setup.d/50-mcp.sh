@@ -1,9 +1,12 @@
-# MCP: the npm MCP servers (servers/) and the conformance suite with the Node 22
+# MCP: the npm MCP servers (servers/), the SDK of each protocol version
+# (tests/mcp/versions/) and the conformance suite with the Node 22
 # it needs (tests/conformance/: for our client and for our server face), all
 # from their committed lock files. Node and npm come from Debian.
 command -v node >/dev/null 2>&1 || need_apt nodejs
 command -v npm >/dev/null 2>&1 || need_apt npm
 npm_ci "$HARNESS_ROOT/servers"
+# The official SDK at each protocol version, for the client's version tests.
+npm_ci "$HARNESS_ROOT/tests/mcp/versions"
 npm_ci "$HARNESS_ROOT/tests/conformance"
 # The default servers/mcp.json roots the filesystem server at data/files/ and keeps
 # the memory server's graph under data/; both must exist before the servers start.

@@ -22,7 +22,7 @@ std::string missing_llm_setting(const llm::llm_config& config, const core::setti
   if (config.provider == "replay") return {};
   if (!config.api_key.empty() || settings.is_set_explicitly("LLM_BASE_URL")) return {};
   return "no LLM is configured: set LLM_API_KEY (or LLM_BASE_URL for a local server that needs no key, or "
-         "LLM_PROVIDER=replay with LLM_REPLAY_FILE); POST /execute works without one";
+         "LLM_PROVIDER=replay with LLM_REPLAY_FILE); /execute, /mcp and stored tasks work without one";
 }
 
 std::function<void()> start_retention(const boost::asio::any_io_executor& executor,

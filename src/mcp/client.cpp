@@ -20,8 +20,12 @@ namespace asio = boost::asio;
 using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
+// Every version the official SDKs still accept, newest first: the client asks
+// for the first, and works in whichever of these the server answers with. What
+// the older ones lack (structuredContent, outputSchema, title, annotations, the
+// MCP-Protocol-Version header, error data) is optional everywhere it is read.
 const std::vector<std::string>& supported_protocol_versions() {
-  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
   return versions;
 }
 

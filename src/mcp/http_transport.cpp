@@ -170,7 +170,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
     r.url = config_.url;
     r.headers.emplace_back("Accept", r.method == "GET" ? "text/event-stream" : "application/json, text/event-stream");
     if (!session_id_.empty()) r.headers.emplace_back("Mcp-Session-Id", session_id_);
-    if (!protocol_version_.empty()) r.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
+    // The header exists from 2025-06-18 on; a server of an older version sees no header, as its clients sent none.
+    if (protocol_version_ >= "2025-06-18") r.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
     for (const auto& [name, value] : config_.headers) r.headers.emplace_back(name, value);
     r.max_response_bytes = limits_.max_message_bytes;
     return r;

@@ -143,6 +143,9 @@ TEST_F(FaultServer, UnsupportedProtocolVersionIsAClearError) {
   ASSERT_FALSE(info);
   EXPECT_EQ(info.error().code, harness::mcp::errc::unsupported_protocol);
   EXPECT_NE(info.error().message.find("1999-01-01"), std::string::npos);
+  // The hint lists every version the client speaks, oldest included.
+  EXPECT_NE(info.error().hint.find("2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"), std::string::npos)
+      << info.error().hint;
   const int pid = c->pid();
   run(ctx, c->close());
   EXPECT_FALSE(process_alive(pid));
