@@ -73,6 +73,14 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     reservation held(*this, request);
     auto conversation = co_await open_conversation(request);
     if (!conversation) co_return conversation.error();
+    // Busy only once the conversation is known to be the user's: another
+    // user's, busy or not, was answered above like a missing one.
+    if (request.conversation_id) {
+      if (busy_conversations_.count(*request.conversation_id)) {
+        co_return conversation_busy_error(*request.conversation_id);
+      }
+      held.hold_conversation(*request.conversation_id);
+    }
     auto task = make_task(std::move(request), std::move(*conversation));
     // The store counts the user's tasks on every replica; admission above counted this one's.
     auto created = co_await deps_.store->create_task_limited(task->record, config_.max_per_user);
@@ -208,11 +216,14 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   // counted against the limits, so overlapping submits see each other.
   class reservation {
    public:
-    reservation(agent_manager_impl& m, const task_request& r)
-        : m_(m), user_(r.user_id), conversation_(r.conversation_id) {
+    reservation(agent_manager_impl& m, const task_request& r) : m_(m), user_(r.user_id) {
       ++m_.admitting_;
       ++m_.admitting_by_user_[user_];
-      if (conversation_) m_.busy_conversations_.insert(*conversation_);
+    }
+    // The conversation the task continues, once it is known to be the user's.
+    void hold_conversation(const std::string& id) {
+      conversation_ = id;
+      m_.busy_conversations_.insert(id);
     }
     ~reservation() { release(); }
     reservation(const reservation&) = delete;
@@ -243,9 +254,6 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
   // The limits, checked before anything is stored.
   std::optional<error> admission(const task_request& request) const {
     if (stopping_) return stopping_error();
-    if (request.conversation_id && busy_conversations_.count(*request.conversation_id)) {
-      return conversation_busy_error(*request.conversation_id);
-    }
     if (count_of_user(request.user_id) >= config_.max_per_user) return user_busy_error(request.user_id);
     if (running_ + queue_.size() + admitting_ >= config_.max_concurrent + config_.queue_size) {
       return make_error(

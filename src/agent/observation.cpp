@@ -43,6 +43,9 @@ void append_files(std::string& out, const json& report) {
     std::string why = r.value("message", r.value("reason", std::string("refused")));
     out += fmt::format("file NOT saved: {} ({})\n", r.value("path", std::string("?")), why);
   }
+  for (const auto& n : report.value("notes", json::array())) {
+    out += fmt::format("note on {}: {}\n", n.value("path", std::string("?")), n.value("message", std::string()));
+  }
 }
 
 }  // namespace

@@ -34,6 +34,18 @@ constexpr const char* rules = R"(Rules:
 - Finish with a plain-text answer, no tool call.
 )";
 
+// A skill's description as the prompt shows it: at most
+// max_prompt_description_bytes, cut at a character, on one line.
+std::string brief(const std::string& description) {
+  std::string out;
+  for (char c : description) out.push_back(c == '\n' || c == '\r' ? ' ' : c);
+  if (out.size() <= execution::max_prompt_description_bytes) return out;
+  std::size_t end = execution::max_prompt_description_bytes;
+  while (end > 0 && (static_cast<unsigned char>(out[end]) & 0xC0) == 0x80) --end;  // not inside a character
+  out.resize(end);
+  return out + "...";
+}
+
 }  // namespace
 
 std::string system_prompt(const prompt_inputs& in) {
@@ -47,7 +59,7 @@ std::string system_prompt(const prompt_inputs& in) {
     // Paths relative to /skills/: the header names the folder once.
     std::string_view path = s.path;
     if (path.rfind(skills_root, 0) == 0) path.remove_prefix(std::string_view(skills_root).size());
-    out += fmt::format("{}: {}\n", path, s.description.empty() ? "no description" : s.description);
+    out += fmt::format("{}: {}\n", path, s.description.empty() ? "no description" : brief(s.description));
   }
   out += rules;
   out += fmt::format("- Limits: {} turns, {} ms and {} output characters per block.\n", in.max_turns,

@@ -96,7 +96,8 @@ void register_task_metrics(core::metrics_registry& metrics, const std::shared_pt
 
 namespace {
 
-result<std::shared_ptr<llm::llm_provider>> make_provider(const llm::llm_config& llm_config, const agent_inputs& inputs) {
+result<std::shared_ptr<llm::llm_provider>> make_provider(const llm::llm_config& llm_config,
+                                                         const agent_inputs& inputs) {
   std::shared_ptr<llm::http_transport> transport;
   if (llm_config.provider != "replay") {
     llm::net_transport_options options;
@@ -167,8 +168,8 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   if (out.unavailable.empty()) {
     core::log_info("agent ready: {} provider, store {}", llm_config.provider, store::describe_store(*store_config));
   } else {
-    core::log_info("stored tasks served from {}; new tasks wait for an LLM ({})",
-                   store::describe_store(*store_config), out.unavailable);
+    core::log_info("stored tasks served from {}; new tasks wait for an LLM ({})", store::describe_store(*store_config),
+                   out.unavailable);
   }
   return out;
 }

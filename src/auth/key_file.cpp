@@ -1,6 +1,6 @@
 #include "harness/auth/key_file.hpp"
-#include "harness/core/json_parse.hpp"
 #include "harness/auth/errors.hpp"
+#include "harness/core/json_parse.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -126,8 +126,9 @@ bool is_valid_user_id(std::string_view user_id) {
 }
 
 result<key_set> parse_key_file(std::string_view text, const fs::path& path) {
-  json doc = core::parse_json(text);
-  if (doc.is_discarded()) return invalid(path, "not valid JSON");
+  std::string why;
+  json doc = core::parse_json(text, &why);
+  if (doc.is_discarded()) return invalid(path, "not valid JSON: " + why);
   if (!doc.is_object()) return invalid(path, "the top level is not an object");
   for (const auto& [name, value] : doc.items()) {
     if (name != "version" && name != "keys") return invalid(path, fmt::format("unknown top-level field '{}'", name));

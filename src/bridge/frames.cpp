@@ -11,8 +11,8 @@ result<nlohmann::json> parse_frame(const std::string& line) {
   nlohmann::json frame = core::parse_json(line, &why);
   if (frame.is_discarded()) {
     return make_error(bridge::errc::protocol_error,
-                      "the sandbox wrote a line that is not a protocol frame (" + why + "): '" +
-                          line.substr(0, 120) + (line.size() > 120 ? "...'" : "'"),
+                      "the sandbox wrote a line that is not a protocol frame (" + why + "): '" + line.substr(0, 120) +
+                          (line.size() > 120 ? "...'" : "'"),
                       "write output with console.log, never to process.stdout directly");
   }
   if (!frame.is_object() || !frame.contains("type") || !frame["type"].is_string()) {

@@ -236,7 +236,9 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   if (answer) {
     reply["result"] = shared->filter.into_sandbox(std::move(*answer));
   } else {
-    reply["error"] = error_json(answer.error());
+    // A tool's error text often echoes the arguments it was given, which were
+    // restored to real values on the way out: it is censored like a result.
+    reply["error"] = shared->filter.into_sandbox(error_json(answer.error()));
   }
   std::string line = dump_frame(reply);
   if (!label.empty() && exec == shared->current_exec) {

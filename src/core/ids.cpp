@@ -1,8 +1,11 @@
 #include "harness/core/ids.hpp"
 
+#include <sys/random.h>
+
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <random>
 
 namespace harness::core {
 namespace {
@@ -15,23 +18,50 @@ constexpr std::array<std::array<char, 2>, 256> hex_pairs = [] {
   return pairs;
 }();
 
+constexpr std::size_t id_bytes = 12;  // 96 bits
+
+// The kernel's CSPRNG (getrandom), read 4 KiB at a time per thread: ids are
+// seen by callers (every response carries its request id), and a seeded
+// generator such as mt19937 gives its later outputs away to whoever collects
+// a few hundred of them. One system call serves 341 ids.
+class random_bytes {
+ public:
+  const unsigned char* take(std::size_t n) {
+    if (used_ + n > pool_.size()) refill();
+    const unsigned char* out = pool_.data() + used_;
+    used_ += n;
+    return out;
+  }
+
+ private:
+  void refill() {
+    std::size_t filled = 0;
+    while (filled < pool_.size()) {
+      ssize_t got = getrandom(pool_.data() + filled, pool_.size() - filled, 0);
+      if (got > 0) {
+        filled += static_cast<std::size_t>(got);
+      } else if (errno != EINTR) {
+        std::abort();  // no randomness at all: no id may be issued (cannot happen on Linux 3.17+)
+      }
+    }
+    used_ = 0;
+  }
+
+  std::array<unsigned char, 4096> pool_{};
+  std::size_t used_ = pool_.size();
+};
+
 }  // namespace
 
 std::string make_id(std::string_view prefix) {
-  thread_local std::mt19937_64 generator{[] {
-    std::random_device device;
-    std::seed_seq seed{device(), device(), device(), device()};
-    return std::mt19937_64(seed);
-  }()};
+  thread_local random_bytes source;
   // Sized once and filled in place, a byte (two digits, low nibble first)
   // at a time: every request makes one, its request id.
-  std::string id(prefix.size() + 24, '\0');
+  std::string id(prefix.size() + 2 * id_bytes, '\0');
   char* out = id.data() + prefix.size();
   prefix.copy(id.data(), prefix.size());
-  std::uint64_t bits = generator();
-  std::uint32_t more = static_cast<std::uint32_t>(generator());
-  for (int i = 0; i < 8; ++i, bits >>= 8, out += 2) std::memcpy(out, hex_pairs[bits & 0xFF].data(), 2);
-  for (int i = 0; i < 4; ++i, more >>= 8, out += 2) std::memcpy(out, hex_pairs[more & 0xFF].data(), 2);
+  const unsigned char* bytes = source.take(id_bytes);
+  for (std::size_t i = 0; i < id_bytes; ++i, out += 2) std::memcpy(out, hex_pairs[bytes[i]].data(), 2);
   return id;
 }
 

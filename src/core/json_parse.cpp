@@ -75,9 +75,12 @@ std::size_t offending_bracket(std::string_view text, std::size_t max_depth) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -99,8 +102,9 @@ json parse_json(std::string_view text, std::string* why, std::size_t max_depth) 
   json root;
   depth_limited_builder builder(root, max_depth);
   if (json::sax_parse(text.data(), text.data() + text.size(), &builder)) return root;
-  if (why) *why = builder.too_deep() ? too_deep_reason(max_depth, offending_bracket(text, max_depth))
-                                     : std::move(builder.reason());
+  if (why)
+    *why = builder.too_deep() ? too_deep_reason(max_depth, offending_bracket(text, max_depth))
+                              : std::move(builder.reason());
   return json(json::value_t::discarded);
 }
 

@@ -19,6 +19,8 @@ class category final : public harness::error_category {
         return "too_many_sessions";
       case errc::session_elsewhere:
         return "session_elsewhere";
+      case errc::too_many_running:
+        return "too_many_running";
     }
     return {};
   }
@@ -32,6 +34,7 @@ class category final : public harness::error_category {
       case errc::session_elsewhere:
         return 421;  // Misdirected Request: the replica holding it must answer
       case errc::too_many_sessions:
+      case errc::too_many_running:
         return 429;
     }
     return 0;

@@ -15,6 +15,7 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/execution/errors.hpp"
+#include "run_slots.hpp"
 
 namespace harness::execution {
 namespace {
@@ -66,7 +67,10 @@ class execution_service_impl final : public execution_service,
         filters_(std::move(filters)),
         config_(config),
         sweep_timer_(executor),
-        closing_(executor) {}
+        closing_(executor),
+        one_shots_(executor, {.per_user = config.max_running_per_user,
+                              .per_key = config.max_running_per_key,
+                              .wait = config.run_queue_wait}) {}
 
   void start_sweeper() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "session idle sweeper"); }
 
@@ -86,6 +90,13 @@ class execution_service_impl final : public execution_service,
                                "wait for it to finish, or use another sessionId");
         }
       }
+    }
+    // A one-shot block holds its place among the user's and the key's until it has answered.
+    std::unique_ptr<run_slots::slot> one_shot;
+    if (!request.session_id) {
+      auto slot = co_await one_shots_.acquire(request.user_id, request.key_id);
+      if (!slot) co_return slot.error();
+      one_shot = std::move(*slot);
     }
     if (!session) {
       if (request.session_id && sessions_.size() + opening_ >= config_.max_sessions) {
@@ -297,6 +308,7 @@ class execution_service_impl final : public execution_service,
   std::map<std::string, std::shared_ptr<live_session>> sessions_;
   std::size_t opening_ = 0;
   core::async_counter closing_;  // sandboxes being removed by close_later
+  run_slots one_shots_;          // one-shot blocks running, per user and per key
   bool stopping_ = false;
 };
 

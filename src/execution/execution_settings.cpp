@@ -19,6 +19,10 @@ std::vector<core::setting_spec> execution_setting_specs() {
       {"SANDBOX_IDLE_TIMEOUT_MS", "300000", "an /execute session unused this long is ended and its sandbox removed"},
       {"SANDBOX_MAX_SESSIONS", "16", "live /execute sessions at once (429 past it)"},
       {"SANDBOX_MAX_SESSIONS_PER_USER", "4", "live /execute sessions of one user at once (429 past it)"},
+      {"SANDBOX_MAX_RUNNING_PER_USER", "4", "one-shot /execute blocks (no sessionId) of one user running at once"},
+      {"SANDBOX_MAX_RUNNING_PER_KEY", "8", "one-shot /execute blocks of one API key running at once"},
+      {"SANDBOX_RUN_QUEUE_MS", "2000",
+       "how long a one-shot /execute past those waits for one to end before it is refused (429)"},
       {"SANDBOX_LOG_BYTES", "65536", "console output kept per code block"},
       {"SANDBOX_MAX_FILE_BYTES", "1048576", "largest file a block may write back from /skills or /workspace"},
       {"SANDBOX_MAX_FILES", "200", "most files a sandbox may hold in /skills and /workspace"},
@@ -44,6 +48,12 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   if (!sessions) return sessions.error();
   auto per_user = s.get_int("SANDBOX_MAX_SESSIONS_PER_USER", 1, 10000);
   if (!per_user) return per_user.error();
+  auto running_per_user = s.get_int("SANDBOX_MAX_RUNNING_PER_USER", 1, 10000);
+  if (!running_per_user) return running_per_user.error();
+  auto running_per_key = s.get_int("SANDBOX_MAX_RUNNING_PER_KEY", 1, 10000);
+  if (!running_per_key) return running_per_key.error();
+  auto run_queue = s.get_ms("SANDBOX_RUN_QUEUE_MS", 0, 600000);
+  if (!run_queue) return run_queue.error();
   auto log_bytes = s.get_int("SANDBOX_LOG_BYTES", 1024, 64 << 20);
   if (!log_bytes) return log_bytes.error();
   auto file_bytes = s.get_int("SANDBOX_MAX_FILE_BYTES", 1, 1 << 30);
@@ -74,6 +84,9 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   out.service.idle_timeout = *idle;
   out.service.max_sessions = static_cast<std::size_t>(*sessions);
   out.service.max_sessions_per_user = static_cast<std::size_t>(*per_user);
+  out.service.max_running_per_user = static_cast<std::size_t>(*running_per_user);
+  out.service.max_running_per_key = static_cast<std::size_t>(*running_per_key);
+  out.service.run_queue_wait = *run_queue;
   out.service.limits.log_bytes = static_cast<std::size_t>(*log_bytes);
   out.service.limits.max_file_bytes = static_cast<std::size_t>(*file_bytes);
   out.service.limits.max_files = static_cast<std::size_t>(*files);

@@ -30,7 +30,7 @@ struct admitted_request {
 // hold no user data and change nothing a page could use. With keys, a page
 // has no key to send. /mcp checks Origin itself, in every mode, as MCP asks.
 std::optional<http_response> refuse_foreign_origin(const route& r, services& svc, const http_request& request) {
-  if (r.access == route_access::open) return std::nullopt;
+  if (r.access == route_access::open || r.checks_origin) return std::nullopt;
   if (svc.access && svc.access->mode() != "open") return std::nullopt;
   auto origin = request.header("Origin");
   if (!origin || svc.sources.same_origin(*origin)) return std::nullopt;

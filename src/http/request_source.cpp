@@ -103,10 +103,11 @@ std::optional<error> request_sources::check_host(std::optional<std::string_view>
   if (loopback_with_port(*host) || listed_host(*host)) return std::nullopt;
   const unsigned short port = port_.load(std::memory_order_relaxed);
   auto hint = rules_.loopback_server
-                  ? fmt::format("this server listens on a loopback address and answers to localhost:{0}, "
-                                "127.0.0.1:{0} and [::1]:{0}; if a proxy in front of it sends another name, add that "
-                                "name to ALLOWED_HOSTS",
-                                port)
+                  ? fmt::format(
+                        "this server listens on a loopback address and answers to localhost:{0}, "
+                        "127.0.0.1:{0} and [::1]:{0}; if a proxy in front of it sends another name, add that "
+                        "name to ALLOWED_HOSTS",
+                        port)
                   : std::string("add the name clients use for this server to ALLOWED_HOSTS");
   return make_error(http::errc::host_not_allowed,
                     fmt::format("Host '{}' is not a name of this server (requests naming other hosts are refused "

@@ -151,8 +151,8 @@ class strict_builder final : public nlohmann::json_sax<json> {
       // The SAX interface does not say where a bracket stands; parse_json's scan does.
       std::string why;
       core::parse_json(text_, &why);
-      failure_ = make_error(http::errc::invalid_body, fmt::format("the body is refused: {}; send a flatter document",
-                                                                  why));
+      failure_ =
+          make_error(http::errc::invalid_body, fmt::format("the body is refused: {}; send a flatter document", why));
       return false;
     }
     open_.push_back(place(type));

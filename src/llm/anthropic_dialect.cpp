@@ -1,8 +1,8 @@
 // Anthropic Messages: POST {base}/v1/messages, x-api-key and
 // anthropic-version headers, top-level system, content blocks (text,
 // tool_use, tool_result), usage.input_tokens / output_tokens.
-#include "wire_format.hpp"
 #include "harness/core/json_parse.hpp"
+#include "wire_format.hpp"
 
 namespace harness::llm::detail {
 namespace {

@@ -3,8 +3,8 @@
 // "tool" results, usage.prompt_tokens / completion_tokens.
 #include <fmt/format.h>
 
-#include "harness/llm/errors.hpp"
 #include "harness/core/json_parse.hpp"
+#include "harness/llm/errors.hpp"
 #include "wire_format.hpp"
 
 namespace harness::llm::detail {

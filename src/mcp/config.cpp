@@ -1,6 +1,7 @@
 #include "harness/mcp/config.hpp"
 #include "harness/core/json_parse.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/net/address_guard.hpp"
 #include "harness/net/url.hpp"
 
 #include <algorithm>
@@ -102,14 +103,22 @@ result<identity_provider_config> parse_identity_provider(const json& block, cons
 
 result<oauth_config> parse_oauth(const json& block, const std::string& where, const env_lookup& env) {
   if (!block.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object (or false)");
-  static const std::vector<std::string> known = {
-      "clientId",   "clientSecret",   "clientMetadataUrl", "grant",           "scopes", "tokenEndpointAuthMethod",
-      "privateKey", "privateKeyFile", "signingAlgorithm",  "identityProvider"};
+  static const std::vector<std::string> known = {"clientId",
+                                                 "clientSecret",
+                                                 "clientMetadataUrl",
+                                                 "grant",
+                                                 "scopes",
+                                                 "tokenEndpointAuthMethod",
+                                                 "privateKey",
+                                                 "privateKeyFile",
+                                                 "signingAlgorithm",
+                                                 "identityProvider",
+                                                 "issuer"};
   for (const auto& [key, value] : block.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       return make_error(mcp::errc::invalid_config, where + "." + key + ": unknown field",
                         "known: clientId, clientSecret, clientMetadataUrl, grant, scopes, tokenEndpointAuthMethod, "
-                        "privateKey, privateKeyFile, signingAlgorithm, identityProvider");
+                        "privateKey, privateKeyFile, signingAlgorithm, identityProvider, issuer");
     }
   }
   oauth_config out;
@@ -127,12 +136,15 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
     }
   }
   std::string grant, key_file;
-  for (auto st :
-       {text("clientId", out.client_id), text("clientSecret", out.client_secret),
-        text("clientMetadataUrl", out.client_metadata_url), text("grant", grant),
-        text("tokenEndpointAuthMethod", out.token_endpoint_auth_method), text("privateKey", out.private_key_pem),
-        text("privateKeyFile", key_file), text("signingAlgorithm", out.signing_algorithm)}) {
+  for (auto st : {text("clientId", out.client_id), text("clientSecret", out.client_secret),
+                  text("clientMetadataUrl", out.client_metadata_url), text("grant", grant),
+                  text("tokenEndpointAuthMethod", out.token_endpoint_auth_method),
+                  text("privateKey", out.private_key_pem), text("privateKeyFile", key_file),
+                  text("signingAlgorithm", out.signing_algorithm), text("issuer", out.issuer)}) {
     if (!st) return st.error();
+  }
+  if (!out.issuer.empty() && !net::parse_url(out.issuer)) {
+    return make_error(mcp::errc::invalid_config, where + ".issuer: expected the authorization server's issuer URL");
   }
   if (grant.empty() || grant == "authorization_code") {
     out.grant = oauth_config::grant_type::authorization_code;
@@ -257,6 +269,16 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
     auto headers = expand_map(entry.value("headers", json()), where + ".headers", env);
     if (!headers) return headers.error();
     server.headers = std::move(*headers);
+    // Whether OAuth discovery may reach addresses that are not public: the
+    // operator says so, else only for a server that is itself on such an address.
+    if (entry.contains("allowPrivateNetwork")) {
+      if (!entry["allowPrivateNetwork"].is_boolean()) {
+        return make_error(mcp::errc::invalid_config, where + ".allowPrivateNetwork: expected true/false");
+      }
+      server.allow_private_network = entry["allowPrivateNetwork"].get<bool>();
+    } else {
+      server.allow_private_network = !net::is_public_host(net::parse_url(server.url)->host);
+    }
     if (entry.contains("oauth")) {
       if (entry["oauth"] == false) {
         server.oauth_disabled = true;
@@ -266,6 +288,9 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
         server.oauth = std::move(*oauth);
       }
     }
+  }
+  if (has_command && entry.contains("allowPrivateNetwork")) {
+    return make_error(mcp::errc::invalid_config, where + ".allowPrivateNetwork: only remote (url) servers fetch URLs");
   }
   if (has_command && entry.contains("oauth")) {
     return make_error(mcp::errc::invalid_config, where + ".oauth: only remote (url) servers use OAuth");
@@ -342,8 +367,9 @@ result<std::string> expand_variables(const std::string& text, const env_lookup& 
 
 result<std::vector<server_config>> parse_mcp_servers(const std::string& json_text, const std::string& config_dir,
                                                      const env_lookup& env) {
-  json doc = core::parse_json(json_text);
-  if (doc.is_discarded()) return make_error(mcp::errc::invalid_config, "not valid JSON");
+  std::string why;
+  json doc = core::parse_json(json_text, &why);
+  if (doc.is_discarded()) return make_error(mcp::errc::invalid_config, "not valid JSON: " + why);
   if (!doc.is_object() || !doc.contains("mcpServers") || !doc["mcpServers"].is_object()) {
     return make_error(mcp::errc::invalid_config, "expected an object with an \"mcpServers\" object");
   }

@@ -11,6 +11,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/mcp/errors.hpp"
+#include "harness/net/address_guard.hpp"
 #include "harness/net/http_client.hpp"
 #include "oauth_challenge.hpp"
 
@@ -79,7 +80,9 @@ oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, server_config
       server_(std::move(server)),
       config_(server_.oauth.value_or(oauth_config{})),
       url_(net::parse_url(server_.url).value()),
-      http_(std::move(http)),
+      // Discovery, registration and token requests go to URLs the remote
+      // server names: public addresses only, unless the operator allowed more.
+      http_(server_.allow_private_network ? std::move(http) : net::public_only_client(std::move(http))),
       store_(std::move(store)),
       options_(std::move(options)),
       // Without one, the real clock (a static: the aliasing pointer owns nothing).
@@ -370,6 +373,7 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
                            "the authorization server " + found->issuer + " has no authorization_endpoint");
     }
   }
+  if (auto pinned = check_issuer_pin(found->issuer); !pinned) co_return pinned.error();
   if (client_ && (!server_metadata_ || server_metadata_->issuer != found->issuer)) client_.reset();
   // Tokens go back only to the authorization server that issued them.
   if (tokens_ && !tokens_->issuer.empty() && tokens_->issuer != found->issuer) {
@@ -382,6 +386,40 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
   core::log_info("mcp {}: OAuth authorization server {}{}", server_.name, server_metadata_->issuer,
                  resource_metadata_ ? "" : " (2025-03-26 discovery)");
   co_return status{};
+}
+
+// The issuer this server must use: the configured one, else the one pinned at
+// the first discovery. Another one is refused before anything (a client
+// secret, a registration, a person's approval) goes to it; only the operator
+// can move the pin, by naming the new issuer in oauth.issuer.
+status oauth_authorizer::check_issuer_pin(const std::string& issuer) {
+  const std::string key = "issuer:" + server_.name;
+  auto stored = store_->load(key);
+  std::string pinned = stored && stored->is_string() ? stored->get<std::string>() : std::string();
+  if (!config_.issuer.empty() && without_trailing_slash(config_.issuer) != without_trailing_slash(pinned)) {
+    if (!pinned.empty())
+      core::log_warn("mcp {}: OAuth issuer pinned anew by oauth.issuer: {} -> {}", server_.name, pinned,
+                     config_.issuer);
+    pinned = config_.issuer;
+    if (auto saved = store_->save(key, pinned); !saved) {
+      core::log_warn("mcp {}: the OAuth issuer pin could not be kept: {}", server_.name, saved.error().describe());
+    }
+  }
+  if (pinned.empty()) {
+    if (auto saved = store_->save(key, issuer); !saved) {
+      core::log_warn("mcp {}: the OAuth issuer pin could not be kept: {}", server_.name, saved.error().describe());
+    }
+    core::log_info("mcp {}: OAuth issuer {} pinned", server_.name, issuer);
+    return {};
+  }
+  if (without_trailing_slash(pinned) == without_trailing_slash(issuer)) return {};
+  core::log_warn("mcp {}: its OAuth discovery now names issuer {}, not the pinned {}: refused", server_.name, issuer,
+                 pinned);
+  return make_error(mcp::errc::authorization_failed,
+                    "MCP server " + server_.name + " now names the authorization server " + net::printable_url(issuer) +
+                        ", not " + net::printable_url(pinned) + " it used before: nothing was sent to it",
+                    "if the change is expected, set \"issuer\": \"" + issuer + "\" in the oauth block of " +
+                        server_.name + " and restart");
 }
 
 std::vector<std::string> oauth_authorizer::scopes_for(const std::optional<std::string>& challenge_scope,
@@ -514,9 +552,10 @@ status oauth_authorizer::ask_person(std::vector<std::string> scopes, bool step_u
     requested_scopes_ = scopes;
     last_error_.clear();
     // The log is where an operator of a server running open finds it (/health shows it to admin keys only).
-    core::log_warn("mcp {}: needs authorization by a person: open {} (also the authorizationUrl of mcp.{} in "
-                   "GET /health with an admin key)",
-                   server_.name, pending_->url, server_.name);
+    core::log_warn(
+        "mcp {}: needs authorization by a person: open {} (also the authorizationUrl of mcp.{} in "
+        "GET /health with an admin key)",
+        server_.name, pending_->url, server_.name);
     changed();
   }
   return make_error(mcp::errc::needs_authorization,

@@ -76,6 +76,8 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   boost::asio::awaitable<harness::status> token_grant(const std::vector<std::string>& scopes);
   harness::status ask_person(std::vector<std::string> scopes, bool step_up);
   std::vector<std::string> scopes_for(const std::optional<std::string>& challenge_scope, bool step_up) const;
+  // Refuses an issuer other than the pinned one (oauth.issuer, else the first found); pins the first.
+  harness::status check_issuer_pin(const std::string& issuer);
   bool grant_is_code() const {
     return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code;
   }

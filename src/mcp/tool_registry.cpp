@@ -160,13 +160,21 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     co_await core::when_all(std::move(steps));
   }
 
-  // Names of unknown tools come from sandbox code: they share one label set.
+  // Names come from sandbox code: a label takes only a server and a tool the
+  // registry knows (the tool in that server's current list); anything else
+  // is "unknown", so code cannot make series of its own choosing.
   void record_call(std::string_view name, const result<json>& raw, std::chrono::steady_clock::duration took) {
-    const bool unknown = !raw && raw.error().code == mcp::errc::unknown_tool;
     const std::string code = raw ? std::string() : std::string(raw.error().code.wire_name());
-    auto split = name.find(separator);
-    std::string_view server = unknown ? "unknown" : name.substr(0, split);
-    std::string_view tool = unknown ? "unknown" : name.substr(split + separator.size());
+    const auto split = name.find(separator);
+    std::string_view server = "unknown", tool = "unknown";
+    if (split != std::string_view::npos) {
+      auto it = servers_.find(std::string(name.substr(0, split)));
+      if (it != servers_.end()) {
+        server = it->first;
+        const std::string tool_name(name.substr(split + separator.size()));
+        if (it->second->find_tool(tool_name)) tool = name.substr(split + separator.size());
+      }
+    }
     std::string_view outcome = !raw                                               ? std::string_view(code)
                                : raw->is_object() && raw->value("isError", false) ? "tool_error"
                                                                                   : "ok";

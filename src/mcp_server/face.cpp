@@ -41,13 +41,21 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
     return create_session(executor_, deps_, config_, std::move(*id), std::move(user_id), {});
   }
 
-  std::shared_ptr<mcp_session> open(std::string user_id, std::string key_id) override {
-    if (stopping_ || sessions_.size() >= config_.max_sessions) return nullptr;
+  opened_session open(std::string user_id, std::string key_id) override {
+    if (stopping_) return {nullptr, session_refusal::stopping};
+    if (sessions_.size() >= config_.max_sessions) return {nullptr, session_refusal::server_full};
+    std::size_t of_key = 0, of_user = 0;
+    for (const auto& [id, session] : sessions_) {
+      of_key += !key_id.empty() && session->key_id() == key_id;
+      of_user += session->user_id() == user_id;
+    }
+    if (of_key >= config_.max_sessions_per_key) return {nullptr, session_refusal::key_full};
+    if (of_user >= config_.max_sessions_per_user) return {nullptr, session_refusal::user_full};
     auto id = new_id();
-    if (!id) return nullptr;
+    if (!id) return {nullptr, session_refusal::server_full};
     auto session = create_session(executor_, deps_, config_, *id, std::move(user_id), std::move(key_id));
     sessions_[*id] = session;
-    return session;
+    return {session, session_refusal::none};
   }
 
   std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) override {

@@ -8,8 +8,10 @@ std::vector<core::setting_spec> face_setting_specs() {
   return {
       {"MCP_SESSION_IDLE_SECONDS", "1800", "a /mcp session unused this long is ended with its sandbox"},
       {"MCP_MAX_SESSIONS", "64", "live /mcp sessions at once (initialize past it answers 503)"},
+      {"MCP_MAX_SESSIONS_PER_KEY", "16", "live /mcp sessions one API key may hold (past it: 429)"},
+      {"MCP_MAX_SESSIONS_PER_USER", "16", "live /mcp sessions one user may hold (past it: 429)"},
       {"MCP_ALLOWED_ORIGINS", "",
-       "comma-separated browser origins (scheme://host[:port]) allowed to call /mcp besides localhost ones; any "
+       "comma-separated browser origins (scheme://host[:port]) allowed to call /mcp besides the server's own; any "
        "other Origin header is refused with 403, against DNS rebinding"},
   };
 }
@@ -22,6 +24,12 @@ result<face_settings> load_face_settings(const core::settings& s) {
   if (!sessions) return sessions.error();
   out.face.session_idle = std::chrono::seconds(*idle);
   out.face.max_sessions = static_cast<std::size_t>(*sessions);
+  auto per_key = s.get_int("MCP_MAX_SESSIONS_PER_KEY", 1, 10000);
+  if (!per_key) return per_key.error();
+  auto per_user = s.get_int("MCP_MAX_SESSIONS_PER_USER", 1, 10000);
+  if (!per_user) return per_user.error();
+  out.face.max_sessions_per_key = static_cast<std::size_t>(*per_key);
+  out.face.max_sessions_per_user = static_cast<std::size_t>(*per_user);
   const std::string& origins = s.get("MCP_ALLOWED_ORIGINS");
   std::size_t start = 0;
   while (start <= origins.size()) {

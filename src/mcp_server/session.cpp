@@ -334,6 +334,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     }
     execution::execute_request request;
     request.user_id = user_id_;
+    request.key_id = key_id_;
     request.code = std::move(code);
     request.session_id = id_;
     request.approver = approver_;

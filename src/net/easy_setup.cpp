@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "harness/core/version.hpp"
+#include "harness/net/address_guard.hpp"
 #include "harness/net/errors.hpp"
 #include "harness/net/url.hpp"
 
@@ -104,6 +106,36 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   return n;
 }
 
+// CURLOPT_OPENSOCKETFUNCTION of a public_only request: libcurl has resolved
+// the host and asks for a socket to connect to `address`; a non-public one
+// gets none, so the connection fails before a byte is sent. Runs for every
+// address curl tries (happy eyeballs included).
+curl_socket_t open_public_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto& t = *static_cast<transfer*>(user);
+  if (purpose != CURLSOCKTYPE_IPCXN) return CURL_SOCKET_BAD;
+  const auto* target = reinterpret_cast<const sockaddr*>(&address->addr);
+  if (!is_public_address(target)) {
+    if (t.refused_address.empty()) t.refused_address = address_text(target);
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+// Whether libcurl will send the request through a proxy: a configured one,
+// or one of the environment's (a host in no_proxy then goes direct, and is
+// not checked either; docs/SECURITY.md says so).
+bool uses_proxy(const std::optional<std::string>& configured, const std::string& url) {
+  if (configured) return !configured->empty();
+  const bool https = url.rfind("https://", 0) == 0;
+  for (const char* name :
+       {https ? "https_proxy" : "http_proxy", https ? "HTTPS_PROXY" : "HTTP_PROXY", "all_proxy", "ALL_PROXY"}) {
+    // curl ignores the upper-case HTTP_PROXY (CGI); counting it only makes the check skip more often.
+    const char* value = std::getenv(name);
+    if (value && *value) return true;
+  }
+  return false;
+}
+
 bool is_tls_failure(CURLcode code) {
   switch (code) {
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -185,6 +217,16 @@ status configure(transfer& t) {
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
+  // Through a proxy, the socket goes to the proxy: the check would see its
+  // address, not the target's, and the proxy must do the filtering.
+  if (r.public_only && !uses_proxy(proxy, r.url)) {
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+    // A cached connection was checked for another request, perhaps not at all, perhaps to an address the name
+    // pointed to then: this one opens its own and keeps it to itself.
+    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+  }
   return {};
 }
 
@@ -194,6 +236,14 @@ error describe_failure(const transfer& t, CURLcode code) {
   if (code == CURLE_WRITE_ERROR && t.too_large) {
     return make_error(net::errc::response_too_large,
                       fmt::format("the answer from {} exceeded {} bytes", url, t.req.max_response_bytes));
+  }
+  if (!t.refused_address.empty()) {
+    return make_error(net::errc::address_refused,
+                      fmt::format("{} resolves to {}, which is not on the public internet (loopback, a private or a "
+                                  "link-local network): not contacted",
+                                  url, t.refused_address),
+                      "a remote server chose this URL; if the server really lives on your own network, set "
+                      "\"allowPrivateNetwork\": true in its mcpServers entry");
   }
   if (code == CURLE_OPERATION_TIMEDOUT) {
     return make_error(net::errc::timeout, fmt::format("{} did not answer in time: {}", url, detail),

@@ -21,6 +21,8 @@ class category final : public harness::error_category {
         return "response_too_large";
       case errc::busy:
         return "http_client_busy";
+      case errc::address_refused:
+        return "address_refused";
     }
     return {};
   }
@@ -33,6 +35,7 @@ class category final : public harness::error_category {
       case errc::tls_failed:
       case errc::response_too_large:
       case errc::busy:
+      case errc::address_refused:
         return 502;
       case errc::timeout:
         return 504;

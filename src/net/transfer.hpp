@@ -96,6 +96,7 @@ struct transfer {
   enum class phase { queued, running, finished } state = phase::queued;
   bool timed_out = false;
   bool too_large = false;
+  std::string refused_address;  // a public_only request's connection went to this non-public address
 
   response_head head;
   bool head_done = false;

@@ -30,8 +30,9 @@ result<tool_policy> read_policy(const std::filesystem::path& path, const policy_
   if (!in) return where("cannot be opened");
   std::stringstream text;
   text << in.rdbuf();
-  auto document = core::parse_json(text.str());
-  if (document.is_discarded()) return where("is not valid JSON");
+  std::string why;
+  auto document = core::parse_json(text.str(), &why);
+  if (document.is_discarded()) return where("is not valid JSON: " + why);
   auto parsed = tool_policy::parse(document, options.known_kinds, options.fallback);
   if (!parsed) {
     auto e = parsed.error();

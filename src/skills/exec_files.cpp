@@ -27,14 +27,17 @@ nlohmann::json exec_files_report::to_json() const {
 
 nlohmann::json exec_files_report::to_sandbox_json() const {
   nlohmann::json written = nlohmann::json::array(), deleted = nlohmann::json::array(),
-                 refused = nlohmann::json::array();
+                 refused = nlohmann::json::array(), notes = nlohmann::json::array();
   for (const auto& [report, prefix] : {std::pair{&skills, "/skills/"}, std::pair{&workspace, "/workspace/"}}) {
     for (const auto& p : report->written) written.push_back(prefix + p);
     for (const auto& p : report->deleted) deleted.push_back(prefix + p);
     for (const auto& r : report->refused) refused.push_back(refusal_json(r, prefix));
+    for (const auto& n : report->notes) notes.push_back({{"path", prefix + n.path}, {"message", n.message}});
   }
   for (const auto& r : other_roots) refused.push_back(refusal_json(r, "/"));
-  return {{"written", std::move(written)}, {"deleted", std::move(deleted)}, {"refused", std::move(refused)}};
+  nlohmann::json out{{"written", std::move(written)}, {"deleted", std::move(deleted)}, {"refused", std::move(refused)}};
+  if (!notes.empty()) out["notes"] = std::move(notes);
+  return out;
 }
 
 exec_files_report apply_exec_files(skill_library* skills, workspace_store* workspace, const std::string& user_id,

@@ -28,7 +28,8 @@ struct exec_files_report {
   nlohmann::json to_json() const;
   // One list per outcome with the paths as the code sees them, for the
   // observation: {"written": ["/skills/csv/index.js", "/workspace/out.txt"],
-  // "deleted": [...], "refused": [{"path": "/skills/...", "op", "reason", "message"}]}.
+  // "deleted": [...], "refused": [{"path": "/skills/...", "op", "reason", "message"}]}, and
+  // "notes": [{"path", "message"}] when there are any.
   nlohmann::json to_sandbox_json() const;
   // True when nothing was refused.
   bool clean() const { return skills.refused.empty() && workspace.refused.empty() && other_roots.empty(); }

@@ -77,7 +77,9 @@ nlohmann::json apply_report::to_json() const {
   for (const auto& r : refused) {
     refusals.push_back({{"path", r.path}, {"op", r.op}, {"reason", r.reason}, {"message", r.message}});
   }
-  return {{"written", written}, {"deleted", deleted}, {"refused", std::move(refusals)}};
+  nlohmann::json out{{"written", written}, {"deleted", deleted}, {"refused", std::move(refusals)}};
+  for (const auto& n : notes) out["notes"].push_back({{"path", n.path}, {"message", n.message}});
+  return out;
 }
 
 }  // namespace harness::skills

@@ -9,6 +9,7 @@
 #include "confined_dir.hpp"
 #include "front_matter.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/execution/sandbox_files.hpp"
 #include "harness/skills/errors.hpp"
 
 namespace harness::skills {
@@ -156,9 +157,11 @@ class skill_library_impl final : public skill_library {
     if (!is_storage_id(user_id)) {
       return refuse_all("skills", changes, {"invalid_user_id", "the task's user id cannot name a folder"});
     }
-    return users_->change(user_id, [&](file_folder& dir) {
+    auto report = users_->change(user_id, [&](file_folder& dir) {
       return apply_change_set(dir, "skills", changes, config_.caps, skill_path_rule);
     });
+    note_long_descriptions(changes, report);
+    return report;
   }
 
  private:
@@ -181,6 +184,21 @@ class skill_library_impl final : public skill_library {
         return std::optional<found_skill>(found_skill{std::move(dir), owner, std::move(it->second)});
     }
     return std::optional<found_skill>();
+  }
+
+  // A SKILL.md just saved whose description is longer than the prompt takes:
+  // the code that saved it hears so, while it can still shorten it.
+  static void note_long_descriptions(const std::vector<bridge::file_change>& changes, apply_report& report) {
+    for (const auto& change : changes) {
+      if (change.root != "skills" || change.op != "write" || !change.path.ends_with("/SKILL.md")) continue;
+      if (std::find(report.written.begin(), report.written.end(), change.path) == report.written.end()) continue;
+      auto front = parse_front_matter(change.content);
+      if (!front || front->description.size() <= execution::max_prompt_description_bytes) continue;
+      report.notes.push_back(
+          {change.path, fmt::format("the description is {} bytes; the system prompt shows only its first {}: "
+                                    "put the essentials first, or shorten it",
+                                    front->description.size(), execution::max_prompt_description_bytes)});
+    }
   }
 
   // The user's folder, or the examples on disk (the same checkout on every replica).

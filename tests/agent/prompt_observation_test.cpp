@@ -32,6 +32,21 @@ TEST(Prompt, TeachesTheApiNamesServersAndSkillsButNotEveryTool) {
   EXPECT_EQ(text.find("fs__read_file"), std::string::npos) << "the tool list is for the code to discover";
 }
 
+// A description goes into every later prompt of its user: only its first
+// max_prompt_description_bytes do, on one line, cut at a character.
+TEST(Prompt, ALongSkillDescriptionIsCutAndKeptToOneLine) {
+  prompt_inputs in;
+  std::string long_text = "Line one\nline two " + std::string(400, 'x') + "\u00e9\u00e9\u00e9";
+  in.skills = {{"big", long_text, "/skills/big"}, {"cut-in-char", std::string(299, 'y') + "\u00e9z", "/skills/c"}};
+  auto text = system_prompt(in);
+  auto line_start = text.find("\nbig: ") + 1;
+  auto line = text.substr(line_start, text.find('\n', line_start) - line_start);
+  EXPECT_EQ(line, "big: Line one line two " + std::string(300 - 18, 'x') + "...");
+  // A two-byte character across the limit is left out whole, not split.
+  EXPECT_NE(text.find("c: " + std::string(299, 'y') + "...\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find(std::string(400, 'x')), std::string::npos);
+}
+
 TEST(Prompt, SaysSoWhenNothingIsConnected) {
   auto text = system_prompt({});
   EXPECT_NE(text.find("(none are connected right now)"), std::string::npos);
@@ -137,6 +152,12 @@ TEST(Observation, ReportsSavedAndRefusedFiles) {
       {.outcome = r, .files_report = report, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
   EXPECT_NE(seen.text.find("saved files: skills/csv/index.js"), std::string::npos) << seen.text;
   EXPECT_NE(seen.text.find("file NOT saved: ../x (the path leaves the folder)"), std::string::npos) << seen.text;
+  json noted{{"written", {"/skills/big/SKILL.md"}},
+             {"notes", {{{"path", "/skills/big/SKILL.md"}, {"message", "the description is 900 bytes"}}}}};
+  auto with_note = make_observation(
+      {.outcome = r, .files_report = noted, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
+  EXPECT_NE(with_note.text.find("note on /skills/big/SKILL.md: the description is 900 bytes"), std::string::npos)
+      << with_note.text;
 }
 
 TEST(Observation, ALongObservationIsCutWithANoteAndKeptWhole) {

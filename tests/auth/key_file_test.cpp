@@ -63,6 +63,8 @@ TEST(KeyFile, StrictParsingNamesTheSettingAndTheField) {
   };
   const std::vector<bad_case> cases = {
       {"{ not json", "not valid JSON"},
+      {R"({"version": 1, "keys": )" + std::string(100000, '[') + std::string(100000, ']') + "}",
+       "nests deeper than 256 levels"},
       {"[]", "top level"},
       {R"({"version": 2, "keys": []})", "version"},
       {R"({"version": 1})", "\"keys\""},

@@ -87,6 +87,29 @@ TEST_F(RuntimeSessionTest, ReadyInitAndASimpleExec) {
   EXPECT_FALSE(session->broken());
 }
 
+// A tool's error often echoes the (restored) arguments it got: its text goes
+// through the filter on the way in, exactly like a result.
+TEST_F(RuntimeSessionTest, ToolErrorsGoThroughTheFilterLikeResults) {
+  testing::marking_filter marks;
+  auto filtered = create_runtime_session(io.get_executor(), channel, tools, marks, {});
+  channel.respond = [&](const std::string& line) {
+    auto frame = json::parse(line);
+    if (frame["type"] == "exec") {
+      exec_of_test_ = frame["id"];
+      channel.push(
+          json{{"type", "call"}, {"id", 1}, {"exec", exec_of_test_}, {"op", "call_tool"}, {"name", "t__fail"}}.dump());
+    } else if (frame["type"] == "reply") {
+      replies_.push_back(frame);
+      channel.push(json{{"type", "done"}, {"exec", exec_of_test_}, {"ok", true}}.dump());
+    }
+  };
+  auto r = run(filtered->exec("await callMCPTool('t__fail', {})", 2s));
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(replies_.size(), 1u);
+  EXPECT_EQ(replies_[0]["ok"], false);
+  EXPECT_EQ(replies_[0]["error"]["filtered_in"]["message"], "the tool failed") << replies_[0].dump();
+}
+
 TEST_F(RuntimeSessionTest, ReadyTimesOutWhenTheRuntimeNeverStarts) {
   auto st = run(session->wait_ready(50ms));
   ASSERT_FALSE(st);

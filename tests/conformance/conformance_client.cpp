@@ -54,6 +54,7 @@ server_config configure(const std::string& url) {
   config.name = "conformance";
   config.kind = transport_kind::http;
   config.url = url;
+  config.allow_private_network = true;  // what parse_server gives a server on localhost
   const std::string scenario = env("MCP_CONFORMANCE_SCENARIO");
   const json context =
       json::parse(env("MCP_CONFORMANCE_CONTEXT").empty() ? "{}" : env("MCP_CONFORMANCE_CONTEXT"), nullptr, false);

@@ -196,6 +196,26 @@ TEST_F(ExecuteIntegration, PiiIsTokenizedIntoTheSandboxAndRestoredForTools) {
   EXPECT_NE(written.str().find("415-555-2671"), std::string::npos) << written.str();
 }
 
+// A server's error text echoes the argument it was given, which the harness
+// had just restored to the real value: the code must see the token again.
+TEST_F(ExecuteIntegration, ToolErrorTextIsCensoredLikeResults) {
+  auto source = workspace / "contact.txt";
+  std::ofstream(source) << "dana.q@example.com\n";
+  json r = execute({{"userId", "alice"},
+                    {"code", "const who = String(await callMCPTool('fs__read_text_file', {path: '" + source.string() +
+                                 "'})).trim();\n"
+                                 "try { await callMCPTool('fs__read_text_file', {path: '" +
+                                 workspace.string() +
+                                 "/' + who + '.txt'}) } catch (e) { return {who, message: e.message} }\n"
+                                 "return 'no error'"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  const auto seen = r["result"].dump();
+  EXPECT_EQ(seen.find("dana.q@example.com"), std::string::npos) << seen;
+  EXPECT_EQ(r["result"]["who"], "[EMAIL_1]") << seen;
+  // The address stands in the message as a token ("dana.q@example.com.txt" may read as an address of its own).
+  EXPECT_NE(r["result"]["message"].get<std::string>().find("[EMAIL_"), std::string::npos) << seen;
+}
+
 TEST_F(ExecuteIntegration, BadRequestsAreClearErrors) {
   EXPECT_EQ(execute({{"userId", "alice"}}, 400)["error"]["message"], "'code' is required");
   EXPECT_EQ(execute({{"userId", "alice"}, {"code", "1"}, {"sessionId", "../x"}}, 400)["error"]["code"],

@@ -56,8 +56,9 @@ class pending_oauth_health final : public core::health_source {
     core::component_health h;
     h.up = false;
     h.required = false;
-    h.detail = {{"state", "needs_authorization"},
-                {"oauth", {{"state", "needs_authorization"}, {"authorizationUrl", "https://as.example/authorize?s=1"}}}};
+    h.detail = {
+        {"state", "needs_authorization"},
+        {"oauth", {{"state", "needs_authorization"}, {"authorizationUrl", "https://as.example/authorize?s=1"}}}};
     return h;
   }
 };
@@ -86,10 +87,12 @@ TEST(HealthProbes, AnAuthorizationUrlIsShownToAnAdminKeyOnly) {
 
   const auto admin_key = auth::generate_api_key().value();
   const auto user_key = auth::generate_api_key().value();
-  auth::key_set keys{{auth::key_record{"key_admin", "ops", {}, true, "2026-12-01T00:00:00Z", auth::digest_of(admin_key)},
-                      auth::key_record{"key_user", "app", {"alice"}, false, "2026-12-01T00:00:00Z",
-                                       auth::digest_of(user_key)}}};
-  svc.access = std::make_shared<access_gate>(access_gate::options{.keys = auth::create_memory_key_store(keys)});
+  auth::key_set keys{
+      {auth::key_record{"key_admin", "ops", {}, true, "2026-12-01T00:00:00Z", auth::digest_of(admin_key)},
+       auth::key_record{"key_user", "app", {"alice"}, false, "2026-12-01T00:00:00Z", auth::digest_of(user_key)}}};
+  access_gate::options options;
+  options.keys = auth::create_memory_key_store(keys);
+  svc.access = std::make_shared<access_gate>(options);
   auto with_key = [&](const std::string& key) {
     auto request = get("/health");
     request.headers = {{"Authorization", "Bearer " + key}};
@@ -98,8 +101,7 @@ TEST(HealthProbes, AnAuthorizationUrlIsShownToAnAdminKeyOnly) {
   EXPECT_EQ(with_key(admin_key)["components"]["mcp.notes"]["oauth"]["authorizationUrl"],
             "https://as.example/authorize?s=1");
   // A user key sees each component's status only.
-  EXPECT_EQ(with_key(user_key)["components"]["mcp.notes"],
-            (nlohmann::json{{"status", "down"}, {"required", false}}));
+  EXPECT_EQ(with_key(user_key)["components"]["mcp.notes"], (nlohmann::json{{"status", "down"}, {"required", false}}));
 }
 
 TEST(HealthProbes, AnOptionalPartNotSetUpIsNotConfiguredAndNoFault) {

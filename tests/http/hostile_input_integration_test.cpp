@@ -97,7 +97,7 @@ TEST(HostileInput, ARequestThroughAReboundNameIsRefused) {
   ASSERT_TRUE(other_port);
   EXPECT_EQ(other_port->status, 421);
   // The server's own names are served.
-  for (const std::string host : {"localhost:" + port, "127.0.0.1:" + port}) {
+  for (const std::string& host : {"localhost:" + port, "127.0.0.1:" + port}) {
     auto own = send_raw(server.port(), "GET /health/live HTTP/1.1\r\nHost: " + host + "\r\n");
     ASSERT_TRUE(own);
     EXPECT_EQ(own->status, 200) << host;
@@ -111,6 +111,19 @@ TEST(HostileInput, ARequestThroughAReboundNameIsRefused) {
   EXPECT_EQ(page->status, 403) << page->body;
   EXPECT_EQ(page->json()["error"]["code"], "origin_not_allowed");
   expect_alive(server.port());
+}
+
+// A percent-encoded CR LF in the path is decoded before it is logged: it
+// must not start a line of its own in the text log.
+TEST(HostileInput, ControlCharactersInAPathCannotForgeALogLine) {
+  ServerProcess server(env_map{{"LOG_FORMAT", "text"}});
+  auto r = http_call(server.port(), "GET", "/nope%0D%0A2026-01-01T00:00:00.000%20info%20forged-line%0A");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  ASSERT_TRUE(server.process().wait_for_output("forged-line", 5s));
+  const auto& log = server.process().output();
+  EXPECT_EQ(log.find("\n2026-01-01T00:00:00.000 info forged-line"), std::string::npos) << log;
+  EXPECT_NE(log.find("/nope\\r\\n2026-01-01T00:00:00.000 info forged-line\\n 404"), std::string::npos) << log;
 }
 
 TEST(HostileInput, AllowedHostsNameTheHostsAProxySends) {

@@ -114,6 +114,7 @@ TEST(MetricsIntegration, ToolCallsAndPiiDetectionsFromSandboxCode) {
                         "const a = await callMCPTool('everything__echo', {message: 'write to bob@example.com'});\n"
                         "await callMCPTool('everything__echo', {message: 'again bob@example.com'});\n"
                         "try { await callMCPTool('nosuch__tool', {}) } catch (e) {}\n"
+                        "try { await callMCPTool('everything__made_up_' + 'x'.repeat(200), {}) } catch (e) {}\n"
                         "return JSON.stringify(a).includes('[EMAIL_1]')");
   ASSERT_EQ(result, "true");
 
@@ -129,7 +130,13 @@ TEST(MetricsIntegration, ToolCallsAndPiiDetectionsFromSandboxCode) {
   EXPECT_EQ(sample_value(text, R"(harness_mcp_tool_call_duration_seconds_count{server="everything",tool="echo"})"), 2);
   // The same address twice is one value in the task's vault: counted once.
   EXPECT_EQ(sample_value(text, R"(harness_pii_detections_total{kind="email"})"), 1) << text;
+  // A known server with a tool it does not have: the server is named, the tool is not.
+  EXPECT_EQ(sample_value(
+                text, R"(harness_mcp_tool_calls_total{server="everything",tool="unknown",outcome="mcp_unknown_tool"})"),
+            1)
+      << text;
   EXPECT_EQ(text.find("nosuch"), std::string::npos) << "unknown tool names must not become labels";
+  EXPECT_EQ(text.find("made_up"), std::string::npos) << "unknown tool names must not become labels";
   expect_clean_stop(*server);
 }
 

@@ -19,9 +19,8 @@ using json = nlohmann::json;
 
 request_sources loopback_on(unsigned short port, std::vector<std::string> hosts = {},
                             std::vector<std::string> origins = {}) {
-  request_sources sources({.loopback_server = true,
-                           .allowed_hosts = std::move(hosts),
-                           .mcp_allowed_origins = std::move(origins)});
+  request_sources sources(
+      {.loopback_server = true, .allowed_hosts = std::move(hosts), .mcp_allowed_origins = std::move(origins)});
   sources.set_port(port);
   return sources;
 }
@@ -31,10 +30,9 @@ TEST(RequestSources, ALoopbackServerAnswersLoopbackNamesWithItsOwnPortOnly) {
   for (const char* ok : {"localhost:3000", "LOCALHOST:3000", "127.0.0.1:3000", "127.1.2.3:3000", "[::1]:3000"}) {
     EXPECT_FALSE(sources.check_host(ok)) << ok;
   }
-  for (const char* bad : {"attacker.example", "attacker.example:3000", "localhost", "localhost:3001",
-                          "127.0.0.1:80", "localhost.attacker.example:3000", "127.0.0.1.nip.io:3000", "[::1]",
-                          "user@localhost:3000", "localhost:3000/x", "", "localhost:", "localhost:3000:1",
-                          "[::2]:3000", "0.0.0.0:3000"}) {
+  for (const char* bad : {"attacker.example", "attacker.example:3000", "localhost", "localhost:3001", "127.0.0.1:80",
+                          "localhost.attacker.example:3000", "127.0.0.1.nip.io:3000", "[::1]", "user@localhost:3000",
+                          "localhost:3000/x", "", "localhost:", "localhost:3000:1", "[::2]:3000", "0.0.0.0:3000"}) {
     auto refused = sources.check_host(std::string_view(bad));
     ASSERT_TRUE(refused) << bad;
     EXPECT_EQ(refused->code, http::errc::host_not_allowed);
@@ -115,8 +113,11 @@ class RequestSourceRoutes : public ::testing::Test {
 
   http_response send(const route& r, header_list headers) {
     std::string path = r.pattern;
-    for (auto [from, to] : {std::pair{"{id}", "task_1"}, {"{userId}", "alice"}, {"{name}", "notes"},
-                            {"{approvalId}", "appr_1"}, {"{path...}", "x.txt"}}) {
+    for (auto [from, to] : {std::pair{"{id}", "task_1"},
+                            {"{userId}", "alice"},
+                            {"{name}", "notes"},
+                            {"{approvalId}", "appr_1"},
+                            {"{path...}", "x.txt"}}) {
       if (auto at = path.find(from); at != std::string::npos) path.replace(at, std::string_view(from).size(), to);
     }
     auto request = make_request(r.method, path);

@@ -64,6 +64,24 @@ TEST(LlmOpenAiWire, NoKeyNoAuthorizationAndZeroMaxTokensIsOmitted) {
   EXPECT_FALSE(json::parse(wire.body).contains("max_tokens"));
 }
 
+// A reply nested past core::max_json_depth is a bad response, refused while
+// parsing; arguments that nest so deep stay the text they came as.
+TEST(LlmWire, RepliesNestedTooDeepAreBadResponses) {
+  const std::string deep = std::string(300000, '[') + std::string(300000, ']');
+  auto openai = make_openai_dialect(test::test_config("openai", "http://h/v1"));
+  auto anthropic = make_anthropic_dialect(test::test_config("anthropic", "http://h"));
+  for (const auto* d : {openai.get(), anthropic.get()}) {
+    auto turn = d->parse(R"({"choices":)" + deep + R"(,"content":)" + deep + "}");
+    ASSERT_FALSE(turn);
+    EXPECT_EQ(turn.error().code, harness::llm::errc::bad_response);
+  }
+  auto args = openai->parse(R"({"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function",)"
+                            R"("function":{"name":"execute_code","arguments":")" +
+                            deep + R"("}}]},"finish_reason":"tool_calls"}]})");
+  ASSERT_TRUE(args) << args.error().message;
+  EXPECT_EQ(args->tool_calls[0].arguments, deep);
+}
+
 TEST(LlmOpenAiWire, ParsesToolCallsUsageAndOddArguments) {
   auto d = make_openai_dialect(test::test_config("openai", "http://h/v1"));
   auto turn = d->parse(R"({"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[

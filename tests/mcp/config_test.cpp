@@ -56,6 +56,9 @@ TEST(McpConfig, RejectsBadEntriesWithTheirPath) {
     EXPECT_NE(servers.error().message.find(needle), std::string::npos) << servers.error().message;
   };
   expect_error("not json", "not valid JSON");
+  // A file nested past the depth limit is refused while it is read, with the reason.
+  expect_error(R"({"mcpServers": )" + std::string(100000, '[') + std::string(100000, ']') + "}",
+               "nests deeper than 256 levels");
   expect_error(R"({"servers": {}})", "mcpServers");
   expect_error(R"({"mcpServers": {"a__b": {"command": "x"}}})", "invalid server name");
   expect_error(R"({"mcpServers": {"a": {"command": "x", "url": "http://h/"}}})", "exactly one");

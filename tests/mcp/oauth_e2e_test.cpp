@@ -92,8 +92,11 @@ class OAuthEndToEnd : public ::testing::Test {
     fs::remove_all(root, ec);
   }
 
-  std::map<std::string, std::string> env(const oauth_server& remote, const std::string& ca_file) {
-    std::ofstream(root / "mcp.json") << json{{"mcpServers", {{"notes", {{"url", remote.url("/mcp")}}}}}}.dump();
+  // `entry` adds fields to the server's mcpServers entry.
+  std::map<std::string, std::string> env(const oauth_server& remote, const std::string& ca_file,
+                                         json entry = json::object()) {
+    entry["url"] = remote.url("/mcp");
+    std::ofstream(root / "mcp.json") << json{{"mcpServers", {{"notes", entry}}}}.dump();
     return end_to_end_env(owner, root.string(), (root / "files").string(), "http://127.0.0.1:9/v1",
                           {{"MCP_CONFIG", (root / "mcp.json").string()},
                            {"TLS_EXTRA_CA_FILE", ca_file},
@@ -227,6 +230,58 @@ TEST_F(OAuthEndToEnd, ACallbackWithoutAPendingAuthorizationIsRefusedPlainly) {
     EXPECT_NE(page->body.find("Authorization failed"), std::string::npos);
     EXPECT_EQ(page->header("content-type"), "text/html; charset=utf-8");
   }
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// The issuer is pinned: configured, or the first one found. A server whose
+// discovery names another gets nothing sent to it (no registration, no
+// secret, no person's approval) until the operator names the new one.
+TEST_F(OAuthEndToEnd, AnAuthorizationServerOtherThanThePinnedOneGetsNothing) {
+  net::testing::test_ca ca;
+  {
+    oauth_server remote(ca);
+    harness_server server(env(remote, ca.ca_pem, {{"oauth", {{"issuer", "https://as.example.com"}}}}));
+    auto failed = wait_for_server(server, [](const json& e) { return e.value("state", "") == "failed"; });
+    ASSERT_EQ(failed.value("state", ""), "failed") << failed.dump() << server.output();
+    EXPECT_NE(failed.value("reason", "").find("not https://as.example.com"), std::string::npos) << failed.dump();
+    EXPECT_NE(failed.value("reason", "").find("nothing was sent to it"), std::string::npos) << failed.dump();
+    net::engine_options trusting;
+    trusting.extra_ca_file = ca.ca_pem;
+    auto browser = net::create_http_client(net::start_engine(trusting));
+    EXPECT_EQ(fetch_json(*browser, remote.url("/stats"))["registrations"], 0);
+    EXPECT_EQ(server.stop(), 0);
+  }
+  // Trust on first use: the first server's issuer is pinned in the token file...
+  std::string first_issuer;
+  {
+    oauth_server remote(ca);
+    first_issuer = remote.url("");
+    harness_server server(env(remote, ca.ca_pem));
+    auto waiting = wait_for_server(server, [](const json& e) { return e.value("state", "") == "needs_authorization"; });
+    ASSERT_EQ(waiting.value("state", ""), "needs_authorization") << waiting.dump() << server.output();
+    EXPECT_EQ(server.stop(), 0);
+  }
+  // ...so the same server moved behind another authorization server is refused, and says how to accept it.
+  oauth_server moved(ca);
+  harness_server server(env(moved, ca.ca_pem));
+  auto failed = wait_for_server(server, [](const json& e) { return e.value("state", "") == "failed"; });
+  ASSERT_EQ(failed.value("state", ""), "failed") << failed.dump() << server.output();
+  EXPECT_NE(failed.value("reason", "").find("not " + first_issuer), std::string::npos) << failed.dump();
+  EXPECT_NE(failed.dump().find("\\\"issuer\\\": \\\"" + moved.url("")), std::string::npos) << failed.dump();
+  EXPECT_NE(server.output().find("refused"), std::string::npos);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// Discovery fetches URLs the remote server names: a server not allowed the
+// private network cannot make the harness fetch from loopback.
+TEST_F(OAuthEndToEnd, DiscoveryIsNotFetchedFromAPrivateAddressUnlessAllowed) {
+  net::testing::test_ca ca;
+  oauth_server remote(ca);
+  harness_server server(env(remote, ca.ca_pem, {{"allowPrivateNetwork", false}}));
+  auto failed = wait_for_server(server, [](const json& e) { return e.value("state", "") == "failed"; });
+  ASSERT_EQ(failed.value("state", ""), "failed") << failed.dump() << server.output();
+  EXPECT_NE(failed.value("reason", "").find("not on the public internet"), std::string::npos) << failed.dump();
+  EXPECT_NE(failed.dump().find("allowPrivateNetwork"), std::string::npos) << failed.dump();
   EXPECT_EQ(server.stop(), 0);
 }
 

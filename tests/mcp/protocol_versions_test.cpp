@@ -94,8 +94,8 @@ TEST_P(ProtocolVersion, AStreamableHttpServerOfThatVersionIsUsedInIt) {
 
 INSTANTIATE_TEST_SUITE_P(EveryVersionTheSdksAccept, ProtocolVersion,
                          ::testing::Values("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
-                         [](const auto& info) {
-                           std::string name = "v" + info.param;
+                         [](const auto& param_info) {
+                           std::string name = "v" + param_info.param;
                            for (auto& ch : name) ch = ch == '-' ? '_' : ch;
                            return name;
                          });

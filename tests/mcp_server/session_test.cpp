@@ -34,7 +34,7 @@ class McpSession : public ::testing::Test {
   void SetUp() override {
     config.progress_interval = std::chrono::milliseconds(5);
     face = create_mcp_face(io.get_executor(), {.tools = tools, .execution = execution}, config);
-    session = face->open("alice", "key_1");
+    session = face->open("alice", "key_1").session;
     ASSERT_NE(session, nullptr);
   }
   void TearDown() override { run_until_done(io, face->shutdown()); }
@@ -291,7 +291,7 @@ TEST_F(McpSession, SessionsBelongToTheKeyThatOpenedThem) {
 }
 
 TEST_F(McpSession, SessionIdsAreLongAndRandom) {
-  auto other = face->open("alice", "key_1");
+  auto other = face->open("alice", "key_1").session;
   ASSERT_NE(other, nullptr);
   EXPECT_NE(other->id(), session->id());
   EXPECT_EQ(session->id().size(), 4u + 32u);
@@ -308,9 +308,33 @@ TEST(McpFace, RefusesSessionsPastTheLimit) {
   face_config config;
   config.max_sessions = 2;
   auto face = create_mcp_face(io.get_executor(), {}, config);
-  EXPECT_NE(face->open("a", ""), nullptr);
-  EXPECT_NE(face->open("a", ""), nullptr);
-  EXPECT_EQ(face->open("a", ""), nullptr);
+  EXPECT_NE(face->open("a", "").session, nullptr);
+  EXPECT_NE(face->open("b", "").session, nullptr);
+  auto refused = face->open("c", "");
+  EXPECT_EQ(refused.session, nullptr);
+  EXPECT_EQ(refused.refused, session_refusal::server_full);
+  run_until_done(io, face->shutdown());
+}
+
+// One key, or one user, cannot take every session of the server.
+TEST(McpFace, OneKeyOrOneUserHoldsAtMostItsShare) {
+  asio::io_context io;
+  face_config config;
+  config.max_sessions = 10;
+  config.max_sessions_per_key = 2;
+  config.max_sessions_per_user = 3;
+  auto face = create_mcp_face(io.get_executor(), {}, config);
+  EXPECT_NE(face->open("alice", "key_1").session, nullptr);
+  EXPECT_NE(face->open("bob", "key_1").session, nullptr);
+  EXPECT_EQ(face->open("carol", "key_1").refused, session_refusal::key_full);
+  // Another key still opens, for a user with room.
+  EXPECT_NE(face->open("alice", "key_2").session, nullptr);
+  EXPECT_NE(face->open("alice", "key_3").session, nullptr);
+  EXPECT_EQ(face->open("alice", "key_4").refused, session_refusal::user_full);
+  // The open caller (no key) counts per user only.
+  EXPECT_NE(face->open("dave", "").session, nullptr);
+  EXPECT_NE(face->open("dave", "").session, nullptr);
+  EXPECT_EQ(face->session_count(), 6u);
   run_until_done(io, face->shutdown());
 }
 
@@ -319,7 +343,7 @@ TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
   face_config config;
   config.replica = "replica-a";
   auto face = create_mcp_face(io.get_executor(), {}, config);
-  auto session = face->open("a", "");
+  auto session = face->open("a", "").session;
   ASSERT_NE(session, nullptr);
   EXPECT_TRUE(session->id().ends_with(".replica-a")) << session->id();
   EXPECT_EQ(face->elsewhere(session->id()), "");
@@ -329,7 +353,7 @@ TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
   EXPECT_EQ(face->elsewhere("not an id"), "");
   // Without replicas, ids carry none and nothing is elsewhere.
   auto single = create_mcp_face(io.get_executor(), {}, {});
-  auto plain = single->open("a", "");
+  auto plain = single->open("a", "").session;
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->id().find('.'), std::string::npos) << plain->id();
   EXPECT_EQ(single->elsewhere(other), "");

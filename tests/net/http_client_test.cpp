@@ -8,6 +8,7 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "harness/net/address_guard.hpp"
 #include "harness/net/errors.hpp"
 #include "harness/net/http_client.hpp"
 #include "net_test_support.hpp"
@@ -57,6 +58,32 @@ TEST(HttpClient, GetAndPostWithHeadersAndBodies) {
   auto deleted = fetch(*client, r);
   ASSERT_TRUE(deleted);
   EXPECT_EQ(json::parse(deleted->body)["method"], "DELETE");
+}
+
+// A request whose URL a remote party chose reaches only public addresses:
+// checked on the address connected to, after DNS ("localhost" resolves here).
+TEST(HttpClient, APublicOnlyRequestDoesNotReachLoopback) {
+  test_server server;
+  auto client = create_http_client(start_engine());
+  for (const char* host : {"127.0.0.1", "localhost"}) {
+    auto r = get(server.url(host, "/echo"));
+    r.public_only = true;
+    auto refused = fetch(*client, r);
+    ASSERT_FALSE(refused) << host;
+    EXPECT_EQ(refused.error().code, net::errc::address_refused) << refused.error().describe();
+    EXPECT_NE(refused.error().message.find("not on the public internet"), std::string::npos);
+    EXPECT_NE(refused.error().hint.find("allowPrivateNetwork"), std::string::npos);
+  }
+  // The wrapper marks every request so; the same request unmarked goes through.
+  auto guarded = public_only_client(client);
+  EXPECT_FALSE(fetch(*guarded, get(server.url("127.0.0.1", "/echo"))));
+  auto allowed = fetch(*client, get(server.url("127.0.0.1", "/echo")));
+  ASSERT_TRUE(allowed) << allowed.error().describe();
+  EXPECT_EQ(allowed->status, 200);
+  // The refused ones never reached it: the echo and this look are all it saw.
+  auto stats = fetch(*client, get(server.url("127.0.0.1", "/stats")));
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(json::parse(stats->body)["requests"], 2) << stats->body;
 }
 
 TEST(HttpClient, AnyStatusIsAnAnswerAndRepeatedHeadersAreKept) {

@@ -200,6 +200,10 @@ TEST_F(PolicyFile, AStartWithABadFileIsAnErrorNamingTheFile) {
   auto broken = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().message.find("not valid JSON"), std::string::npos);
+  write(R"({"rules": )" + std::string(100000, '[') + std::string(100000, ']') + "}");
+  auto deep = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
+  ASSERT_FALSE(deep);
+  EXPECT_NE(deep.error().message.find("nests deeper than 256 levels"), std::string::npos) << deep.error().message;
   write(R"({"rules": [{"tool": "a", "colour": "red"}]})");
   auto unknown = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
   ASSERT_FALSE(unknown);

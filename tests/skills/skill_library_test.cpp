@@ -61,6 +61,19 @@ using SkillLibraryDiskTest = on_disk_only<SkillLibraryBase>;
 INSTANTIATE_TEST_SUITE_P(Backends, SkillLibraryTest, all_backends,
                          [](const auto& param_info) { return backend_name(param_info.param); });
 
+// The code that saves a description longer than the prompt shows hears so.
+TEST_P(SkillLibraryTest, ALongDescriptionIsSavedWithANoteForTheCode) {
+  auto report =
+      library->apply_changes("alice", {write_change("skills", "big/SKILL.md", skill_md("big", std::string(400, 'd'))),
+                                       write_change("skills", "small/SKILL.md", skill_md("small", "Short."))});
+  ASSERT_TRUE(report.refused.empty()) << report.to_json().dump();
+  ASSERT_EQ(report.notes.size(), 1u) << report.to_json().dump();
+  EXPECT_EQ(report.notes[0].path, "big/SKILL.md");
+  EXPECT_NE(report.notes[0].message.find("400 bytes"), std::string::npos) << report.notes[0].message;
+  EXPECT_NE(report.notes[0].message.find("only its first 300"), std::string::npos) << report.notes[0].message;
+  EXPECT_EQ(report.to_json()["notes"][0]["path"], "big/SKILL.md");
+}
+
 TEST_P(SkillLibraryTest, ListsTheUsersSkillsThenTheExamples) {
   save("alice", "csv-report", "Turns rows into a CSV report.");
   auto list = library->list("alice");

@@ -6,8 +6,9 @@
 
 namespace harness::core {
 
-// prefix + 24 lowercase hex characters (96 random bits from a per-thread
-// generator seeded by std::random_device); e.g. make_id("task_").
+// prefix + 24 lowercase hex characters: 96 bits from the kernel's CSPRNG
+// (getrandom), so no id tells anything about another; e.g. make_id("task_").
+// Task, session, approval, conversation and request ids all come from here.
 std::string make_id(std::string_view prefix);
 
 // True for 1..128 characters of [A-Za-z0-9._-]: what we accept as a caller-chosen id.

@@ -27,8 +27,7 @@ inline constexpr std::size_t max_json_depth = 256;
 // `why` is given, stores a one-line reason there: nlohmann's syntax error, or
 // "JSON nests deeper than 256 levels of arrays and objects (at byte offset N)".
 // Never throws for bad input.
-nlohmann::json parse_json(std::string_view text, std::string* why = nullptr,
-                          std::size_t max_depth = max_json_depth);
+nlohmann::json parse_json(std::string_view text, std::string* why = nullptr, std::size_t max_depth = max_json_depth);
 
 // The reason parse_json gives for nesting past `max_depth` at byte `offset`;
 // for parsers of their own (the strict body parser) to word it the same way.

@@ -11,6 +11,7 @@ enum class errc {
   session_busy,
   too_many_sessions,
   session_elsewhere,  // another replica holds the session (it has its sandbox)
+  too_many_running,   // the user or key runs its share of one-shot sandboxes; none freed in time
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -25,7 +26,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::execution::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::execution::errc> = 4;
+inline constexpr int harness::errc_count<harness::execution::errc> = 5;
 
 namespace harness::execution {
 

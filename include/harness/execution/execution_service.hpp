@@ -30,6 +30,11 @@ struct execution_config {
   std::chrono::milliseconds idle_timeout{300'000};  // a session unused this long is ended
   std::size_t max_sessions = 16;                    // live sessions at once
   std::size_t max_sessions_per_user = 4;            // of one user, so one user cannot take them all
+  // One-shot blocks (no sessionId) running at once per user and per API key,
+  // and how long a request past that waits for one to end (then 429).
+  std::size_t max_running_per_user = 4;            // SANDBOX_MAX_RUNNING_PER_USER
+  std::size_t max_running_per_key = 8;             // SANDBOX_MAX_RUNNING_PER_KEY
+  std::chrono::milliseconds run_queue_wait{2000};  // SANDBOX_RUN_QUEUE_MS
   bridge::session_limits limits;
   // The user's skills go into every sandbox and what a block saves under
   // /skills is written back, as for a task; /workspace lives as long as the
@@ -46,6 +51,7 @@ struct execution_config {
 
 struct execute_request {
   std::string user_id;
+  std::string key_id;  // the caller's API key id; empty for the open caller
   std::string code;
   std::optional<std::string> session_id;
   // Who decides the calls the tool policy asks about, for a session this

@@ -15,6 +15,11 @@
 
 namespace harness::execution {
 
+// A skill's description goes into every later system prompt of its user, so
+// only this many bytes of it do (cut at a character, "..." marks the cut);
+// the code that saves a longer one is told so in the write-back report.
+inline constexpr std::size_t max_prompt_description_bytes = 300;
+
 struct skill_brief {
   std::string name;
   std::string description;

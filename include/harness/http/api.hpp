@@ -114,17 +114,18 @@ class request_metrics {
   std::vector<seen> seen_;
 };
 
+// The /skills routes run the library (files, or PostgreSQL with STORE_URL) on the blocking pool.
 // GET /skills?userId=: {"userId", "skills": [{name, description, files, updated, owner, problem?}]}.
-http_response handle_list_skills(const request_context& context);
+boost::asio::awaitable<http_response> handle_list_skills(const request_context& context);
 
 // GET /skills/{userId}/{name}: {name, description, skillMd, files: [{path, size}], updated, owner}.
-http_response handle_get_skill(const request_context& context);
+boost::asio::awaitable<http_response> handle_get_skill(const request_context& context);
 
 // GET /skills/{userId}/{name}/files/{path...}: one file of the skill, as text.
-http_response handle_get_skill_file(const request_context& context);
+boost::asio::awaitable<http_response> handle_get_skill_file(const request_context& context);
 
 // DELETE /skills/{userId}/{name}: removes the user's skill; 403 for an example, 404 when missing.
-http_response handle_delete_skill(const request_context& context);
+boost::asio::awaitable<http_response> handle_delete_skill(const request_context& context);
 
 // GET /tasks/{id}/files: {"taskId", "files": [{path, size, modified}]}; 404 when the task wrote nothing.
 boost::asio::awaitable<http_response> handle_list_task_files(const request_context& context);

@@ -24,10 +24,10 @@ struct request_source_rules {
   // ALLOWED_HOSTS, lower-cased: "name" (any port) or "name:port". On a server
   // that is not on loopback, an empty list accepts every Host (keys guard
   // such a server; see docs/SECURITY.md).
-  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> allowed_hosts = {};
   // MCP_ALLOWED_ORIGINS: browser origins (scheme://host[:port]) that /mcp
   // accepts besides this server's own.
-  std::vector<std::string> mcp_allowed_origins;
+  std::vector<std::string> mcp_allowed_origins = {};
 };
 
 class request_sources {

@@ -50,6 +50,9 @@ struct route {
   bool json_body = false;  // the body is read by parse_json_body (request_body.hpp) before the handler runs
   async_handler handle_async = nullptr;
   route_access access = route_access::caller;
+  // The handler checks Origin itself, in every mode and with its own answer
+  // (/mcp: MCP_ALLOWED_ORIGINS, JSON-RPC errors); the dispatcher's open-mode check skips it.
+  bool checks_origin = false;
 };
 
 class router {

@@ -64,6 +64,10 @@ struct oauth_config {
   std::string token_endpoint_auth_method;      // empty: the best the authorization server offers
   std::string private_key_pem;                 // private_key_jwt
   std::string signing_algorithm;               // private_key_jwt; empty: from the key (ES256, RS256)
+  // The authorization server's issuer this server must use. Empty: the one
+  // found at the first discovery is pinned (kept in OAUTH_TOKEN_FILE); a
+  // later discovery naming another is refused until this names it.
+  std::string issuer;
 };
 
 struct server_config {
@@ -82,6 +86,10 @@ struct server_config {
   // or the block is `false`.
   std::optional<oauth_config> oauth;
   bool oauth_disabled = false;
+  // OAuth discovery and registration fetch URLs the server chooses: only
+  // public addresses, unless this is set ("allowPrivateNetwork"; by default
+  // set for a server whose own URL names localhost or a non-public address).
+  bool allow_private_network = false;
   // A required server that is down makes /health "degraded" (503); default true.
   bool required = true;
   // Per-server override of the request timeout; nullopt: the client default.

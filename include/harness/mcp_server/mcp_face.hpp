@@ -40,6 +40,10 @@ struct face_config {
   std::chrono::milliseconds session_idle{std::chrono::minutes(30)};
   // Live HTTP sessions at once (MCP_MAX_SESSIONS); initialize past it is refused.
   std::size_t max_sessions = 64;
+  // Of those, the most one API key, and one user, may hold (MCP_MAX_SESSIONS_PER_KEY,
+  // MCP_MAX_SESSIONS_PER_USER): one caller cannot take every session.
+  std::size_t max_sessions_per_key = 16;
+  std::size_t max_sessions_per_user = 16;
   // Largest `code` of execute_code (SANDBOX_MAX_CODE_BYTES).
   std::size_t code_max_chars = 1 << 20;
   // How long a call that needs approval waits for the client's answer (APPROVAL_TIMEOUT_MS).
@@ -92,13 +96,27 @@ class mcp_session {
   virtual bool can_elicit() const = 0;
 };
 
+// Why open() made no session.
+enum class session_refusal {
+  none,
+  stopping,     // the server is shutting down
+  server_full,  // max_sessions are live
+  key_full,     // the key holds max_sessions_per_key
+  user_full,    // the user holds max_sessions_per_user
+};
+
+struct opened_session {
+  std::shared_ptr<mcp_session> session;  // null when refused
+  session_refusal refused = session_refusal::none;
+};
+
 class mcp_face {
  public:
   virtual ~mcp_face() = default;
   // A session not kept in the table (stdio: one client, one session).
   virtual std::shared_ptr<mcp_session> open_private(std::string user_id) = 0;
-  // A new HTTP session in the table; null when max_sessions are live.
-  virtual std::shared_ptr<mcp_session> open(std::string user_id, std::string key_id) = 0;
+  // A new HTTP session in the table, or why there is none (the caps above).
+  virtual opened_session open(std::string user_id, std::string key_id) = 0;
   // The live HTTP session with this id opened with this key, else null.
   virtual std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) = 0;
   // The replica that `id` names when that is not this one (the session lives

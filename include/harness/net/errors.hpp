@@ -15,6 +15,7 @@ enum class errc {
   timeout,             // no complete answer (or head, for a stream) within the request's timeout
   response_too_large,  // the body passed request::max_response_bytes
   busy,                // the client's queue is full
+  address_refused,     // a public_only request's host is on loopback, a private or a link-local network
 };
 
 const harness::error_category& errc_category() noexcept;
@@ -29,7 +30,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::net::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::net::errc> = 6;
+inline constexpr int harness::errc_count<harness::net::errc> = 7;
 
 namespace harness::net {
 

@@ -46,6 +46,10 @@ struct request {
   // nullopt: the client's proxy (by default the environment's); "": no proxy;
   // else a proxy URL for this request.
   std::optional<std::string> proxy;
+  // The URL came from a remote party (OAuth discovery): connect only to a
+  // public address (address_guard.hpp), checked on the address libcurl
+  // connects to, on a fresh connection; else address_refused.
+  bool public_only = false;
 };
 
 struct response_head {

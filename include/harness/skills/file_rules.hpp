@@ -55,14 +55,22 @@ struct file_refusal {
   std::string message;
 };
 
+// Something the code should know about a file that was applied.
+struct file_note {
+  std::string path;
+  std::string message;
+};
+
 // What apply_changes did. Paths are relative to the root ("skills" or
 // "workspace") exactly as the sandbox reported them.
 struct apply_report {
   std::vector<std::string> written;
   std::vector<std::string> deleted;
   std::vector<file_refusal> refused;
+  std::vector<file_note> notes;
 
-  // {"written": [...], "deleted": [...], "refused": [{path, op, reason, message}]}
+  // {"written": [...], "deleted": [...], "refused": [{path, op, reason, message}]},
+  // plus "notes": [{path, message}] when there are any.
   nlohmann::json to_json() const;
 };
 

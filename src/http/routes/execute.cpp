@@ -27,6 +27,7 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
   if (!context.svc.execution) co_return sandbox_unavailable();
   execution::execute_request request;
   request.user_id = std::get<std::string>(std::move(user));
+  request.key_id = context.caller.key_id;
   request.code = body["code"].get<std::string>();
   if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
   auto service = context.svc.execution;  // keeps it alive across the await

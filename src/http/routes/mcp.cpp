@@ -51,6 +51,28 @@ bool accepts(const http_request& request, std::string_view type) {
   return false;
 }
 
+// The answer to an initialize that got no session: the server's own limit
+// is 503, a caller's share of it 429 (it frees when that caller ends one).
+http_response session_refused(mcp_server::session_refusal why) {
+  http_response answer;
+  switch (why) {
+    case mcp_server::session_refusal::key_full:
+      answer = rpc_failure(429, -32000,
+                           "Too Many Requests: this API key holds the most MCP sessions one key may "
+                           "(MCP_MAX_SESSIONS_PER_KEY); end one with DELETE /mcp, or wait for one to idle out");
+      break;
+    case mcp_server::session_refusal::user_full:
+      answer = rpc_failure(429, -32000,
+                           "Too Many Requests: this user holds the most MCP sessions one user may "
+                           "(MCP_MAX_SESSIONS_PER_USER); end one with DELETE /mcp, or wait for one to idle out");
+      break;
+    default:
+      answer = rpc_failure(503, -32000, "Service Unavailable: too many MCP sessions are open (MCP_MAX_SESSIONS)");
+  }
+  answer.set_header("Retry-After", "5");
+  return answer;
+}
+
 // Checks every /mcp request shares: Origin (DNS rebinding) and the protocol version header.
 std::optional<http_response> refuse_early(const request_context& context) {
   const auto& request = context.request;
@@ -174,12 +196,9 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
   if (initialize && !request.header("Mcp-Session-Id")) {
     auto user = session_user(context);
     if (auto* refused = std::get_if<http_response>(&user)) co_return std::move(*refused);
-    session = context.svc.mcp->open(std::get<std::string>(std::move(user)), context.caller.key_id);
-    if (!session) {
-      auto busy = rpc_failure(503, -32000, "Service Unavailable: too many MCP sessions are open (MCP_MAX_SESSIONS)");
-      busy.set_header("Retry-After", "5");
-      co_return busy;
-    }
+    auto opened = context.svc.mcp->open(std::get<std::string>(std::move(user)), context.caller.key_id);
+    if (!opened.session) co_return session_refused(opened.refused);
+    session = std::move(opened.session);
   } else {
     auto found = named_session(context);
     if (auto* refused = std::get_if<http_response>(&found)) co_return std::move(*refused);

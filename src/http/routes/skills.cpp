@@ -1,6 +1,9 @@
 // GET /skills?userId=, GET /skills/{userId}/{name}, GET /skills/{userId}/{name}/files/{path...},
-// DELETE /skills/{userId}/{name}.
+// DELETE /skills/{userId}/{name}. The library reads files or, with STORE_URL,
+// PostgreSQL: both block, so every call runs on the blocking pool, never on
+// the I/O thread.
 #include "acting_user.hpp"
+#include "harness/core/run_blocking.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "harness/http/services.hpp"
@@ -24,46 +27,53 @@ std::optional<http_response> hidden_skill(const request_context& context) {
 
 }  // namespace
 
-http_response handle_list_skills(const request_context& context) {
+boost::asio::awaitable<http_response> handle_list_skills(const request_context& context) {
   auto user = query_user(context);
-  if (auto* answer = std::get_if<http_response>(&user)) return std::move(*answer);
-  if (!context.svc.skills) return no_library();
+  if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
+  if (!context.svc.skills) co_return no_library();
   const auto& user_id = std::get<std::string>(user);
-  auto skills = context.svc.skills->list(user_id);
-  if (!skills) return error_response(skills.error());
-  return json_response(200, {{"userId", user_id}, {"skills", std::move(*skills)}});
+  auto library = context.svc.skills;  // keeps it alive across the await
+  auto skills = co_await core::run_blocking(context.svc.blocking, [&] { return library->list(user_id); });
+  if (!skills) co_return error_response(skills.error());
+  co_return json_response(200, {{"userId", user_id}, {"skills", std::move(*skills)}});
 }
 
-http_response handle_get_skill(const request_context& context) {
-  if (auto hidden = hidden_skill(context)) return std::move(*hidden);
-  if (!context.svc.skills) return no_library();
-  auto skill = context.svc.skills->get(context.params.at("userId"), context.params.at("name"));
-  if (!skill) return error_response(skill.error());
-  return json_response(200, *skill);
+boost::asio::awaitable<http_response> handle_get_skill(const request_context& context) {
+  if (auto hidden = hidden_skill(context)) co_return std::move(*hidden);
+  if (!context.svc.skills) co_return no_library();
+  auto library = context.svc.skills;
+  auto skill = co_await core::run_blocking(
+      context.svc.blocking, [&] { return library->get(context.params.at("userId"), context.params.at("name")); });
+  if (!skill) co_return error_response(skill.error());
+  co_return json_response(200, *skill);
 }
 
-http_response handle_get_skill_file(const request_context& context) {
-  if (auto hidden = hidden_skill(context)) return std::move(*hidden);
-  if (!context.svc.skills) return no_library();
-  auto text =
-      context.svc.skills->read_file(context.params.at("userId"), context.params.at("name"), context.params.at("path"));
-  if (!text) return error_response(text.error());
+boost::asio::awaitable<http_response> handle_get_skill_file(const request_context& context) {
+  if (auto hidden = hidden_skill(context)) co_return std::move(*hidden);
+  if (!context.svc.skills) co_return no_library();
+  auto library = context.svc.skills;
+  auto text = co_await core::run_blocking(context.svc.blocking, [&] {
+    return library->read_file(context.params.at("userId"), context.params.at("name"), context.params.at("path"));
+  });
+  if (!text) co_return error_response(text.error());
   http_response response;
   // Shown as text, never run or rendered: a skill's files are the user's code.
   response.set_header("Content-Type", "text/plain; charset=utf-8");
   response.set_header("X-Content-Type-Options", "nosniff");
   response.set_header("Cache-Control", "no-store");
   response.body = std::move(*text);
-  return response;
+  co_return response;
 }
 
-http_response handle_delete_skill(const request_context& context) {
-  if (auto hidden = hidden_skill(context)) return std::move(*hidden);
-  if (!context.svc.skills) return no_library();
+boost::asio::awaitable<http_response> handle_delete_skill(const request_context& context) {
+  if (auto hidden = hidden_skill(context)) co_return std::move(*hidden);
+  if (!context.svc.skills) co_return no_library();
   const auto& name = context.params.at("name");
-  auto removed = context.svc.skills->remove(context.params.at("userId"), name);
-  if (!removed) return error_response(removed.error());
-  return json_response(200, {{"name", name}, {"deleted", true}});
+  auto library = context.svc.skills;
+  auto removed = co_await core::run_blocking(context.svc.blocking,
+                                             [&] { return library->remove(context.params.at("userId"), name); });
+  if (!removed) co_return error_response(removed.error());
+  co_return json_response(200, {{"name", name}, {"deleted", true}});
 }
 
 }  // namespace harness::http
