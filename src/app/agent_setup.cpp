@@ -165,11 +165,9 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());
   if (inputs.metrics) register_task_metrics(*inputs.metrics, out.manager);
+  // Without an LLM, /health's "not_configured" says so: a start-up line would only repeat it.
   if (out.unavailable.empty()) {
     core::log_info("agent ready: {} provider, store {}", llm_config.provider, store::describe_store(*store_config));
-  } else {
-    core::log_info("stored tasks served from {}; new tasks wait for an LLM ({})", store::describe_store(*store_config),
-                   out.unavailable);
   }
   return out;
 }

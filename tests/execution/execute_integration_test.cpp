@@ -202,8 +202,8 @@ TEST_F(ExecuteIntegration, ToolErrorTextIsCensoredLikeResults) {
   auto source = workspace / "contact.txt";
   std::ofstream(source) << "dana.q@example.com\n";
   json r = execute({{"userId", "alice"},
-                    {"code", "const who = String(await callMCPTool('fs__read_text_file', {path: '" + source.string() +
-                                 "'})).trim();\n"
+                    {"code", "const who = JSON.stringify(await callMCPTool('fs__read_text_file', {path: '" +
+                                 source.string() + "'})).match(/\\[EMAIL_\\d+\\]/)[0];\n"
                                  "try { await callMCPTool('fs__read_text_file', {path: '" +
                                  workspace.string() +
                                  "/' + who + '.txt'}) } catch (e) { return {who, message: e.message} }\n"

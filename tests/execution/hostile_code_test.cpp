@@ -105,6 +105,43 @@ TEST_F(ExecuteIntegration, OneUserCannotHoldEverySession) {
   EXPECT_EQ(other["result"], 2) << other.dump();
 }
 
+// One-shot blocks (no sessionId) each may cold-start a container: one user
+// runs at most its share at once, open mode included; one past it waits for
+// SANDBOX_RUN_QUEUE_MS, then gets 429 with Retry-After.
+TEST_F(ExecuteIntegration, OneUserRunsAtMostItsShareOfOneShotSandboxes) {
+  ASSERT_EQ(server->stop(), 0);
+  start_server({{"SANDBOX_MAX_RUNNING_PER_USER", "1"}, {"SANDBOX_RUN_QUEUE_MS", "0"}, {"SANDBOX_TIMEOUT_MS", "20000"}});
+  fs::path started = workspace / "one-shot-started";
+  fs::path release = workspace / "one-shot-release";
+  auto running = std::async(std::launch::async, [&] {
+    return http_call(port, "POST", "/execute",
+                     json{{"userId", "mallory"},
+                          {"code", "await callMCPTool('fs__write_file', {path: '" + started.string() +
+                                       "', content: 'x'});\n"
+                                       "while (true) { try { await callMCPTool('fs__get_file_info', {path: '" +
+                                       release.string() + "'}); break; } catch (e) { await utils.sleep(50); } }\n"
+                                       "return 'done'"}}
+                         .dump(),
+                     "application/json", "", 30s);
+  });
+  for (int i = 0; i < 400 && !fs::exists(started); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(fs::exists(started));
+  auto refused = http_call(port, "POST", "/execute", json{{"userId", "mallory"}, {"code", "return 1"}}.dump(),
+                           "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 429) << refused->body;
+  EXPECT_EQ(refused->json()["error"]["code"], "too_many_running");
+  EXPECT_EQ(refused->header("retry-after"), "5");
+  // Another user has a share of their own.
+  EXPECT_EQ(execute({{"userId", "alice"}, {"code", "return 2"}})["result"], 2);
+  std::ofstream(release) << "go";
+  auto first = running.get();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->json()["result"], "done") << first->body;
+  // The share is free again once the block answered.
+  EXPECT_EQ(execute({{"userId", "mallory"}, {"code", "return 3"}})["result"], 3);
+}
+
 TEST_F(ExecuteIntegration, ASessionRunningABlockCanBeEnded) {
   execute(session_block("w5", "globalThis.kept = 1; return 1"));
   fs::path started = workspace / "started";

@@ -126,6 +126,31 @@ TEST(HostileInput, ControlCharactersInAPathCannotForgeALogLine) {
   EXPECT_NE(log.find("/nope\\r\\n2026-01-01T00:00:00.000 info forged-line\\n 404"), std::string::npos) << log;
 }
 
+// One caller cannot hold every /mcp session: past its share, 429 in JSON-RPC
+// with Retry-After, while another user still gets one.
+TEST(HostileInput, OneUserHoldsAtMostItsShareOfMcpSessions) {
+  ServerProcess server(env_map{{"MCP_MAX_SESSIONS_PER_USER", "1"}});
+  auto initialize = [&](const std::string& user) {
+    return send_raw(server.port(),
+                    "POST /mcp?userId=" + user + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server.port()) +
+                        "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n",
+                    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+                    R"("clientInfo":{"name":"x","version":"1"},"capabilities":{}}})");
+  };
+  auto first = initialize("mallory");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200) << first->body;
+  auto second = initialize("mallory");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 429) << second->body;
+  EXPECT_EQ(second->json()["error"]["code"], -32000);
+  EXPECT_NE(second->body.find("MCP_MAX_SESSIONS_PER_USER"), std::string::npos);
+  EXPECT_EQ(second->header("retry-after"), "5");
+  auto other = initialize("alice");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 200) << other->body;
+}
+
 TEST(HostileInput, AllowedHostsNameTheHostsAProxySends) {
   ServerProcess server(env_map{{"ALLOWED_HOSTS", "harness.example.com"}});
   auto named = send_raw(server.port(), "GET /health/live HTTP/1.1\r\nHost: harness.example.com\r\n");
