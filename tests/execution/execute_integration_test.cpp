@@ -201,13 +201,14 @@ TEST_F(ExecuteIntegration, PiiIsTokenizedIntoTheSandboxAndRestoredForTools) {
 TEST_F(ExecuteIntegration, ToolErrorTextIsCensoredLikeResults) {
   auto source = workspace / "contact.txt";
   std::ofstream(source) << "dana.q@example.com\n";
-  json r = execute({{"userId", "alice"},
-                    {"code", "const who = JSON.stringify(await callMCPTool('fs__read_text_file', {path: '" +
-                                 source.string() + "'})).match(/\\[EMAIL_\\d+\\]/)[0];\n"
-                                 "try { await callMCPTool('fs__read_text_file', {path: '" +
-                                 workspace.string() +
-                                 "/' + who + '.txt'}) } catch (e) { return {who, message: e.message} }\n"
-                                 "return 'no error'"}});
+  json r = execute(
+      {{"userId", "alice"},
+       {"code", "const who = JSON.stringify(await callMCPTool('fs__read_text_file', {path: '" + source.string() +
+                    "'})).match(/\\[EMAIL_\\d+\\]/)[0];\n"
+                    "try { await callMCPTool('fs__read_text_file', {path: '" +
+                    workspace.string() +
+                    "/' + who + '.txt'}) } catch (e) { return {who, message: e.message} }\n"
+                    "return 'no error'"}});
   ASSERT_FALSE(r.contains("error")) << r.dump();
   const auto seen = r["result"].dump();
   EXPECT_EQ(seen.find("dana.q@example.com"), std::string::npos) << seen;

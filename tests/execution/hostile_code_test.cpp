@@ -119,15 +119,16 @@ TEST_F(ExecuteIntegration, OneUserRunsAtMostItsShareOfOneShotSandboxes) {
                           {"code", "await callMCPTool('fs__write_file', {path: '" + started.string() +
                                        "', content: 'x'});\n"
                                        "while (true) { try { await callMCPTool('fs__get_file_info', {path: '" +
-                                       release.string() + "'}); break; } catch (e) { await utils.sleep(50); } }\n"
+                                       release.string() +
+                                       "'}); break; } catch (e) { await utils.sleep(50); } }\n"
                                        "return 'done'"}}
                          .dump(),
                      "application/json", "", 30s);
   });
   for (int i = 0; i < 400 && !fs::exists(started); ++i) std::this_thread::sleep_for(50ms);
   ASSERT_TRUE(fs::exists(started));
-  auto refused = http_call(port, "POST", "/execute", json{{"userId", "mallory"}, {"code", "return 1"}}.dump(),
-                           "application/json");
+  auto refused =
+      http_call(port, "POST", "/execute", json{{"userId", "mallory"}, {"code", "return 1"}}.dump(), "application/json");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 429) << refused->body;
   EXPECT_EQ(refused->json()["error"]["code"], "too_many_running");
