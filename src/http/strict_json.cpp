@@ -37,6 +37,10 @@ std::string describe_byte(char c) {
 // that is a NUL, a bracket or a stray byte, the last byte of a trailing number
 // or string. The message says "more follows" rather than "this starts here".
 std::string trailing_data(std::string_view text, std::size_t offset) {
+  // The parser may give up only at the end of input (a second value that is an
+  // unterminated string): name the last byte then, never the one past it.
+  if (offset >= text.size()) offset = text.empty() ? 0 : text.size() - 1;
+  if (text.empty()) return "the body must be exactly one JSON value";
   return fmt::format(
       "the body must be exactly one JSON value, but more follows it ({} at byte offset {}); remove everything after "
       "the value (whitespace is fine)",

@@ -71,6 +71,16 @@ TEST(StrictJson, DeepPathKeepsItsInnermostSteps) {
   EXPECT_LT(e.message.size(), 400u);
 }
 
+// Found by fuzz/json: a second value that runs to the end of the body made the
+// message read the byte past the end.
+TEST(StrictJson, TrailingDataThatRunsToTheEndIsNamedWithoutReadingPastIt) {
+  for (std::string text : {"2\t\"ii[[[[", "1 \"", "{} [", "true \"abc"}) {
+    auto e = refusal(text);
+    EXPECT_EQ(e.code, http::errc::malformed_json) << text;
+    expect_message_has(e, "more follows it");
+  }
+}
+
 TEST(StrictJson, NestingPastTheLimitIsRefusedWithWhere) {
   const std::string ok = std::string(256, '[') + std::string(256, ']');
   EXPECT_TRUE(parse_strict_json(ok));
