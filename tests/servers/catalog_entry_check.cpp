@@ -1,5 +1,6 @@
 #include "servers/catalog_entry_check.hpp"
 
+#include <filesystem>
 #include <map>
 
 #include "servers/mcp_servers_check.hpp"
@@ -33,6 +34,7 @@ class entry_checker {
     check_env_list("optional_env");
     check_package(install);
     check_notes();
+    check_tested_here();
     check_transport_and_snippet(name);
     return problems_;
   }
@@ -111,6 +113,46 @@ class entry_checker {
     }
     for (const auto& note : *notes) {
       if (!note.is_string() || note.get<std::string>().empty()) fail("every note must be a non-empty string");
+    }
+  }
+
+  // {status, version, protocol, needs, test}: whether this machine ran the
+  // server, which version and protocol it answered with, what it needs, and
+  // the test that runs it. A tested or listed server names its version,
+  // protocol and a test file that exists; one not run says why in `needs`.
+  void check_tested_here() {
+    const json* tested = find("tested_here");
+    if (tested == nullptr || !tested->is_object()) {
+      fail("tested_here must be an object");
+      return;
+    }
+    for (const char* key : {"status", "version", "protocol", "needs", "test"}) {
+      auto it = tested->find(key);
+      if (it == tested->end() || !it->is_string()) fail(std::string("tested_here.") + key + " must be a string");
+    }
+    const std::string status = tested->value("status", "");
+    if (status != "tested" && status != "listed" && status != "not_run") {
+      fail("tested_here.status must be tested, listed or not_run");
+      return;
+    }
+    if (tested->value("needs", "").empty()) fail("tested_here.needs must say what the server needs (or why not run)");
+    if (status == "not_run") return;
+    if (tested->value("version", "").empty()) fail("tested_here.version is required once it ran");
+    const std::string protocol = tested->value("protocol", "");
+    if (protocol != "2024-11-05" && protocol != "2025-03-26" && protocol != "2025-06-18" && protocol != "2025-11-25") {
+      fail("tested_here.protocol must be a protocol version the client speaks");
+    }
+    const std::string tests = tested->value("test", "");
+    if (tests.empty()) fail("tested_here.test must name the test that runs it");
+    std::size_t start = 0;
+    while (start < tests.size()) {
+      auto comma = tests.find(", ", start);
+      const std::string file = tests.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!std::filesystem::exists(std::filesystem::path(HARNESS_TEST_SOURCE_DIR) / file)) {
+        fail("tested_here.test names " + file + ", which does not exist");
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 2;
     }
   }
 
