@@ -9,6 +9,9 @@
 //   bad_version   answers initialize with protocol version 1999-01-01
 //   endless_pages tools/list always has a nextCursor
 //   crash_on_start exits with status 7 before answering anything
+//   crash_in_initialize  exits with status 4 when initialize arrives
+//   bad_tools_list       answers tools/list with {"tools": "not a list"}
+//   slow_start           reads nothing for 30 s after it starts
 // Tools: echo {text}, crash (exits mid-call), hang (never answers; remembers cancellations),
 // cancelled (lists the request ids we were told to cancel), progress {steps, interval_ms},
 // ask_client (sends ping, roots/list, sampling/createMessage, elicitation/create to the client
@@ -86,6 +89,10 @@ function handle(msg) {
   const p = msg.params || {};
   switch (msg.method) {
     case 'initialize':
+      if (mode === 'crash_in_initialize') {
+        process.stderr.write('fault_server: crashing in initialize\n');
+        process.exit(4);
+      }
       garbage();
       return reply(msg.id, {
         protocolVersion: mode === 'bad_version' ? '1999-01-01' : p.protocolVersion,
@@ -96,6 +103,7 @@ function handle(msg) {
     case 'notifications/cancelled': cancelled.push(p.requestId); return;
     case 'ping': return reply(msg.id, {});
     case 'tools/list':
+      if (mode === 'bad_tools_list') return reply(msg.id, { tools: 'not a list' });
       if (mode === 'endless_pages') {
         const n = Number(p.cursor || 0) + 1;
         return reply(msg.id, { tools: [{ name: 'page' + n, inputSchema: { type: 'object' } }], nextCursor: String(n) });
@@ -109,4 +117,5 @@ function handle(msg) {
 
 if (mode === 'crash_on_start') { process.stderr.write('fault_server: cannot start\n'); process.exit(7); }
 flood(32 * 1024 * 1024);
-serve(handle);
+if (mode === 'slow_start') setTimeout(() => serve(handle), 30000);
+else serve(handle);

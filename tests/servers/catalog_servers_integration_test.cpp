@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "support/child_process.hpp"
@@ -132,6 +133,78 @@ return out;
   std::printf(
       "catalog: github and installer listed, not called (github needs the network; the installer edits a "
       "client's config)\n");
+  EXPECT_EQ(server.stop(), 0) << server.output();
+  EXPECT_EQ(labelled_containers(owner), 0);
+  fs::remove_all(root);
+}
+
+// A bad server among good ones: one that dies in initialize, one whose
+// tools/list is malformed, one too slow to start. Each is one line in
+// /health and in the log, naming the server and why; the good ones serve
+// code all the while.
+TEST(CatalogServers, ABadServerIsOneLineAndTheOthersServeOn) {
+  const std::string owner = "harness-badsrv-" + std::to_string(getpid());
+  const fs::path root = fs::temp_directory_path() / owner;
+  fs::create_directories(root);
+  auto fault = [](const std::string& mode) {
+    return json{{"command", "node"}, {"args", {source_path("tests/mcp/fault_server.js"), mode}}};
+  };
+  json servers = {
+      {"good1", fault("normal")},
+      {"good2",
+       {{"command", "node"}, {"args", {npm_server("@modelcontextprotocol/server-sequential-thinking/dist/index.js")}}}},
+      {"dies", fault("crash_in_initialize")},
+      {"garbled", fault("bad_tools_list")},
+      {"slow", fault("slow_start")}};
+  std::ofstream(root / "mcp.json") << json{{"mcpServers", servers}}.dump(2);
+  harness_server server({{"PORT", "0"},
+                         {"ENV_FILE", "/dev/null"},
+                         {"MCP_CONFIG", (root / "mcp.json").string()},
+                         {"MCP_STARTUP_TIMEOUT_MS", "3000"},
+                         {"SANDBOX_OWNER", owner},
+                         {"SANDBOX_POOL_SIZE", "1"},
+                         {"STORE_PATH", (root / "harness.db").string()},
+                         {"SKILLS_DIR", (root / "skills").string()},
+                         {"WORKSPACE_DIR", (root / "workspace").string()},
+                         {"SANDBOX_CALL_SOCKET_DIR", (root / "sockets").string()}});
+  ASSERT_TRUE(server.wait_healthy(1, {"mcp.good1", "mcp.good2"}, 60s)) << server.call("GET", "/health")->body;
+  // Wait until the slow one has been given up on too.
+  json components;
+  for (int i = 0; i < 100; ++i) {
+    components = server.call("GET", "/health")->json()["components"];
+    if (components["mcp.slow"]["status"] == "down" && components["mcp.dies"]["status"] == "down" &&
+        components["mcp.garbled"]["status"] == "down")
+      break;
+    std::this_thread::sleep_for(200ms);
+  }
+  const std::map<std::string, std::string> why = {{"dies", "exit"}, {"garbled", "tools"}, {"slow", "3000"}};
+  for (const auto& [name, part] : why) {
+    const json& entry = components["mcp." + name];
+    EXPECT_EQ(entry["status"], "down") << name << ": " << entry.dump();
+    const std::string reason = entry.value("reason", "");
+    EXPECT_FALSE(reason.empty()) << name << ": " << entry.dump();
+    EXPECT_EQ(reason.find('\n'), std::string::npos) << reason;
+    EXPECT_NE(reason.find(part), std::string::npos) << name << ": " << reason;
+    // The log names the server and says the same.
+    bool logged = false;
+    std::istringstream lines(server.output());
+    for (std::string line; std::getline(lines, line);) {
+      logged = logged || (line.find("mcp " + name) != std::string::npos && line.find(part) != std::string::npos);
+    }
+    EXPECT_TRUE(logged) << name << " not in the log:\n" << server.output();
+  }
+  // The good ones answer code.
+  auto answer = server.call("POST", "/execute",
+                            json{{"userId", "u"},
+                                 {"code",
+                                  "return [await callMCPTool('good1__echo', {text: 'still here'}), "
+                                  "(await list_mcp_tools()).filter((t) => t.name.startsWith('good2__')).length]"}}
+                                .dump(),
+                            60s);
+  ASSERT_TRUE(answer);
+  ASSERT_EQ(answer->status, 200) << answer->body;
+  EXPECT_EQ(answer->json()["result"][0], "still here") << answer->body;
+  EXPECT_EQ(answer->json()["result"][1], 1) << answer->body;
   EXPECT_EQ(server.stop(), 0) << server.output();
   EXPECT_EQ(labelled_containers(owner), 0);
   fs::remove_all(root);
