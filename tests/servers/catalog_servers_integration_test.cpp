@@ -76,6 +76,12 @@ TEST(CatalogServers, EachStartsListsItsToolsAndAnswersCodeThroughTheHarness) {
         {"args", {npm_server("@modelcontextprotocol/server-github/dist/index.js")}},
         {"env", {{"GITHUB_PERSONAL_ACCESS_TOKEN", "dummy-token-no-call-leaves-this-machine"}}}}},
       {"installer", {{"command", "node"}, {"args", {npm_server("@anaisbetts/mcp-installer/lib/index.mjs")}}}},
+      // In a network namespace of its own with nothing in it: whatever it would
+      // send at start (telemetry is off, but not verified line by line) cannot leave.
+      {"mongodb",
+       {{"command", find_on_path("unshare")},
+        {"args", {"--net", "node", npm_server("mongodb-mcp-server/dist/esm/index.js")}},
+        {"env", {{"MDB_MCP_TELEMETRY", "disabled"}}}}},
   };
   std::ofstream(root / "mcp.json") << json{{"mcpServers", servers}}.dump(2);
 
@@ -105,7 +111,7 @@ TEST(CatalogServers, EachStartsListsItsToolsAndAnswersCodeThroughTheHarness) {
   const std::string code = R"(
 const names = (await list_mcp_tools()).map((t) => t.name);
 const count = (server) => names.filter((n) => n.startsWith(server + '__')).length;
-const out = { tools: Object.fromEntries(['seq', 'db', 'redis', 'browser', 'github', 'installer'].map((s) => [s, count(s)])) };
+const out = { tools: Object.fromEntries(['seq', 'db', 'redis', 'browser', 'github', 'installer', 'mongodb'].map((s) => [s, count(s)])) };
 out.thought = await callMCPTool('seq__sequentialthinking', { thought: 'add the rows', thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false });
 out.db = await callMCPTool('db__query', { sql: 'SELECT 40 + 2 AS answer' });
 await callMCPTool('redis__set', { key: 'greeting', value: 'hello from the sandbox' });
@@ -121,18 +127,19 @@ return out;
   json out = answer->json();
   ASSERT_FALSE(out.contains("error")) << answer->body << server.output();
   const json& r = out["result"];
-  for (const char* s : {"seq", "db", "redis", "browser", "github", "installer"}) {
+  for (const char* s : {"seq", "db", "redis", "browser", "github", "installer", "mongodb"}) {
     EXPECT_GT(r["tools"][s].get<int>(), 0) << s << ": " << r.dump();
   }
   EXPECT_NE(r["thought"].dump().find("thoughtNumber"), std::string::npos) << r["thought"].dump();
   EXPECT_EQ(r["db"], json::parse(R"([{"answer": 42}])")) << r["db"].dump();
   EXPECT_NE(r["redis"].dump().find("hello from the sandbox"), std::string::npos) << r["redis"].dump();
   EXPECT_NE(r["evaluate"].dump().find("alive"), std::string::npos) << r["evaluate"].dump();
-  // Not called, and why: github's tools all reach api.github.com, and the
-  // installer's install npm packages and edit a desktop client's config.
+  // Not called, and why: github's tools all reach api.github.com, the
+  // installer's install npm packages and edit a desktop client's config, and
+  // mongodb's need a MongoDB or Atlas, which this machine does not have.
   std::printf(
-      "catalog: github and installer listed, not called (github needs the network; the installer edits a "
-      "client's config)\n");
+      "catalog: github, installer and mongodb listed, not called (github needs the network; the installer "
+      "edits a client's config; mongodb needs a database)\n");
   EXPECT_EQ(server.stop(), 0) << server.output();
   EXPECT_EQ(labelled_containers(owner), 0);
   fs::remove_all(root);
