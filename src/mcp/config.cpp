@@ -230,9 +230,11 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
   }
   if (entry.contains("type")) {
     const auto& type = entry["type"];
-    const bool ok = type.is_string() &&
-                    (type == "stdio" || type == "http" || type == "streamable-http" || type == "streamableHttp");
-    if (!ok) return make_error(mcp::errc::invalid_config, where + ".type: expected \"stdio\" or \"http\"");
+    const bool ok = type.is_string() && (type == "stdio" || type == "http" || type == "streamable-http" ||
+                                         type == "streamableHttp" || type == "sse");
+    if (!ok) {
+      return make_error(mcp::errc::invalid_config, where + ".type: expected \"stdio\", \"http\" or \"sse\"");
+    }
     if ((type == "stdio") != has_command) {
       return make_error(mcp::errc::invalid_config, where + ".type: does not match command/url");
     }
@@ -259,7 +261,7 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
       server.cwd = std::move(*cwd);
     }
   } else {
-    server.kind = transport_kind::http;
+    server.kind = entry.value("type", json()) == "sse" ? transport_kind::sse : transport_kind::http;
     auto url = expand_string(entry["url"], where + ".url", env);
     if (!url) return url.error();
     if (auto parsed = net::parse_url(*url); !parsed) {

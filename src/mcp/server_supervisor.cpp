@@ -299,7 +299,9 @@ const json* server_supervisor::find_tool(const std::string& tool) const {
 
 json server_supervisor::status() const {
   json out = {{"state", to_string(state_)},
-              {"transport", config_.kind == transport_kind::stdio ? "stdio" : "http"},
+              {"transport", config_.kind == transport_kind::stdio ? "stdio"
+                            : config_.kind == transport_kind::sse ? "sse"
+                                                                  : "http"},
               {"tools", tools_.size()},
               {"restarts", restarts_}};
   if (!reason_.empty()) out["reason"] = reason_;

@@ -299,6 +299,9 @@ std::shared_ptr<transport> create_stdio_transport(asio::any_io_executor executor
 
 std::shared_ptr<transport> create_transport(asio::any_io_executor executor, server_config config, client_limits limits,
                                             const remote_access& remote) {
+  if (config.kind == transport_kind::sse) {
+    return create_sse_transport(std::move(executor), std::move(config), limits, remote.http);
+  }
   if (config.kind == transport_kind::http) {
     auto authorizer = remote.authorizer_for ? remote.authorizer_for(config) : nullptr;
     return create_http_transport(std::move(executor), std::move(config), limits, remote.http, std::move(authorizer));

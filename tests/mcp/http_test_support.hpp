@@ -79,7 +79,9 @@ struct http_server_fixture {
       return;
     }
     for (int i = 0; i < 100 && !info; ++i) {
-      c = create_client(ctx.get_executor(), create_http_transport(ctx.get_executor(), config, limits, http), limits);
+      remote_access remote;
+      remote.http = http;
+      c = create_client(ctx.get_executor(), create_transport(ctx.get_executor(), config, limits, remote), limits);
       info = run(ctx, c->connect());
       if (!info) {
         run(ctx, c->close());

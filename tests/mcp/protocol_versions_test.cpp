@@ -92,6 +92,52 @@ TEST_P(ProtocolVersion, AStreamableHttpServerOfThatVersionIsUsedInIt) {
   }
 }
 
+// The HTTP transport of 2024-11-05 (also served by SDKs of 2025-03-26):
+// one event stream, POSTs to the endpoint it names ("type": "sse").
+TEST_P(ProtocolVersion, AnHttpSseServerOfThatVersionIsUsedInIt) {
+  if (GetParam() > "2025-03-26") GTEST_SKIP() << GetParam() << "'s SDK is used over Streamable HTTP above";
+  boost::asio::io_context ctx;
+  const auto port = testing::free_port(ctx);
+  auto config = testing::http_config(port);
+  config.kind = transport_kind::sse;
+  config.url = "http://127.0.0.1:" + std::to_string(port) + "/sse";
+  testing::http_server_fixture server(ctx, {versioned_server(), GetParam(), "sse", std::to_string(port)}, {}, config);
+  ASSERT_TRUE(server.info) << server.info.error().describe();
+  EXPECT_EQ(server.info->protocol_version, GetParam());
+  expect_tools_work(ctx, *server.c, GetParam());
+}
+
+// An endpoint event naming another origin is refused: the POSTs would carry the
+// configured headers (credentials) to a host the operator never named.
+TEST(HttpSseTransport, AnEndpointOnAnotherOriginIsRefused) {
+  boost::asio::io_context ctx;
+  const auto port = testing::free_port(ctx);
+  const std::string script =
+      "require('http').createServer((q, r) => { r.writeHead(200, {'Content-Type': 'text/event-stream'});"
+      " r.write('event: endpoint\\ndata: http://evil.example.com/messages?sessionId=1\\n\\n'); })"
+      ".listen(Number(process.argv[1]), '127.0.0.1')";
+  auto config = testing::http_config(port);
+  config.kind = transport_kind::sse;
+  config.url = "http://127.0.0.1:" + std::to_string(port) + "/sse";
+  auto limits = testing::test_limits();
+  auto child = testing::spawn_node(ctx, {"-e", script, std::to_string(port)});
+  ASSERT_TRUE(child);
+  remote_access remote;
+  remote.http = net::create_http_client(net::start_engine());
+  result<server_info> info = make_error(mcp::errc::connection_lost, "not tried");
+  // Until it listens, the GET fails to connect (connection_lost); then the answer is the refusal.
+  for (int i = 0; i < 100 && !info && info.error().code == mcp::errc::connection_lost; ++i) {
+    if (i > 0) testing::sleep_for(ctx, std::chrono::milliseconds(100));
+    auto c = create_client(ctx.get_executor(), create_transport(ctx.get_executor(), config, limits, remote), limits);
+    info = run(ctx, c->connect());
+    run(ctx, c->close());
+  }
+  ASSERT_FALSE(info);
+  EXPECT_TRUE(contains(info.error().message, "not on the server's own origin")) << info.error().message;
+  child->signal(SIGTERM);
+  run(ctx, child->wait_exit(std::chrono::seconds(5)));
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryVersionTheSdksAccept, ProtocolVersion,
                          ::testing::Values("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
                          [](const auto& param_info) {

@@ -5,6 +5,7 @@
 // structuredContent or annotations where the version has none).
 // Usage: node versioned_server.mjs <version> stdio
 //        node versioned_server.mjs <version> http <port>   (Streamable HTTP at http://127.0.0.1:<port>/mcp)
+//        node versioned_server.mjs <version> sse <port>    (HTTP+SSE: GET /sse, POST /messages; up to 2025-03-26)
 // <version>: 2024-11-05 | 2025-03-26 | 2025-06-18 | 2025-11-25
 // Tools: echo {text}; add {a, b} -> {sum} (structured from 2025-06-18 on, JSON text before);
 // fail: an isError result; throws: a JSON-RPC error with data; headers: the
@@ -83,6 +84,26 @@ if (mode === 'stdio') {
       await makeServer().connect(transport);
     }
     await transport.handleRequest(req, res);
+  });
+  httpServer.listen(Number(port), '127.0.0.1', () => process.stdout.write(`listening ${httpServer.address().port}\n`));
+} else if (mode === 'sse') {
+  const { SSEServerTransport } = await esm(`${base}server/sse.js`);
+  const transports = new Map();
+  const httpServer = http.createServer(async (req, res) => {
+    lastVersionHeader = req.headers['mcp-protocol-version'] ?? null;
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      res.on('close', () => transports.delete(transport.sessionId));
+      await makeServer().connect(transport);
+    } else if (req.method === 'POST' && url.pathname === '/messages') {
+      const transport = transports.get(url.searchParams.get('sessionId'));
+      if (!transport) { res.writeHead(404).end(); return; }
+      await transport.handlePostMessage(req, res);
+    } else {
+      res.writeHead(404).end();
+    }
   });
   httpServer.listen(Number(port), '127.0.0.1', () => process.stdout.write(`listening ${httpServer.address().port}\n`));
 } else {

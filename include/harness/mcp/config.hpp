@@ -26,7 +26,9 @@
 
 namespace harness::mcp {
 
-enum class transport_kind { stdio, http };
+// stdio: a child process; http: Streamable HTTP; sse: the HTTP+SSE transport
+// of protocol 2024-11-05 ("type": "sse"), for servers older than Streamable HTTP.
+enum class transport_kind { stdio, http, sse };
 
 // A remote server's "oauth" block. Secrets (clientSecret, privateKey) may only
 // be written as ${VAR}, so the file itself never holds one.

@@ -91,6 +91,12 @@ std::shared_ptr<transport> create_http_transport(boost::asio::any_io_executor ex
                                                  client_limits limits, std::shared_ptr<net::http_client> http,
                                                  std::shared_ptr<http_authorizer> authorizer = nullptr);
 
+// An HTTP+SSE transport (protocol 2024-11-05) for config.url, the server's
+// event-stream endpoint, with config.headers, over `http`. No OAuth: servers
+// of that transport predate MCP's authorization.
+std::shared_ptr<transport> create_sse_transport(boost::asio::any_io_executor executor, server_config config,
+                                                client_limits limits, std::shared_ptr<net::http_client> http);
+
 // What remote (HTTP) servers need from outside the mcp component: the one
 // outbound HTTP client, and each server's authorizer (null: none).
 struct remote_access {
