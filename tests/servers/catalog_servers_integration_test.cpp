@@ -71,13 +71,18 @@ TEST(CatalogServers, EachStartsListsItsToolsAndAnswersCodeThroughTheHarness) {
        {{"command", "node"},
         {"args", {npm_server("@modelcontextprotocol/server-puppeteer/dist/index.js")}},
         {"env", {{"PUPPETEER_LAUNCH_OPTIONS", launch.dump()}, {"ALLOW_DANGEROUS", "true"}}}}},
+      // The servers whose tools reach the internet (github's all call api.github.com,
+      // the installer's run npm) and mongodb run in a network namespace of their own
+      // with nothing in it: listing their tools must not need it, and whatever they
+      // might send at start (mongodb's telemetry is off, but not read line by line)
+      // cannot leave the machine.
       {"github",
-       {{"command", "node"},
-        {"args", {npm_server("@modelcontextprotocol/server-github/dist/index.js")}},
+       {{"command", find_on_path("unshare")},
+        {"args", {"--net", "node", npm_server("@modelcontextprotocol/server-github/dist/index.js")}},
         {"env", {{"GITHUB_PERSONAL_ACCESS_TOKEN", "dummy-token-no-call-leaves-this-machine"}}}}},
-      {"installer", {{"command", "node"}, {"args", {npm_server("@anaisbetts/mcp-installer/lib/index.mjs")}}}},
-      // In a network namespace of its own with nothing in it: whatever it would
-      // send at start (telemetry is off, but not verified line by line) cannot leave.
+      {"installer",
+       {{"command", find_on_path("unshare")},
+        {"args", {"--net", "node", npm_server("@anaisbetts/mcp-installer/lib/index.mjs")}}}},
       {"mongodb",
        {{"command", find_on_path("unshare")},
         {"args", {"--net", "node", npm_server("mongodb-mcp-server/dist/esm/index.js")}},
