@@ -58,6 +58,16 @@ void expect_tools_work(boost::asio::io_context& ctx, client& c, const std::strin
 }
 
 class ProtocolVersion : public ::testing::TestWithParam<std::string> {};
+// Streamable HTTP exists from 2025-03-26 on; the SDKs serve HTTP+SSE up to 2025-03-26.
+class StreamableHttpVersion : public ProtocolVersion {};
+class HttpSseVersion : public ProtocolVersion {};
+
+// "v2025_11_25" for a test name.
+std::string version_name(const ::testing::TestParamInfo<std::string>& param_info) {
+  std::string name = "v" + param_info.param;
+  for (auto& ch : name) ch = ch == '-' ? '_' : ch;
+  return name;
+}
 
 TEST_P(ProtocolVersion, AStdioServerOfThatVersionIsUsedInIt) {
   boost::asio::io_context ctx;
@@ -72,8 +82,7 @@ TEST_P(ProtocolVersion, AStdioServerOfThatVersionIsUsedInIt) {
   run(ctx, c->close());
 }
 
-TEST_P(ProtocolVersion, AStreamableHttpServerOfThatVersionIsUsedInIt) {
-  if (GetParam() < "2025-03-26") GTEST_SKIP() << GetParam() << " has no Streamable HTTP";
+TEST_P(StreamableHttpVersion, AStreamableHttpServerOfThatVersionIsUsedInIt) {
   boost::asio::io_context ctx;
   const auto port = testing::free_port(ctx);
   testing::http_server_fixture server(ctx, {versioned_server(), GetParam(), "http", std::to_string(port)}, {},
@@ -94,8 +103,7 @@ TEST_P(ProtocolVersion, AStreamableHttpServerOfThatVersionIsUsedInIt) {
 
 // The HTTP transport of 2024-11-05 (also served by SDKs of 2025-03-26):
 // one event stream, POSTs to the endpoint it names ("type": "sse").
-TEST_P(ProtocolVersion, AnHttpSseServerOfThatVersionIsUsedInIt) {
-  if (GetParam() > "2025-03-26") GTEST_SKIP() << GetParam() << "'s SDK is used over Streamable HTTP above";
+TEST_P(HttpSseVersion, AnHttpSseServerOfThatVersionIsUsedInIt) {
   boost::asio::io_context ctx;
   const auto port = testing::free_port(ctx);
   auto config = testing::http_config(port);
@@ -139,12 +147,11 @@ TEST(HttpSseTransport, AnEndpointOnAnotherOriginIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVersionTheSdksAccept, ProtocolVersion,
-                         ::testing::Values("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
-                         [](const auto& param_info) {
-                           std::string name = "v" + param_info.param;
-                           for (auto& ch : name) ch = ch == '-' ? '_' : ch;
-                           return name;
-                         });
+                         ::testing::Values("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"), version_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersionTheSdksAccept, StreamableHttpVersion,
+                         ::testing::Values("2025-03-26", "2025-06-18", "2025-11-25"), version_name);
+INSTANTIATE_TEST_SUITE_P(EveryVersionTheSdksAccept, HttpSseVersion, ::testing::Values("2024-11-05", "2025-03-26"),
+                         version_name);
 
 }  // namespace
 }  // namespace harness::mcp
