@@ -395,7 +395,13 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
 status oauth_authorizer::check_issuer_pin(const std::string& issuer) {
   const std::string key = "issuer:" + server_.name;
   auto stored = store_->load(key);
-  std::string pinned = stored && stored->is_string() ? stored->get<std::string>() : std::string();
+  // A pin that cannot be read is no pin to replace: nothing goes out until it can be.
+  if (!stored) {
+    return make_error(mcp::errc::authorization_failed,
+                      "the pinned OAuth issuer of " + server_.name + " cannot be read: " + stored.error().message,
+                      "fix OAUTH_TOKEN_FILE (or the vault key it is sealed with), or name the issuer in oauth.issuer");
+  }
+  std::string pinned = stored->is_string() ? stored->get<std::string>() : std::string();
   if (!config_.issuer.empty() && without_trailing_slash(config_.issuer) != without_trailing_slash(pinned)) {
     if (!pinned.empty())
       core::log_warn("mcp {}: OAuth issuer pinned anew by oauth.issuer: {} -> {}", server_.name, pinned,

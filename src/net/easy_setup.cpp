@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -121,19 +122,25 @@ curl_socket_t open_public_socket(void* user, curlsocktype purpose, curl_sockaddr
   return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
-// Whether libcurl will send the request through a proxy: a configured one,
-// or one of the environment's (a host in no_proxy then goes direct, and is
-// not checked either; docs/SECURITY.md says so).
-bool uses_proxy(const std::optional<std::string>& configured, const std::string& url) {
-  if (configured) return !configured->empty();
-  const bool https = url.rfind("https://", 0) == 0;
-  for (const char* name :
-       {https ? "https_proxy" : "http_proxy", https ? "HTTPS_PROXY" : "HTTP_PROXY", "all_proxy", "ALL_PROXY"}) {
-    // curl ignores the upper-case HTTP_PROXY (CGI); counting it only makes the check skip more often.
-    const char* value = std::getenv(name);
-    if (value && *value) return true;
+// The proxy a request whose URL a remote party chose goes through, decided
+// here rather than by libcurl's reading of the environment, so that the
+// address check below holds for every request that goes direct: the
+// configured one, else the environment's for the scheme as libcurl reads it
+// (http_proxy; https_proxy or HTTPS_PROXY; all_proxy or ALL_PROXY). No host
+// bypasses it (no_proxy is not honoured for these requests): a no_proxy list
+// names exactly the internal hosts that must not be reached. "" is direct.
+std::string public_request_proxy(const std::optional<std::string>& configured, const std::string& scheme) {
+  if (configured) return *configured;
+  const bool https = scheme == "https";
+  const std::vector<const char*> names =
+      https ? std::vector<const char*>{"https_proxy", "HTTPS_PROXY"} : std::vector<const char*>{"http_proxy"};
+  for (const char* name : names) {
+    if (const char* value = std::getenv(name); value && *value) return value;
   }
-  return false;
+  for (const char* name : {"all_proxy", "ALL_PROXY"}) {
+    if (const char* value = std::getenv(name); value && *value) return value;
+  }
+  return {};
 }
 
 bool is_tls_failure(CURLcode code) {
@@ -217,11 +224,16 @@ status configure(transfer& t) {
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
-  // Through a proxy, the socket goes to the proxy: the check would see its
-  // address, not the target's, and the proxy must do the filtering.
-  if (r.public_only && !uses_proxy(proxy, r.url)) {
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+  if (r.public_only) {
+    // Through a proxy the socket goes to the proxy, whose address the check
+    // cannot judge: the proxy must filter. Every other such request is checked.
+    const std::string via = public_request_proxy(proxy, parse_url(r.url)->scheme);
+    curl_easy_setopt(e, CURLOPT_PROXY, via.c_str());  // "" turns the environment's proxies off
+    curl_easy_setopt(e, CURLOPT_NOPROXY, "");         // and no host bypasses the one chosen
+    if (via.empty()) {
+      curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
+      curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+    }
     // A cached connection was checked for another request, perhaps not at all, perhaps to an address the name
     // pointed to then: this one opens its own and keeps it to itself.
     curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);

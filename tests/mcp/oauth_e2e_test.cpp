@@ -273,6 +273,33 @@ TEST_F(OAuthEndToEnd, AnAuthorizationServerOtherThanThePinnedOneGetsNothing) {
   EXPECT_EQ(server.stop(), 0);
 }
 
+// A pin that cannot be read (a damaged token file, a vault key that changed)
+// is no pin to replace: the server is refused until it can be read.
+TEST_F(OAuthEndToEnd, AnUnreadableIssuerPinIsNotReplaced) {
+  net::testing::test_ca ca;
+  oauth_server remote(ca);
+  {
+    harness_server server(env(remote, ca.ca_pem));
+    auto waiting = wait_for_server(server, [](const json& e) { return e.value("state", "") == "needs_authorization"; });
+    ASSERT_EQ(waiting.value("state", ""), "needs_authorization") << waiting.dump() << server.output();
+    EXPECT_EQ(server.stop(), 0);
+  }
+  const fs::path file = root / "oauth-tokens.json";
+  json tokens = json::parse(std::ifstream(file));
+  ASSERT_TRUE(tokens.contains("issuer:notes")) << tokens.dump();
+  // Still a sealed value, whose bytes no longer open (as after a key change).
+  ASSERT_TRUE(tokens["issuer:notes"].contains("data")) << tokens.dump();
+  tokens["issuer:notes"]["data"] = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  std::ofstream(file) << tokens.dump();
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+  harness_server server(env(remote, ca.ca_pem));
+  auto failed = wait_for_server(server, [](const json& e) { return e.value("state", "") == "failed"; });
+  ASSERT_EQ(failed.value("state", ""), "failed") << failed.dump() << server.output();
+  EXPECT_NE(failed.value("reason", "").find("pinned OAuth issuer of notes cannot be read"), std::string::npos)
+      << failed.dump();
+  EXPECT_EQ(server.stop(), 0);
+}
+
 // Discovery fetches URLs the remote server names: a server not allowed the
 // private network cannot make the harness fetch from loopback.
 TEST_F(OAuthEndToEnd, DiscoveryIsNotFetchedFromAPrivateAddressUnlessAllowed) {

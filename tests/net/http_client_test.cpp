@@ -359,5 +359,30 @@ TEST(HttpClientProxy, ProxiesComeFromTheEnvironmentUnlessARequestSaysOtherwise) 
   EXPECT_FALSE(direct->header("x-via-test-proxy"));
 }
 
+// A public_only request never goes direct on the environment's say-so: a
+// no_proxy list names exactly the internal hosts it must not reach, so such a
+// request goes through the proxy (which must filter) or, with none, is checked.
+TEST(HttpClientProxy, APublicOnlyRequestIgnoresNoProxyAndIsCheckedWhenDirect) {
+  test_server target;
+  test_server proxy({"--proxy"});
+  const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy.port);
+  ::setenv("http_proxy", proxy_url.c_str(), 1);
+  ::setenv("no_proxy", "127.0.0.1,localhost", 1);
+  auto client = create_http_client(start_engine());
+  request guarded = get(target.url("127.0.0.1", "/echo"));
+  guarded.public_only = true;
+  auto via = fetch(*client, guarded);
+  ::unsetenv("http_proxy");
+  // Upper-case HTTP_PROXY, which libcurl ignores for http: the request goes direct, so it is checked.
+  ::setenv("HTTP_PROXY", proxy_url.c_str(), 1);
+  auto direct = fetch(*client, guarded);
+  ::unsetenv("HTTP_PROXY");
+  ::unsetenv("no_proxy");
+  ASSERT_TRUE(via) << via.error().describe();
+  EXPECT_EQ(via->header("x-via-test-proxy").value_or(""), "1");
+  ASSERT_FALSE(direct);
+  EXPECT_EQ(direct.error().code, net::errc::address_refused) << direct.error().describe();
+}
+
 }  // namespace
 }  // namespace harness::net

@@ -31,8 +31,9 @@ std::string address_text(const sockaddr* address);
 
 // Wraps `client` so that every request it sends is marked public_only: the
 // address libcurl connects to (after DNS, on every connection, none reused)
-// must be public, else the request fails with address_refused. Through a
-// proxy only the proxy's address is seen: the check then cannot hold.
+// must be public, else the request fails with address_refused. Such requests
+// ignore no_proxy; through a proxy only the proxy's address is seen, so the
+// check is the proxy's to make.
 std::shared_ptr<http_client> public_only_client(std::shared_ptr<http_client> client);
 
 }  // namespace harness::net

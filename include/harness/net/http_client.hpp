@@ -48,7 +48,8 @@ struct request {
   std::optional<std::string> proxy;
   // The URL came from a remote party (OAuth discovery): connect only to a
   // public address (address_guard.hpp), checked on the address libcurl
-  // connects to, on a fresh connection; else address_refused.
+  // connects to, on a fresh connection; else address_refused. no_proxy is
+  // not honoured: such a request goes through the scheme's proxy or direct.
   bool public_only = false;
 };
 
