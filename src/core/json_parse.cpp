@@ -92,11 +92,11 @@ std::size_t offending_bracket(std::string_view text, std::size_t max_depth) {
   return text.size();
 }
 
-}  // namespace
-
 std::string too_deep_reason(std::size_t max_depth, std::size_t offset) {
   return fmt::format("JSON nests deeper than {} levels of arrays and objects (at byte offset {})", max_depth, offset);
 }
+
+}  // namespace
 
 json parse_json(std::string_view text, std::string* why, std::size_t max_depth) {
   json root;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -83,7 +84,9 @@ bool request_sources::loopback_with_port(std::string_view text) const {
   const unsigned short port = port_.load(std::memory_order_relaxed);
   // A browser leaves the port out only when it is the scheme's default.
   if (a.port.empty()) return port == 80;
-  return a.port == std::to_string(port);
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(a.port.data(), a.port.data() + a.port.size(), value);
+  return ec == std::errc() && end == a.port.data() + a.port.size() && a.port.front() != '0' && value == port;
 }
 
 bool request_sources::listed_host(std::string_view text) const {

@@ -29,8 +29,4 @@ inline constexpr std::size_t max_json_depth = 256;
 // Never throws for bad input.
 nlohmann::json parse_json(std::string_view text, std::string* why = nullptr, std::size_t max_depth = max_json_depth);
 
-// The reason parse_json gives for nesting past `max_depth` at byte `offset`;
-// for parsers of their own (the strict body parser) to word it the same way.
-std::string too_deep_reason(std::size_t max_depth, std::size_t offset);
-
 }  // namespace harness::core
