@@ -12,6 +12,7 @@
 
 #include "approval_desk.hpp"
 #include "harness/core/clock.hpp"
+#include "harness/core/pausable_deadline.hpp"
 #include "harness/execution/data_path.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/llm/types.hpp"
@@ -29,9 +30,7 @@ enum class stop_reason { none, cancelled, timed_out, interrupted };
 struct live_task : std::enable_shared_from_this<live_task> {
   live_task(const boost::asio::any_io_executor& executor, core::clock& clock, std::string id, task_events::sink persist)
       : events(executor, clock, std::move(id), std::move(persist)),
-        deadline_timer(clock.make_timer(executor)),
-        executor_(executor),
-        clock_(clock) {}
+        deadline_(executor, clock) {}
 
   store::task_record record;
   bool restore_pii = true;
@@ -54,8 +53,6 @@ struct live_task : std::enable_shared_from_this<live_task> {
   agent::stop_reason stop = stop_reason::none;
   boost::asio::cancellation_signal llm_cancel;  // aborts the LLM call in flight
   bool llm_in_flight = false;
-  std::unique_ptr<core::timer> deadline_timer;  // the wall-clock limit (on the manager's clock)
-  core::steady_time deadline;
   core::steady_time started;
   bool finished = false;
   bool ending = false;  // finish() has begun
@@ -64,20 +61,17 @@ struct live_task : std::enable_shared_from_this<live_task> {
   // sandbox's block. The first reason wins.
   void request_stop(stop_reason reason);
 
-  // Starts the wall-clock limit's watch (at `deadline`).
-  void arm_deadline();
+  // The wall-clock limit: at `at` the task is stopped (timed_out), unless it is ending by then.
+  void start_deadline(core::steady_time at);
+  void stop_deadline() { deadline_.stop(); }
+  core::steady_time deadline() const { return deadline_.expiry(); }
   // While a call waits for approval the limit stands still: the release
-  // moves `deadline` on by the time held.
-  void hold_deadline();
-  void release_deadline();
-  // The limit has passed and is not held (a timer completion queued before a hold does not count).
-  bool past_deadline() const { return !deadline_held_ && clock_.steady_now() >= deadline; }
+  // moves it on by the time held.
+  void hold_deadline() { deadline_.hold(); }
+  void release_deadline() { deadline_.release(); }
 
  private:
-  boost::asio::any_io_executor executor_;
-  core::clock& clock_;
-  bool deadline_held_ = false;
-  core::steady_time held_since_{};
+  core::pausable_deadline deadline_;
 };
 
 }  // namespace harness::agent

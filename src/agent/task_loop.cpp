@@ -65,9 +65,8 @@ class task_run {
     record.status = task_status::running;
     record.started_ms = ctx_.clock.epoch_ms();
     task_->started = ctx_.clock.steady_now();
-    task_->deadline = task_->started + ctx_.config.task_timeout;
     // The wall-clock limit: stops whatever is in flight when it passes.
-    task_->arm_deadline();
+    task_->start_deadline(task_->started + ctx_.config.task_timeout);
     task_->events.append("status", {{"status", to_string(task_status::running)}});
     co_await persist();
   }
@@ -136,7 +135,7 @@ class task_run {
       task_->events.append("llm_start", {{"turn", turn}});
       auto answer = co_await ask_llm();
       // A late timer (a busy machine) still counts the call as cut by the limit.
-      if (!answer && ctx_.clock.steady_now() >= task_->deadline) task_->request_stop(stop_reason::timed_out);
+      if (!answer && ctx_.clock.steady_now() >= task_->deadline()) task_->request_stop(stop_reason::timed_out);
       if (auto stop = stopped()) co_return *stop;
       if (!answer) {
         task_->events.append("error", error_json(answer.error()));
@@ -162,7 +161,7 @@ class task_run {
     // is a backstop just after it, so a call cut by the limit ends as
     // timed_out rather than racing it as an LLM timeout. (The provider reads
     // the real steady clock: with a fake clock this backstop means nothing.)
-    request.deadline = task_->deadline + deadline_slack;
+    request.deadline = task_->deadline() + deadline_slack;
     task_->llm_in_flight = true;
     // Spawned with the task's cancellation slot, so DELETE /tasks/{id} or the
     // deadline aborts the HTTP transfer (the provider answers "cancelled").
@@ -255,7 +254,7 @@ class task_run {
       co_return block_observation{
           transcript.from_sandbox("error: no sandbox could be started: " + fresh.error().describe()), true};
     }
-    auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline - ctx_.clock.steady_now());
+    auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline() - ctx_.clock.steady_now());
     auto timeout = std::clamp(remaining, std::chrono::milliseconds(1), ctx_.config.exec_timeout);
     auto outcome = co_await task_->sandbox->exec(std::move(code), timeout);
 
@@ -314,7 +313,7 @@ class task_run {
 
   asio::awaitable<void> finish(loop_end end) {
     task_->ending = true;
-    task_->deadline_timer->cancel();
+    task_->stop_deadline();
     if (task_->approvals) task_->approvals->close("the task ended");
     if (task_->sandbox) {
       auto sandbox = std::move(task_->sandbox);

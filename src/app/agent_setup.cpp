@@ -105,9 +105,9 @@ result<std::shared_ptr<llm::llm_provider>> make_provider(const llm::llm_config& 
     options.proxy = llm_config.proxy;
     transport = llm::create_net_transport(inputs.http_engine, options);
   }
-  auto provider = llm::create_llm_provider(llm_config, transport);
+  auto provider = llm::create_llm_provider(core::real_clock(), llm_config, transport);
   if (!provider) return provider.error();
-  if (inputs.metrics) *provider = llm::create_metered_provider(*provider, inputs.metrics);
+  if (inputs.metrics) *provider = llm::create_metered_provider(core::real_clock(), *provider, inputs.metrics);
   return std::move(*provider);
 }
 

@@ -105,7 +105,7 @@ int serve_mcp_stdio(const core::settings& settings, std::string user_id) {
       io.stop();
     });
   };
-  auto serving = mcp_server::serve_stdio(face, std::move(user_id), STDIN_FILENO, STDOUT_FILENO);
+  auto serving = mcp_server::serve_stdio(face, core::real_clock(), std::move(user_id), STDIN_FILENO, STDOUT_FILENO);
   boost::asio::co_spawn(io, std::move(serving), [&](std::exception_ptr failure) {
     if (failure) core::log_spawn_exception("mcp stdio", failure);
     stop();

@@ -72,6 +72,7 @@ class components_impl final : public components {
   asio::awaitable<void> shutdown() override {
     if (agent_) co_await agent_->shutdown(std::chrono::milliseconds(0));
     if (sweeper_) sweeper_->stop();
+    if (sandbox_health_) sandbox_health_->stop_refreshing();
     if (stop_retention_) stop_retention_();
     if (stop_upkeep_) stop_upkeep_();
     if (face_) co_await face_->shutdown();
@@ -84,7 +85,7 @@ class components_impl final : public components {
     if (http_engine_) net::stop_engine(*http_engine_);
   }
 
-  http::services services_;
+  http::services services_{core::real_clock()};
   bool access_warning_ = false;
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
@@ -256,7 +257,7 @@ result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_execu
       return "http://127.0.0.1:" + (bound ? std::to_string(bound) : fallback_port) + "/oauth/callback";
     };
   }
-  return mcp::create_oauth_manager(executor, std::move(http), std::move(store), std::move(options));
+  return mcp::create_oauth_manager(executor, core::real_clock(), std::move(http), std::move(store), std::move(options));
 }
 
 }  // namespace
@@ -312,7 +313,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
     out->stop_upkeep_ = shared_store->stop_upkeep;
     exec_settings->service.directory = shared_store->directory;
   }
-  out->registry_ = mcp::create_tool_registry(executor, *mcp_config, metrics, remote);
+  out->registry_ = mcp::create_tool_registry(executor, core::real_clock(), *mcp_config, metrics, remote);
   out->services_.tools = out->registry_;
   for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
   out->engine_ = docker::create_engine_client(executor, *docker_config);
@@ -352,7 +353,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   out->services_.skills = library;
   out->services_.workspaces = workspaces;
   out->services_.blocking = out->background_.get_executor();
-  out->sweeper_ = skills::start_sweeper(workspaces, executor, out->background_.get_executor(),
+  out->sweeper_ = skills::start_sweeper(workspaces, core::real_clock(), executor, out->background_.get_executor(),
                                         skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
 
   auto sandbox_files = skills::create_sandbox_files(library, workspaces);
@@ -372,7 +373,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   face_settings->face.approval_timeout = policy_config->approval_timeout;
   if (shared_store) face_settings->face.replica = sandbox_config->owner;
   out->face_ = mcp_server::create_mcp_face(
-      executor,
+      executor, core::real_clock(),
       {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},
       face_settings->face);
   out->services_.mcp = out->face_;
@@ -404,7 +405,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
 
   // MCP servers start in the background: the listener does not wait for them.
   core::spawn_logged(io.get_executor(), out->registry_->start(), "mcp: starting the servers");
-  core::spawn_logged(io.get_executor(), out->sandbox_health_->refresh_every(10s), "sandbox health checks");
+  out->sandbox_health_->start_refreshing(io.get_executor(), core::real_clock(), 10s);
   core::spawn_logged(io.get_executor(), start_sandboxes(out->backend_, out->pool_), "sandbox: start-up");
   return std::unique_ptr<components>(std::move(out));
 }

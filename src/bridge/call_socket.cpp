@@ -55,8 +55,10 @@ result<std::string> random_hex(std::size_t bytes) {
 
 class call_socket_impl final : public call_socket {
  public:
-  call_socket_impl(const asio::any_io_executor& executor, std::string path, std::string runtime_path, std::string token)
+  call_socket_impl(const asio::any_io_executor& executor, core::clock& clock, std::string path,
+                   std::string runtime_path, std::string token)
       : executor_(executor),
+        clock_(clock),
         acceptor_(executor),
         path_(std::move(path)),
         runtime_path_(std::move(runtime_path)),
@@ -88,12 +90,12 @@ class call_socket_impl final : public call_socket {
     // The deadline closes the listener (and drops a connection still saying
     // hello); the loop then reports call_socket_timeout.
     auto waiting = accept_loop(max_line, timeout);
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = clock_.steady_now() + timeout;
     auto on_expiry = [this] {
       timed_out_ = true;
       stop_waiting();
     };
-    auto out = co_await core::with_deadline(std::move(waiting), deadline, on_expiry);
+    auto out = co_await core::with_deadline(clock_, std::move(waiting), deadline, on_expiry);
     close_listener();
     co_return std::move(out.value);
   }
@@ -150,6 +152,7 @@ class call_socket_impl final : public call_socket {
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   local::acceptor acceptor_;
   std::string path_;
   std::string runtime_path_;
@@ -161,7 +164,8 @@ class call_socket_impl final : public call_socket {
 
 }  // namespace
 
-result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_executor& executor, const std::string& dir,
+result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_executor& executor, core::clock& clock,
+                                                         const std::string& dir,
                                                          std::string runtime_path) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -179,7 +183,7 @@ result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_exec
                                     sizeof(sockaddr_un{}.sun_path) - 1));
   }
   auto socket =
-      std::make_unique<call_socket_impl>(executor, std::move(path), std::move(runtime_path), std::move(*token));
+      std::make_unique<call_socket_impl>(executor, clock, std::move(path), std::move(runtime_path), std::move(*token));
   if (auto opened = socket->open(); !opened) return opened.error();
   return std::unique_ptr<call_socket>(std::move(socket));
 }

@@ -18,7 +18,6 @@ namespace {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 
 json failure(std::string_view name, std::string message) {
   return {{"name", name}, {"message", std::move(message)}};
@@ -44,7 +43,7 @@ std::chrono::milliseconds call_margin(std::chrono::milliseconds block_timeout) {
 // that has ended.
 class block_scope {
  public:
-  block_scope(session_shared& shared, std::string id, std::string code, clock_type::time_point call_deadline)
+  block_scope(session_shared& shared, std::string id, std::string code, core::steady_time call_deadline)
       : shared_(shared) {
     shared_.current_exec = std::move(id);
     shared_.current_code = std::move(code);
@@ -69,19 +68,20 @@ class block_scope {
 
 class runtime_session_impl final : public runtime_session {
  public:
-  runtime_session_impl(const asio::any_io_executor& executor, frame_channel& channel, tool_gateway& tools,
-                       data_filter& filter, session_limits limits)
+  runtime_session_impl(const asio::any_io_executor& executor, core::clock& clock, frame_channel& channel,
+                       tool_gateway& tools, data_filter& filter, session_limits limits)
       : executor_(executor),
+        clock_(clock),
         channel_(channel),
         limits_(limits),
-        shared_(std::make_shared<session_shared>(executor, channel, tools, filter)) {
+        shared_(std::make_shared<session_shared>(executor, clock, channel, tools, filter)) {
     shared_->record_args = limits.record_call_args;
   }
 
   ~runtime_session_impl() override { shared_->alive = false; }
 
   asio::awaitable<status> wait_ready(std::chrono::milliseconds timeout) override {
-    auto ready = co_await wait_for_ready(executor_, channel_, timeout);
+    auto ready = co_await wait_for_ready(clock_, channel_, timeout);
     if (!ready) shared_->broken = true;
     co_return ready;
   }
@@ -115,7 +115,7 @@ class runtime_session_impl final : public runtime_session {
   // serves the calls made meanwhile, and collects the block's output.
   asio::awaitable<exec_result> run_block(json frame, std::string id, std::chrono::milliseconds timeout,
                                          std::string code = {}) {
-    auto started = clock_type::now();
+    auto started = clock_.steady_now();
     exec_result result;
     if (shared_->broken) {
       fail(result, failure_kind::sandbox,
@@ -134,17 +134,17 @@ class runtime_session_impl final : public runtime_session {
         shared->broken = true;
         shared->channel.cancel();
       };
-      auto on_shift = [shared = shared_](clock_type::duration by) {
+      auto on_shift = [shared = shared_](core::steady_time::duration by) {
         shared->call_deadline += by;
         shared->outstanding.wake();  // wait_calls_idle looks at the new expiry
       };
-      const auto expiry = clock_type::now() + timeout;
+      const auto expiry = clock_.steady_now() + timeout;
       block_scope scope(*shared_, id, std::move(code), expiry - call_margin(timeout));
       shared_->deadline.start(expiry, on_expiry, on_shift);
       co_await settle_block(std::move(frame), id, timeout, result);
     }
     result.tool_calls = std::move(shared_->calls);
-    result.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    result.ms = std::chrono::duration<double, std::milli>(clock_.steady_now() - started).count();
     co_return result;
   }
 
@@ -268,6 +268,7 @@ class runtime_session_impl final : public runtime_session {
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   frame_channel& channel_;
   session_limits limits_;
   std::shared_ptr<session_shared> shared_;
@@ -316,12 +317,12 @@ asio::awaitable<result<json>> read_until_frame(frame_channel& channel, std::stri
 }
 
 // read_until_frame within `timeout`. `what` says what was awaited, for the errors.
-asio::awaitable<result<json>> await_frame(frame_channel& channel, std::string type, std::string exec,
-                                          std::chrono::milliseconds timeout, std::string_view what) {
-  const auto deadline = clock_type::now() + timeout;
+asio::awaitable<result<json>> await_frame(core::clock& clock, frame_channel& channel, std::string type,
+                                          std::string exec, std::chrono::milliseconds timeout, std::string_view what) {
+  const auto deadline = clock.steady_now() + timeout;
   auto on_expiry = [&channel] { channel.cancel(); };
   auto reading = read_until_frame(channel, std::move(type), std::move(exec));
-  auto got = co_await core::with_deadline(std::move(reading), deadline, on_expiry);
+  auto got = co_await core::with_deadline(clock, std::move(reading), deadline, on_expiry);
   if (got.value) co_return std::move(*got.value);
   if (got.expired) {
     co_return make_error(bridge::errc::sandbox_timeout,
@@ -334,20 +335,18 @@ asio::awaitable<result<json>> await_frame(frame_channel& channel, std::string ty
 
 }  // namespace
 
-asio::awaitable<status> wait_for_ready(const asio::any_io_executor& executor, frame_channel& channel,
-                                       std::chrono::milliseconds timeout) {
-  (void)executor;  // the deadline runs on the caller's executor
-  auto ready = co_await await_frame(channel, "ready", "", timeout, "start");
+asio::awaitable<status> wait_for_ready(core::clock& clock, frame_channel& channel, std::chrono::milliseconds timeout) {
+  auto ready = co_await await_frame(clock, channel, "ready", "", timeout, "start");
   if (!ready) co_return ready.error();
   co_return status{};
 }
 
-asio::awaitable<status> prime_runtime(frame_channel& channel, std::vector<init_file> files,
+asio::awaitable<status> prime_runtime(core::clock& clock, frame_channel& channel, std::vector<init_file> files,
                                       std::chrono::milliseconds timeout) {
   json frame{{"type", "put"}, {"id", "prime"}, {"files", files_json(files)}};
   auto sent = co_await channel.write_line(dump_frame(frame));
   if (!sent) co_return make_error(bridge::errc::sandbox_failed, "the sandbox took no files: " + sent.error().message);
-  auto done = co_await await_frame(channel, "done", "prime", timeout, "take the shared files");
+  auto done = co_await await_frame(clock, channel, "done", "prime", timeout, "take the shared files");
   if (!done) co_return done.error();
   if (!done->value("ok", false)) {
     const json refusal = done->value("error", json::object());
@@ -357,10 +356,10 @@ asio::awaitable<status> prime_runtime(frame_channel& channel, std::vector<init_f
   co_return status{};
 }
 
-std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor, frame_channel& channel,
-                                                        tool_gateway& tools, data_filter& filter,
-                                                        session_limits limits) {
-  return std::make_unique<runtime_session_impl>(executor, channel, tools, filter, limits);
+std::unique_ptr<runtime_session> create_runtime_session(const asio::any_io_executor& executor, core::clock& clock,
+                                                        frame_channel& channel, tool_gateway& tools,
+                                                        data_filter& filter, session_limits limits) {
+  return std::make_unique<runtime_session_impl>(executor, clock, channel, tools, filter, limits);
 }
 
 }  // namespace harness::bridge

@@ -16,7 +16,6 @@ namespace {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 constexpr std::size_t batch_bytes = 256 * 1024;
 
 json error_json(const error& e) {
@@ -112,10 +111,10 @@ asio::awaitable<void> session_shared::wait_calls_idle() {
   // waiting after its block's `done`) the expiry does not hold still: the
   // release wakes this to look again. A broken sandbox waits for nothing.
   while (deadline.running() && !broken) {
-    const auto until = deadline.held() ? clock_type::time_point::max() : deadline.expiry();
+    const auto until = deadline.held() ? core::steady_time::max() : deadline.expiry();
     const bool idle = co_await outstanding.wait_change_until(until);
     if (idle) co_return;
-    if (!deadline.held() && clock_type::now() >= deadline.expiry()) co_return;
+    if (!deadline.held() && clock.steady_now() >= deadline.expiry()) co_return;
   }
 }
 
@@ -163,7 +162,7 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
   session_shared& shared = *self;
   if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
   if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
-  if (clock_type::now() >= shared.call_deadline) {
+  if (shared.clock.steady_now() >= shared.call_deadline) {
     co_return make_error(bridge::errc::block_deadline,
                          "the block is about to reach its time limit; the call was not made",
                          "make fewer or faster calls per block, or raise SANDBOX_TIMEOUT_MS");
@@ -193,7 +192,7 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
   };
   auto answer =
       co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline, std::move(elicit));
-  if (!answer && answer.error().code == mcp::errc::timeout && clock_type::now() >= shared.call_deadline) {
+  if (!answer && answer.error().code == mcp::errc::timeout && shared.clock.steady_now() >= shared.call_deadline) {
     answer.error().hint =
         "the call was cut short so that the block could end before its own limit "
         "(SANDBOX_TIMEOUT_MS); do less per block or raise it";
@@ -208,7 +207,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
     session_shared& s;
     ~finished_on_exit() { s.call_finished(); }
   } finished{*shared};
-  auto started = clock_type::now();
+  auto started = shared->clock.steady_now();
   json id = frame.contains("id") ? frame["id"] : json();
   std::string exec = string_field(frame, "exec");
   result<json> answer = make_error(bridge::errc::bad_call, "unreachable");
@@ -243,7 +242,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json f
   std::string line = dump_frame(reply);
   if (!label.empty() && exec == shared->current_exec) {
     record.name = std::move(label);
-    record.ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    record.ms = std::chrono::duration<double, std::milli>(shared->clock.steady_now() - started).count();
     record.ok = answer.has_value();
     record.reply_bytes = line.size();
     shared->calls.push_back(std::move(record));

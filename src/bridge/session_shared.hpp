@@ -13,18 +13,20 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "block_deadline.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
+#include "harness/core/pausable_deadline.hpp"
 
 namespace harness::bridge {
 
 struct session_shared {
-  session_shared(const boost::asio::any_io_executor& executor, frame_channel& c, tool_gateway& t, data_filter& f)
-      : channel(c), tools(t), filter(f), deadline(executor), outstanding(executor) {}
+  session_shared(const boost::asio::any_io_executor& executor, core::clock& clk, frame_channel& c, tool_gateway& t,
+                 data_filter& f)
+      : clock(clk), channel(c), tools(t), filter(f), deadline(executor, clk), outstanding(executor, clk) {}
 
+  core::clock& clock;
   frame_channel& channel;
   tool_gateway& tools;
   data_filter& filter;
@@ -33,9 +35,9 @@ struct session_shared {
   bool deadline_hit = false;
   std::string current_exec;  // the block running now; empty between blocks
   std::string current_code;  // its code (an approval request shows it)
-  block_deadline deadline;   // the running block's; a call awaiting approval holds it
+  core::pausable_deadline deadline;  // the running block's; a call awaiting approval holds it
   // When the running block's tool calls must have ended (its deadline less a margin).
-  std::chrono::steady_clock::time_point call_deadline;
+  core::steady_time call_deadline;
   std::vector<tool_call_record> calls;
   bool record_args = false;             // session_limits::record_call_args
   std::size_t recorded_args_bytes = 0;  // of `calls`' args_json, against recorded_args_budget

@@ -19,6 +19,9 @@ class steady_timer_adapter final : public timer {
     auto [ec] = co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
     co_return !ec;
   }
+  void async_wait(std::function<void(bool)> handler) override {
+    timer_.async_wait([handler = std::move(handler)](boost::system::error_code ec) { handler(!ec); });
+  }
 
  private:
   asio::steady_timer timer_;

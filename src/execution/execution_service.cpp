@@ -9,7 +9,7 @@
 
 #include "exec_json.hpp"
 #include "harness/core/async_signal.hpp"
-#include "harness/core/every.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
@@ -66,13 +66,19 @@ class execution_service_impl final : public execution_service,
         tools_(std::move(tools)),
         filters_(std::move(filters)),
         config_(config),
-        sweep_timer_(executor),
-        closing_(executor),
+        sweep_(executor, core::real_clock(), "session idle sweeper"),
+        closing_(executor, core::real_clock()),
         one_shots_(executor, {.per_user = config.max_running_per_user,
                               .per_key = config.max_running_per_key,
                               .wait = config.run_queue_wait}) {}
 
-  void start_sweeper() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "session idle sweeper"); }
+  void start_sweeper() {
+    const auto interval = std::clamp<std::chrono::milliseconds>(config_.idle_timeout / 4, std::chrono::milliseconds(250),
+                                                                std::chrono::milliseconds(5000));
+    sweep_.start(interval, core::periodic_job::plain([weak = weak_from_this()] {
+                   if (auto self = weak.lock()) self->end_idle_sessions();
+                 }));
+  }
 
   asio::awaitable<result<json>> execute(execute_request request) override {
     auto self = shared_from_this();  // keeps the service alive across the awaits
@@ -194,7 +200,7 @@ class execution_service_impl final : public execution_service,
 
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
-    sweep_timer_.cancel();
+    sweep_.stop();
     for (const auto& [key, session] : sessions_) released(*session);
     co_await core::close_all(sessions_, &close_session);
     co_await closing_.wait_zero();  // the sandboxes being removed in the background
@@ -275,13 +281,6 @@ class execution_service_impl final : public execution_service,
     co_await session->sandbox->close();
   }
 
-  static asio::awaitable<void> sweep_loop(std::shared_ptr<execution_service_impl> self) {
-    auto interval = std::clamp<std::chrono::milliseconds>(
-        self->config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
-    auto tick = [&self] { self->end_idle_sessions(); };
-    co_await core::every(self->sweep_timer_, interval, self->stopping_, tick);
-  }
-
   void end_idle_sessions() {
     auto now = clock_type::now();
     for (auto it = sessions_.begin(); it != sessions_.end();) {
@@ -302,7 +301,7 @@ class execution_service_impl final : public execution_service,
   std::shared_ptr<bridge::tool_gateway> tools_;
   filter_factory filters_;
   execution_config config_;
-  asio::steady_timer sweep_timer_;
+  core::periodic_job sweep_;
   // Keyed by session_key: a session id names a session within one user, so
   // another user's request for the same id opens (or misses) its own.
   std::map<std::string, std::shared_ptr<live_session>> sessions_;

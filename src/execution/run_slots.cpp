@@ -32,7 +32,7 @@ run_slots::slot::~slot() {
 }
 
 run_slots::run_slots(boost::asio::any_io_executor executor, run_slot_limits limits)
-    : limits_(limits), freed_(std::move(executor)) {}
+    : limits_(limits), freed_(std::move(executor), core::real_clock()) {}
 
 bool run_slots::has_room(const std::string& user, const std::string& key) const {
   if (count_of(by_user_, user) >= limits_.per_user) return false;

@@ -44,9 +44,9 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       : executor_(executor),
         backend_(std::move(backend)),
         config_(config),
-        wake_(executor),
+        wake_(executor, core::real_clock()),
         replacement_timer_(executor),
-        starting_(executor),
+        starting_(executor, core::real_clock()),
         sizer_({.min_ready = config.size,
                 .max_ready = std::max(config.size, config.max_size),
                 .max_parallel = std::max<std::size_t>(1, config.parallel_starts)}) {}
@@ -125,7 +125,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     std::string socket_path;
     if (!config_.call_socket_dir.empty()) {
       // Before the container: the engine mounts the socket file when it starts it.
-      auto made = bridge::call_socket::listen(executor_, config_.call_socket_dir, sandbox::call_socket_mount);
+      auto made = bridge::call_socket::listen(executor_, core::real_clock(), config_.call_socket_dir, sandbox::call_socket_mount);
       if (made) {
         socket = std::move(*made);
         socket_path = socket->path();
@@ -139,7 +139,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     if (!container) co_return container.error();
     lease.container = std::move(*container);
     lease.channel = create_attach_frame_channel(lease.container->stream(), lease.container->id().substr(0, 12));
-    auto ready = co_await bridge::wait_for_ready(executor_, *lease.channel, config_.ready_timeout);
+    auto ready = co_await bridge::wait_for_ready(core::real_clock(), *lease.channel, config_.ready_timeout);
     if (!ready) {
       lease.channel.reset();
       co_await lease.container->stop();
@@ -166,7 +166,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       auto read_shared = [files] { return files->shared_files(); };
       auto shared = co_await core::run_blocking(config_.blocking, read_shared);
       if (!shared.empty()) {
-        auto primed = co_await bridge::prime_runtime(*lease.channel, std::move(shared), config_.ready_timeout);
+        auto primed = co_await bridge::prime_runtime(core::real_clock(), *lease.channel, std::move(shared), config_.ready_timeout);
         if (!primed) {
           lease.channel.reset();
           lease.stdio.reset();

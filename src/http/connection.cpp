@@ -29,7 +29,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = asio::ip::tcp;
-using clock_type = std::chrono::steady_clock;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 // After an error response the client may still be sending a body we refused;
@@ -51,7 +50,7 @@ class connection {
  public:
   connection(tcp::socket& socket, const server_config& config, const router& routes, services& svc,
              connection_registry& registry)
-      : socket_(socket), config_(config), routes_(routes), svc_(svc), registry_(registry), deadline_(socket) {
+      : socket_(socket), config_(config), routes_(routes), svc_(svc), registry_(registry), deadline_(socket, svc.clock) {
     if (svc_.metrics) metrics_.emplace(*svc_.metrics);
   }
 
@@ -72,7 +71,7 @@ class connection {
         buffer_.commit(n);
       }
       entry->busy = true;
-      auto started = clock_type::now();
+      auto started = svc_.clock.steady_now();
       info_ = {};
       auto& parser = parser_.emplace();
       parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
@@ -134,7 +133,7 @@ class connection {
   // Reads the rest of the request parse_buffered() began, within
   // request_timeout. False when the request was refused (or the client went
   // away): the connection then closes.
-  asio::awaitable<bool> read_request(request_parser& parser, clock_type::time_point started) {
+  asio::awaitable<bool> read_request(request_parser& parser, core::steady_time started) {
     boost::system::error_code ec = std::exchange(buffered_error_, {});
     std::size_t unused = 0;
     deadline_.arm(config_.request_timeout);
@@ -169,7 +168,7 @@ class connection {
   // Answers a request that will not be served; the caller then closes, as
   // its framing cannot be trusted to find where the next request starts. The
   // access log names the request when its request line arrived.
-  asio::awaitable<void> refuse(http_response response, const beast_request& partial, clock_type::time_point started) {
+  asio::awaitable<void> refuse(http_response response, const beast_request& partial, core::steady_time started) {
     response.set_header("X-Request-Id", core::make_id("req_"));
     std::string method = partial.method_string().empty() ? "-" : std::string(partial.method_string());
     std::string target = partial.target().empty() ? "-" : std::string(partial.target());
@@ -201,10 +200,10 @@ class connection {
   }
 
   // After write_answer(): the metrics and the access log.
-  void written(unsigned status, std::size_t bytes, clock_type::time_point started, const std::string& method,
+  void written(unsigned status, std::size_t bytes, core::steady_time started, const std::string& method,
                const std::string& path, const std::string& request_id) {
     deadline_.disarm();
-    auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    auto ms = std::chrono::duration<double, std::milli>(svc_.clock.steady_now() - started).count();
     if (metrics_) metrics_->record(method, info_.route, status, ms / 1000);
     // A healthy probe is logged at debug: probes come every few seconds from
     // each orchestrator and load balancer and would drown the access log.
@@ -220,7 +219,7 @@ class connection {
   // yields it. Each write has the request deadline, so a client that stops
   // reading is dropped instead of holding the stream forever.
   asio::awaitable<bool> send_stream(http_response response, unsigned version, bool keep_alive,
-                                    clock_type::time_point started, const std::string& method, const std::string& path,
+                                    core::steady_time started, const std::string& method, const std::string& path,
                                     const std::string& request_id) {
     bhttp::response<bhttp::empty_body> head{static_cast<bhttp::status>(response.status), version};
     for (auto& [name, value] : response.headers) head.insert(name, value);
@@ -244,13 +243,13 @@ class connection {
       std::tie(ec, bytes) = co_await asio::async_write(socket_, bhttp::make_chunk_last(), use_tuple);
       total += bytes;
     }
-    auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    auto ms = std::chrono::duration<double, std::milli>(svc_.clock.steady_now() - started).count();
     core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms key={} (stream)", method, path,
                   response.status, total, ms, key_label());
     co_return !ec;
   }
 
-  asio::awaitable<void> send_and_close(http_response response, clock_type::time_point started,
+  asio::awaitable<void> send_and_close(http_response response, core::steady_time started,
                                        const std::string& method, const std::string& path) {
     std::string request_id(response.header("X-Request-Id").value_or(""));
     auto [write_ec, bytes] = co_await write_answer(response, 11, false, false);

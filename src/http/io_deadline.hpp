@@ -7,7 +7,8 @@
 #include <memory>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
+
+#include "harness/core/clock.hpp"
 
 namespace harness::http {
 
@@ -22,35 +23,38 @@ namespace harness::http {
 // One thread uses an io_deadline: the thread that runs the socket's executor.
 class io_deadline {
  public:
-  using clock = std::chrono::steady_clock;
+  using time_point = core::steady_time;
 
-  explicit io_deadline(boost::asio::ip::tcp::socket& socket) : state_(std::make_shared<state>(socket)) {}
-  ~io_deadline() { state_->timer.cancel(); }
+  // `clock` must outlive it.
+  io_deadline(boost::asio::ip::tcp::socket& socket, core::clock& clock)
+      : state_(std::make_shared<state>(socket, clock)) {}
+  ~io_deadline() { state_->timer->cancel(); }
   io_deadline(const io_deadline&) = delete;
   io_deadline& operator=(const io_deadline&) = delete;
 
   // Starts (or restarts) the clock; when it runs out, pending operations on
   // the socket complete with operation_aborted and expired() turns true.
-  void arm(clock::duration timeout) {
+  void arm(time_point::duration timeout) {
     auto& s = *state_;
     s.expired = false;
-    s.deadline = clock::now() + timeout;
+    s.deadline = s.clock.steady_now() + timeout;
     if (!s.waiting || s.deadline < s.wakes_at) wait_until(state_, s.deadline);
   }
 
   // No deadline until the next arm(); what the timer does meanwhile is no
   // one's business (it wakes, finds none, and stops).
-  void disarm() { state_->deadline = clock::time_point::max(); }
+  void disarm() { state_->deadline = time_point::max(); }
 
   bool expired() const { return state_->expired; }
 
  private:
   struct state {
-    explicit state(boost::asio::ip::tcp::socket& s) : socket(s), timer(s.get_executor()) {}
+    state(boost::asio::ip::tcp::socket& s, core::clock& c) : socket(s), clock(c), timer(c.make_timer(s.get_executor())) {}
     boost::asio::ip::tcp::socket& socket;
-    boost::asio::steady_timer timer;
-    clock::time_point deadline = clock::time_point::max();  // max(): disarmed
-    clock::time_point wakes_at;                             // of the current wait, while waiting
+    core::clock& clock;
+    std::unique_ptr<core::timer> timer;
+    time_point deadline = time_point::max();  // max(): disarmed
+    time_point wakes_at;                      // of the current wait, while waiting
     bool waiting = false;
     bool expired = false;
     unsigned long wait_number = 0;  // which wait the timer's completion belongs to
@@ -59,21 +63,21 @@ class io_deadline {
   // (Re)starts the timer's wait. A wait it replaces completes later with
   // operation_aborted, or already completed and is queued: its number tells
   // it apart, so it neither expires nor starts another wait.
-  static void wait_until(const std::shared_ptr<state>& s, clock::time_point when) {
+  static void wait_until(const std::shared_ptr<state>& s, time_point when) {
     s->waiting = true;
     s->wakes_at = when;
-    s->timer.expires_at(when);
-    s->timer.async_wait([weak = std::weak_ptr<state>(s), number = ++s->wait_number](boost::system::error_code ec) {
+    s->timer->expires_at(when);
+    s->timer->async_wait([weak = std::weak_ptr<state>(s), number = ++s->wait_number](bool expired) {
       auto locked = weak.lock();
-      if (!ec && locked && locked->wait_number == number) wake(locked);
+      if (expired && locked && locked->wait_number == number) wake(locked);
     });
   }
 
   static void wake(const std::shared_ptr<state>& s) {
     s->waiting = false;
-    if (s->deadline == clock::time_point::max()) return;
+    if (s->deadline == time_point::max()) return;
     // The deadline moved later while the timer slept: sleep until then.
-    if (clock::now() < s->deadline) return wait_until(s, s->deadline);
+    if (s->clock.steady_now() < s->deadline) return wait_until(s, s->deadline);
     s->expired = true;
     boost::system::error_code ignored;
     s->socket.cancel(ignored);

@@ -6,7 +6,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -26,7 +25,7 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 class server_impl final : public http_server, public connection_registry {
  public:
   server_impl(asio::io_context& io, server_config config, const router& routes, services& svc)
-      : io_(io), config_(std::move(config)), routes_(routes), svc_(svc), acceptor_(io), grace_timer_(io) {}
+      : io_(io), config_(std::move(config)), routes_(routes), svc_(svc), acceptor_(io), grace_timer_(svc.clock.make_timer(io.get_executor())) {}
 
   result<unsigned short> start() override {
     boost::system::error_code ec;
@@ -57,9 +56,9 @@ class server_impl final : public http_server, public connection_registry {
     for (auto& c : connections_) {
       if (!c.busy) c.socket->cancel(ignored);
     }
-    grace_timer_.expires_after(config_.shutdown_grace);
-    grace_timer_.async_wait([this](boost::system::error_code ec) {
-      if (ec) return;
+    grace_timer_->expires_at(svc_.clock.steady_now() + config_.shutdown_grace);
+    grace_timer_->async_wait([this](bool expired) {
+      if (!expired) return;
       boost::system::error_code ignored_close;
       for (auto& c : connections_) c.socket->close(ignored_close);
     });
@@ -84,8 +83,9 @@ class server_impl final : public http_server, public connection_registry {
         if (stopping_ || ec == asio::error::operation_aborted) break;
         // Out of descriptors and the like: log, back off briefly, keep serving.
         core::log_warn("accept failed: {}", ec.message());
-        asio::steady_timer pause(io_, std::chrono::milliseconds(50));
-        co_await pause.async_wait(use_tuple);
+        auto pause = svc_.clock.make_timer(io_.get_executor());
+        pause->expires_at(svc_.clock.steady_now() + std::chrono::milliseconds(50));
+        co_await pause->wait();
         continue;
       }
       core::spawn_logged(io_.get_executor(), serve_connection(std::move(socket), config_, routes_, svc_, *this),
@@ -97,7 +97,7 @@ class server_impl final : public http_server, public connection_registry {
 
   void finish_if_drained() {
     if (!stopping_ || accepting_ || !connections_.empty() || !on_drained_) return;
-    grace_timer_.cancel();
+    grace_timer_->cancel();
     auto done = std::move(on_drained_);
     on_drained_ = nullptr;
     asio::post(io_, std::move(done));
@@ -108,7 +108,7 @@ class server_impl final : public http_server, public connection_registry {
   const router& routes_;
   services& svc_;
   tcp::acceptor acceptor_;
-  asio::steady_timer grace_timer_;
+  std::unique_ptr<core::timer> grace_timer_;
   std::list<tracked_connection> connections_;
   std::function<void()> on_drained_;
   bool stopping_ = false;

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
@@ -22,14 +21,13 @@ namespace harness::llm {
 namespace {
 
 namespace asio = boost::asio;
-using clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 error cancelled() {
   return make_error(core::errc::cancelled, "the LLM call was cancelled");
 }
 
-long long ms_between(clock::time_point a, clock::time_point b) {
+long long ms_between(core::steady_time a, core::steady_time b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();
 }
 
@@ -45,9 +43,10 @@ void scrub(nlohmann::json& j, const std::string& secret) {
 
 class http_provider_impl final : public llm_provider {
  public:
-  http_provider_impl(const llm_config& config, std::unique_ptr<detail::wire_dialect> dialect,
+  http_provider_impl(core::clock& clock, const llm_config& config, std::unique_ptr<detail::wire_dialect> dialect,
                      std::shared_ptr<http_transport> transport, retry_observer observer)
-      : config_(config),
+      : clock_(clock),
+        config_(config),
         dialect_(std::move(dialect)),
         transport_(std::move(transport)),
         observer_(std::move(observer)),
@@ -70,7 +69,7 @@ class http_provider_impl final : public llm_provider {
 
  private:
   asio::awaitable<result<llm_turn>> run(llm_request request) {
-    const auto start = clock::now();
+    const auto start = clock_.steady_now();
     auto deadline = start + config_.deadline;
     if (request.deadline && *request.deadline < deadline) deadline = *request.deadline;
     const bool send_tools = config_.tools != tool_mode::text && !request.tools.empty();
@@ -81,7 +80,7 @@ class http_provider_impl final : public llm_provider {
     error last = make_error(llm::errc::deadline_exceeded, "the LLM call had no time left before its first attempt");
     for (int attempt = 1;; ++attempt) {
       if (cs.cancelled() != asio::cancellation_type::none) co_return cancelled();
-      auto left = std::chrono::duration_cast<milliseconds>(deadline - clock::now());
+      auto left = std::chrono::duration_cast<milliseconds>(deadline - clock_.steady_now());
       if (left <= milliseconds(0)) co_return deadline_error(last, attempt - 1, start);
       wire.timeout = std::min(config_.timeout, left);
       auto response = co_await transport_->send(wire);
@@ -98,20 +97,18 @@ class http_provider_impl final : public llm_provider {
         finish(*turn, request, attempt);
         core::log_debug("llm call {} {} model={} attempts={} in={} out={} tool_calls={} {}ms", call, name(),
                         config_.model, attempt, turn->usage.input_tokens, turn->usage.output_tokens,
-                        turn->tool_calls.size(), ms_between(start, clock::now()));
+                        turn->tool_calls.size(), ms_between(start, clock_.steady_now()));
         co_return std::move(*turn);
       } else {
         last = detail::http_status_error(response->status, response->body, config_);
         retryable = detail::is_retryable_status(response->status);
-        server_wait = detail::retry_after(response->headers, std::chrono::duration_cast<std::chrono::seconds>(
-                                                                 std::chrono::system_clock::now().time_since_epoch())
-                                                                 .count());
+        server_wait = detail::retry_after(response->headers, clock_.epoch_ms() / 1000);
       }
 
       if (!retryable) co_return with_attempts(std::move(last), attempt);
       if (attempt > config_.retry.max_retries) co_return with_attempts(std::move(last), attempt);
       milliseconds wait = server_wait ? *server_wait : backoff(attempt);
-      if (clock::now() + wait >= deadline) {
+      if (clock_.steady_now() + wait >= deadline) {
         last.hint += fmt::format("{}the next retry ({} ms{}) would pass the LLM deadline (LLM_DEADLINE_MS)",
                                  last.hint.empty() ? "" : "; ", wait.count(), server_wait ? ", Retry-After" : "");
         co_return with_attempts(std::move(last), attempt);
@@ -119,9 +116,10 @@ class http_provider_impl final : public llm_provider {
       core::log_warn("llm call {} {}: {} (attempt {}/{}), retrying in {} ms", call, name(), last.code.wire_name(),
                      attempt, config_.retry.max_retries + 1, wait.count());
       if (observer_) observer_(attempt, wait, last);
-      asio::steady_timer timer(co_await asio::this_coro::executor, wait);
-      auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-      if (ec) co_return cancelled();
+      auto timer = clock_.make_timer(co_await asio::this_coro::executor);
+      timer->expires_at(clock_.steady_now() + wait);
+      const bool waited = co_await timer->wait();
+      if (!waited) co_return cancelled();
     }
   }
 
@@ -170,13 +168,14 @@ class http_provider_impl final : public llm_provider {
     return e;
   }
 
-  error deadline_error(const error& last, int attempts, clock::time_point start) const {
+  error deadline_error(const error& last, int attempts, core::steady_time start) const {
     return make_error(llm::errc::deadline_exceeded,
                       fmt::format("the LLM call ran out of time after {} ms and {} attempt(s); last failure: {}",
-                                  ms_between(start, clock::now()), attempts, last.message),
+                                  ms_between(start, clock_.steady_now()), attempts, last.message),
                       "raise LLM_DEADLINE_MS, or check the LLM server");
   }
 
+  core::clock& clock_;
   llm_config config_;
   std::unique_ptr<detail::wire_dialect> dialect_;
   std::shared_ptr<http_transport> transport_;
@@ -188,17 +187,17 @@ class http_provider_impl final : public llm_provider {
 
 }  // namespace
 
-std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config,
+std::shared_ptr<llm_provider> create_openai_provider(core::clock& clock, const llm_config& config,
                                                      std::shared_ptr<http_transport> transport,
                                                      retry_observer observer) {
-  return std::make_shared<http_provider_impl>(config, detail::make_openai_dialect(config), std::move(transport),
+  return std::make_shared<http_provider_impl>(clock, config, detail::make_openai_dialect(config), std::move(transport),
                                               std::move(observer));
 }
 
-std::shared_ptr<llm_provider> create_anthropic_provider(const llm_config& config,
+std::shared_ptr<llm_provider> create_anthropic_provider(core::clock& clock, const llm_config& config,
                                                         std::shared_ptr<http_transport> transport,
                                                         retry_observer observer) {
-  return std::make_shared<http_provider_impl>(config, detail::make_anthropic_dialect(config), std::move(transport),
+  return std::make_shared<http_provider_impl>(clock, config, detail::make_anthropic_dialect(config), std::move(transport),
                                               std::move(observer));
 }
 

@@ -24,8 +24,10 @@ core::family<core::histogram>& call_seconds(core::metrics_registry& metrics) {
 
 class metered_provider final : public llm_provider {
  public:
-  metered_provider(std::shared_ptr<llm_provider> inner, std::shared_ptr<core::metrics_registry> metrics)
-      : inner_(std::move(inner)),
+  metered_provider(core::clock& clock, std::shared_ptr<llm_provider> inner,
+                   std::shared_ptr<core::metrics_registry> metrics)
+      : clock_(clock),
+        inner_(std::move(inner)),
         metrics_(std::move(metrics)),
         name_(inner_->name()),
         requests_(request_counter(*metrics_)),
@@ -33,9 +35,9 @@ class metered_provider final : public llm_provider {
         seconds_(call_seconds(*metrics_).with({name_})) {}
 
   boost::asio::awaitable<result<llm_turn>> complete(llm_request request) override {
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock_.steady_now();
     auto turn = co_await inner_->complete(std::move(request));
-    seconds_.observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    seconds_.observe(std::chrono::duration<double>(clock_.steady_now() - started).count());
     const std::string outcome =
         turn ? std::string("ok") : std::string(turn.error().code.wire_name());  // error() returns a copy
     requests_.with({name_, outcome}).inc();
@@ -51,6 +53,7 @@ class metered_provider final : public llm_provider {
   std::string name() const override { return name_; }
 
  private:
+  core::clock& clock_;
   std::shared_ptr<llm_provider> inner_;
   std::shared_ptr<core::metrics_registry> metrics_;
   std::string name_;
@@ -68,10 +71,10 @@ void register_llm_metrics(core::metrics_registry& metrics, const std::string& pr
   call_seconds(metrics).with({provider});
 }
 
-std::shared_ptr<llm_provider> create_metered_provider(std::shared_ptr<llm_provider> provider,
+std::shared_ptr<llm_provider> create_metered_provider(core::clock& clock, std::shared_ptr<llm_provider> provider,
                                                       std::shared_ptr<core::metrics_registry> metrics) {
   if (!metrics) return provider;
-  return std::make_shared<metered_provider>(std::move(provider), std::move(metrics));
+  return std::make_shared<metered_provider>(clock, std::move(provider), std::move(metrics));
 }
 
 }  // namespace harness::llm

@@ -18,15 +18,17 @@ namespace {
 namespace asio = boost::asio;
 using nlohmann::json;
 
-std::string utc_now() {
-  auto now = std::chrono::system_clock::now();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
+std::string utc_now(core::clock& clock) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(clock.system_now().time_since_epoch()).count();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", fmt::gmtime(static_cast<std::time_t>(seconds)));
 }
 
 class recording_provider final : public llm_provider {
  public:
-  recording_provider(std::shared_ptr<llm_provider> inner, std::string path, std::string model, std::string api_key)
-      : inner_(std::move(inner)), path_(std::move(path)), model_(std::move(model)), api_key_(std::move(api_key)) {}
+  recording_provider(core::clock& clock, std::shared_ptr<llm_provider> inner, std::string path, std::string model,
+                     std::string api_key)
+      : clock_(clock),
+        inner_(std::move(inner)), path_(std::move(path)), model_(std::move(model)), api_key_(std::move(api_key)) {}
 
   status open() {
     out_.open(path_, std::ios::app | std::ios::binary);
@@ -42,7 +44,7 @@ class recording_provider final : public llm_provider {
 
   asio::awaitable<result<llm_turn>> complete(llm_request request) override {
     json line{
-        {"v", 1}, {"ts", utc_now()}, {"provider", inner_->name()}, {"model", model_}, {"request", to_json(request)}};
+        {"v", 1}, {"ts", utc_now(clock_)}, {"provider", inner_->name()}, {"model", model_}, {"request", to_json(request)}};
     auto turn = co_await inner_->complete(std::move(request));
     if (turn) {
       line["turn"] = to_json(*turn);
@@ -62,6 +64,7 @@ class recording_provider final : public llm_provider {
   }
 
  private:
+  core::clock& clock_;
   std::shared_ptr<llm_provider> inner_;
   std::string path_, model_, api_key_;
   std::mutex mutex_;
@@ -108,10 +111,10 @@ class replay_provider final : public llm_provider {
 
 }  // namespace
 
-result<std::shared_ptr<llm_provider>> create_recording_provider(std::shared_ptr<llm_provider> inner,
+result<std::shared_ptr<llm_provider>> create_recording_provider(core::clock& clock, std::shared_ptr<llm_provider> inner,
                                                                 const std::string& path, const std::string& model,
                                                                 const std::string& api_key) {
-  auto p = std::make_shared<recording_provider>(std::move(inner), path, model, api_key);
+  auto p = std::make_shared<recording_provider>(clock, std::move(inner), path, model, api_key);
   if (auto st = p->open(); !st) return st.error();
   return std::shared_ptr<llm_provider>(std::move(p));
 }

@@ -17,7 +17,7 @@ namespace harness::llm {
 // Forwards to inner and appends each exchange (success or error) to path.
 // The API key is scrubbed from everything written. Fails when the file
 // cannot be opened for appending.
-result<std::shared_ptr<llm_provider>> create_recording_provider(std::shared_ptr<llm_provider> inner,
+result<std::shared_ptr<llm_provider>> create_recording_provider(core::clock& clock, std::shared_ptr<llm_provider> inner,
                                                                 const std::string& path, const std::string& model,
                                                                 const std::string& api_key);
 

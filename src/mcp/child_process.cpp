@@ -13,7 +13,6 @@
 #include <mutex>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -178,21 +177,21 @@ bool child_process::try_reap() {
   return true;
 }
 
-asio::awaitable<bool> child_process::wait_exit(std::chrono::milliseconds limit) {
+asio::awaitable<bool> child_process::wait_exit(core::clock& clock, std::chrono::milliseconds limit) {
   if (try_reap()) co_return true;
   auto executor = co_await asio::this_coro::executor;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto deadline = clock.steady_now() + limit;
   if (pidfd_) {
     auto readable = pidfd_->async_wait(asio::posix::descriptor_base::wait_read, asio::as_tuple(asio::use_awaitable));
-    co_await core::with_deadline(std::move(readable), deadline);
+    co_await core::with_deadline(clock, std::move(readable), deadline);
     co_return try_reap();
   }
-  asio::steady_timer timer(executor);
+  auto timer = clock.make_timer(executor);
   // No pidfd (old kernel): poll.
   while (!try_reap()) {
-    if (std::chrono::steady_clock::now() >= deadline) co_return false;
-    timer.expires_after(std::chrono::milliseconds(20));
-    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (clock.steady_now() >= deadline) co_return false;
+    timer->expires_at(clock.steady_now() + std::chrono::milliseconds(20));
+    co_await timer->wait();
   }
   co_return true;
 }

@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 
 namespace harness::mcp::detail {
@@ -36,8 +37,8 @@ class child_process {
   boost::asio::posix::stream_descriptor& stderr_pipe() { return stderr_; }
   int pid() const { return pid_; }
 
-  // Waits up to `limit` for the child to exit; true once it has exited (and is reaped).
-  boost::asio::awaitable<bool> wait_exit(std::chrono::milliseconds limit);
+  // Waits up to `limit` (on `clock`) for the child to exit; true once it has exited (and is reaped).
+  boost::asio::awaitable<bool> wait_exit(core::clock& clock, std::chrono::milliseconds limit);
   // Sends a signal to the child's process group; no-op once reaped.
   void signal(int sig);
   // SIGKILLs what is left of the child's process group after the child itself exited

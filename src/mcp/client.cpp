@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "harness/core/async_signal.hpp"
+#include "harness/core/pausable_deadline.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/mcp/errors.hpp"
@@ -18,7 +19,6 @@
 namespace harness::mcp {
 namespace asio = boost::asio;
 using nlohmann::json;
-using clock = std::chrono::steady_clock;
 
 // Every version the official SDKs still accept, newest first: the client asks
 // for the first, and works in whichever of these the server answers with. What
@@ -35,16 +35,20 @@ constexpr int method_not_found = -32601;
 constexpr int invalid_request = -32600;
 
 struct pending_request {
-  explicit pending_request(asio::any_io_executor ex) : wake(std::move(ex)) {}
-  core::async_signal wake;  // an answer came, or the deadline moved
+  pending_request(const asio::any_io_executor& ex, core::clock& clock) : wake(ex, clock), deadline(ex, clock) {}
+  core::async_signal wake;  // an answer came, or the deadline passed
   std::optional<result<json>> outcome;
-  clock::time_point deadline;
-  clock::time_point hard_deadline;
+  // Moved on by progress (to `timeout` from then, never past hard_deadline)
+  // and held while a person answers an elicitation; at its expiry `expired`
+  // turns true.
+  core::pausable_deadline deadline;
+  core::steady_time hard_deadline;
+  bool expired = false;
   std::chrono::milliseconds timeout{0};
   std::string method;  // for error messages
   // Answers the server's elicitations while this request runs (call_deadline::elicit).
   std::function<asio::awaitable<std::optional<json>>(json)> elicit;
-  bool eliciting = false;   // an answer is being waited for: the deadline stands still meanwhile
+  bool eliciting = false;   // an answer is being waited for: the deadline is held meanwhile
   bool overlapped = false;  // another request was in flight at some point while this one ran
 };
 
@@ -54,12 +58,14 @@ std::string id_key(const json& id) {
 
 class client_impl final : public client, public std::enable_shared_from_this<client_impl> {
  public:
-  client_impl(asio::any_io_executor executor, std::shared_ptr<transport> t, client_limits limits, client_info info)
+  client_impl(asio::any_io_executor executor, core::clock& clock, std::shared_ptr<transport> t, client_limits limits,
+              client_info info)
       : executor_(std::move(executor)),
+        clock_(clock),
         transport_(std::move(t)),
         limits_(limits),
         info_(std::move(info)),
-        handshake_done_(executor_) {}
+        handshake_done_(executor_, clock) {}
 
   asio::awaitable<result<server_info>> connect() override {
     std::weak_ptr<client_impl> weak = shared_from_this();
@@ -209,14 +215,26 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     auto self = shared_from_this();
     const std::int64_t id = next_id_++;
     const json id_json = id;
-    auto entry = std::make_shared<pending_request>(executor_);
+    auto entry = std::make_shared<pending_request>(executor_, clock_);
     entry->timeout = deadline.timeout.value_or(limits_.request_timeout);
     entry->method = method;
     entry->elicit = std::move(deadline.elicit);
-    const auto start = clock::now();
+    const auto start = clock_.steady_now();
     entry->hard_deadline = start + std::max(limits_.max_request_time, entry->timeout);
     if (deadline.not_after) entry->hard_deadline = std::min(entry->hard_deadline, *deadline.not_after);
-    entry->deadline = std::min(start + entry->timeout, entry->hard_deadline);
+    {
+      std::weak_ptr<pending_request> weak = entry;
+      auto on_expiry = [weak] {
+        if (auto e = weak.lock()) {
+          e->expired = true;
+          e->wake.notify_all();
+        }
+      };
+      auto on_shift = [weak](core::steady_time::duration by) {
+        if (auto e = weak.lock()) e->hard_deadline += by;
+      };
+      entry->deadline.start(std::min(start + entry->timeout, entry->hard_deadline), on_expiry, on_shift);
+    }
     const std::string key = id_key(id_json);
     if (!pending_.empty()) {
       entry->overlapped = true;
@@ -246,13 +264,10 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     }
 
     while (!entry->outcome) {
-      const auto until = entry->eliciting ? clock::time_point::max() : entry->deadline;
-      const bool woken = co_await entry->wake.wait_until(until);
-      if (entry->outcome) break;
-      if (!woken && !entry->eliciting && clock::now() >= entry->deadline) {
-        abandoned_at_ = clock::now();
+      if (entry->expired) {
+        abandoned_at_ = clock_.steady_now();
         pending_.erase(key);
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start).count();
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - start).count();
         if (open_) {
           // Tell the server we gave up; a late answer is dropped (no pending entry).
           json cancel = json::object();
@@ -265,7 +280,9 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
                                  " ms; the request was cancelled",
                              "raise the timeout (MCP_REQUEST_TIMEOUT_MS or timeoutMs) if the tool is slow");
       }
+      co_await entry->wake.wait();
     }
+    entry->deadline.stop();
     pending_.erase(key);
     co_return std::move(*entry->outcome);
   }
@@ -374,8 +391,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     auto it = pending_.find(id_key(params["progressToken"]));
     if (it == pending_.end()) return;
     auto& entry = *it->second;
-    entry.deadline = std::min(clock::now() + entry.timeout, entry.hard_deadline);
-    entry.wake.notify_all();  // the waiter waits again, until the new deadline
+    entry.deadline.reset(std::min(clock_.steady_now() + entry.timeout, entry.hard_deadline));
   }
 
   // Requests the server sends us get an answer, never silence.
@@ -414,7 +430,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     if (pending_.size() != 1) return nullptr;
     const auto& entry = pending_.begin()->second;
     if (!entry->elicit || entry->overlapped || entry->eliciting) return nullptr;
-    if (abandoned_at_ && clock::now() - *abandoned_at_ < limits_.max_request_time) return nullptr;
+    if (abandoned_at_ && clock_.steady_now() - *abandoned_at_ < limits_.max_request_time) return nullptr;
     return entry;
   }
 
@@ -424,15 +440,11 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
                                                  std::shared_ptr<pending_request> asker, bool someone_behind) {
     std::optional<json> answer;
     if (asker) {
-      const auto started = clock::now();
-      asker->eliciting = true;   // one at a time: elicitor() passes over it meanwhile
-      asker->wake.notify_all();  // its wait stops counting
+      asker->eliciting = true;  // one at a time: elicitor() passes over it meanwhile
+      asker->deadline.hold();   // the wait for a person does not count; the release moves both deadlines on
       answer = co_await asker->elicit(params);
       asker->eliciting = false;
-      const auto waited = clock::now() - started;
-      asker->deadline += waited;
-      asker->hard_deadline += waited;
-      asker->wake.notify_all();
+      asker->deadline.release();
     }
     json reply = {{"jsonrpc", "2.0"}, {"id", id}};
     if (answer && answer->is_object()) {
@@ -483,13 +495,14 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   std::shared_ptr<transport> transport_;
   client_limits limits_;
   client_info info_;
   server_info server_;
   std::unordered_map<std::string, std::shared_ptr<pending_request>> pending_;
   std::int64_t next_id_ = 1;
-  std::optional<clock::time_point> abandoned_at_;  // the last request given up on (timed out here)
+  std::optional<core::steady_time> abandoned_at_;  // the last request given up on (timed out here)
   std::uint64_t session_generation_ = 0;           // bumped by each re-initialize
   bool handshaking_ = false;
   core::async_signal handshake_done_;  // wakes the requests that wait for a re-initialize
@@ -502,9 +515,9 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
 
 }  // namespace
 
-std::shared_ptr<client> create_client(asio::any_io_executor executor, std::shared_ptr<transport> transport,
-                                      client_limits limits, client_info info) {
-  return std::make_shared<client_impl>(std::move(executor), std::move(transport), limits, std::move(info));
+std::shared_ptr<client> create_client(asio::any_io_executor executor, core::clock& clock,
+                                      std::shared_ptr<transport> transport, client_limits limits, client_info info) {
+  return std::make_shared<client_impl>(std::move(executor), clock, std::move(transport), limits, std::move(info));
 }
 
 }  // namespace harness::mcp

@@ -19,6 +19,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/mcp/config.hpp"
 #include "harness/mcp/transport.hpp"
@@ -87,7 +88,9 @@ class client {
   virtual int pid() const = 0;
 };
 
-std::shared_ptr<client> create_client(boost::asio::any_io_executor executor, std::shared_ptr<transport> transport,
-                                      client_limits limits, client_info info = {});
+// `clock` measures every request's deadlines; it must outlive the client.
+std::shared_ptr<client> create_client(boost::asio::any_io_executor executor, core::clock& clock,
+                                      std::shared_ptr<transport> transport, client_limits limits,
+                                      client_info info = {});
 
 }  // namespace harness::mcp

@@ -45,7 +45,7 @@ class http_authorizer {
   // flow failed. Listeners stay for the authorizer's life: capture weakly.
   virtual void on_change(std::function<void()> listener) = 0;
   // When a pending authorization URL stops being valid (nullopt: none pending).
-  virtual std::optional<std::chrono::steady_clock::time_point> pending_until() const = 0;
+  virtual std::optional<core::steady_time> pending_until() const = 0;
 };
 
 }  // namespace harness::mcp

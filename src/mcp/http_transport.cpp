@@ -8,7 +8,6 @@
 #include <set>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/logging.hpp"
@@ -41,9 +40,10 @@ using stream_ptr = std::shared_ptr<net::response_stream>;
 
 class http_transport final : public transport, public std::enable_shared_from_this<http_transport> {
  public:
-  http_transport(asio::any_io_executor executor, server_config config, client_limits limits,
+  http_transport(asio::any_io_executor executor, core::clock& clock, server_config config, client_limits limits,
                  std::shared_ptr<net::http_client> http, std::shared_ptr<http_authorizer> authorizer)
       : executor_(std::move(executor)),
+        clock_(clock),
         config_(std::move(config)),
         limits_(limits),
         http_(std::move(http)),
@@ -219,7 +219,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
   asio::awaitable<result<std::string>> read_within(net::response_stream& stream,
                                                    std::optional<std::chrono::milliseconds> idle) {
     if (!idle) co_return co_await stream.read();
-    auto piece = co_await core::with_deadline(stream.read(), std::chrono::steady_clock::now() + *idle);
+    auto reading = stream.read();
+    auto piece = co_await core::with_deadline(clock_, std::move(reading), *idle);
     if (!piece) {
       co_return make_error(net::errc::timeout, "got nothing more from " + net::printable_url(config_.url) + " within " +
                                                    std::to_string(idle->count()) + " ms");
@@ -400,9 +401,9 @@ class http_transport final : public transport, public std::enable_shared_from_th
   }
 
   asio::awaitable<void> sleep(std::chrono::milliseconds duration) {
-    asio::steady_timer timer(executor_);
-    timer.expires_after(duration);
-    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto timer = clock_.make_timer(executor_);
+    timer->expires_at(clock_.steady_now() + duration);
+    co_await timer->wait();
   }
 
   // Hands messages to the client; true when one is the response to want_id.
@@ -422,6 +423,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   server_config config_;
   client_limits limits_;
   std::shared_ptr<net::http_client> http_;
@@ -436,10 +438,11 @@ class http_transport final : public transport, public std::enable_shared_from_th
 
 }  // namespace
 
-std::shared_ptr<transport> create_http_transport(asio::any_io_executor executor, server_config config,
-                                                 client_limits limits, std::shared_ptr<net::http_client> http,
+std::shared_ptr<transport> create_http_transport(asio::any_io_executor executor, core::clock& clock,
+                                                 server_config config, client_limits limits,
+                                                 std::shared_ptr<net::http_client> http,
                                                  std::shared_ptr<http_authorizer> authorizer) {
-  return std::make_shared<http_transport>(std::move(executor), std::move(config), limits, std::move(http),
+  return std::make_shared<http_transport>(std::move(executor), clock, std::move(config), limits, std::move(http),
                                           std::move(authorizer));
 }
 

@@ -73,7 +73,7 @@ class oauth_authorizer::flow_lock {
   oauth_authorizer* owner_;
 };
 
-oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, server_config server,
+oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, core::clock& clock, server_config server,
                                    std::shared_ptr<net::http_client> http, std::shared_ptr<oauth_token_store> store,
                                    oauth_options options)
     : executor_(executor),
@@ -85,18 +85,16 @@ oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, server_config
       http_(server_.allow_private_network ? std::move(http) : net::public_only_client(std::move(http))),
       store_(std::move(store)),
       options_(std::move(options)),
-      // Without one, the real clock (a static: the aliasing pointer owns nothing).
-      clock_(options_.clock ? options_.clock
-                            : std::shared_ptr<core::clock>(std::shared_ptr<core::clock>(), &core::real_clock())),
-      flow_done_(executor),
-      refresh_timer_(executor) {}
+      clock_(clock),
+      flow_done_(executor, clock),
+      refresh_timer_(clock.make_timer(executor)) {}
 
 // --- what the transport asks ------------------------------------------------
 
 asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
   auto self = shared_from_this();
   auto due = [this] {
-    return tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_->system_now() <= tokens_->renew_ahead();
+    return tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_.system_now() <= tokens_->renew_ahead();
   };
   if (due()) {
     auto lock = co_await flow_lock::take(*this);
@@ -198,7 +196,7 @@ void oauth_authorizer::on_change(std::function<void()> listener) {
   listeners_.push_back(std::move(listener));
 }
 
-std::optional<std::chrono::steady_clock::time_point> oauth_authorizer::pending_until() const {
+std::optional<core::steady_time> oauth_authorizer::pending_until() const {
   if (!pending_) return std::nullopt;
   return pending_->expires;
 }
@@ -223,7 +221,7 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
   }
   auto pending = std::move(*pending_);
   pending_.reset();
-  if (std::chrono::steady_clock::now() > pending.expires) {
+  if (clock_.steady_now() > pending.expires) {
     changed();
     co_return make_error(mcp::errc::oauth_callback_invalid, "the authorization for " + server_.name + " expired",
                          "open the new authorizationUrl that GET /health shows for it");
@@ -252,7 +250,7 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
                         {"code_verifier", pending.verifier}};
   if (!pending.resource.empty()) fields.emplace_back("resource", pending.resource);
   auto tokens =
-      co_await request_tokens(*http_, pending.server, pending.client, std::move(fields), pending.scopes, *clock_);
+      co_await request_tokens(*http_, pending.server, pending.client, std::move(fields), pending.scopes, clock_);
   if (!tokens) co_return fail(tokens.error());
   take_tokens(std::move(*tokens), pending.server.issuer, true);
   core::log_info("mcp {}: authorized ({})", server_.name, join_scopes(tokens_->scopes));
@@ -517,7 +515,7 @@ asio::awaitable<status> oauth_authorizer::ensure_client(bool for_new_authorizati
 // --- getting tokens ----------------------------------------------------------
 
 status oauth_authorizer::ask_person(std::vector<std::string> scopes, bool step_up) {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_.steady_now();
   const bool open = pending_ && pending_->expires > now;
   // A question still open keeps its link (a person may be about to use it):
   // another request's scopes join it, and only more scopes make a new one.
@@ -543,7 +541,7 @@ status oauth_authorizer::ask_person(std::vector<std::string> scopes, bool step_u
     p.client = *client_;
     p.resource = resource_metadata_ ? resource_metadata_->resource : std::string();
     p.expires = now + options_.authorization_lifetime;
-    p.expires_at = clock_->system_now() + options_.authorization_lifetime;
+    p.expires_at = clock_.system_now() + options_.authorization_lifetime;
     form_fields query = {{"response_type", "code"},
                          {"client_id", p.client.client_id},
                          {"redirect_uri", p.redirect_uri},
@@ -585,7 +583,7 @@ asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::str
   }
   if (!scopes.empty()) fields.emplace_back("scope", join_scopes(scopes));
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
-  auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), scopes, *clock_);
+  auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), scopes, clock_);
   if (!tokens) co_return fail(tokens.error());
   take_tokens(std::move(*tokens), server_metadata_->issuer, false);
   co_return status{};
@@ -603,7 +601,7 @@ asio::awaitable<status> oauth_authorizer::refresh() {
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
   if (auto identified = co_await ensure_client(); !identified) co_return identified.error();
   auto refreshed =
-      co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, *clock_);
+      co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, clock_);
   if (!refreshed) {
     // Only a refusal ends the tokens; a network failure or a 5xx leaves them for the next try.
     if (refreshed.error().code == mcp::errc::grant_refused) forget_tokens();
@@ -630,7 +628,7 @@ void oauth_authorizer::take_tokens(token_set tokens, const std::string& issuer, 
 
 void oauth_authorizer::forget_tokens() {
   tokens_.reset();
-  refresh_timer_.cancel();
+  refresh_timer_->cancel();
   persist();
   changed();
 }
@@ -639,14 +637,15 @@ void oauth_authorizer::forget_tokens() {
 // it. `at_least`: the shortest wait (longer after a renewal that failed, so
 // a broken authorization server is not asked in a tight loop).
 void oauth_authorizer::schedule_refresh(std::chrono::seconds at_least) {
-  refresh_timer_.cancel();
+  refresh_timer_->cancel();
   if (!tokens_ || !tokens_->expires_at || tokens_->refresh_token.empty()) return;
-  const auto wait = *tokens_->expires_at - tokens_->renew_ahead() - clock_->system_now();
-  refresh_timer_.expires_after(std::max<std::chrono::steady_clock::duration>(
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait), at_least));
+  const auto wait = *tokens_->expires_at - tokens_->renew_ahead() - clock_.system_now();
+  refresh_timer_->expires_at(clock_.steady_now() +
+                             std::max<core::steady_time::duration>(
+                                 std::chrono::duration_cast<core::steady_time::duration>(wait), at_least));
   std::weak_ptr<oauth_authorizer> weak = shared_from_this();
-  refresh_timer_.async_wait([weak](boost::system::error_code ec) {
-    auto self = ec ? nullptr : weak.lock();
+  refresh_timer_->async_wait([weak](bool expired) {
+    auto self = expired ? weak.lock() : nullptr;
     if (!self) return;
     core::spawn_logged(
         self->executor_,

@@ -12,7 +12,6 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "harness/core/async_signal.hpp"
 #include "harness/mcp/oauth.hpp"
@@ -24,8 +23,9 @@ namespace harness::mcp {
 
 class oauth_authorizer final : public http_authorizer, public std::enable_shared_from_this<oauth_authorizer> {
  public:
-  oauth_authorizer(boost::asio::any_io_executor executor, server_config server, std::shared_ptr<net::http_client> http,
-                   std::shared_ptr<oauth_token_store> store, oauth_options options);
+  oauth_authorizer(boost::asio::any_io_executor executor, core::clock& clock, server_config server,
+                   std::shared_ptr<net::http_client> http, std::shared_ptr<oauth_token_store> store,
+                   oauth_options options);
 
   // Reads tokens a previous run kept. Call once, before use.
   void load();
@@ -36,7 +36,7 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
                                             std::optional<std::string> sent) override;
   nlohmann::json describe() const override;
   void on_change(std::function<void()> listener) override;
-  std::optional<std::chrono::steady_clock::time_point> pending_until() const override;
+  std::optional<core::steady_time> pending_until() const override;
 
   // True when `state` is this server's pending authorization (constant-time compare).
   bool owns_state(const std::string& state) const;
@@ -58,7 +58,7 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
     authorization_server_metadata server;
     client_identity client;
     std::string resource;
-    std::chrono::steady_clock::time_point expires;
+    core::steady_time expires;
     core::system_time expires_at;
   };
 
@@ -96,7 +96,7 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   std::shared_ptr<net::http_client> http_;
   std::shared_ptr<oauth_token_store> store_;
   oauth_options options_;
-  std::shared_ptr<core::clock> clock_;
+  core::clock& clock_;
 
   std::optional<protected_resource_metadata> resource_metadata_;
   std::optional<authorization_server_metadata> server_metadata_;
@@ -110,7 +110,7 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   bool busy_ = false;
   core::async_signal flow_done_;
   std::vector<std::function<void()>> listeners_;
-  boost::asio::steady_timer refresh_timer_;
+  std::unique_ptr<core::timer> refresh_timer_;
 };
 
 }  // namespace harness::mcp

@@ -15,9 +15,10 @@ namespace asio = boost::asio;
 
 class oauth_manager_impl final : public oauth_manager {
  public:
-  oauth_manager_impl(asio::any_io_executor executor, std::shared_ptr<net::http_client> http,
+  oauth_manager_impl(asio::any_io_executor executor, core::clock& clock, std::shared_ptr<net::http_client> http,
                      std::shared_ptr<oauth_token_store> store, oauth_options options)
       : executor_(std::move(executor)),
+        clock_(clock),
         http_(std::move(http)),
         store_(std::move(store)),
         options_(std::move(options)) {}
@@ -26,7 +27,7 @@ class oauth_manager_impl final : public oauth_manager {
     if (!uses_oauth(server)) return nullptr;
     auto& slot = authorizers_[server.name];
     if (!slot) {
-      slot = std::make_shared<oauth_authorizer>(executor_, server, http_, store_, options_);
+      slot = std::make_shared<oauth_authorizer>(executor_, clock_, server, http_, store_, options_);
       slot->load();
     }
     return slot;
@@ -48,6 +49,7 @@ class oauth_manager_impl final : public oauth_manager {
 
  private:
   asio::any_io_executor executor_;
+  core::clock& clock_;
   std::shared_ptr<net::http_client> http_;
   std::shared_ptr<oauth_token_store> store_;
   oauth_options options_;
@@ -56,11 +58,11 @@ class oauth_manager_impl final : public oauth_manager {
 
 }  // namespace
 
-std::shared_ptr<oauth_manager> create_oauth_manager(asio::any_io_executor executor,
+std::shared_ptr<oauth_manager> create_oauth_manager(asio::any_io_executor executor, core::clock& clock,
                                                     std::shared_ptr<net::http_client> http,
                                                     std::shared_ptr<oauth_token_store> store, oauth_options options) {
   if (!store) store = memory_token_store();
-  return std::make_shared<oauth_manager_impl>(std::move(executor), std::move(http), std::move(store),
+  return std::make_shared<oauth_manager_impl>(std::move(executor), clock, std::move(http), std::move(store),
                                               std::move(options));
 }
 

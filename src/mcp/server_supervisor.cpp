@@ -65,9 +65,14 @@ class server_health final : public core::health_source {
 
 }  // namespace
 
-server_supervisor::server_supervisor(asio::any_io_executor executor, server_config config, client_limits limits,
-                                     remote_access remote)
-    : executor_(executor), config_(std::move(config)), limits_(limits), remote_(std::move(remote)), backoff_(executor) {
+server_supervisor::server_supervisor(asio::any_io_executor executor, core::clock& clock, server_config config,
+                                     client_limits limits, remote_access remote)
+    : executor_(executor),
+      clock_(clock),
+      config_(std::move(config)),
+      limits_(limits),
+      remote_(std::move(remote)),
+      backoff_(clock.make_timer(executor)) {
   if (config_.timeout) limits_.request_timeout = *config_.timeout;
   if (config_.kind == transport_kind::http && remote_.authorizer_for) authorizer_ = remote_.authorizer_for(config_);
 }
@@ -80,7 +85,7 @@ void server_supervisor::watch_authorization() {
     auto self = weak.lock();
     if (!self) return;
     self->authorization_changed_ = true;
-    if (self->state_ == server_state::needs_authorization) self->backoff_.cancel();
+    if (self->state_ == server_state::needs_authorization) self->backoff_->cancel();
   });
 }
 
@@ -110,19 +115,19 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   info.version = core::version();
   if (client_)
     core::spawn_logged(executor_, client_->close(), "mcp " + config_.name + ": closing the previous session");
-  auto transport = create_transport(executor_, config_, limits_, remote_);
-  auto fresh = create_client(executor_, transport, limits_, info);
+  auto transport = create_transport(executor_, clock_, config_, limits_, remote_);
+  auto fresh = create_client(executor_, clock_, transport, limits_, info);
   client_ = fresh;
   // The whole start (spawn, initialize, tools/list) has one deadline: close the
   // client when it passes, which fails whatever step is waiting.
   auto starting = connect_and_list(fresh);
-  const auto deadline = std::chrono::steady_clock::now() + limits_.startup_timeout;
+  const auto deadline = clock_.steady_now() + limits_.startup_timeout;
   // Named locals, not temporaries in the co_await expression: GCC 12 would
   // destroy the lambda's captures twice.
   auto on_expiry = [fresh, executor = executor_, name = config_.name] {
     core::spawn_logged(executor, fresh->close(), "mcp " + name + ": closing a start that timed out");
   };
-  auto started = co_await core::with_deadline(std::move(starting), deadline, on_expiry);
+  auto started = co_await core::with_deadline(clock_, std::move(starting), deadline, on_expiry);
   auto finish = [&](error e) -> harness::status {
     if (started.expired) {
       e = make_error(mcp::errc::startup_timeout,
@@ -148,7 +153,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   take_tools(std::move(*tools));
   state_ = server_state::ready;
   reason_.clear();
-  ready_since_ = std::chrono::steady_clock::now();
+  ready_since_ = clock_.steady_now();
   core::log_info("mcp {}: ready ({} {}, protocol {}, {} tools)", config_.name,
                  fresh->server().info.value("name", std::string("?")),
                  fresh->server().info.value("version", std::string("?")), fresh->server().protocol_version,
@@ -158,7 +163,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
 
 void server_supervisor::on_lost(const error& e) {
   if (state_ == server_state::stopped) return;
-  if (state_ == server_state::ready && std::chrono::steady_clock::now() - ready_since_ >= stable_uptime) {
+  if (state_ == server_state::ready && clock_.steady_now() - ready_since_ >= stable_uptime) {
     failures_in_row_ = 0;
   }
   reason_ = e.describe();
@@ -187,9 +192,8 @@ asio::awaitable<void> server_supervisor::retry_loop() {
       // were given expires, and the next attempt makes a new one). The
       // authorizer's change (or stop()) cancels the wait.
       if (!std::exchange(authorization_changed_, false)) {
-        backoff_.expires_at(
-            authorizer_->pending_until().value_or(std::chrono::steady_clock::now() + limits_.restart_backoff_max));
-        co_await backoff_.async_wait(asio::as_tuple(asio::use_awaitable));
+        backoff_->expires_at(authorizer_->pending_until().value_or(clock_.steady_now() + limits_.restart_backoff_max));
+        co_await backoff_->wait();
       }
       authorization_changed_ = false;
       if (state_ == server_state::stopped) break;
@@ -200,8 +204,8 @@ asio::awaitable<void> server_supervisor::retry_loop() {
     auto delay = limits_.restart_backoff_min * (1 << std::min(failures_in_row_, 16));
     delay = std::min(delay, limits_.restart_backoff_max);
     ++failures_in_row_;
-    backoff_.expires_after(delay);
-    co_await backoff_.async_wait(asio::as_tuple(asio::use_awaitable));
+    backoff_->expires_at(clock_.steady_now() + delay);
+    co_await backoff_->wait();
     if (state_ == server_state::stopped) break;
     ++restarts_;
     core::log_info("mcp {}: restart attempt {} after {} ms", config_.name, restarts_, delay.count());
@@ -246,7 +250,7 @@ void server_supervisor::take_tools(std::vector<json> listed) {
 asio::awaitable<void> server_supervisor::stop() {
   auto self = shared_from_this();
   state_ = server_state::stopped;
-  backoff_.cancel();
+  backoff_->cancel();
   tools_.clear();
   dropped_ = {};
   if (client_) {

@@ -11,10 +11,10 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
 #include "client.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/health.hpp"
 #include "harness/mcp/config.hpp"
@@ -29,8 +29,9 @@ const char* to_string(server_state state);
 
 class server_supervisor : public std::enable_shared_from_this<server_supervisor> {
  public:
-  server_supervisor(boost::asio::any_io_executor executor, server_config config, client_limits limits,
-                    remote_access remote = {});
+  // `clock` times starts, restarts and requests; it must outlive the supervisor.
+  server_supervisor(boost::asio::any_io_executor executor, core::clock& clock, server_config config,
+                    client_limits limits, remote_access remote = {});
 
   // First connection attempt (bounded by limits.startup_timeout). On failure the
   // supervisor keeps retrying in the background with backoff.
@@ -62,6 +63,7 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   void take_tools(std::vector<nlohmann::json> listed);
 
   boost::asio::any_io_executor executor_;
+  core::clock& clock_;
   server_config config_;
   client_limits limits_;
   remote_access remote_;
@@ -76,8 +78,8 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   int restarts_ = 0;
   int failures_in_row_ = 0;
   bool retry_scheduled_ = false;
-  std::chrono::steady_clock::time_point ready_since_{};
-  boost::asio::steady_timer backoff_;
+  core::steady_time ready_since_{};
+  std::unique_ptr<core::timer> backoff_;
 };
 
 }  // namespace harness::mcp::detail

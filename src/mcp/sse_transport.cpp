@@ -4,7 +4,6 @@
 // (answers included) then arrives as a `message` event on that stream. A POST
 // is only acknowledged (202). Selected by "type": "sse" in an mcpServers entry.
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/async_event.hpp"
@@ -25,9 +24,14 @@ namespace {
 
 class sse_transport final : public transport, public std::enable_shared_from_this<sse_transport> {
  public:
-  sse_transport(asio::any_io_executor executor, server_config config, client_limits limits,
+  sse_transport(asio::any_io_executor executor, core::clock& clock, server_config config, client_limits limits,
                 std::shared_ptr<net::http_client> http)
-      : executor_(executor), config_(std::move(config)), limits_(limits), http_(std::move(http)), endpoint_(executor) {}
+      : executor_(executor),
+        clock_(clock),
+        config_(std::move(config)),
+        limits_(limits),
+        http_(std::move(http)),
+        endpoint_(executor) {}
 
   asio::awaitable<status> open(transport_handlers handlers) override {
     handlers_ = std::move(handlers);
@@ -49,8 +53,8 @@ class sse_transport final : public transport, public std::enable_shared_from_thi
     }
     core::spawn_logged(executor_, read_stream(self), "mcp " + config_.name + ": SSE stream");
     // The endpoint event comes first; a server that sends none is no HTTP+SSE server.
-    auto waited =
-        co_await core::with_deadline(endpoint_.wait(), std::chrono::steady_clock::now() + limits_.startup_timeout);
+    auto endpoint_event = endpoint_.wait();
+    auto waited = co_await core::with_deadline(clock_, std::move(endpoint_event), limits_.startup_timeout);
     if (!waited || endpoint_url_.empty()) {
       co_return make_error(mcp::errc::bad_response,
                            "the event stream of " + net::printable_url(config_.url) + " sent no usable endpoint event" +
@@ -158,6 +162,7 @@ class sse_transport final : public transport, public std::enable_shared_from_thi
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   server_config config_;
   client_limits limits_;
   std::shared_ptr<net::http_client> http_;
@@ -171,9 +176,10 @@ class sse_transport final : public transport, public std::enable_shared_from_thi
 
 }  // namespace
 
-std::shared_ptr<transport> create_sse_transport(asio::any_io_executor executor, server_config config,
-                                                client_limits limits, std::shared_ptr<net::http_client> http) {
-  return std::make_shared<sse_transport>(std::move(executor), std::move(config), limits, std::move(http));
+std::shared_ptr<transport> create_sse_transport(asio::any_io_executor executor, core::clock& clock,
+                                                server_config config, client_limits limits,
+                                                std::shared_ptr<net::http_client> http) {
+  return std::make_shared<sse_transport>(std::move(executor), clock, std::move(config), limits, std::move(http));
 }
 
 }  // namespace harness::mcp

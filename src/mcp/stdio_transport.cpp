@@ -6,7 +6,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/read.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
@@ -36,11 +35,12 @@ constexpr std::chrono::milliseconds exit_drain{100};
 
 class stdio_transport final : public transport, public std::enable_shared_from_this<stdio_transport> {
  public:
-  stdio_transport(asio::any_io_executor executor, server_config config, client_limits limits)
+  stdio_transport(asio::any_io_executor executor, core::clock& clock, server_config config, client_limits limits)
       : executor_(std::move(executor)),
+        clock_(clock),
         config_(std::move(config)),
         limits_(limits),
-        wake_writer_(executor_),
+        wake_writer_(executor_, clock),
         stdout_lines_(
             limits.max_message_bytes, [this](std::string_view line) { on_stdout_line(line); },
             [this](std::size_t n) {
@@ -111,12 +111,12 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     auto self = shared_from_this();  // keep alive across the waits
     boost::system::error_code ec;
     child_->stdin_pipe().close(ec);  // step 1: close stdin, the server should exit
-    if (!co_await child_->wait_exit(limits_.shutdown_grace)) {
+    if (!co_await child_->wait_exit(clock_, limits_.shutdown_grace)) {
       child_->signal(SIGTERM);  // step 2
-      if (!co_await child_->wait_exit(limits_.shutdown_grace)) {
+      if (!co_await child_->wait_exit(clock_, limits_.shutdown_grace)) {
         core::log_warn("mcp {}: server ignored SIGTERM, killing it", config_.name);
         child_->signal(SIGKILL);  // step 3
-        co_await child_->wait_exit(std::chrono::seconds(5));
+        co_await child_->wait_exit(clock_, std::chrono::seconds(5));
       }
     }
     child_->stdout_pipe().close(ec);
@@ -154,11 +154,12 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   // killed with the rest of the server's process group.
   static asio::awaitable<void> watch_exit(std::shared_ptr<stdio_transport> self) {
     while (!self->closing_ && !self->lost_) {
-      if (co_await self->child_->wait_exit(std::chrono::hours(1))) break;
+      if (co_await self->child_->wait_exit(self->clock_, std::chrono::hours(1))) break;
     }
     if (self->closing_ || self->lost_) co_return;
-    asio::steady_timer drain(self->executor_, exit_drain);
-    co_await drain.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto drain = self->clock_.make_timer(self->executor_);
+    drain->expires_at(self->clock_.steady_now() + exit_drain);
+    co_await drain->wait();
     if (self->closing_ || self->lost_) co_return;  // stdout ended: read_stdout reported it
     self->child_->kill_group();
     co_await self->connection_lost("exited, leaving its stdout open to a process it started");
@@ -196,7 +197,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
         // The rest waits for the child to read. One that stops reading stdin
         // would block us forever: this write has a deadline.
         auto write = asio::async_write(stdin_pipe, asio::buffer(line) + now, asio::as_tuple(asio::use_awaitable));
-        auto written = co_await core::with_deadline(std::move(write), write_timeout);
+        auto written = co_await core::with_deadline(self->clock_, std::move(write), write_timeout);
         timed_out = !written;
         ec = written ? std::get<0>(*written) : asio::error::operation_aborted;
       }
@@ -244,14 +245,14 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     wake_writer_.notify_all();
     if (closing_) co_return;
     // Give the child a moment to finish exiting so we can say how it died.
-    co_await child_->wait_exit(std::chrono::milliseconds(500));
+    co_await child_->wait_exit(clock_, std::chrono::milliseconds(500));
     std::string reason = "server " + config_.name + " " + what;
     if (child_->exited()) reason += " (" + child_->exit_description() + ")";
     if (!stderr_tail_.empty()) reason += "; last stderr: " + stderr_tail_.back();
     core::log_warn("mcp {}: {}", config_.name, reason);
     if (!child_->exited()) {
       child_->signal(SIGKILL);
-      co_await child_->wait_exit(std::chrono::seconds(5));
+      co_await child_->wait_exit(clock_, std::chrono::seconds(5));
     }
     report_cut_short(reason);
     if (handlers_.on_closed) handlers_.on_closed(make_error(mcp::errc::connection_lost, reason));
@@ -274,6 +275,7 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   server_config config_;
   client_limits limits_;
   transport_handlers handlers_;
@@ -292,21 +294,22 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
 
 }  // namespace
 
-std::shared_ptr<transport> create_stdio_transport(asio::any_io_executor executor, server_config config,
-                                                  client_limits limits) {
-  return std::make_shared<stdio_transport>(std::move(executor), std::move(config), limits);
+std::shared_ptr<transport> create_stdio_transport(asio::any_io_executor executor, core::clock& clock,
+                                                  server_config config, client_limits limits) {
+  return std::make_shared<stdio_transport>(std::move(executor), clock, std::move(config), limits);
 }
 
-std::shared_ptr<transport> create_transport(asio::any_io_executor executor, server_config config, client_limits limits,
-                                            const remote_access& remote) {
+std::shared_ptr<transport> create_transport(asio::any_io_executor executor, core::clock& clock, server_config config,
+                                            client_limits limits, const remote_access& remote) {
   if (config.kind == transport_kind::sse) {
-    return create_sse_transport(std::move(executor), std::move(config), limits, remote.http);
+    return create_sse_transport(std::move(executor), clock, std::move(config), limits, remote.http);
   }
   if (config.kind == transport_kind::http) {
     auto authorizer = remote.authorizer_for ? remote.authorizer_for(config) : nullptr;
-    return create_http_transport(std::move(executor), std::move(config), limits, remote.http, std::move(authorizer));
+    return create_http_transport(std::move(executor), clock, std::move(config), limits, remote.http,
+                                 std::move(authorizer));
   }
-  return create_stdio_transport(std::move(executor), std::move(config), limits);
+  return create_stdio_transport(std::move(executor), clock, std::move(config), limits);
 }
 
 }  // namespace harness::mcp

@@ -24,9 +24,10 @@ constexpr std::string_view separator = "__";
 
 class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
  public:
-  tool_registry_impl(asio::any_io_executor executor, mcp_config config, std::shared_ptr<core::metrics_registry> metrics,
-                     remote_access remote)
+  tool_registry_impl(asio::any_io_executor executor, core::clock& clock, mcp_config config,
+                     std::shared_ptr<core::metrics_registry> metrics, remote_access remote)
       : executor_(std::move(executor)),
+        clock_(clock),
         config_(std::move(config)),
         metrics_(std::move(metrics)),
         remote_(std::move(remote)),
@@ -43,7 +44,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
                                             {"server", "tool"});
     }
     for (const auto& server : config_.servers) {
-      servers_[server.name] = std::make_shared<detail::server_supervisor>(executor_, server, config_.limits, remote_);
+      servers_[server.name] =
+          std::make_shared<detail::server_supervisor>(executor_, clock_, server, config_.limits, remote_);
     }
   }
 
@@ -98,9 +100,9 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::awaitable<result<json>> call_raw(std::string name, json arguments, call_deadline timeout) override {
     if (!calls_) co_return co_await call_unmetered(name, std::move(arguments), timeout);
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock_.steady_now();
     auto raw = co_await call_unmetered(name, std::move(arguments), timeout);
-    record_call(name, raw, std::chrono::steady_clock::now() - started);
+    record_call(name, raw, clock_.steady_now() - started);
     co_return raw;
   }
 
@@ -163,7 +165,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   // Names come from sandbox code: a label takes only a server and a tool the
   // registry knows (the tool in that server's current list); anything else
   // is "unknown", so code cannot make series of its own choosing.
-  void record_call(std::string_view name, const result<json>& raw, std::chrono::steady_clock::duration took) {
+  void record_call(std::string_view name, const result<json>& raw, core::steady_time::duration took) {
     const std::string code = raw ? std::string() : std::string(raw.error().code.wire_name());
     const auto split = name.find(separator);
     std::string_view server = "unknown", tool = "unknown";
@@ -212,6 +214,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   mcp_config config_;
   std::shared_ptr<core::metrics_registry> metrics_;
   remote_access remote_;
@@ -223,10 +226,11 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
 }  // namespace
 
-std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, mcp_config config,
+std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, core::clock& clock,
+                                                    mcp_config config,
                                                     std::shared_ptr<core::metrics_registry> metrics,
                                                     remote_access remote) {
-  return std::make_shared<tool_registry_impl>(std::move(executor), std::move(config), std::move(metrics),
+  return std::make_shared<tool_registry_impl>(std::move(executor), clock, std::move(config), std::move(metrics),
                                               std::move(remote));
 }
 

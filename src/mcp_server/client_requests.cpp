@@ -7,12 +7,12 @@ namespace harness::mcp_server {
 using json = nlohmann::json;
 
 boost::asio::awaitable<client_requests::reply> client_requests::ask(std::string method, json params, send_fn send,
-                                                                    std::chrono::steady_clock::time_point deadline) {
+                                                                    core::steady_time deadline) {
   if (closed_ || !send) co_return reply{std::nullopt, true};
   // Ids of our own, never like a client's: "harness-<n>".
   const json id = "harness-" + std::to_string(++next_id_);
   const std::string key = id.dump();
-  auto entry = std::make_shared<waiting>(executor_);
+  auto entry = std::make_shared<waiting>(executor_, clock_);
   waiting_[key] = entry;
   send({{"jsonrpc", "2.0"}, {"id", id}, {"method", std::move(method)}, {"params", std::move(params)}});
   while (!entry->response && !entry->cancelled && !closed_) {

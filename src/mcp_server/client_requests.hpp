@@ -24,7 +24,9 @@ namespace harness::mcp_server {
 class client_requests {
  public:
   using send_fn = std::function<void(nlohmann::json)>;
-  explicit client_requests(const boost::asio::any_io_executor& executor) : executor_(executor) {}
+  // `deadline`s of ask() are points on `clock`, which must outlive this.
+  client_requests(const boost::asio::any_io_executor& executor, core::clock& clock)
+      : executor_(executor), clock_(clock) {}
 
   struct reply {
     std::optional<nlohmann::json> response;  // the client's message ({"result"} or {"error"})
@@ -35,7 +37,7 @@ class client_requests {
   // response until `deadline`, cancel_waiting() or close(); a wait that ends
   // without one tells the client so (notifications/cancelled).
   boost::asio::awaitable<reply> ask(std::string method, nlohmann::json params, send_fn send,
-                                    std::chrono::steady_clock::time_point deadline);
+                                    core::steady_time deadline);
 
   // Ends the waits in progress; later requests are sent as usual.
   void cancel_waiting();
@@ -50,13 +52,14 @@ class client_requests {
 
  private:
   struct waiting {
-    explicit waiting(const boost::asio::any_io_executor& executor) : wake(executor) {}
+    waiting(const boost::asio::any_io_executor& executor, core::clock& clock) : wake(executor, clock) {}
     core::async_signal wake;
     std::optional<nlohmann::json> response;
     bool cancelled = false;
   };
 
   boost::asio::any_io_executor executor_;
+  core::clock& clock_;
   std::uint64_t next_id_ = 0;
   std::map<std::string, std::shared_ptr<waiting>> waiting_;  // by the id's JSON text
   bool closed_ = false;

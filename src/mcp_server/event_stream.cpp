@@ -32,8 +32,8 @@ std::optional<event_id> parse_event_id(std::string_view text) {
   return event_id{*stream, *seq};
 }
 
-event_stream::event_stream(const boost::asio::any_io_executor& executor, std::uint64_t number)
-    : number_(number), wake_(executor) {}
+event_stream::event_stream(const boost::asio::any_io_executor& executor, core::clock& clock, std::uint64_t number)
+    : clock_(clock), number_(number), wake_(executor, clock) {}
 
 void event_stream::push(const json& message) {
   if (finished_) return;
@@ -47,7 +47,7 @@ void event_stream::push(const json& message) {
 void event_stream::finish() {
   if (finished_) return;
   finished_ = true;
-  finished_at_ = std::chrono::steady_clock::now();
+  finished_at_ = clock_.steady_now();
   wake_.notify_all();
 }
 
@@ -67,7 +67,7 @@ std::string event_stream::priming_event() const {
 
 std::shared_ptr<event_stream> event_stream_table::open() {
   prune();
-  auto stream = std::make_shared<event_stream>(executor_, next_++);
+  auto stream = std::make_shared<event_stream>(executor_, clock_, next_++);
   streams_.emplace(stream->number(), stream);
   return stream;
 }
@@ -81,7 +81,7 @@ std::shared_ptr<event_stream> event_stream_table::find(std::uint64_t number) con
 // ones beyond max_finished. A stream still running is always kept: its
 // request is in flight and finishes it when it ends.
 void event_stream_table::prune() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_.steady_now();
   std::size_t finished = 0;
   for (auto it = streams_.begin(); it != streams_.end();) {
     if (it->second->finished() && now - it->second->finished_at() > retain) {

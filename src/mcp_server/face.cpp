@@ -4,11 +4,10 @@
 #include <map>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/auth/api_key.hpp"
-#include "harness/core/every.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
@@ -19,7 +18,6 @@ namespace {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 
 // 128 random bits: the id is what a client without a key (a server running
 // open) proves its session with.
@@ -27,18 +25,25 @@ constexpr std::size_t session_id_bytes = 16;
 
 class face_impl final : public mcp_face, public std::enable_shared_from_this<face_impl> {
  public:
-  face_impl(const asio::any_io_executor& executor, face_deps deps, face_config config)
+  face_impl(const asio::any_io_executor& executor, core::clock& clock, face_deps deps, face_config config)
       : executor_(executor),
+        clock_(clock),
         deps_(std::make_shared<const face_deps>(std::move(deps))),
         config_(config),
-        sweep_timer_(executor) {}
+        sweep_(executor, clock, "mcp sessions: idle sweep") {}
 
-  void start_sweep() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "mcp sessions: idle sweep"); }
+  void start_sweep() {
+    const auto interval = std::clamp<std::chrono::milliseconds>(config_.session_idle / 4, std::chrono::seconds(1),
+                                                                std::chrono::seconds(60));
+    sweep_.start(interval, core::periodic_job::plain([weak = weak_from_this()] {
+                   if (auto self = weak.lock()) self->end_idle_sessions();
+                 }));
+  }
 
   std::shared_ptr<mcp_session> open_private(std::string user_id) override {
     auto id = new_id();
     if (!id) return nullptr;
-    return create_session(executor_, deps_, config_, std::move(*id), std::move(user_id), {});
+    return create_session(executor_, clock_, deps_, config_, std::move(*id), std::move(user_id), {});
   }
 
   opened_session open(std::string user_id, std::string key_id) override {
@@ -53,7 +58,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
     if (of_user >= config_.max_sessions_per_user) return {nullptr, session_refusal::user_full};
     auto id = new_id();
     if (!id) return {nullptr, session_refusal::server_full};
-    auto session = create_session(executor_, deps_, config_, *id, std::move(user_id), std::move(key_id));
+    auto session = create_session(executor_, clock_, deps_, config_, *id, std::move(user_id), std::move(key_id));
     sessions_[*id] = session;
     return {session, session_refusal::none};
   }
@@ -82,7 +87,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
 
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
-    sweep_timer_.cancel();
+    sweep_.stop();
     co_await core::close_all(sessions_, &close_session);
   }
 
@@ -101,15 +106,8 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
 
   static asio::awaitable<void> close_session(std::shared_ptr<mcp_session> session) { co_await session->close(); }
 
-  static asio::awaitable<void> sweep_loop(std::shared_ptr<face_impl> self) {
-    auto interval = std::clamp<std::chrono::milliseconds>(self->config_.session_idle / 4, std::chrono::seconds(1),
-                                                          std::chrono::seconds(60));
-    auto tick = [&self] { self->end_idle_sessions(); };
-    co_await core::every(self->sweep_timer_, interval, self->stopping_, tick);
-  }
-
   void end_idle_sessions() {
-    auto now = clock_type::now();
+    auto now = clock_.steady_now();
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       auto session = it->second;
       if (!session->busy() && now - session->last_active() >= config_.session_idle) {
@@ -123,17 +121,19 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   std::shared_ptr<const face_deps> deps_;
   face_config config_;
-  asio::steady_timer sweep_timer_;
+  core::periodic_job sweep_;
   std::map<std::string, std::shared_ptr<mcp_session>> sessions_;
   bool stopping_ = false;
 };
 
 }  // namespace
 
-std::shared_ptr<mcp_face> create_mcp_face(const asio::any_io_executor& executor, face_deps deps, face_config config) {
-  auto face = std::make_shared<face_impl>(executor, std::move(deps), config);
+std::shared_ptr<mcp_face> create_mcp_face(const asio::any_io_executor& executor, core::clock& clock, face_deps deps,
+                                          face_config config) {
+  auto face = std::make_shared<face_impl>(executor, clock, std::move(deps), config);
   face->start_sweep();
   return face;
 }

@@ -55,11 +55,11 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
   if (auto no = budget_.refusal(requests_.in_flight(), "this session")) co_return denied(*no);
   const std::string tool = request.tool;
   auto params = approval_elicitation(request);
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock_.steady_now();
   const auto deadline = started + timeout_;
   std::string method = "elicitation/create";  // a named local: GCC 12 and temporaries in co_await
   auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, deadline);
-  budget_.spent(std::chrono::steady_clock::now() - started);
+  budget_.spent(clock_.steady_now() - started);
   const auto& response = reply.response;
   approval_answer answer;
   if (!response && reply.cancelled) {
@@ -94,11 +94,11 @@ boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_requ
 boost::asio::awaitable<std::optional<json>> face_approver::elicit(json params) {
   if (!can_elicit_ || !send_) co_return std::nullopt;  // nobody to ask: the client answers alone
   if (budget_.refusal(requests_.in_flight(), "this session")) co_return json{{"action", "decline"}};  // past the bounds
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock_.steady_now();
   const auto deadline = started + timeout_;
   std::string method = "elicitation/create";  // a named local: GCC 12
   auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, deadline);
-  budget_.spent(std::chrono::steady_clock::now() - started);
+  budget_.spent(clock_.steady_now() - started);
   auto& response = reply.response;
   if (!response || !response->contains("result") || !(*response)["result"].is_object()) co_return std::nullopt;
   core::log_info("mcp session {}: an upstream server's elicitation was answered by the client ({})", session_id_,

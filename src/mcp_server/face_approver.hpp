@@ -20,9 +20,13 @@ namespace harness::mcp_server {
 
 class face_approver final : public policy::approver {
  public:
-  face_approver(const boost::asio::any_io_executor& executor, std::chrono::milliseconds timeout, std::string session_id,
-                std::string key_id)
-      : requests_(executor), timeout_(timeout), session_id_(std::move(session_id)), key_id_(std::move(key_id)) {}
+  face_approver(const boost::asio::any_io_executor& executor, core::clock& clock, std::chrono::milliseconds timeout,
+                std::string session_id, std::string key_id)
+      : clock_(clock),
+        requests_(executor, clock),
+        timeout_(timeout),
+        session_id_(std::move(session_id)),
+        key_id_(std::move(key_id)) {}
 
   // From the client's initialize: its capabilities.
   void set_client_capabilities(const nlohmann::json& capabilities);
@@ -51,6 +55,7 @@ class face_approver final : public policy::approver {
   boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params) override;
 
  private:
+  core::clock& clock_;
   client_requests requests_;
   std::chrono::milliseconds timeout_;
   std::string session_id_;

@@ -24,7 +24,6 @@ namespace {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 
 // Of the result text: a model reads it, so past this it is cut with a note
 // (the structured copy is cut the same way by the sandbox's own caps).
@@ -38,18 +37,19 @@ struct in_flight {
 
 // Ticks notifications/progress while a block runs, until stopped.
 struct progress_ticker {
-  explicit progress_ticker(const asio::any_io_executor& executor) : wake(executor) {}
+  progress_ticker(const asio::any_io_executor& executor, core::clock& c) : clock(c), wake(executor, c) {}
+  core::clock& clock;
   core::async_signal wake;
   bool stopped = false;
 };
 
 asio::awaitable<void> tick_progress(std::shared_ptr<progress_ticker> ticker, json token, notify_fn notify,
                                     std::chrono::milliseconds interval) {
-  auto started = clock_type::now();
+  auto started = ticker->clock.steady_now();
   for (int n = 1; !ticker->stopped; ++n) {
-    co_await ticker->wake.wait_until(clock_type::now() + interval);
+    co_await ticker->wake.wait_for(interval);
     if (ticker->stopped) break;
-    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(clock_type::now() - started).count();
+    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(ticker->clock.steady_now() - started).count();
     notify(jsonrpc::notification(
         "notifications/progress",
         {{"progressToken", token}, {"progress", n}, {"message", fmt::format("the code has run for {} s", seconds)}}));
@@ -96,29 +96,31 @@ std::string render_outcome(const json& s) {
 
 class session_impl final : public mcp_session, public std::enable_shared_from_this<session_impl> {
  public:
-  session_impl(const asio::any_io_executor& executor, std::shared_ptr<const face_deps> deps, const face_config& config,
-               std::string id, std::string user_id, std::string key_id)
+  session_impl(const asio::any_io_executor& executor, core::clock& clock, std::shared_ptr<const face_deps> deps,
+               const face_config& config, std::string id, std::string user_id, std::string key_id)
       : executor_(executor),
+        clock_(clock),
         deps_(std::move(deps)),
         config_(config),
         id_(std::move(id)),
         user_id_(std::move(user_id)),
         key_id_(std::move(key_id)),
-        streams_(executor),
-        approver_(std::make_shared<face_approver>(executor, config.approval_timeout, id_, key_id_)) {}
+        last_active_(clock.steady_now()),
+        streams_(executor, clock),
+        approver_(std::make_shared<face_approver>(executor, clock, config.approval_timeout, id_, key_id_)) {}
 
   const std::string& id() const override { return id_; }
   const std::string& user_id() const override { return user_id_; }
   const std::string& key_id() const override { return key_id_; }
   const std::string& protocol_version() const override { return version_; }
-  clock_type::time_point last_active() const override { return last_active_; }
+  core::steady_time last_active() const override { return last_active_; }
   bool busy() const override { return !in_flight_.empty(); }
   event_stream_table& streams() override { return streams_; }
   bool can_elicit() const override { return approver_->can_elicit(); }
 
   asio::awaitable<std::optional<json>> handle(json message, notify_fn notify) override {
     auto self = shared_from_this();  // alive across the awaits, even if the table lets go
-    last_active_ = clock_type::now();
+    last_active_ = clock_.steady_now();
     switch (kind_of(message)) {
       case message_kind::notification:
         on_notification(message);
@@ -150,7 +152,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       core::log_warn("mcp session {}: {} failed: {}", id_, string_field(message, "method"), e.what());
       answer = jsonrpc::error(id, jsonrpc::internal_error, "the server failed to handle this request");
     }
-    last_active_ = clock_type::now();
+    last_active_ = clock_.steady_now();
     bool cancelled = in_flight_[key].cancelled;
     in_flight_.erase(key);
     if (cancelled) co_return std::nullopt;
@@ -328,7 +330,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
 
     std::shared_ptr<progress_ticker> ticker;
     if (!progress_token.is_null() && notify) {
-      ticker = std::make_shared<progress_ticker>(executor_);
+      ticker = std::make_shared<progress_ticker>(executor_, clock_);
       auto ticking = tick_progress(ticker, progress_token, notify, config_.progress_interval);
       core::spawn_logged(executor_, std::move(ticking), "mcp session " + id_ + ": progress");
     }
@@ -405,13 +407,14 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   std::shared_ptr<const face_deps> deps_;
   face_config config_;
   std::string id_;
   std::string user_id_;
   std::string key_id_;
   std::string version_;
-  clock_type::time_point last_active_ = clock_type::now();
+  core::steady_time last_active_;
   std::map<std::string, in_flight> in_flight_;  // by the request id's JSON text
   bool has_sandbox_ = false;                    // the execution service may hold a sandbox for this session
   std::uint64_t sandbox_generation_ = 0;        // counts the sandboxes dropped (drop_sandbox)
@@ -424,10 +427,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
 
 }  // namespace
 
-std::shared_ptr<mcp_session> create_session(const asio::any_io_executor& executor,
+std::shared_ptr<mcp_session> create_session(const asio::any_io_executor& executor, core::clock& clock,
                                             std::shared_ptr<const face_deps> deps, const face_config& config,
                                             std::string id, std::string user_id, std::string key_id) {
-  return std::make_shared<session_impl>(executor, std::move(deps), config, std::move(id), std::move(user_id),
+  return std::make_shared<session_impl>(executor, clock, std::move(deps), config, std::move(id), std::move(user_id),
                                         std::move(key_id));
 }
 

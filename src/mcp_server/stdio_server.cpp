@@ -29,7 +29,8 @@ using json = nlohmann::json;
 // concurrent requests never interleave.
 class line_writer {
  public:
-  line_writer(const asio::any_io_executor& executor, int fd) : out_(executor, ::dup(fd)), wake_(executor) {}
+  line_writer(const asio::any_io_executor& executor, core::clock& clock, int fd)
+      : out_(executor, ::dup(fd)), wake_(executor, clock) {}
 
   void send(const json& message) {
     if (broken_) return;
@@ -82,16 +83,17 @@ asio::awaitable<void> write_all(std::shared_ptr<line_writer> writer, core::async
 
 }  // namespace
 
-asio::awaitable<void> serve_stdio(std::shared_ptr<mcp_face> face, std::string user_id, int in, int out) {
+asio::awaitable<void> serve_stdio(std::shared_ptr<mcp_face> face, core::clock& clock, std::string user_id, int in,
+                                  int out) {
   auto executor = co_await asio::this_coro::executor;
   auto session = face->open_private(std::move(user_id));
   if (!session) co_return;
-  auto writer = std::make_shared<line_writer>(executor, out);
+  auto writer = std::make_shared<line_writer>(executor, clock, out);
   core::async_event written(executor);
   auto writing = write_all(writer, written);  // a local: GCC 12 and temporaries in co_spawn, see run_blocking.hpp
   core::spawn_logged(executor, std::move(writing), "mcp stdio: writing");
   auto running = std::make_shared<std::size_t>(0);
-  auto settled = std::make_shared<core::async_signal>(executor);
+  auto settled = std::make_shared<core::async_signal>(executor, clock);
 
   // What the splitter found in one read: complete lines, and nullopt for a
   // line past the limit (it was dropped).

@@ -40,7 +40,9 @@ std::vector<X509*> read_ca_file(const std::string& path) {
 }  // namespace
 
 engine::engine(const engine_options& options)
-    : options_(options), extra_cas_(read_ca_file(options.extra_ca_file)), curl_timer_(io_) {
+    : options_(options),
+      extra_cas_(read_ca_file(options.extra_ca_file)),
+      curl_timer_(clock_.make_timer(io_.get_executor())) {
   static std::once_flag global_init;
   std::call_once(global_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   multi_ = curl_multi_init();
@@ -98,13 +100,13 @@ int engine::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
 int engine::on_timer(CURLM*, long timeout_ms, void* self) {
   auto* e = static_cast<engine*>(self);
   if (timeout_ms < 0) {
-    e->curl_timer_.cancel();
+    e->curl_timer_->cancel();
     return 0;
   }
   // Never call back into curl from here: the timer fires on the next turn.
-  e->curl_timer_.expires_after(std::chrono::milliseconds(timeout_ms));
-  e->curl_timer_.async_wait([e](boost::system::error_code ec) {
-    if (ec || !e->multi_) return;
+  e->curl_timer_->expires_at(e->clock_.steady_now() + std::chrono::milliseconds(timeout_ms));
+  e->curl_timer_->async_wait([e](bool expired) {
+    if (!expired || !e->multi_) return;
     int running = 0;
     curl_multi_socket_action(e->multi_, CURL_SOCKET_TIMEOUT, 0, &running);
     e->reap();
@@ -196,9 +198,10 @@ void engine::enqueue(std::shared_ptr<transfer> t) {
   auto& l = *t->owner;
   // Made and destroyed on this thread: a transfer the awaiting side frees
   // later holds no timer of an io_context that may be gone by then.
-  t->deadline_timer = std::make_unique<asio::steady_timer>(io_, t->deadline);
-  t->deadline_timer->async_wait([this, weak = std::weak_ptr<transfer>(t)](boost::system::error_code ec) {
-    if (ec) return;
+  t->deadline_timer = clock_.make_timer(io_.get_executor());
+  t->deadline_timer->expires_at(t->deadline);
+  t->deadline_timer->async_wait([this, weak = std::weak_ptr<transfer>(t)](bool expired) {
+    if (!expired) return;
     if (auto target = weak.lock()) on_deadline(target);
   });
   if (l.options.max_concurrent == 0 || l.running < l.options.max_concurrent) {
@@ -301,7 +304,7 @@ void engine::shut_down() {
     w->descriptor.release();
   }
   sockets_.clear();
-  curl_timer_.cancel();
+  curl_timer_->cancel();
   keep_running_.reset();  // run() returns once the cancelled waits have run
 }
 

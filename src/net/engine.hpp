@@ -17,8 +17,8 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
-#include <boost/asio/steady_timer.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/net/http_client.hpp"
 #include "transfer.hpp"
 
@@ -81,7 +81,11 @@ class engine {
   std::vector<X509*> extra_cas_;
   boost::asio::io_context io_;
   CURLM* multi_ = nullptr;
-  boost::asio::steady_timer curl_timer_;
+  // curl reads the real monotonic clock itself, so the timers it asks for
+  // (and the transfers' deadlines, which sit beside its own timeouts) are on
+  // core::real_clock(), never on a clock a test could hold still.
+  core::clock& clock_ = core::real_clock();
+  std::unique_ptr<core::timer> curl_timer_;
   std::map<curl_socket_t, std::shared_ptr<socket_watch>> sockets_;
   std::map<CURL*, std::shared_ptr<detail::transfer>> running_;
   // Lanes that have had transfers waiting, so shutting down can fail them.

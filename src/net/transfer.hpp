@@ -19,8 +19,8 @@
 #include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/prefer.hpp>
-#include <boost/asio/steady_timer.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/net/http_client.hpp"
 
@@ -88,7 +88,7 @@ struct transfer {
   request req;
   bool streaming = false;
   std::shared_ptr<lane> owner;
-  std::chrono::steady_clock::time_point deadline;  // of the whole fetch, or of the head of a stream
+  core::steady_time deadline;  // of the whole fetch, or of the head of a stream
 
   CURL* easy = nullptr;
   curl_slist* header_lines = nullptr;
@@ -106,7 +106,7 @@ struct transfer {
 
   // The deadline's timer, on the engine's thread only (made when the
   // transfer is queued, destroyed when it finishes).
-  std::unique_ptr<boost::asio::steady_timer> deadline_timer;
+  std::unique_ptr<core::timer> deadline_timer;
 
   // Exactly one is set, until it has been completed.
   std::optional<held_handler<response>> on_fetched;

@@ -1,9 +1,5 @@
 #include "harness/sandbox/sandbox_health.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 namespace harness::sandbox {
 
@@ -49,14 +45,14 @@ boost::asio::awaitable<void> sandbox_health::refresh() {
   cached_ = std::move(next);
 }
 
-boost::asio::awaitable<void> sandbox_health::refresh_every(std::chrono::milliseconds interval) {
-  boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
-  for (;;) {
-    co_await refresh();
-    timer.expires_after(interval);
-    auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-    if (ec) co_return;
-  }
+void sandbox_health::start_refreshing(const boost::asio::any_io_executor& executor, core::clock& clock,
+                                      std::chrono::milliseconds interval) {
+  refresher_ = std::make_unique<core::periodic_job>(executor, clock, "sandbox health checks");
+  refresher_->start(interval, [this] { return refresh(); }, core::periodic_job::first_tick::at_once);
+}
+
+void sandbox_health::stop_refreshing() {
+  if (refresher_) refresher_->stop();
 }
 
 }  // namespace harness::sandbox

@@ -103,8 +103,9 @@ class workspace_store_impl final : public workspace_store {
     return {};
   }
 
-  std::size_t sweep(std::chrono::seconds retention) override {
-    auto removed = tasks_->remove_older_than(fs::file_time_type::clock::now() - retention);
+  std::size_t sweep(std::chrono::seconds retention, core::system_time now) override {
+    const auto cutoff = std::chrono::file_clock::from_sys(now) - retention;
+    auto removed = tasks_->remove_older_than(std::chrono::time_point_cast<fs::file_time_type::duration>(cutoff));
     if (removed > 0) core::log_info("workspace sweep removed {} workspaces older than {}s", removed, retention.count());
     return removed;
   }

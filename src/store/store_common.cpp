@@ -1,4 +1,6 @@
 #include "store_common.hpp"
+
+#include "harness/core/clock.hpp"
 #include "harness/core/json_parse.hpp"
 
 #include <chrono>
@@ -20,8 +22,9 @@ bool is_storage_failure(const error_code& code) {
 }  // namespace
 
 std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  // Stamps written into the store (migrations, file rows, the last error) are
+  // compared across processes and replicas: they are the real clock's.
+  return core::real_clock().epoch_ms();
 }
 
 std::string dump_json(const nlohmann::json& value) {

@@ -45,7 +45,7 @@ class CallSocketTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir = fs::temp_directory_path() / ("csock-" + std::to_string(getpid()));
-    auto made = call_socket::listen(io.get_executor(), dir.string(), "/run/harness-calls.sock");
+    auto made = call_socket::listen(io.get_executor(), core::real_clock(), dir.string(), "/run/harness-calls.sock");
     ASSERT_TRUE(made) << made.error().describe();
     socket = std::move(*made);
   }
@@ -77,7 +77,7 @@ TEST_F(CallSocketTest, ARandomNameAReachableFileAndAFreshToken) {
   EXPECT_EQ(st.st_mode & 0777, 0666u);  // the sandbox's user connects; the token keeps others out
   ASSERT_EQ(::stat(dir.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0711u);  // others cannot list the names
-  auto other = call_socket::listen(io.get_executor(), dir.string(), "");
+  auto other = call_socket::listen(io.get_executor(), core::real_clock(), dir.string(), "");
   ASSERT_TRUE(other);
   EXPECT_NE((*other)->path(), socket->path());
   EXPECT_NE((*other)->token(), socket->token());
@@ -114,7 +114,7 @@ TEST_F(CallSocketTest, NoRuntimeIsATimeoutAndASilentOneToo) {
   ASSERT_FALSE(nobody);
   EXPECT_EQ(nobody.error().code, harness::bridge::errc::call_socket_timeout);
 
-  auto again = call_socket::listen(io.get_executor(), dir.string(), "");
+  auto again = call_socket::listen(io.get_executor(), core::real_clock(), dir.string(), "");
   ASSERT_TRUE(again);
   clients.push_back(connect_to((*again)->path()));  // connects, never says hello
   auto silent = run((*again)->accept(50ms, 1024));
@@ -132,7 +132,7 @@ TEST(SameToken, ComparesEveryByteAndTheLength) {
 
 TEST(CallSocketListen, AFolderThatCannotBeMadeIsAClearError) {
   boost::asio::io_context io;
-  auto made = call_socket::listen(io.get_executor(), "/proc/no-such-folder/sockets", "");
+  auto made = call_socket::listen(io.get_executor(), core::real_clock(), "/proc/no-such-folder/sockets", "");
   ASSERT_FALSE(made);
   EXPECT_EQ(made.error().code, harness::bridge::errc::call_socket_failed);
   EXPECT_NE(made.error().hint.find("SANDBOX_CALL_SOCKET_DIR"), std::string::npos);

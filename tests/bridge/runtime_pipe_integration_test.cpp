@@ -76,12 +76,12 @@ class RuntimePipeTest : public ::testing::TestWithParam<bool> {
     runtime = std::make_unique<local_runtime>(root);
     stdio = create_pipe_frame_channel(io.get_executor(), runtime->read_fd, runtime->write_fd);
     frame_channel* channel = stdio.get();
-    ASSERT_TRUE(run(wait_for_ready(io.get_executor(), *stdio, 20s)));
+    ASSERT_TRUE(run(wait_for_ready(core::real_clock(), *stdio, 20s)));
     if (GetParam()) {
       // A short folder: socket paths have at most 107 bytes. A local runtime
       // finds the socket where the host made it.
       socket_dir = fs::temp_directory_path() / ("bsock-" + std::to_string(getpid()));
-      auto made = call_socket::listen(io.get_executor(), socket_dir.string(), "");
+      auto made = call_socket::listen(io.get_executor(), core::real_clock(), socket_dir.string(), "");
       ASSERT_TRUE(made) << made.error().describe();
       auto calls = std::move(*made);
       auto linked = run(link_runtime(*stdio, *calls, 10s));
@@ -89,7 +89,7 @@ class RuntimePipeTest : public ::testing::TestWithParam<bool> {
       linked_channel = std::move(*linked);
       channel = linked_channel.get();
     }
-    session = create_runtime_session(io.get_executor(), *channel, tools, identity);
+    session = create_runtime_session(io.get_executor(), core::real_clock(), *channel, tools, identity);
     ASSERT_TRUE(run(
         session->init("s-" + std::to_string(getpid()), {{"skills", "lib/util.js", "exports.twice = (x) => 2 * x;"}})));
   }

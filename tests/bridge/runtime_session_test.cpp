@@ -22,7 +22,7 @@ class RuntimeSessionTest : public ::testing::Test {
   testing::fake_channel channel{io.get_executor()};
   testing::fake_tools tools;
   identity_filter identity;
-  std::unique_ptr<runtime_session> session = create_runtime_session(io.get_executor(), channel, tools, identity);
+  std::unique_ptr<runtime_session> session = create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, identity);
   std::string exec_of_test_;
   std::vector<json> replies_;
 
@@ -91,7 +91,7 @@ TEST_F(RuntimeSessionTest, ReadyInitAndASimpleExec) {
 // through the filter on the way in, exactly like a result.
 TEST_F(RuntimeSessionTest, ToolErrorsGoThroughTheFilterLikeResults) {
   testing::marking_filter marks;
-  auto filtered = create_runtime_session(io.get_executor(), channel, tools, marks, {});
+  auto filtered = create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, marks, {});
   channel.respond = [&](const std::string& line) {
     auto frame = json::parse(line);
     if (frame["type"] == "exec") {
@@ -120,7 +120,7 @@ TEST_F(RuntimeSessionTest, CallsGoThroughTheGatewayAndTheFilterBothWays) {
   testing::marking_filter marks;
   session_limits recording;
   recording.record_call_args = true;
-  auto filtered = create_runtime_session(io.get_executor(), channel, tools, marks, recording);
+  auto filtered = create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, marks, recording);
   channel.respond = [&](const std::string& line) {
     auto frame = json::parse(line);
     if (frame["type"] == "exec") {
@@ -161,7 +161,7 @@ TEST_F(RuntimeSessionTest, TheRecordOfManyLargeCallsKeepsABoundedPartOfTheirArgu
   channel.max_line = 64 * 1024;
   session_limits recording;
   recording.record_call_args = true;
-  session = create_runtime_session(io.get_executor(), channel, tools, identity, recording);
+  session = create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, identity, recording);
   answer_with_calls(calls, "t__echo", {{"s", big}});
   auto r = exec("for (...) await callMCPTool('t__echo', {s: big})");
   ASSERT_TRUE(r.ok) << r.error.dump();
@@ -272,7 +272,7 @@ TEST_F(RuntimeSessionTest, InvalidUtf8AndNonObjectJsonAreProtocolErrors) {
   channel.respond = [&](const std::string&) { channel.push("{\"type\":\"log\",\"text\":\"\xff\xfe\"}"); };
   EXPECT_EQ(exec("x").error["name"], "ProtocolError");
   testing::fake_channel second(io.get_executor());
-  auto s2 = create_runtime_session(io.get_executor(), second, tools, identity);
+  auto s2 = create_runtime_session(io.get_executor(), core::real_clock(), second, tools, identity);
   second.respond = [&](const std::string&) { second.push("[1,2,3]"); };
   EXPECT_EQ(run(s2->exec("x", 1s)).error["name"], "ProtocolError");
 }
@@ -313,7 +313,7 @@ TEST_F(RuntimeSessionTest, ASilentRuntimeTimesOut) {
 TEST_F(RuntimeSessionTest, StaleDoneAndForeignLogsAreIgnoredAndLogsAreCapped) {
   session_limits limits;
   limits.log_bytes = 10;
-  auto capped = create_runtime_session(io.get_executor(), channel, tools, identity, limits);
+  auto capped = create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, identity, limits);
   channel.respond = [&](const std::string& line) {
     auto id = exec_id_of(line);
     channel.push(json{{"type", "done"}, {"exec", "x0"}, {"ok", true}, {"value", "stale"}}.dump());

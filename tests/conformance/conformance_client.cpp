@@ -181,10 +181,10 @@ int main(int argc, char** argv) {
   oauth_options options;
   options.redirect_uri = [] { return std::string(redirect_uri); };
   options.client_name = "mcp-harness conformance client";
-  side.oauth = create_oauth_manager(ctx.get_executor(), side.http, memory_token_store(), options);
+  side.oauth = create_oauth_manager(ctx.get_executor(), core::real_clock(), side.http, memory_token_store(), options);
   side.authorizer = side.oauth->authorizer_for(config);
-  auto transport = create_http_transport(ctx.get_executor(), config, limits, side.http, side.authorizer);
-  auto c = create_client(ctx.get_executor(), transport, limits);
+  auto transport = create_http_transport(ctx.get_executor(), core::real_clock(), config, limits, side.http, side.authorizer);
+  auto c = create_client(ctx.get_executor(), core::real_clock(), transport, limits);
   auto result = asio::co_spawn(ctx, run_client(c, side), asio::use_future);
   ctx.run();
   return result.get();

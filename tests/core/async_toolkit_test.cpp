@@ -1,6 +1,7 @@
 // The async toolkit: deadlines, when_all, logged spawns, signals and counters.
-// Deadlines are either zero (the timer wins) or an hour (the operation wins):
-// nothing depends on how fast the machine is.
+// Time is the fake clock's, which stands still: deadlines are either now (the
+// timer wins) or an hour away (the operation wins), and nothing depends on
+// how fast the machine is.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -25,6 +26,7 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "support/fake_clock.hpp"
 
 namespace harness::core {
 namespace {
@@ -58,9 +60,10 @@ asio::awaitable<int> wait_an_hour(std::shared_ptr<boost::system::error_code> see
 
 TEST(WithDeadline, ReturnsTheValueOfAnOperationThatEndsInTime) {
   asio::io_context io;
-  auto got = run(io, []() -> asio::awaitable<std::optional<int>> {
+  testing::fake_clock clock;
+  auto got = run(io, [&]() -> asio::awaitable<std::optional<int>> {
     auto op = []() -> asio::awaitable<int> { co_return 42; }();
-    auto out = co_await with_deadline(std::move(op), 1h);
+    auto out = co_await with_deadline(clock, std::move(op), 1h);
     co_return out;
   });
   ASSERT_TRUE(got.has_value());
@@ -69,10 +72,11 @@ TEST(WithDeadline, ReturnsTheValueOfAnOperationThatEndsInTime) {
 
 TEST(WithDeadline, TimesOutAndCancelsTheOperation) {
   asio::io_context io;
+  testing::fake_clock clock;
   auto seen = std::make_shared<boost::system::error_code>();
-  auto got = run(io, [seen]() -> asio::awaitable<std::optional<int>> {
+  auto got = run(io, [&, seen]() -> asio::awaitable<std::optional<int>> {
     auto op = wait_an_hour(seen);
-    auto out = co_await with_deadline(std::move(op), 0ms);
+    auto out = co_await with_deadline(clock, std::move(op), 0ms);
     co_return out;
   });
   EXPECT_FALSE(got.has_value());
@@ -81,10 +85,11 @@ TEST(WithDeadline, TimesOutAndCancelsTheOperation) {
 
 TEST(WithDeadline, ADeadlineInThePastStillCancels) {
   asio::io_context io;
+  testing::fake_clock clock;
   auto seen = std::make_shared<boost::system::error_code>();
-  auto got = run(io, [seen]() -> asio::awaitable<std::optional<int>> {
+  auto got = run(io, [&, seen]() -> asio::awaitable<std::optional<int>> {
     auto op = wait_an_hour(seen);
-    auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now() - 1h);
+    auto out = co_await with_deadline(clock, std::move(op), clock.steady_now() - 1h);
     co_return out;
   });
   EXPECT_FALSE(got.has_value());
@@ -93,13 +98,14 @@ TEST(WithDeadline, ADeadlineInThePastStillCancels) {
 
 TEST(WithDeadline, PassesOnTheOperationsException) {
   asio::io_context io;
+  testing::fake_clock clock;
   EXPECT_THROW(run(io,
-                   []() -> asio::awaitable<std::optional<int>> {
+                   [&]() -> asio::awaitable<std::optional<int>> {
                      auto op = []() -> asio::awaitable<int> {
                        throw std::runtime_error("broken");
                        co_return 0;
                      }();
-                     auto out = co_await with_deadline(std::move(op), 1h);
+                     auto out = co_await with_deadline(clock, std::move(op), 1h);
                      co_return out;
                    }),
                std::runtime_error);
@@ -107,18 +113,19 @@ TEST(WithDeadline, PassesOnTheOperationsException) {
 
 TEST(WithDeadline, VoidOperationSaysWhetherItEndedInTime) {
   asio::io_context io;
+  testing::fake_clock clock;
   auto seen = std::make_shared<boost::system::error_code>();
-  auto in_time = run(io, []() -> asio::awaitable<bool> {
+  auto in_time = run(io, [&]() -> asio::awaitable<bool> {
     auto op = []() -> asio::awaitable<void> { co_return; }();
-    auto out = co_await with_deadline(std::move(op), 1h);
+    auto out = co_await with_deadline(clock, std::move(op), 1h);
     co_return out;
   });
   EXPECT_TRUE(in_time);
-  auto late = run(io, [seen]() -> asio::awaitable<bool> {
+  auto late = run(io, [&, seen]() -> asio::awaitable<bool> {
     auto op = [](std::shared_ptr<boost::system::error_code> s) -> asio::awaitable<void> {
       co_await wait_an_hour(s);
     }(seen);
-    auto out = co_await with_deadline(std::move(op), 0ms);
+    auto out = co_await with_deadline(clock, std::move(op), 0ms);
     co_return out;
   });
   EXPECT_FALSE(late);
@@ -133,10 +140,11 @@ asio::awaitable<std::string> wait_for_cancel(async_event& cancel) {
 
 TEST(WithDeadlineHook, CallsTheHookAtTheDeadlineAndReturnsTheValue) {
   asio::io_context io;
+  testing::fake_clock clock;
   async_event cancel(io.get_executor());
   auto got = run(io, [&]() -> asio::awaitable<deadline_run<std::string>> {
     auto op = wait_for_cancel(cancel);
-    auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now(), [&] { cancel.set(); });
+    auto out = co_await with_deadline(clock, std::move(op), clock.steady_now(), [&] { cancel.set(); });
     co_return out;
   });
   EXPECT_TRUE(got.expired);
@@ -145,10 +153,11 @@ TEST(WithDeadlineHook, CallsTheHookAtTheDeadlineAndReturnsTheValue) {
 
 TEST(WithDeadlineHook, NeverCallsTheHookOfAnOperationThatEndedInTime) {
   asio::io_context io;
+  testing::fake_clock clock;
   bool called = false;
   auto got = run(io, [&]() -> asio::awaitable<deadline_run<int>> {
     auto op = []() -> asio::awaitable<int> { co_return 7; }();
-    auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now() + 1h, [&] { called = true; });
+    auto out = co_await with_deadline(clock, std::move(op), clock.steady_now() + 1h, [&] { called = true; });
     co_return out;
   });
   io.run();
@@ -159,13 +168,14 @@ TEST(WithDeadlineHook, NeverCallsTheHookOfAnOperationThatEndedInTime) {
 
 TEST(WithDeadlineHook, PassesOnTheOperationsException) {
   asio::io_context io;
+  testing::fake_clock clock;
   EXPECT_THROW(run(io,
-                   []() -> asio::awaitable<bool> {
+                   [&]() -> asio::awaitable<bool> {
                      auto op = []() -> asio::awaitable<void> {
                        throw std::runtime_error("broken");
                        co_return;
                      }();
-                     auto out = co_await with_deadline(std::move(op), std::chrono::steady_clock::now() + 1h, [] {});
+                     auto out = co_await with_deadline(clock, std::move(op), clock.steady_now() + 1h, [] {});
                      co_return out;
                    }),
                std::runtime_error);
@@ -173,7 +183,8 @@ TEST(WithDeadlineHook, PassesOnTheOperationsException) {
 
 TEST(WhenAll, ReturnsValuesInTheOrderOfTheOperations) {
   asio::io_context io;
-  auto got = run(io, []() -> asio::awaitable<std::vector<std::string>> {
+  testing::fake_clock clock;
+  auto got = run(io, [&]() -> asio::awaitable<std::vector<std::string>> {
     // The first ends last: it waits for the event the last one sets.
     async_event last_ran(co_await asio::this_coro::executor);
     std::vector<asio::awaitable<std::string>> ops;
@@ -194,6 +205,7 @@ TEST(WhenAll, ReturnsValuesInTheOrderOfTheOperations) {
 
 TEST(WhenAll, WaitsForAllThenPassesOnTheFirstException) {
   asio::io_context io;
+  testing::fake_clock clock;
   auto ended = std::make_shared<int>(0);
   EXPECT_THROW(run(io,
                    [ended]() -> asio::awaitable<int> {
@@ -214,7 +226,8 @@ TEST(WhenAll, WaitsForAllThenPassesOnTheFirstException) {
 
 TEST(WhenAll, NoOperationsReturnsAtOnce) {
   asio::io_context io;
-  auto got = run(io, []() -> asio::awaitable<std::size_t> {
+  testing::fake_clock clock;
+  auto got = run(io, [&]() -> asio::awaitable<std::size_t> {
     std::vector<asio::awaitable<int>> none;
     auto out = co_await when_all(std::move(none));
     co_return out.size();
@@ -249,6 +262,7 @@ bool contains(const std::vector<std::string>& lines, const std::string& part) {
 TEST(SpawnLogged, LogsAnExceptionUnderTheGivenName) {
   captured_log log;
   asio::io_context io;
+  testing::fake_clock clock;
   spawn_logged(
       io.get_executor(),
       []() -> asio::awaitable<void> {
@@ -264,6 +278,7 @@ TEST(SpawnLogged, LogsAnExceptionUnderTheGivenName) {
 TEST(SpawnLogged, LogsAnErrorValueAndNothingForSuccess) {
   captured_log log;
   asio::io_context io;
+  testing::fake_clock clock;
   auto failing = []() -> asio::awaitable<status> {
     co_return make_error(core::errc::internal_error, "the thing broke");
   }();
@@ -279,7 +294,8 @@ TEST(SpawnLogged, LogsAnErrorValueAndNothingForSuccess) {
 
 TEST(AsyncSignal, NotifyWakesTheWaitersOfThatMoment) {
   asio::io_context io;
-  async_signal signal(io.get_executor());
+  testing::fake_clock clock;
+  async_signal signal(io.get_executor(), clock);
   std::vector<bool> woke;
   for (int i = 0; i < 2; ++i) {
     asio::co_spawn(
@@ -295,7 +311,8 @@ TEST(AsyncSignal, NotifyWakesTheWaitersOfThatMoment) {
 
 TEST(AsyncSignal, ANotifyWithoutWaitersIsNotKept) {
   asio::io_context io;
-  async_signal signal(io.get_executor());
+  testing::fake_clock clock;
+  async_signal signal(io.get_executor(), clock);
   signal.notify_all();
   auto woke = run(io, [&]() -> asio::awaitable<bool> {
     auto out = co_await signal.wait_for(0ms);
@@ -306,9 +323,10 @@ TEST(AsyncSignal, ANotifyWithoutWaitersIsNotKept) {
 
 TEST(AsyncSignal, WaitUntilReportsTheDeadline) {
   asio::io_context io;
-  async_signal signal(io.get_executor());
+  testing::fake_clock clock;
+  async_signal signal(io.get_executor(), clock);
   auto woke = run(io, [&]() -> asio::awaitable<bool> {
-    auto out = co_await signal.wait_until(std::chrono::steady_clock::now() - 1s);
+    auto out = co_await signal.wait_until(clock.steady_now() - 1s);
     co_return out;
   });
   EXPECT_FALSE(woke);
@@ -316,7 +334,8 @@ TEST(AsyncSignal, WaitUntilReportsTheDeadline) {
 
 TEST(AsyncCounter, WaitZeroReturnsWhenTheLastPieceEnds) {
   asio::io_context io;
-  async_counter counter(io.get_executor());
+  testing::fake_clock clock;
+  async_counter counter(io.get_executor(), clock);
   counter.add(2);
   bool zero = false;
   asio::co_spawn(
@@ -338,10 +357,11 @@ TEST(AsyncCounter, WaitZeroReturnsWhenTheLastPieceEnds) {
 
 TEST(AsyncCounter, WaitZeroUntilGivesUpAtTheDeadline) {
   asio::io_context io;
-  async_counter counter(io.get_executor());
+  testing::fake_clock clock;
+  async_counter counter(io.get_executor(), clock);
   counter.add();
   auto zero = run(io, [&]() -> asio::awaitable<bool> {
-    auto out = co_await counter.wait_zero_until(std::chrono::steady_clock::now());
+    auto out = co_await counter.wait_zero_until(clock.steady_now());
     co_return out;
   });
   EXPECT_FALSE(zero);
@@ -350,7 +370,8 @@ TEST(AsyncCounter, WaitZeroUntilGivesUpAtTheDeadline) {
 
 TEST(AsyncCounter, WaitZeroReturnsAtOnceWhenNothingRuns) {
   asio::io_context io;
-  async_counter counter(io.get_executor());
+  testing::fake_clock clock;
+  async_counter counter(io.get_executor(), clock);
   auto done = run(io, [&]() -> asio::awaitable<bool> {
     co_await counter.wait_zero();
     co_return true;
@@ -360,6 +381,7 @@ TEST(AsyncCounter, WaitZeroReturnsAtOnceWhenNothingRuns) {
 
 TEST(AsyncEvent, WakesWaitersNowAndLater) {
   asio::io_context io;
+  testing::fake_clock clock;
   async_event event(io.get_executor());
   int woke = 0;
   asio::co_spawn(

@@ -99,7 +99,7 @@ class AccessGate : public ::testing::Test {
   std::shared_ptr<testing::stub_agent> agent = std::make_shared<testing::stub_agent>();
   std::shared_ptr<core::metrics_registry> metrics = std::make_shared<core::metrics_registry>();
   access_gate::options gate_options;
-  services svc;
+  services svc{core::real_clock()};
   router router_ = make_api_router();
 };
 

@@ -25,7 +25,7 @@ nlohmann::json error_of(const http_response& r) {
 
 class DispatchTest : public ::testing::Test {
  protected:
-  services svc;
+  services svc{core::real_clock()};
   nlohmann::json seen_body;
   router routes{{
       {"POST", "/echo",

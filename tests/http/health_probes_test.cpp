@@ -33,7 +33,7 @@ nlohmann::json body_of(const http_response& r) {
 }
 
 TEST(HealthProbes, AStartingServerMakesHealthAndReadinessSayStarting) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<state_health>("docker", true, false));
   svc.health.push_back(std::make_shared<state_health>("mcp.fs", false, true));
   auto health = run_dispatch(make_api_router(), svc, get("/health"));
@@ -76,7 +76,7 @@ class not_configured_health final : public core::health_source {
 };
 
 TEST(HealthProbes, AnAuthorizationUrlIsShownToAnAdminKeyOnly) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<pending_oauth_health>());
   // Open: the details, but the URL only as where to find it (whoever completes it picks the account).
   auto open = body_of(run_dispatch(make_api_router(), svc, get("/health")));
@@ -105,7 +105,7 @@ TEST(HealthProbes, AnAuthorizationUrlIsShownToAnAdminKeyOnly) {
 }
 
 TEST(HealthProbes, AnOptionalPartNotSetUpIsNotConfiguredAndNoFault) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<state_health>("docker", true, false));
   svc.health.push_back(std::make_shared<not_configured_health>());
   auto health = run_dispatch(make_api_router(), svc, get("/health"));
@@ -116,7 +116,7 @@ TEST(HealthProbes, AnOptionalPartNotSetUpIsNotConfiguredAndNoFault) {
 }
 
 TEST(HealthProbes, ADownComponentOutranksAStartingOne) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<state_health>("docker", false, false));
   svc.health.push_back(std::make_shared<state_health>("mcp.fs", false, true));
   auto ready = run_dispatch(make_api_router(), svc, get("/health/ready"));
@@ -126,7 +126,7 @@ TEST(HealthProbes, ADownComponentOutranksAStartingOne) {
 }
 
 TEST(HealthProbes, ReadyWhenEveryRequiredComponentIsUp) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<state_health>("docker", true, false));
   auto ready = run_dispatch(make_api_router(), svc, get("/health/ready"));
   EXPECT_EQ(ready.status, 200u);

@@ -77,7 +77,7 @@ class IoDeadline : public ::testing::Test {
   asio::steady_timer peer_{io_}, guard_{io_};
   std::array<char, 16> bytes_{};
   std::optional<boost::system::error_code> read_result_;
-  io_deadline deadline_{server_};
+  io_deadline deadline_{server_, core::real_clock()};
 };
 
 TEST_F(IoDeadline, ADeadlineThatRunsOutCancelsThePendingRead) {

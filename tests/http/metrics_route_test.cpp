@@ -26,7 +26,7 @@ http_request get(std::string path) {
 }
 
 TEST(MetricsRoute, RendersTheRegistryAsPrometheusText) {
-  services svc;
+  services svc{core::real_clock()};
   svc.metrics = std::make_shared<core::metrics_registry>();
   core::task_counter(*svc.metrics).with({"completed"}).inc(2);
   auto response = run_dispatch(make_api_router(), svc, get("/metrics"));
@@ -37,7 +37,7 @@ TEST(MetricsRoute, RendersTheRegistryAsPrometheusText) {
 }
 
 TEST(MetricsRoute, AnswersServiceUnavailableWithoutARegistry) {
-  services svc;
+  services svc{core::real_clock()};
   auto response = run_dispatch(make_api_router(), svc, get("/metrics"));
   EXPECT_EQ(response.status, 503u);
   EXPECT_EQ(nlohmann::json::parse(response.body)["error"]["code"], "metrics_disabled");
@@ -64,7 +64,7 @@ TEST(MetricsRoute, RequestMetricsBoundMethodsAndRoutes) {
 // The real server (Beast, one I/O thread) counts what it answers, labelled by route pattern.
 TEST(MetricsRoute, ServerCountsEachRequestByRoutePattern) {
   boost::asio::io_context io;
-  services svc;
+  services svc{core::real_clock()};
   svc.metrics = std::make_shared<core::metrics_registry>();
   auto routes = make_api_router();
   server_config config;

@@ -130,7 +130,7 @@ class RequestSourceRoutes : public ::testing::Test {
   }
 
   router routes = make_api_router();
-  services svc;
+  services svc{core::real_clock()};
 };
 
 TEST_F(RequestSourceRoutes, ARequestNamingAnotherHostIsRefusedOnEveryRoute) {

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "support/fake_clock.hpp"
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
@@ -34,7 +35,7 @@ http_request post_task(std::string body) {
 }
 
 TEST(HealthRoute, OkWhenEveryRequiredComponentIsUp) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<fixed_health>("docker", true, true));
   svc.health.push_back(std::make_shared<fixed_health>("llm", false, false));  // optional and down: still ok
   auto r = run_dispatch(make_api_router(), svc, get("/health"));
@@ -49,7 +50,7 @@ TEST(HealthRoute, OkWhenEveryRequiredComponentIsUp) {
 }
 
 TEST(HealthRoute, DegradedAnd503WhenARequiredComponentIsDown) {
-  services svc;
+  services svc{core::real_clock()};
   svc.health.push_back(std::make_shared<fixed_health>("docker", false, true));
   auto r = run_dispatch(make_api_router(), svc, get("/health"));
   EXPECT_EQ(r.status, 503u);
@@ -71,14 +72,17 @@ class switchable_health final : public core::health_source {
 };
 
 TEST(HealthRoute, AFloodOfProbesReusesOneDocumentForAShortWhile) {
-  services svc;
+  harness::testing::fake_clock clock;
+  services svc{clock};
   auto docker = std::make_shared<switchable_health>();
   svc.health.push_back(docker);
   for (int i = 0; i < 50; ++i) EXPECT_EQ(run_dispatch(make_api_router(), svc, get("/health")).status, 200u);
   EXPECT_EQ(docker->checks, 1);
   // A change shows once the reused answer is older than 100 ms.
   docker->up = false;
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  clock.advance(std::chrono::milliseconds(99));
+  EXPECT_EQ(run_dispatch(make_api_router(), svc, get("/health")).status, 200u);
+  clock.advance(std::chrono::milliseconds(1));
   auto r = run_dispatch(make_api_router(), svc, get("/health"));
   EXPECT_EQ(r.status, 503u);
   EXPECT_EQ(nlohmann::json::parse(r.body)["components"]["docker"]["status"], "down");
@@ -94,7 +98,7 @@ struct bad_task_case {
 class TaskValidation : public ::testing::TestWithParam<bad_task_case> {};
 
 TEST_P(TaskValidation, NamesTheFieldAndTheRule) {
-  services svc;
+  services svc{core::real_clock()};
   svc.limits.task_max_chars = 10;
   auto r = run_dispatch(make_api_router(), svc, post_task(GetParam().body));
   EXPECT_EQ(r.status, 400u) << r.body;
@@ -118,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_task_case{R"({"usrId":"u","task":"x"})", "unknown field 'usrId'"}));
 
 TEST(TaskRoute, ValidTaskIs503NamingWhatIsMissingWithoutAnAgent) {
-  services svc;
+  services svc{core::real_clock()};
   svc.agent_unavailable = "no LLM is configured: set LLM_API_KEY";
   auto r =
       run_dispatch(make_api_router(), svc, post_task(R"({"userId":"user-1","task":"sum the numbers","mode":"sync"})"));
@@ -135,7 +139,7 @@ TEST(TaskRoute, ValidTaskIs503NamingWhatIsMissingWithoutAnAgent) {
 }
 
 TEST(TaskRoute, RestorePiiMustBeABoolean) {
-  services svc;
+  services svc{core::real_clock()};
   auto r = run_dispatch(make_api_router(), svc, post_task(R"({"userId":"u","task":"x","restorePii":"no"})"));
   EXPECT_EQ(r.status, 400u);
   EXPECT_NE(r.body.find("'restorePii' must be true or false"), std::string::npos) << r.body;

@@ -226,24 +226,34 @@ TEST(ServerIntegration, ExpectContinueIsHonoured) {
   ASSERT_TRUE(
       c.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Expect: 100-continue\r\nContent-Length: 25\r\n\r\n"));
-  std::this_thread::sleep_for(100ms);
+  auto go_on = c.read_response(5s, true);  // the body is sent once the server asks for it
+  ASSERT_TRUE(go_on);
+  EXPECT_EQ(go_on->status, 100);
   ASSERT_TRUE(c.send(R"({"userId":"u","task":"t"})"));
-  auto r = c.read_response(5s);  // read_response skips the interim 100
+  auto r = c.read_response(5s);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
+}
+
+// One request answered on `c`: the server has accepted the connection (it is
+// not waiting in the listen backlog) and reads its next request.
+void served_once(raw_connection& c) {
+  ASSERT_TRUE(c.send("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto r = c.read_response(5s);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200);
 }
 
 TEST(ServerIntegration, SigtermFinishesTheRequestInFlightThenExitsZero) {
   ServerProcess server(env_map{{"SHUTDOWN_GRACE_MS", "5000"}});
   raw_connection idle(server.port());  // an idle keep-alive connection: closed at once
   raw_connection busy(server.port());
+  served_once(busy);  // the server has accepted it and reads its next request
   std::string body = R"({"userId":"u","task":"t"})";
   ASSERT_TRUE(busy.send("POST /task HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
                         std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 5)));
-  std::this_thread::sleep_for(200ms);  // the server is now reading this request
   server.process().send_signal(SIGTERM);
-  EXPECT_TRUE(idle.wait_closed(5s));
-  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(idle.wait_closed(5s));  // shutdown has begun
   ASSERT_TRUE(busy.send(body.substr(5)));
   auto r = busy.read_response(5s);
   ASSERT_TRUE(r);
@@ -257,8 +267,8 @@ TEST(ServerIntegration, SigtermFinishesTheRequestInFlightThenExitsZero) {
 TEST(ServerIntegration, SigtermAfterGraceClosesStragglersAndExitsZero) {
   ServerProcess server(env_map{{"SHUTDOWN_GRACE_MS", "300"}, {"HTTP_REQUEST_TIMEOUT_MS", "60000"}});
   raw_connection straggler(server.port());
+  served_once(straggler);
   ASSERT_TRUE(straggler.send("GET /tools HTTP/1.1\r\nHost: x\r\n"));  // never completes
-  std::this_thread::sleep_for(200ms);
   server.process().send_signal(SIGINT);
   EXPECT_EQ(server.process().wait_exit(10s), 0);
 }

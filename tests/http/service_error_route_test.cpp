@@ -36,7 +36,7 @@ http_request post_execute() {
 }
 
 http_response execute_failing_with(error e) {
-  services svc;
+  services svc{core::real_clock()};
   svc.execution = std::make_shared<failing_execution>(std::move(e));
   return run_dispatch(make_api_router(), svc, post_execute());
 }
@@ -68,7 +68,7 @@ TEST(ServiceErrorRoute, AnErrorFromAnotherComponentKeepsItsOwnStatus) {
 }
 
 TEST(ServiceErrorRoute, DeleteSessionUsesTheSameMapping) {
-  services svc;
+  services svc{core::real_clock()};
   svc.execution = std::make_shared<failing_execution>(make_error(execution::errc::session_not_found, "no session s9"));
   http_request r;
   r.method = "DELETE";

@@ -44,7 +44,7 @@ class thread_recording_library final : public skills::skill_library {
 TEST(SkillsRoutes, EveryLibraryCallRunsOnTheBlockingPool) {
   boost::asio::thread_pool pool(1);
   auto library = std::make_shared<thread_recording_library>();
-  services svc;
+  services svc{core::real_clock()};
   svc.skills = library;
   svc.blocking = pool.get_executor();
   auto routes = make_api_router();

@@ -22,7 +22,7 @@ class TaskRoutes : public ::testing::Test {
     return run_dispatch(make_api_router(), svc, make_request(std::move(method), std::move(target)));
   }
   std::shared_ptr<stub_agent> agent = std::make_shared<stub_agent>();
-  services svc;
+  services svc{core::real_clock()};
 };
 
 TEST_F(TaskRoutes, TheViewIsWrittenWithEveryWireField) {

@@ -30,7 +30,7 @@ class UiRoutes : public ::testing::Test {
     return out;
   }
 
-  services svc_;
+  services svc_{core::real_clock()};
   router router_ = make_api_router();
 };
 

@@ -67,7 +67,7 @@ TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
   ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
   auto c = test::test_config("openai", fake.base + "/v1");
   c.api_key = "k-123";
-  auto p = create_openai_provider(c, create_net_transport(harness::net::start_engine(), {}));
+  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), {}));
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn) << turn.error().describe();
   EXPECT_EQ(turn->text, "from the file");
@@ -97,7 +97,7 @@ TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
   EXPECT_EQ(nlohmann::json::parse(scripted->body)["stepsLeft"], 2);
 
   auto c = test::test_config("anthropic", fake.base);
-  auto p = create_anthropic_provider(c, transport);
+  auto p = create_anthropic_provider(core::real_clock(), c, transport);
   auto turn = test::run_sync(p->complete(test::simple_request("from the control endpoint")));
   ASSERT_TRUE(turn) << turn.error().describe();
   EXPECT_EQ(turn->tool_calls.at(0).arguments["code"], "return 5");

@@ -34,8 +34,8 @@ class LlmHttp : public ::testing::TestWithParam<std::string> {
     return c;
   }
   std::shared_ptr<llm_provider> provider(const llm_config& c, retry_observer observer = {}) {
-    return c.provider == "anthropic" ? create_anthropic_provider(c, transport, std::move(observer))
-                                     : create_openai_provider(c, transport, std::move(observer));
+    return c.provider == "anthropic" ? create_anthropic_provider(core::real_clock(), c, transport, std::move(observer))
+                                     : create_openai_provider(core::real_clock(), c, transport, std::move(observer));
   }
   std::shared_ptr<llm_provider> provider() { return provider(config()); }
   std::string path() const { return GetParam() == "anthropic" ? "/v1/messages" : "/v1/chat/completions"; }
@@ -212,7 +212,7 @@ TEST_P(LlmHttp, RecordedSessionReplaysTheSameTurns) {
   auto c = config();
   c.record_file = file;
   fake.push(json::array({code_reply, final_reply}));
-  auto recorder = create_llm_provider(c, transport);
+  auto recorder = create_llm_provider(core::real_clock(), c, transport);
   ASSERT_TRUE(recorder) << recorder.error().describe();
   auto first = test::run_sync((*recorder)->complete(test::simple_request()));
   auto second = test::run_sync((*recorder)->complete(test::simple_request()));
@@ -221,7 +221,7 @@ TEST_P(LlmHttp, RecordedSessionReplaysTheSameTurns) {
   llm_config replay_config;
   replay_config.provider = "replay";
   replay_config.replay_file = file;
-  auto replay = create_llm_provider(replay_config, nullptr);
+  auto replay = create_llm_provider(core::real_clock(), replay_config, nullptr);
   ASSERT_TRUE(replay) << replay.error().describe();
   auto again = test::run_sync((*replay)->complete(test::simple_request()));
   ASSERT_TRUE(again);
@@ -242,7 +242,7 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   }  // closed: nothing listens there now
   auto c = test::test_config("openai", "http://127.0.0.1:" + std::to_string(port) + "/v1");
   c.retry.max_retries = 1;
-  auto turn = test::run_sync(create_openai_provider(c, create_net_transport(harness::net::start_engine(), {}))
+  auto turn = test::run_sync(create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), {}))
                                  ->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
@@ -257,7 +257,7 @@ TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy)
   options.max_queued = 2;
   auto c = test::test_config("openai", fake.openai_base_url());
   c.retry.max_retries = 0;
-  auto p = create_openai_provider(c, create_net_transport(harness::net::start_engine(), options));
+  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), options));
   asio::io_context ioc;
   std::vector<result<llm_turn>> results;
   for (int i = 0; i < 6; ++i) {

@@ -32,7 +32,7 @@ TEST(MeteredProvider, CountsOutcomesTokensAndDurations) {
   inner->answers.push_back(make_error(harness::llm::errc::rate_limited, "429 after 4 retries"));
   inner->answers.push_back(turn);
   auto metrics = std::make_shared<core::metrics_registry>();
-  auto provider = create_metered_provider(inner, metrics);
+  auto provider = create_metered_provider(core::real_clock(), inner, metrics);
   EXPECT_EQ(provider->name(), "openai");
 
   boost::asio::io_context io;
@@ -54,7 +54,7 @@ TEST(MeteredProvider, CountsOutcomesTokensAndDurations) {
 
 TEST(MeteredProvider, NoRegistryMeansTheProviderItself) {
   auto inner = std::make_shared<scripted_provider>();
-  EXPECT_EQ(create_metered_provider(inner, nullptr), inner);
+  EXPECT_EQ(create_metered_provider(core::real_clock(), inner, nullptr), inner);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TEST(LlmHttpProvider, RetriesConnectionErrorsAndServerErrorsThenSucceeds) {
   t->push_json(503, R"({"error":{"message":"busy"}})");
   t->push_json(200, ok_body);
   retry_log log;
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t, log.observer());
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t, log.observer());
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn) << turn.error().describe();
   EXPECT_EQ(turn->attempts, 3);
@@ -44,7 +44,7 @@ TEST(LlmHttpProvider, HonoursRetryAfter) {
   t->push_json(429, R"({"error":{"message":"slow down"}})", {{"retry-after-ms", "20"}});
   t->push_json(200, ok_body);
   retry_log log;
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t, log.observer());
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t, log.observer());
   ASSERT_TRUE(test::run_sync(p->complete(test::simple_request())));
   ASSERT_EQ(log.waits.size(), 1u);
   EXPECT_EQ(log.waits[0].second, milliseconds(20));
@@ -55,7 +55,7 @@ TEST(LlmHttpProvider, NoRetryOnClientErrors) {
     auto t = std::make_shared<test::scripted_transport>();
     t->push_json(status, R"({"error":{"message":"no"}})");
     t->push_json(200, ok_body);
-    auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
+    auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t);
     auto turn = test::run_sync(p->complete(test::simple_request()));
     ASSERT_FALSE(turn) << status;
     EXPECT_EQ(t->sent().size(), 1u) << status;
@@ -67,7 +67,7 @@ TEST(LlmHttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
   auto t = std::make_shared<test::scripted_transport>();
   for (int i = 0; i < 5; ++i)
     t->push_json(529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
-  auto p = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
+  auto p = create_anthropic_provider(core::real_clock(), test::test_config("anthropic", "http://h"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::overloaded);
@@ -78,7 +78,7 @@ TEST(LlmHttpProvider, GivesUpAfterMaxRetriesWithTheLastError) {
 TEST(LlmHttpProvider, RetryAfterPastTheDeadlineFailsAtOnce) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(429, "{}", {{"retry-after", "3600"}});
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::rate_limited);
@@ -88,7 +88,7 @@ TEST(LlmHttpProvider, RetryAfterPastTheDeadlineFailsAtOnce) {
 
 TEST(LlmHttpProvider, RequestDeadlineInThePastFailsWithoutSending) {
   auto t = std::make_shared<test::scripted_transport>();
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t);
   auto request = test::simple_request();
   request.deadline = std::chrono::steady_clock::now() - milliseconds(1);
   auto turn = test::run_sync(p->complete(request));
@@ -103,7 +103,7 @@ TEST(LlmHttpProvider, AttemptTimeoutIsBoundedByTheDeadline) {
   auto config = test::test_config("openai", "http://h/v1");
   config.timeout = milliseconds(600000);
   config.deadline = milliseconds(5000);
-  auto p = create_openai_provider(config, t);
+  auto p = create_openai_provider(core::real_clock(), config, t);
   ASSERT_TRUE(test::run_sync(p->complete(test::simple_request())));
   EXPECT_LE(t->sent().at(0).timeout, milliseconds(5000));
 }
@@ -111,7 +111,7 @@ TEST(LlmHttpProvider, AttemptTimeoutIsBoundedByTheDeadline) {
 TEST(LlmHttpProvider, MalformedAnswerIsAnErrorNotARetry) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(200, "{\"choices\": [");
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::bad_response);
@@ -123,8 +123,8 @@ TEST(LlmHttpProvider, FieldsOfTheWrongTypeAreABadResponse) {
   t->push_json(
       200, R"({"choices":[{"message":{"content":"x","tool_calls":[{"id":5,"function":{"name":"execute_code"}}]}}]})");
   t->push_json(200, R"({"type":"message","content":[{"type":"tool_use","id":1,"name":"execute_code"}]})");
-  auto openai = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
-  auto anthropic = create_anthropic_provider(test::test_config("anthropic", "http://h"), t);
+  auto openai = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t);
+  auto anthropic = create_anthropic_provider(core::real_clock(), test::test_config("anthropic", "http://h"), t);
   auto first = test::run_sync(openai->complete(test::simple_request()));
   ASSERT_FALSE(first);
   EXPECT_EQ(first.error().code, harness::llm::errc::bad_response);
@@ -138,7 +138,7 @@ TEST(LlmHttpProvider, TextFallbackAndKeyScrubbing) {
   const std::string text = "Here:\n```javascript\nconst k = '" + config.api_key + "';\nreturn k;\n```";
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(200, nlohmann::json{{"choices", {{{"message", {{"content", text}}}}}}}.dump());
-  auto p = create_openai_provider(config, t);
+  auto p = create_openai_provider(core::real_clock(), config, t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn) << turn.error().describe();
   ASSERT_EQ(turn->tool_calls.size(), 1u);
@@ -155,7 +155,7 @@ TEST(LlmHttpProvider, NativeModeIgnoresCodeInText) {
   config.tools = tool_mode::native;
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(200, R"({"choices":[{"message":{"content":"```js\nreturn 1\n```"}}]})");
-  auto p = create_openai_provider(config, t);
+  auto p = create_openai_provider(core::real_clock(), config, t);
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn);
   EXPECT_TRUE(turn->tool_calls.empty());
@@ -164,7 +164,7 @@ TEST(LlmHttpProvider, NativeModeIgnoresCodeInText) {
 TEST(LlmHttpProvider, CancellingTheAwaitingCoroutineAbortsTheCall) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push(test::hang{});
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t);
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t);
   auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !t->sent().empty(); });
   ASSERT_TRUE(out);
   ASSERT_FALSE(*out);
@@ -176,7 +176,7 @@ TEST(LlmHttpProvider, CancellingDuringBackoffStopsRetrying) {
   auto t = std::make_shared<test::scripted_transport>();
   t->push_json(429, "{}", {{"retry-after", "20"}});
   retry_log log;
-  auto p = create_openai_provider(test::test_config("openai", "http://h/v1"), t, log.observer());
+  auto p = create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), t, log.observer());
   auto out = test::complete_then_cancel(*p, test::simple_request(), [&] { return !log.waits.empty(); });
   ASSERT_TRUE(out && !*out);
   EXPECT_EQ(out->error().code, harness::core::errc::cancelled);

@@ -1,5 +1,6 @@
-// The JSON-RPC client against an in-memory fake transport: reply routing by id,
-// late replies, cancellation, session expiry and connection loss, with no process.
+// The JSON-RPC client against an in-memory fake transport and the fake clock:
+// reply routing by id, late replies, deadlines, cancellation, session expiry
+// and connection loss, with no process and no real time.
 #include <gtest/gtest.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -12,6 +13,7 @@
 #include "client.hpp"
 #include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
+#include "support/fake_clock.hpp"
 
 namespace harness::mcp {
 namespace {
@@ -87,8 +89,9 @@ class fake_transport final : public transport {
 
 struct FakeClient : ::testing::Test {
   asio::io_context ctx;
+  harness::testing::fake_clock clock;
   std::shared_ptr<fake_transport> fake = std::make_shared<fake_transport>(ctx);
-  std::shared_ptr<client> c = create_client(ctx.get_executor(), fake, testing::test_limits());
+  std::shared_ptr<client> c = create_client(ctx.get_executor(), clock, fake, testing::test_limits());
   void SetUp() override {
     auto info = run(ctx, c->connect());
     ASSERT_TRUE(info) << info.error().describe();
@@ -157,8 +160,9 @@ TEST_F(FakeClient, AnElicitationGoesToTheOneCallThatCanAskAndItsWaitDoesNotCount
   ASSERT_EQ(fake->held.size(), 1u);
   fake->ask("e1", "elicitation/create", {{"message", "who?"}, {"requestedSchema", open_schema}});
   // Longer than the call's own timeout: it must still wait while the person does.
-  ctx.restart();
-  ctx.run_for(std::chrono::milliseconds(150));
+  settle();
+  clock.advance(std::chrono::milliseconds(150));
+  settle();
   ASSERT_EQ(asked.size(), 1u);
   EXPECT_EQ(asked[0]["message"], "who?");
   EXPECT_FALSE(*slot) << "the call timed out while a person answered";
@@ -205,7 +209,14 @@ TEST_F(FakeClient, RepliesInAnyOrderReachTheirOwnCallers) {
 }
 
 TEST_F(FakeClient, TimeoutSendsCancelledAndALateReplyIsDropped) {
-  auto outcome = run(ctx, c->request("slow", json::object(), std::chrono::milliseconds(20)));
+  auto slot = start("slow", std::chrono::milliseconds(20));
+  clock.advance(std::chrono::milliseconds(19));
+  settle();
+  EXPECT_FALSE(*slot);
+  clock.advance(std::chrono::milliseconds(1));
+  settle();
+  ASSERT_TRUE(*slot);
+  const auto& outcome = **slot;
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().code, harness::mcp::errc::timeout);
   const json id = fake->held.at(0)["id"];
@@ -219,6 +230,26 @@ TEST_F(FakeClient, TimeoutSendsCancelledAndALateReplyIsDropped) {
   settle();
   ASSERT_TRUE(*next && **next);
   EXPECT_EQ((***next)["ok"], true);
+}
+
+TEST_F(FakeClient, ProgressGivesTheRequestItsTimeoutAgain) {
+  auto slot = start("slow", std::chrono::milliseconds(1000));
+  const json token = fake->held.at(0)["params"]["_meta"]["progressToken"];
+  auto progress = [&] {
+    fake->ask(nullptr, "notifications/progress", {{"progressToken", token}, {"progress", 1}});
+    settle();
+  };
+  // Each progress notification gives the request its timeout again.
+  for (int i = 0; i < 3; ++i) {
+    clock.advance(std::chrono::milliseconds(900));
+    settle();
+    progress();
+  }
+  EXPECT_FALSE(*slot) << "progress came within each timeout";
+  clock.advance(std::chrono::milliseconds(1000));
+  settle();
+  ASSERT_TRUE(*slot);
+  EXPECT_EQ((*slot)->error().code, harness::mcp::errc::timeout);
 }
 
 TEST_F(FakeClient, ExpiredSessionInitializesAgainAndRetriesOnce) {

@@ -25,8 +25,8 @@ using testing::run;
 struct FaultServer : ::testing::Test {
   asio::io_context ctx;
   std::shared_ptr<client> connect(const std::string& mode, client_limits limits = testing::test_limits()) {
-    auto t = create_stdio_transport(ctx.get_executor(), testing::fault_server(mode), limits);
-    auto c = create_client(ctx.get_executor(), t, limits);
+    auto t = create_stdio_transport(ctx.get_executor(), core::real_clock(), testing::fault_server(mode), limits);
+    auto c = create_client(ctx.get_executor(), core::real_clock(), t, limits);
     auto info = run(ctx, c->connect());
     EXPECT_TRUE(info) << (info ? "" : info.error().describe());
     return c;
@@ -137,8 +137,8 @@ TEST_F(FaultServer, StderrFloodDoesNotBlockTheServer) {
 
 TEST_F(FaultServer, UnsupportedProtocolVersionIsAClearError) {
   auto limits = testing::test_limits();
-  auto t = create_stdio_transport(ctx.get_executor(), testing::fault_server("bad_version"), limits);
-  auto c = create_client(ctx.get_executor(), t, limits);
+  auto t = create_stdio_transport(ctx.get_executor(), core::real_clock(), testing::fault_server("bad_version"), limits);
+  auto c = create_client(ctx.get_executor(), core::real_clock(), t, limits);
   auto info = run(ctx, c->connect());
   ASSERT_FALSE(info);
   EXPECT_EQ(info.error().code, harness::mcp::errc::unsupported_protocol);
@@ -191,7 +191,7 @@ mcp_config registry_config(std::vector<server_config> servers) {
 }
 
 TEST_F(FaultServer, RegistryRestartsACrashedServerAndHealthShowsIt) {
-  auto registry = create_tool_registry(ctx.get_executor(), registry_config({testing::fault_server("normal")}));
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal")}));
   run(ctx, registry->start());
   auto health = registry->health_sources();
   ASSERT_EQ(health.size(), 1u);
@@ -228,7 +228,7 @@ TEST_F(FaultServer, RegistryReportsAFailedServerWithoutHoldingUpTheOthers) {
   auto missing = testing::node_server("missing", {});
   missing.command = "/nonexistent/mcp-server";
   auto registry =
-      create_tool_registry(ctx.get_executor(), registry_config({testing::fault_server("normal"), broken, missing}));
+      create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal"), broken, missing}));
   run(ctx, registry->start());
   auto status = registry->status();
   EXPECT_EQ(status["servers"]["fault"]["state"], "ready");
@@ -246,7 +246,7 @@ TEST_F(FaultServer, RegistryReportsAFailedServerWithoutHoldingUpTheOthers) {
 }
 
 TEST_F(FaultServer, RegistryRelistsOnListChangedAndMapsToolErrors) {
-  auto registry = create_tool_registry(ctx.get_executor(), registry_config({testing::fault_server("normal")}));
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal")}));
   run(ctx, registry->start());
   EXPECT_FALSE(registry->details("fault__added"));
   ASSERT_TRUE(run(ctx, registry->call("fault__add_tool", json::object())));

@@ -38,7 +38,7 @@ struct HostileServer : ::testing::Test {
   std::shared_ptr<client> c;
   void SetUp() override {
     auto limits = patient_limits();
-    c = create_client(ctx.get_executor(), create_stdio_transport(ctx.get_executor(), hostile_server("normal"), limits),
+    c = create_client(ctx.get_executor(), core::real_clock(), create_stdio_transport(ctx.get_executor(), core::real_clock(), hostile_server("normal"), limits),
                       limits);
     auto info = run(ctx, c->connect());
     ASSERT_TRUE(info) << info.error().describe();
@@ -208,7 +208,7 @@ TEST(HostileToolLists, ToolsPastTheLimitAreDroppedAndCounted) {
   asio::io_context ctx;
   auto config = registry_config("many_tools");
   ASSERT_EQ(config.limits.max_tools_per_server, 1000u);
-  auto registry = create_tool_registry(ctx.get_executor(), config);
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), config);
   run(ctx, registry->start());
   EXPECT_EQ(registry->list("").size(), 1000u);
   EXPECT_TRUE(registry->details("hostile__t999"));
@@ -224,7 +224,7 @@ TEST(HostileToolLists, ToolsPastTheLimitAreDroppedAndCounted) {
 
 TEST(HostileToolLists, InvalidAndDuplicateNamesAreDroppedAndReported) {
   asio::io_context ctx;
-  auto registry = create_tool_registry(ctx.get_executor(), registry_config("bad_names"));
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config("bad_names"));
   run(ctx, registry->start());
   std::vector<std::string> names;
   for (const auto& tool : registry->list("")) names.push_back(tool["name"]);

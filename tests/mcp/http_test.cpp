@@ -81,13 +81,13 @@ TEST(StreamableHttp, RegistryMarksAVanishedServerDownAndReconnects) {
   mcp_config config;
   config.limits = testing::test_limits();
   config.servers.push_back(http_config(port));
-  auto registry = create_tool_registry(ctx.get_executor(), config);
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), config);
   run(ctx, registry->start());  // may fail while node starts; the registry retries
   auto health = registry->health_sources().at(0);
   ASSERT_TRUE(wait_health(ctx, *health, true)) << health->check().detail.dump();
 
   server->signal(SIGKILL);
-  run(ctx, server->wait_exit(std::chrono::seconds(5)));
+  run(ctx, server->wait_exit(core::real_clock(), std::chrono::seconds(5)));
   auto failed = run(ctx, registry->call("remote__stats", json::object()));
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().code, harness::mcp::errc::connection_lost);
@@ -101,7 +101,7 @@ TEST(StreamableHttp, RegistryMarksAVanishedServerDownAndReconnects) {
   ASSERT_TRUE(stats) << stats.error().describe();
   run(ctx, registry->stop());
   server->signal(SIGTERM);
-  run(ctx, server->wait_exit(std::chrono::seconds(5)));
+  run(ctx, server->wait_exit(core::real_clock(), std::chrono::seconds(5)));
 }
 
 }  // namespace

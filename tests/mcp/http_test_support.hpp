@@ -81,7 +81,7 @@ struct http_server_fixture {
     for (int i = 0; i < 100 && !info; ++i) {
       remote_access remote;
       remote.http = http;
-      c = create_client(ctx.get_executor(), create_transport(ctx.get_executor(), config, limits, remote), limits);
+      c = create_client(ctx.get_executor(), core::real_clock(), create_transport(ctx.get_executor(), core::real_clock(), config, limits, remote), limits);
       info = run(ctx, c->connect());
       if (!info) {
         run(ctx, c->close());
@@ -93,7 +93,7 @@ struct http_server_fixture {
     if (c) run(ctx, c->close());
     if (child) {
       child->signal(SIGTERM);
-      run(ctx, child->wait_exit(std::chrono::seconds(5)));
+      run(ctx, child->wait_exit(core::real_clock(), std::chrono::seconds(5)));
     }
   }
 };

@@ -38,7 +38,7 @@ struct NpmServers : ::testing::Test {
     memory.env["MEMORY_FILE_PATH"] = (root / "memory.jsonl").string();
     config.servers.push_back(memory);
     config.servers.push_back(testing::node_server("everything", {testing::npm_server("server-everything"), "stdio"}));
-    registry = create_tool_registry(ctx.get_executor(), config);
+    registry = create_tool_registry(ctx.get_executor(), core::real_clock(), config);
     run(ctx, registry->start());
     for (const auto& h : registry->health_sources())
       ASSERT_TRUE(h->check().up) << h->name() << h->check().detail.dump();
@@ -136,7 +136,7 @@ TEST(DefaultConfig, StartsFilesystemAndMemoryServers) {
   auto config = load_mcp_config(*settings, env);
   ASSERT_TRUE(config) << config.error().describe();
   asio::io_context ctx;
-  auto registry = create_tool_registry(ctx.get_executor(), *config);
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), *config);
   run(ctx, registry->start());
   auto status = registry->status();
   EXPECT_EQ(status["servers"]["fs"]["state"], "ready") << status.dump();

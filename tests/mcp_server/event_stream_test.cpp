@@ -43,7 +43,7 @@ TEST(EventId, RefusesAnythingElse) {
 
 TEST(EventStream, EventsCarryTheirIdsAndMessages) {
   asio::io_context io;
-  auto stream = std::make_shared<event_stream>(io.get_executor(), 4);
+  auto stream = std::make_shared<event_stream>(io.get_executor(), core::real_clock(), 4);
   EXPECT_EQ(stream->priming_event(), "id: 4-0\nretry: 1000\ndata:\n\n");
   stream->push({{"a", 1}});
   stream->push({{"b", "x\ny"}});
@@ -57,7 +57,7 @@ TEST(EventStream, EventsCarryTheirIdsAndMessages) {
 
 TEST(EventStream, AReaderResumesAfterTheEventItSaw) {
   asio::io_context io;
-  auto stream = std::make_shared<event_stream>(io.get_executor(), 1);
+  auto stream = std::make_shared<event_stream>(io.get_executor(), core::real_clock(), 1);
   for (int i = 1; i <= 3; ++i) stream->push({{"n", i}});
   stream->finish();
   auto rest = harness::testing::run_sync(io, read_all(stream, 2));
@@ -69,7 +69,7 @@ TEST(EventStream, AReaderResumesAfterTheEventItSaw) {
 
 TEST(EventStream, AReaderWaitsForEventsStillToCome) {
   asio::io_context io;
-  auto stream = std::make_shared<event_stream>(io.get_executor(), 1);
+  auto stream = std::make_shared<event_stream>(io.get_executor(), core::real_clock(), 1);
   std::vector<event_stream::event> got;
   bool done = false;
   asio::co_spawn(
@@ -96,7 +96,7 @@ TEST(EventStream, AReaderWaitsForEventsStillToCome) {
 
 TEST(EventStream, KeepsTheNewestEventsAndSkipsWhatWasDropped) {
   asio::io_context io;
-  auto stream = std::make_shared<event_stream>(io.get_executor(), 1);
+  auto stream = std::make_shared<event_stream>(io.get_executor(), core::real_clock(), 1);
   const std::size_t pushed = event_stream::max_kept + 10;
   for (std::size_t i = 1; i <= pushed; ++i) stream->push({{"n", i}});
   stream->finish();
@@ -108,7 +108,7 @@ TEST(EventStream, KeepsTheNewestEventsAndSkipsWhatWasDropped) {
 
 TEST(EventStreamTable, NumbersStreamsAndFindsThem) {
   asio::io_context io;
-  event_stream_table table(io.get_executor());
+  event_stream_table table(io.get_executor(), core::real_clock());
   auto first = table.open();
   auto second = table.open();
   EXPECT_EQ(first->number(), 1u);
@@ -120,7 +120,7 @@ TEST(EventStreamTable, NumbersStreamsAndFindsThem) {
 
 TEST(EventStreamTable, ForgetsTheOldestFinishedStreamsButNoRunningOne) {
   asio::io_context io;
-  event_stream_table table(io.get_executor());
+  event_stream_table table(io.get_executor(), core::real_clock());
   auto running = table.open();
   for (std::size_t i = 0; i < event_stream_table::max_finished + 5; ++i) table.open()->finish();
   table.open();  // pruning happens as streams open

@@ -19,7 +19,7 @@ using mcp_server::fakes::rpc_request;
 class McpRoute : public ::testing::Test {
  protected:
   void SetUp() override {
-    svc.mcp = mcp_server::create_mcp_face(io.get_executor(), {.tools = tools, .execution = execution}, {});
+    svc.mcp = mcp_server::create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, {});
   }
   void TearDown() override { harness::testing::run_until_done(io, svc.mcp->shutdown()); }
 
@@ -43,7 +43,7 @@ class McpRoute : public ::testing::Test {
 
   boost::asio::io_context io;
   router routes = make_api_router();
-  services svc;
+  services svc{core::real_clock()};
   std::shared_ptr<mcp_server::fakes::fake_tools> tools = std::make_shared<mcp_server::fakes::fake_tools>();
   std::shared_ptr<mcp_server::fakes::fake_execution> execution =
       std::make_shared<mcp_server::fakes::fake_execution>(io);

@@ -33,7 +33,7 @@ class McpSession : public ::testing::Test {
  protected:
   void SetUp() override {
     config.progress_interval = std::chrono::milliseconds(5);
-    face = create_mcp_face(io.get_executor(), {.tools = tools, .execution = execution}, config);
+    face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, config);
     session = face->open("alice", "key_1").session;
     ASSERT_NE(session, nullptr);
   }
@@ -307,7 +307,7 @@ TEST(McpFace, RefusesSessionsPastTheLimit) {
   asio::io_context io;
   face_config config;
   config.max_sessions = 2;
-  auto face = create_mcp_face(io.get_executor(), {}, config);
+  auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, config);
   EXPECT_NE(face->open("a", "").session, nullptr);
   EXPECT_NE(face->open("b", "").session, nullptr);
   auto refused = face->open("c", "");
@@ -323,7 +323,7 @@ TEST(McpFace, OneKeyOrOneUserHoldsAtMostItsShare) {
   config.max_sessions = 10;
   config.max_sessions_per_key = 2;
   config.max_sessions_per_user = 3;
-  auto face = create_mcp_face(io.get_executor(), {}, config);
+  auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, config);
   EXPECT_NE(face->open("alice", "key_1").session, nullptr);
   EXPECT_NE(face->open("bob", "key_1").session, nullptr);
   EXPECT_EQ(face->open("carol", "key_1").refused, session_refusal::key_full);
@@ -342,7 +342,7 @@ TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
   asio::io_context io;
   face_config config;
   config.replica = "replica-a";
-  auto face = create_mcp_face(io.get_executor(), {}, config);
+  auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, config);
   auto session = face->open("a", "").session;
   ASSERT_NE(session, nullptr);
   EXPECT_TRUE(session->id().ends_with(".replica-a")) << session->id();
@@ -352,7 +352,7 @@ TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
   EXPECT_EQ(face->elsewhere("mcp_short.replica-b"), "");
   EXPECT_EQ(face->elsewhere("not an id"), "");
   // Without replicas, ids carry none and nothing is elsewhere.
-  auto single = create_mcp_face(io.get_executor(), {}, {});
+  auto single = create_mcp_face(io.get_executor(), core::real_clock(), {}, {});
   auto plain = single->open("a", "").session;
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->id().find('.'), std::string::npos) << plain->id();

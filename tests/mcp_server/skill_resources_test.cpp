@@ -32,7 +32,7 @@ class SkillResources : public ::testing::Test {
     std::shared_ptr<skills::skill_library> library = skills::create_skill_library(config);
     library->apply_changes("alice", {write_change("skills", "csv-report/SKILL.md", skill_md("csv-report", "Mine."))});
     library->apply_changes("bob", {write_change("skills", "secret/SKILL.md", skill_md("secret", "Bob's."))});
-    face = create_mcp_face(io.get_executor(), {.skills = library}, {});
+    face = create_mcp_face(io.get_executor(), core::real_clock(), {.skills = library}, {});
     session = face->open("alice", "key_1").session;
   }
   void TearDown() override { run_until_done(io, face->shutdown()); }
@@ -101,7 +101,7 @@ TEST_F(SkillResources, TemplatesNameTheOneShape) {
 
 TEST(SkillResourcesOff, WithoutALibraryThereAreNoResources) {
   boost::asio::io_context io;
-  auto face = create_mcp_face(io.get_executor(), {}, {});
+  auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, {});
   auto session = face->open("alice", "").session;
   auto init = run_until_done(io, session->handle(rpc_request(0, "initialize"), nullptr));
   EXPECT_FALSE((*init)["result"]["capabilities"].contains("resources"));

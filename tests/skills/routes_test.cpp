@@ -53,7 +53,7 @@ class SkillRoutesTest : public ::testing::Test {
   static std::string error_code(const http_response& r) { return body(r)["error"]["code"]; }
 
   temp_folder temp;
-  http::services svc;
+  http::services svc{core::real_clock()};
 };
 
 TEST_F(SkillRoutesTest, ListSkills) {
@@ -180,7 +180,7 @@ TEST(SkillRoutes, DownloadOfAFileOverTheWorkspaceCapIs422) {
   workspace_config workspace;
   workspace.dir = temp.path() / "workspace";
   workspace.caps.max_total_bytes = 8;
-  http::services svc;
+  http::services svc{core::real_clock()};
   svc.workspaces = create_workspace_store(workspace);
   write_text(temp.path() / "workspace/task_1/big.txt", "more than eight bytes");
   auto big = http::run_dispatch(http::make_api_router(), svc, request("GET", "/tasks/task_1/files/big.txt"));
@@ -189,7 +189,7 @@ TEST(SkillRoutes, DownloadOfAFileOverTheWorkspaceCapIs422) {
 }
 
 TEST_F(SkillRoutesTest, Answer503WhenNotConfigured) {
-  http::services empty;
+  http::services empty{core::real_clock()};
   for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{{"GET", "/skills?userId=alice"},
                                                                                 {"GET", "/skills/alice/x"},
                                                                                 {"DELETE", "/skills/alice/x"},

@@ -142,7 +142,7 @@ TEST_P(WorkspaceStoreTest, SweepRemovesOnlyWorkspacesPastTheRetention) {
     fs::last_write_time(config.dir / "README.md", fs::file_time_type::clock::now() - std::chrono::hours(100));
   }
 
-  EXPECT_EQ(store->sweep(std::chrono::hours(24)), on_disk() ? 2u : 1u);
+  EXPECT_EQ(store->sweep(std::chrono::hours(24), std::chrono::system_clock::now()), on_disk() ? 2u : 1u);
   EXPECT_EQ(store->list("old").error().code, harness::skills::errc::workspace_not_found);
   EXPECT_FALSE(fs::exists(task_dir("empty_old")));
   EXPECT_EQ(store->read("fresh", "a.txt").value(), "x");
@@ -150,7 +150,7 @@ TEST_P(WorkspaceStoreTest, SweepRemovesOnlyWorkspacesPastTheRetention) {
   if (on_disk()) {
     EXPECT_TRUE(fs::exists(config.dir / "README.md"));
   }
-  EXPECT_EQ(store->sweep(std::chrono::hours(24)), 0u);
+  EXPECT_EQ(store->sweep(std::chrono::hours(24), std::chrono::system_clock::now()), 0u);
 }
 
 TEST_F(WorkspaceStoreDiskTest, SweepNeverFollowsASymlinkedWorkspace) {
@@ -158,7 +158,7 @@ TEST_F(WorkspaceStoreDiskTest, SweepNeverFollowsASymlinkedWorkspace) {
   write_text(outside / "precious.txt", "keep");
   fs::last_write_time(outside / "precious.txt", fs::file_time_type::clock::now() - std::chrono::hours(100));
   fs::create_directory_symlink(outside, task_dir("linked"));
-  store->sweep(std::chrono::hours(1));
+  store->sweep(std::chrono::hours(1), std::chrono::system_clock::now());
   EXPECT_EQ(read_text(outside / "precious.txt"), "keep");
 }
 
@@ -201,7 +201,7 @@ class counting_store final : public workspace_store {
   std::vector<bridge::init_file> init_files(const std::string&) const override { return {}; }
   apply_report apply_changes(const std::string&, const std::vector<bridge::file_change>&) override { return {}; }
   status remove(const std::string&) override { return {}; }
-  std::size_t sweep(std::chrono::seconds) override {
+  std::size_t sweep(std::chrono::seconds, core::system_time) override {
     ++sweeps;
     if (on_sweep) on_sweep();
     return 0;
@@ -220,7 +220,7 @@ TEST(Sweeper, SweepsOnTheWorkerAndStops) {
     if (store->sweeps == 2) sweeper->stop();
   };
   sweeper =
-      start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::seconds(0), std::chrono::hours(1));
+      start_sweeper(store, core::real_clock(), io.get_executor(), pool.get_executor(), std::chrono::seconds(0), std::chrono::hours(1));
   io.run();  // returns once the loop has ended
   pool.join();
   EXPECT_EQ(store->sweeps, 2);
@@ -232,7 +232,7 @@ TEST(Sweeper, StopBeforeTheFirstIntervalEndsTheLoop) {
   boost::asio::thread_pool pool(1);
   auto store = std::make_shared<counting_store>();
   auto sweeper =
-      start_sweeper(store, io.get_executor(), pool.get_executor(), std::chrono::hours(1), std::chrono::hours(1));
+      start_sweeper(store, core::real_clock(), io.get_executor(), pool.get_executor(), std::chrono::hours(1), std::chrono::hours(1));
   store->on_sweep = [&] { sweeper->stop(); };
   io.run();  // would wait an hour if stop() did not cancel the timer
   pool.join();

@@ -9,11 +9,15 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/core/clock.hpp"
@@ -88,10 +92,19 @@ class fake_clock final : public core::clock {
       ++state_->generation;
       state_->signal.cancel();
     }
-    boost::asio::awaitable<bool> wait() override {
-      auto state = state_;
-      const fake_clock& clock = clock_;
-      const auto generation = state->generation;
+    boost::asio::awaitable<bool> wait() override { return wait_on(state_, clock_, state_->generation); }
+    void async_wait(std::function<void(bool)> handler) override {
+      auto waiting = wait_on(state_, clock_, state_->generation);
+      boost::asio::co_spawn(
+          state_->signal.get_executor(), std::move(waiting),
+          [handler = std::move(handler)](std::exception_ptr failure, bool expired) { handler(!failure && expired); });
+    }
+
+   private:
+    // Static, with its state as parameters: a wait started later (co_spawn)
+    // needs no timer object, and a cancel() before it starts still ends it.
+    static boost::asio::awaitable<bool> wait_on(std::shared_ptr<timer_state> state, const fake_clock& clock,
+                                                std::uint64_t generation) {
       ++state->waiting;
       bool expired = false;
       for (;;) {
@@ -101,12 +114,14 @@ class fake_clock final : public core::clock {
           break;
         }
         co_await state->signal.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        // Cancelled through its slot (with_deadline's timer when the operation ended first).
+        auto cancellation = co_await boost::asio::this_coro::cancellation_state;
+        if (cancellation.cancelled() != boost::asio::cancellation_type::none) break;
       }
       --state->waiting;
       co_return expired;
     }
 
-   private:
     fake_clock& clock_;
     std::shared_ptr<timer_state> state_;
   };

@@ -49,7 +49,7 @@ bool raw_connection::fill(std::chrono::steady_clock::time_point deadline) {
   return true;
 }
 
-std::optional<raw_response> raw_connection::read_response(std::chrono::milliseconds timeout) {
+std::optional<raw_response> raw_connection::read_response(std::chrono::milliseconds timeout, bool interim) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::size_t header_end;
   while ((header_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
@@ -77,7 +77,7 @@ std::optional<raw_response> raw_connection::read_response(std::chrono::milliseco
     pos = end + 2;
   }
   buffer_.erase(0, header_end + 4);
-  if (response.status == 100) return read_response(timeout);
+  if (response.status == 100) return interim ? std::optional<raw_response>(response) : read_response(timeout);
   if (response.header("transfer-encoding") == "chunked") {
     // Chunks ("<hex size>\r\n<data>\r\n") until the zero-size one; the body is their concatenation.
     for (;;) {

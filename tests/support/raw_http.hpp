@@ -35,8 +35,10 @@ class raw_connection {
   // Sends all bytes; false when the peer has closed or reset the connection.
   bool send(std::string_view bytes);
   // Reads one response (headers and a Content-Length or chunked body); nullopt on
-  // timeout or when the connection closes first.
-  std::optional<raw_response> read_response(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // timeout or when the connection closes first. An interim 100 Continue is
+  // skipped, or returned with `interim`.
+  std::optional<raw_response> read_response(std::chrono::milliseconds timeout = std::chrono::seconds(10),
+                                            bool interim = false);
   // True when the server closes the connection (EOF or reset) within the timeout.
   bool wait_closed(std::chrono::milliseconds timeout);
 

@@ -21,6 +21,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "harness/bridge/frame_channel.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 
 namespace harness::bridge {
@@ -32,7 +33,8 @@ class call_socket {
   // token is what keeps other local users out. `runtime_path` is where the
   // runtime will find it (its mount point in the container; empty: path(),
   // for a runtime on this host). Errors: call_socket_failed.
-  static result<std::unique_ptr<call_socket>> listen(const boost::asio::any_io_executor& executor,
+  // accept()'s timeout is measured on `clock`, which must outlive the socket.
+  static result<std::unique_ptr<call_socket>> listen(const boost::asio::any_io_executor& executor, core::clock& clock,
                                                      const std::string& dir, std::string runtime_path);
 
   virtual ~call_socket() = default;  // closes the listener and removes the file

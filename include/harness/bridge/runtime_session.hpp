@@ -17,6 +17,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 
@@ -136,19 +137,20 @@ class runtime_session {
 // Reads frames until the runtime's `ready` (other lines before it are logged
 // and skipped). Errors: sandbox_timeout, sandbox_failed (the channel ended).
 // The warm pool calls it before a task claims the sandbox.
-boost::asio::awaitable<status> wait_for_ready(const boost::asio::any_io_executor& executor, frame_channel& channel,
+boost::asio::awaitable<status> wait_for_ready(core::clock& clock, frame_channel& channel,
                                               std::chrono::milliseconds timeout);
 
 // Writes files every sandbox shares (the example skills) into a runtime that
 // is ready and not yet claimed, with a `put` frame, so that a request's own
 // `init` carries only the user's files. Errors: sandbox_put_failed,
 // sandbox_timeout, sandbox_failed.
-boost::asio::awaitable<status> prime_runtime(frame_channel& channel, std::vector<init_file> files,
+boost::asio::awaitable<status> prime_runtime(core::clock& clock, frame_channel& channel, std::vector<init_file> files,
                                              std::chrono::milliseconds timeout);
 
-// `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
+// `clock`, `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
 std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
-                                                        frame_channel& channel, tool_gateway& tools,
-                                                        data_filter& filter, session_limits limits = {});
+                                                        core::clock& clock, frame_channel& channel,
+                                                        tool_gateway& tools, data_filter& filter,
+                                                        session_limits limits = {});
 
 }  // namespace harness::bridge

@@ -7,19 +7,20 @@
 
 #include <chrono>
 #include <list>
+#include <memory>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/clock.hpp"
 
 namespace harness::core {
 
-// Not thread-safe: use it on one executor. Must outlive its waiters.
+// Not thread-safe: use it on one executor. Must outlive its waiters. Its
+// deadlines are points on `clock`, which must outlive it.
 class async_signal {
  public:
-  explicit async_signal(boost::asio::any_io_executor executor) : executor_(std::move(executor)) {}
+  async_signal(boost::asio::any_io_executor executor, clock& clock) : executor_(std::move(executor)), clock_(clock) {}
   async_signal(const async_signal&) = delete;
   async_signal& operator=(const async_signal&) = delete;
 
@@ -27,30 +28,32 @@ class async_signal {
   void notify_all() {
     for (auto* w : waiters_) {
       w->notified = true;
-      w->timer.cancel();
+      w->timer->cancel();
     }
   }
 
   // Returns after the next notify_all().
-  boost::asio::awaitable<void> wait() { co_await wait_until(std::chrono::steady_clock::time_point::max()); }
+  boost::asio::awaitable<void> wait() { co_await wait_until(steady_time::max()); }
 
   // True after the next notify_all(); false when `deadline` passed first (or
   // the wait was cancelled through its cancellation slot).
-  boost::asio::awaitable<bool> wait_until(std::chrono::steady_clock::time_point deadline) {
-    waiter self(executor_, deadline);
+  boost::asio::awaitable<bool> wait_until(steady_time deadline) {
+    waiter self{clock_.make_timer(executor_)};
+    self.timer->expires_at(deadline);
     auto it = waiters_.insert(waiters_.end(), &self);
     struct leave {
       std::list<waiter*>& list;
       std::list<waiter*>::iterator at;
       ~leave() { list.erase(at); }
     } on_exit{waiters_, it};
-    co_await self.timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    const bool expired = co_await self.timer->wait();
+    (void)expired;
     co_return self.notified;
   }
 
   // As wait_until, `timeout` from now.
-  boost::asio::awaitable<bool> wait_for(std::chrono::steady_clock::duration timeout) {
-    auto out = co_await wait_until(std::chrono::steady_clock::now() + timeout);
+  boost::asio::awaitable<bool> wait_for(steady_time::duration timeout) {
+    auto out = co_await wait_until(clock_.steady_now() + timeout);
     co_return out;
   }
 
@@ -58,12 +61,11 @@ class async_signal {
 
  private:
   struct waiter {
-    waiter(const boost::asio::any_io_executor& ex, std::chrono::steady_clock::time_point deadline)
-        : timer(ex, deadline) {}
-    boost::asio::steady_timer timer;
+    std::unique_ptr<core::timer> timer;  // never reaches its expiry when notified: notify_all() cancels it
     bool notified = false;
   };
   boost::asio::any_io_executor executor_;
+  clock& clock_;
   std::list<waiter*> waiters_;
 };
 
@@ -72,7 +74,7 @@ class async_signal {
 // Not thread-safe: use it on one executor. Must outlive its waiters.
 class async_counter {
  public:
-  explicit async_counter(boost::asio::any_io_executor executor) : zero_(std::move(executor)) {}
+  async_counter(boost::asio::any_io_executor executor, clock& clock) : zero_(std::move(executor), clock) {}
 
   void add(std::size_t n = 1) { count_ += n; }
   // One piece of work has ended; at zero, wait_zero() returns for every waiter.
@@ -89,7 +91,7 @@ class async_counter {
   }
 
   // Returns at zero, at the next wake() or done(), or at `deadline`: true when the count is zero.
-  boost::asio::awaitable<bool> wait_change_until(std::chrono::steady_clock::time_point deadline) {
+  boost::asio::awaitable<bool> wait_change_until(steady_time deadline) {
     if (count_ == 0) co_return true;
     const bool notified = co_await zero_.wait_until(deadline);
     (void)notified;
@@ -97,7 +99,7 @@ class async_counter {
   }
 
   // As wait_zero, but no later than `deadline`: true when the count is zero.
-  boost::asio::awaitable<bool> wait_zero_until(std::chrono::steady_clock::time_point deadline) {
+  boost::asio::awaitable<bool> wait_zero_until(steady_time deadline) {
     while (count_ > 0) {
       const bool notified = co_await zero_.wait_until(deadline);
       if (!notified) break;

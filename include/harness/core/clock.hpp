@@ -2,11 +2,14 @@
 // core::clock& instead of reading std::chrono clocks or arming raw
 // steady_timers, so tests can drive them with a fake clock that only moves
 // when the test says so (tests/support/fake_clock.hpp). real_clock() is the
-// production one: std::chrono's clocks and Asio steady_timers.
+// production one: std::chrono's clocks and Asio steady_timers. Outside
+// core/, no code reads std::chrono's clocks or makes an Asio timer
+// (scripts/check-clock.sh).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -29,6 +32,9 @@ class timer {
   // True once the expiry has come (at once if it has); false when cancel()
   // or expires_at() ended the wait first.
   virtual boost::asio::awaitable<bool> wait() = 0;
+  // The same wait for code that is not a coroutine: `handler(expired)` runs
+  // once, on the timer's executor, with what wait() would have returned.
+  virtual void async_wait(std::function<void(bool expired)> handler) = 0;
 };
 
 class clock {

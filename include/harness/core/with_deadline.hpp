@@ -1,5 +1,6 @@
 // Runs an operation under a deadline, the one way to write one here (Beast's
-// `expires_after` and Asio's `cancel_after`, for any awaitable). Two forms:
+// `expires_after` and Asio's `cancel_after`, for any awaitable). The deadline
+// is a point on the caller's core::clock, whose timer measures it. Two forms:
 // - with_deadline(op, deadline): when the time passes first, `op` is
 //   cancelled through its cancellation slot (terminal cancellation: a
 //   socket, pipe, descriptor or timer wait it awaits ends with
@@ -21,9 +22,10 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include "harness/core/clock.hpp"
 
 namespace harness::core {
 
@@ -43,34 +45,40 @@ boost::asio::awaitable<std::optional<T>> into_optional(boost::asio::awaitable<T>
 // it returns after the deadline (a value or an exception) is dropped. A
 // deadline already passed still starts `op` and cancels it at once.
 template <class T>
-boost::asio::awaitable<std::optional<T>> with_deadline(boost::asio::awaitable<T> op,
-                                                       std::chrono::steady_clock::time_point deadline) {
+boost::asio::awaitable<std::optional<T>> with_deadline(clock& clock, boost::asio::awaitable<T> op,
+                                                       steady_time deadline) {
   namespace asio = boost::asio;
   auto executor = co_await asio::this_coro::executor;
-  asio::steady_timer timer(executor, deadline);
+  auto timer = clock.make_timer(executor);
+  timer->expires_at(deadline);
   // Named locals, never temporaries in the co_await expression (GCC 12).
   auto wrapped = detail::into_optional(std::move(op));
+  auto waiting = timer->wait();
   auto group = asio::experimental::make_parallel_group(asio::co_spawn(executor, std::move(wrapped), asio::deferred),
-                                                       timer.async_wait(asio::deferred));
-  auto [order, failure, value, timer_ec] =
+                                                       asio::co_spawn(executor, std::move(waiting), asio::deferred));
+  auto [order, failure, value, timer_failure, expired] =
       co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-  (void)timer_ec;
+  (void)timer_failure;
+  (void)expired;
   if (order[0] == 1) co_return std::nullopt;
   if (failure) std::rethrow_exception(failure);
   co_return std::move(value);
 }
 
 // As above for an operation without a value: true when it ended in time.
-inline boost::asio::awaitable<bool> with_deadline(boost::asio::awaitable<void> op,
-                                                  std::chrono::steady_clock::time_point deadline) {
+inline boost::asio::awaitable<bool> with_deadline(clock& clock, boost::asio::awaitable<void> op,
+                                                  steady_time deadline) {
   namespace asio = boost::asio;
   auto executor = co_await asio::this_coro::executor;
-  asio::steady_timer timer(executor, deadline);
+  auto timer = clock.make_timer(executor);
+  timer->expires_at(deadline);
+  auto waiting = timer->wait();
   auto group = asio::experimental::make_parallel_group(asio::co_spawn(executor, std::move(op), asio::deferred),
-                                                       timer.async_wait(asio::deferred));
-  auto [order, failure, timer_ec] =
+                                                       asio::co_spawn(executor, std::move(waiting), asio::deferred));
+  auto [order, failure, timer_failure, expired] =
       co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-  (void)timer_ec;
+  (void)timer_failure;
+  (void)expired;
   if (order[0] == 1) co_return false;
   if (failure) std::rethrow_exception(failure);
   co_return true;
@@ -92,18 +100,18 @@ namespace detail {
 class expiry_guard {
  public:
   template <class F>
-  expiry_guard(const boost::asio::any_io_executor& executor, std::chrono::steady_clock::time_point deadline,
-               F on_expiry)
-      : timer_(executor, deadline) {
-    timer_.async_wait([state = state_, on_expiry = std::move(on_expiry)](boost::system::error_code ec) mutable {
-      if (ec || !state->armed) return;
+  expiry_guard(clock& clock, const boost::asio::any_io_executor& executor, steady_time deadline, F on_expiry)
+      : timer_(clock.make_timer(executor)) {
+    timer_->expires_at(deadline);
+    timer_->async_wait([state = state_, on_expiry = std::move(on_expiry)](bool expired) mutable {
+      if (!expired || !state->armed) return;
       state->expired = true;
       on_expiry();
     });
   }
   ~expiry_guard() {
     state_->armed = false;
-    timer_.cancel();
+    timer_->cancel();
   }
   expiry_guard(const expiry_guard&) = delete;
   expiry_guard& operator=(const expiry_guard&) = delete;
@@ -115,7 +123,7 @@ class expiry_guard {
     bool expired = false;
   };
   std::shared_ptr<state> state_ = std::make_shared<state>();
-  boost::asio::steady_timer timer_;
+  std::unique_ptr<timer> timer_;
 };
 
 }  // namespace detail
@@ -129,10 +137,10 @@ class expiry_guard {
 // exception from `op` reaches the caller. `on_expiry` may refer to the
 // caller's frame: it is never called once this returns.
 template <class T, class F>
-boost::asio::awaitable<deadline_run<T>> with_deadline(boost::asio::awaitable<T> op,
-                                                      std::chrono::steady_clock::time_point deadline, F on_expiry) {
+boost::asio::awaitable<deadline_run<T>> with_deadline(clock& clock, boost::asio::awaitable<T> op, steady_time deadline,
+                                                      F on_expiry) {
   auto executor = co_await boost::asio::this_coro::executor;
-  detail::expiry_guard guard(executor, deadline, std::move(on_expiry));
+  detail::expiry_guard guard(clock, executor, deadline, std::move(on_expiry));
   auto value = co_await std::move(op);
   deadline_run<T> out{std::move(value), guard.expired()};
   co_return out;
@@ -140,30 +148,28 @@ boost::asio::awaitable<deadline_run<T>> with_deadline(boost::asio::awaitable<T> 
 
 // As above for an operation without a value: true when the deadline passed.
 template <class F>
-boost::asio::awaitable<bool> with_deadline(boost::asio::awaitable<void> op,
-                                           std::chrono::steady_clock::time_point deadline, F on_expiry) {
+boost::asio::awaitable<bool> with_deadline(clock& clock, boost::asio::awaitable<void> op, steady_time deadline,
+                                           F on_expiry) {
   auto executor = co_await boost::asio::this_coro::executor;
-  detail::expiry_guard guard(executor, deadline, std::move(on_expiry));
+  detail::expiry_guard guard(clock, executor, deadline, std::move(on_expiry));
   co_await std::move(op);
   co_return guard.expired();
 }
 
 // The deadline `timeout` from now.
 template <class T, class Rep, class Period>
-boost::asio::awaitable<std::optional<T>> with_deadline(boost::asio::awaitable<T> op,
+boost::asio::awaitable<std::optional<T>> with_deadline(clock& clock, boost::asio::awaitable<T> op,
                                                        std::chrono::duration<Rep, Period> timeout) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  auto out = co_await with_deadline(std::move(op), deadline);
+  const auto deadline = clock.steady_now() + std::chrono::duration_cast<steady_time::duration>(timeout);
+  auto out = co_await with_deadline(clock, std::move(op), deadline);
   co_return out;
 }
 
 template <class Rep, class Period>
-boost::asio::awaitable<bool> with_deadline(boost::asio::awaitable<void> op,
+boost::asio::awaitable<bool> with_deadline(clock& clock, boost::asio::awaitable<void> op,
                                            std::chrono::duration<Rep, Period> timeout) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  auto out = co_await with_deadline(std::move(op), deadline);
+  const auto deadline = clock.steady_now() + std::chrono::duration_cast<steady_time::duration>(timeout);
+  auto out = co_await with_deadline(clock, std::move(op), deadline);
   co_return out;
 }
 

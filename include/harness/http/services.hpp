@@ -12,6 +12,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/health.hpp"
 #include "harness/http/request_source.hpp"
 
@@ -49,7 +50,7 @@ struct request_limits {
 // routes/health.cpp).
 struct health_cache {
   std::mutex mutex;
-  std::chrono::steady_clock::time_point rendered_at{};
+  core::steady_time rendered_at{};
   unsigned status = 0;
   std::string body;       // with every component's details (admin keys)
   std::string open_body;  // the same without pending authorization URLs (a server running open)
@@ -57,9 +58,13 @@ struct health_cache {
 };
 
 struct services {
+  // `clock` gives the uptime and the health cache's age; it must outlive this.
+  explicit services(core::clock& c) : clock(c), started_at(c.steady_now()) {}
+
+  core::clock& clock;
   core::health_sources health;
   std::shared_ptr<health_cache> health_answer = std::make_shared<health_cache>();
-  std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
+  core::steady_time started_at;
   request_limits limits;
   // Runs code for POST /execute; null when no sandbox backend is configured.
   std::shared_ptr<execution::execution_service> execution;

@@ -12,6 +12,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/llm/config.hpp"
@@ -46,7 +47,8 @@ class llm_provider {
 // The provider config.provider names, wrapped in a recorder when
 // config.record_file is set. transport may be null for "replay".
 // Fails with invalid_setting (bad replay file, unknown provider...).
-result<std::shared_ptr<llm_provider>> create_llm_provider(const llm_config& config,
+// `clock` times calls, retries and deadlines and stamps recordings; it must outlive the provider.
+result<std::shared_ptr<llm_provider>> create_llm_provider(core::clock& clock, const llm_config& config,
                                                           std::shared_ptr<http_transport> transport);
 
 // Told about each retry before its backoff: the attempt that failed (from 1),
@@ -54,10 +56,10 @@ result<std::shared_ptr<llm_provider>> create_llm_provider(const llm_config& conf
 using retry_observer = std::function<void(int attempt, std::chrono::milliseconds wait, const harness::error& why)>;
 
 // The HTTP providers, for callers that build them directly (tests).
-std::shared_ptr<llm_provider> create_openai_provider(const llm_config& config,
+std::shared_ptr<llm_provider> create_openai_provider(core::clock& clock, const llm_config& config,
                                                      std::shared_ptr<http_transport> transport,
                                                      retry_observer observer = {});
-std::shared_ptr<llm_provider> create_anthropic_provider(const llm_config& config,
+std::shared_ptr<llm_provider> create_anthropic_provider(core::clock& clock, const llm_config& config,
                                                         std::shared_ptr<http_transport> transport,
                                                         retry_observer observer = {});
 
@@ -70,7 +72,7 @@ std::shared_ptr<llm_provider> create_anthropic_provider(const llm_config& config
 // when no LLM is configured.
 void register_llm_metrics(core::metrics_registry& metrics, const std::string& provider);
 
-std::shared_ptr<llm_provider> create_metered_provider(std::shared_ptr<llm_provider> provider,
+std::shared_ptr<llm_provider> create_metered_provider(core::clock& clock, std::shared_ptr<llm_provider> provider,
                                                       std::shared_ptr<core::metrics_registry> metrics);
 
 }  // namespace harness::llm

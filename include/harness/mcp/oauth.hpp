@@ -65,8 +65,6 @@ struct oauth_options {
   std::chrono::seconds authorization_lifetime{900};
   // How the harness names itself in dynamic registration.
   std::string client_name = "mcp-harness";
-  // Time (token expiry, assertions); null: the real clock.
-  std::shared_ptr<core::clock> clock;
 };
 
 // What a completed authorization was for.
@@ -89,7 +87,8 @@ class oauth_manager {
   virtual boost::asio::awaitable<result<oauth_completion>> complete(std::map<std::string, std::string> query) = 0;
 };
 
-std::shared_ptr<oauth_manager> create_oauth_manager(boost::asio::any_io_executor executor,
+// `clock` gives token expiry, assertion times and the refresh timers; it must outlive the manager.
+std::shared_ptr<oauth_manager> create_oauth_manager(boost::asio::any_io_executor executor, core::clock& clock,
                                                     std::shared_ptr<net::http_client> http,
                                                     std::shared_ptr<oauth_token_store> store, oauth_options options);
 

@@ -85,7 +85,9 @@ class tool_registry {
 // calls of unknown tools count under server="unknown", tool="unknown".
 // `remote`: the HTTP client and authorizers for remote servers; without an
 // HTTP client, the registry starts its own when a server needs one.
-std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, mcp_config config,
+// `clock` times the servers' starts, restarts and calls; it must outlive the registry.
+std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, core::clock& clock,
+                                                    mcp_config config,
                                                     std::shared_ptr<core::metrics_registry> metrics = nullptr,
                                                     remote_access remote = {});
 

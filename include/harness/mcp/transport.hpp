@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/mcp/config.hpp"
 #include "harness/mcp/message_identity.hpp"
@@ -81,21 +82,23 @@ class transport {
 
 // A stdio transport that spawns config.command (no shell) with config.args,
 // a minimal inherited environment (PATH, HOME, USER, LANG, TMPDIR...) plus config.env.
-std::shared_ptr<transport> create_stdio_transport(boost::asio::any_io_executor executor, server_config config,
-                                                  client_limits limits);
+std::shared_ptr<transport> create_stdio_transport(boost::asio::any_io_executor executor, core::clock& clock,
+                                                  server_config config, client_limits limits);
 
 // A Streamable HTTP transport for config.url (http:// or https://) with
 // config.headers, over `http`; `authorizer` (may be null) supplies the
 // Authorization header and answers 401/403 (OAuth).
-std::shared_ptr<transport> create_http_transport(boost::asio::any_io_executor executor, server_config config,
-                                                 client_limits limits, std::shared_ptr<net::http_client> http,
+std::shared_ptr<transport> create_http_transport(boost::asio::any_io_executor executor, core::clock& clock,
+                                                 server_config config, client_limits limits,
+                                                 std::shared_ptr<net::http_client> http,
                                                  std::shared_ptr<http_authorizer> authorizer = nullptr);
 
 // An HTTP+SSE transport (protocol 2024-11-05) for config.url, the server's
 // event-stream endpoint, with config.headers, over `http`. No OAuth: servers
 // of that transport predate MCP's authorization.
-std::shared_ptr<transport> create_sse_transport(boost::asio::any_io_executor executor, server_config config,
-                                                client_limits limits, std::shared_ptr<net::http_client> http);
+std::shared_ptr<transport> create_sse_transport(boost::asio::any_io_executor executor, core::clock& clock,
+                                                server_config config, client_limits limits,
+                                                std::shared_ptr<net::http_client> http);
 
 // What remote (HTTP) servers need from outside the mcp component: the one
 // outbound HTTP client, and each server's authorizer (null: none).
@@ -106,7 +109,8 @@ struct remote_access {
 
 // The transport config.kind asks for. An HTTP server without `remote.http`
 // fails to start (mcp_invalid_config).
-std::shared_ptr<transport> create_transport(boost::asio::any_io_executor executor, server_config config,
-                                            client_limits limits, const remote_access& remote);
+// Its waits and deadlines are measured on `clock`, which must outlive it.
+std::shared_ptr<transport> create_transport(boost::asio::any_io_executor executor, core::clock& clock,
+                                            server_config config, client_limits limits, const remote_access& remote);
 
 }  // namespace harness::mcp

@@ -38,7 +38,8 @@ class event_stream {
   // dropped oldest first; the answer, always the last event, is never dropped.
   static constexpr std::size_t max_kept = 64;
 
-  event_stream(const boost::asio::any_io_executor& executor, std::uint64_t number);
+  // finished_at() is read from `clock`, which must outlive the stream.
+  event_stream(const boost::asio::any_io_executor& executor, core::clock& clock, std::uint64_t number);
 
   std::uint64_t number() const { return number_; }
   // Appends one message as an event; ignored once finished.
@@ -46,7 +47,7 @@ class event_stream {
   // No more events: readers end once they have read what is kept.
   void finish();
   bool finished() const { return finished_; }
-  std::chrono::steady_clock::time_point finished_at() const { return finished_at_; }
+  core::steady_time finished_at() const { return finished_at_; }
 
   // The first event after `seq` (a reader's position: 0 reads from the
   // start), waiting while there is none yet; nullopt once the stream is
@@ -62,11 +63,12 @@ class event_stream {
   std::string priming_event() const;
 
  private:
+  core::clock& clock_;
   std::uint64_t number_;
   std::uint64_t last_seq_ = 0;
   std::deque<event> kept_;
   bool finished_ = false;
-  std::chrono::steady_clock::time_point finished_at_{};
+  core::steady_time finished_at_{};
   core::async_signal wake_;
 };
 
@@ -77,7 +79,8 @@ class event_stream_table {
   static constexpr std::size_t max_finished = 16;
   static constexpr std::chrono::minutes retain{5};
 
-  explicit event_stream_table(boost::asio::any_io_executor executor) : executor_(std::move(executor)) {}
+  event_stream_table(boost::asio::any_io_executor executor, core::clock& clock)
+      : executor_(std::move(executor)), clock_(clock) {}
 
   std::shared_ptr<event_stream> open();
   // The stream, while it is kept; else null.
@@ -88,6 +91,7 @@ class event_stream_table {
   void prune();
 
   boost::asio::any_io_executor executor_;
+  core::clock& clock_;
   std::uint64_t next_ = 1;
   std::map<std::uint64_t, std::shared_ptr<event_stream>> streams_;
 };

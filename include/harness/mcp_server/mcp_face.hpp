@@ -19,6 +19,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/mcp_server/event_stream.hpp"
 
 namespace harness::bridge {
@@ -86,7 +87,7 @@ class mcp_session {
   virtual boost::asio::awaitable<std::optional<nlohmann::json>> handle(nlohmann::json message, notify_fn notify) = 0;
   // Ends the session: a block in flight is stopped, the sandbox removed.
   virtual boost::asio::awaitable<void> close() = 0;
-  virtual std::chrono::steady_clock::time_point last_active() const = 0;
+  virtual core::steady_time last_active() const = 0;
   virtual bool busy() const = 0;
   // The SSE streams of this session's requests (Streamable HTTP), kept so
   // that a client can resume one after a dropped connection.
@@ -130,8 +131,9 @@ class mcp_face {
 };
 
 // Starts the idle sweep of HTTP sessions on `executor`.
-std::shared_ptr<mcp_face> create_mcp_face(const boost::asio::any_io_executor& executor, face_deps deps,
-                                          face_config config);
+// `clock` times sessions' idleness, approvals and progress; it must outlive the face.
+std::shared_ptr<mcp_face> create_mcp_face(const boost::asio::any_io_executor& executor, core::clock& clock,
+                                          face_deps deps, face_config config);
 
 // Whether a JSON-RPC message is a request (has a method and an id), a
 // notification (a method, no id), or something else (a response, or junk).

@@ -21,6 +21,7 @@ inline constexpr std::size_t stdio_max_line = 16 << 20;
 // the caller's stay open) until `in` ends, then closes the session (its
 // sandbox goes) and returns. Requests are handled concurrently, so a
 // notifications/cancelled reaches a running execute_code.
-boost::asio::awaitable<void> serve_stdio(std::shared_ptr<mcp_face> face, std::string user_id, int in, int out);
+boost::asio::awaitable<void> serve_stdio(std::shared_ptr<mcp_face> face, core::clock& clock, std::string user_id,
+                                         int in, int out);
 
 }  // namespace harness::mcp_server

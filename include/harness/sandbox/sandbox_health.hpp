@@ -9,6 +9,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/health.hpp"
 #include "harness/docker/engine_client.hpp"
 
@@ -24,14 +25,17 @@ class sandbox_health final : public core::health_source {
 
   // Asks the engine (version, image inspect) and updates the cached state.
   boost::asio::awaitable<void> refresh();
-  // refresh() every interval until the coroutine is cancelled or the engine client goes away.
-  boost::asio::awaitable<void> refresh_every(std::chrono::milliseconds interval);
+  // refresh() now and then every `interval` (on `clock`) until stop_refreshing().
+  void start_refreshing(const boost::asio::any_io_executor& executor, core::clock& clock,
+                        std::chrono::milliseconds interval);
+  void stop_refreshing();
 
  private:
   std::shared_ptr<docker::engine_client> engine_;
   std::string image_;
   mutable std::mutex mutex_;
   core::component_health cached_;
+  std::unique_ptr<core::periodic_job> refresher_;
 };
 
 }  // namespace harness::sandbox

@@ -16,6 +16,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/error.hpp"
 #include "harness/skills/file_folders.hpp"
@@ -52,7 +53,7 @@ class workspace_store {
 
   // Removes every workspace whose newest file (or, when empty, the folder
   // itself) was modified more than `retention` ago. Returns how many it removed.
-  virtual std::size_t sweep(std::chrono::seconds retention) = 0;
+  virtual std::size_t sweep(std::chrono::seconds retention, core::system_time now) = 0;
 };
 
 // Creates the folder when missing; throws only if it cannot (the server
@@ -71,11 +72,11 @@ class sweeper {
   virtual void stop() = 0;
 };
 
-// At once and then every `interval`, a timer on `timer_executor` (the I/O thread) hands one
-// sweep(retention) to `blocking_executor` (the thread pool), so the I/O thread
-// only ever arms a timer. Sweeps never overlap. `store` is kept alive until
-// the sweeper stops.
-std::unique_ptr<sweeper> start_sweeper(std::shared_ptr<workspace_store> store,
+// At once and then every `interval` of `clock`, a periodic job on
+// `timer_executor` (the I/O thread) hands one sweep(retention, now) to
+// `blocking_executor` (the thread pool), so the I/O thread only ever arms a
+// timer. Sweeps never overlap. `store` is kept alive until the sweeper stops.
+std::unique_ptr<sweeper> start_sweeper(std::shared_ptr<workspace_store> store, core::clock& clock,
                                        const boost::asio::any_io_executor& timer_executor,
                                        const boost::asio::any_io_executor& blocking_executor,
                                        std::chrono::seconds interval, std::chrono::seconds retention);

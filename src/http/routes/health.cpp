@@ -75,7 +75,7 @@ nlohmann::json without_authorization_urls(nlohmann::json components) {
 
 rendered render(const services& svc) {
   auto state = assess(svc);
-  auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - svc.started_at);
+  auto uptime = std::chrono::duration_cast<std::chrono::seconds>(svc.clock.steady_now() - svc.started_at);
   nlohmann::json summary_components = nlohmann::json::object();
   for (const auto& [name, entry] : state.components.items()) {
     summary_components[name] = {{"status", entry["status"]}, {"required", entry["required"]}};
@@ -101,7 +101,7 @@ http_response no_store(http_response response) {
 
 http_response handle_health(const request_context& context) {
   auto& cache = *context.svc.health_answer;
-  auto now = std::chrono::steady_clock::now();
+  auto now = context.svc.clock.steady_now();
   http_response response;
   {
     std::lock_guard lock(cache.mutex);
