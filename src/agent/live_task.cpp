@@ -1,6 +1,5 @@
 #include "live_task.hpp"
 
-
 namespace harness::agent {
 namespace {
 

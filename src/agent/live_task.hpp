@@ -29,8 +29,7 @@ enum class stop_reason { none, cancelled, timed_out, interrupted };
 
 struct live_task : std::enable_shared_from_this<live_task> {
   live_task(const boost::asio::any_io_executor& executor, core::clock& clock, std::string id, task_events::sink persist)
-      : events(executor, clock, std::move(id), std::move(persist)),
-        deadline_(executor, clock) {}
+      : events(executor, clock, std::move(id), std::move(persist)), deadline_(executor, clock) {}
 
   store::task_record record;
   bool restore_pii = true;

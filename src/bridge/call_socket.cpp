@@ -165,8 +165,7 @@ class call_socket_impl final : public call_socket {
 }  // namespace
 
 result<std::unique_ptr<call_socket>> call_socket::listen(const asio::any_io_executor& executor, core::clock& clock,
-                                                         const std::string& dir,
-                                                         std::string runtime_path) {
+                                                         const std::string& dir, std::string runtime_path) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return socket_error(fmt::format("cannot create {}: {}", dir, ec.message()));

@@ -9,9 +9,9 @@
 
 #include "exec_json.hpp"
 #include "harness/core/async_signal.hpp"
-#include "harness/core/periodic_job.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/execution/errors.hpp"
@@ -73,8 +73,8 @@ class execution_service_impl final : public execution_service,
                               .wait = config.run_queue_wait}) {}
 
   void start_sweeper() {
-    const auto interval = std::clamp<std::chrono::milliseconds>(config_.idle_timeout / 4, std::chrono::milliseconds(250),
-                                                                std::chrono::milliseconds(5000));
+    const auto interval = std::clamp<std::chrono::milliseconds>(
+        config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
     sweep_.start(interval, core::periodic_job::plain([weak = weak_from_this()] {
                    if (auto self = weak.lock()) self->end_idle_sessions();
                  }));

@@ -125,7 +125,8 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     std::string socket_path;
     if (!config_.call_socket_dir.empty()) {
       // Before the container: the engine mounts the socket file when it starts it.
-      auto made = bridge::call_socket::listen(executor_, core::real_clock(), config_.call_socket_dir, sandbox::call_socket_mount);
+      auto made = bridge::call_socket::listen(executor_, core::real_clock(), config_.call_socket_dir,
+                                              sandbox::call_socket_mount);
       if (made) {
         socket = std::move(*made);
         socket_path = socket->path();
@@ -166,7 +167,8 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       auto read_shared = [files] { return files->shared_files(); };
       auto shared = co_await core::run_blocking(config_.blocking, read_shared);
       if (!shared.empty()) {
-        auto primed = co_await bridge::prime_runtime(core::real_clock(), *lease.channel, std::move(shared), config_.ready_timeout);
+        auto primed = co_await bridge::prime_runtime(core::real_clock(), *lease.channel, std::move(shared),
+                                                     config_.ready_timeout);
         if (!primed) {
           lease.channel.reset();
           lease.stdio.reset();

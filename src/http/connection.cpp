@@ -50,7 +50,12 @@ class connection {
  public:
   connection(tcp::socket& socket, const server_config& config, const router& routes, services& svc,
              connection_registry& registry)
-      : socket_(socket), config_(config), routes_(routes), svc_(svc), registry_(registry), deadline_(socket, svc.clock) {
+      : socket_(socket),
+        config_(config),
+        routes_(routes),
+        svc_(svc),
+        registry_(registry),
+        deadline_(socket, svc.clock) {
     if (svc_.metrics) metrics_.emplace(*svc_.metrics);
   }
 
@@ -249,8 +254,8 @@ class connection {
     co_return !ec;
   }
 
-  asio::awaitable<void> send_and_close(http_response response, core::steady_time started,
-                                       const std::string& method, const std::string& path) {
+  asio::awaitable<void> send_and_close(http_response response, core::steady_time started, const std::string& method,
+                                       const std::string& path) {
     std::string request_id(response.header("X-Request-Id").value_or(""));
     auto [write_ec, bytes] = co_await write_answer(response, 11, false, false);
     written(response.status, bytes, started, method, path, request_id);

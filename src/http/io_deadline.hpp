@@ -49,7 +49,8 @@ class io_deadline {
 
  private:
   struct state {
-    state(boost::asio::ip::tcp::socket& s, core::clock& c) : socket(s), clock(c), timer(c.make_timer(s.get_executor())) {}
+    state(boost::asio::ip::tcp::socket& s, core::clock& c)
+        : socket(s), clock(c), timer(c.make_timer(s.get_executor())) {}
     boost::asio::ip::tcp::socket& socket;
     core::clock& clock;
     std::unique_ptr<core::timer> timer;

@@ -25,7 +25,12 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 class server_impl final : public http_server, public connection_registry {
  public:
   server_impl(asio::io_context& io, server_config config, const router& routes, services& svc)
-      : io_(io), config_(std::move(config)), routes_(routes), svc_(svc), acceptor_(io), grace_timer_(svc.clock.make_timer(io.get_executor())) {}
+      : io_(io),
+        config_(std::move(config)),
+        routes_(routes),
+        svc_(svc),
+        acceptor_(io),
+        grace_timer_(svc.clock.make_timer(io.get_executor())) {}
 
   result<unsigned short> start() override {
     boost::system::error_code ec;

@@ -197,8 +197,8 @@ std::shared_ptr<llm_provider> create_openai_provider(core::clock& clock, const l
 std::shared_ptr<llm_provider> create_anthropic_provider(core::clock& clock, const llm_config& config,
                                                         std::shared_ptr<http_transport> transport,
                                                         retry_observer observer) {
-  return std::make_shared<http_provider_impl>(clock, config, detail::make_anthropic_dialect(config), std::move(transport),
-                                              std::move(observer));
+  return std::make_shared<http_provider_impl>(clock, config, detail::make_anthropic_dialect(config),
+                                              std::move(transport), std::move(observer));
 }
 
 }  // namespace harness::llm

@@ -28,7 +28,10 @@ class recording_provider final : public llm_provider {
   recording_provider(core::clock& clock, std::shared_ptr<llm_provider> inner, std::string path, std::string model,
                      std::string api_key)
       : clock_(clock),
-        inner_(std::move(inner)), path_(std::move(path)), model_(std::move(model)), api_key_(std::move(api_key)) {}
+        inner_(std::move(inner)),
+        path_(std::move(path)),
+        model_(std::move(model)),
+        api_key_(std::move(api_key)) {}
 
   status open() {
     out_.open(path_, std::ios::app | std::ios::binary);
@@ -43,8 +46,11 @@ class recording_provider final : public llm_provider {
   std::string name() const override { return inner_->name(); }
 
   asio::awaitable<result<llm_turn>> complete(llm_request request) override {
-    json line{
-        {"v", 1}, {"ts", utc_now(clock_)}, {"provider", inner_->name()}, {"model", model_}, {"request", to_json(request)}};
+    json line{{"v", 1},
+              {"ts", utc_now(clock_)},
+              {"provider", inner_->name()},
+              {"model", model_},
+              {"request", to_json(request)}};
     auto turn = co_await inner_->complete(std::move(request));
     if (turn) {
       line["turn"] = to_json(*turn);

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "harness/core/async_signal.hpp"
-#include "harness/core/pausable_deadline.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/pausable_deadline.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/mcp/errors.hpp"
 

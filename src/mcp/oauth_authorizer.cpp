@@ -640,9 +640,9 @@ void oauth_authorizer::schedule_refresh(std::chrono::seconds at_least) {
   refresh_timer_->cancel();
   if (!tokens_ || !tokens_->expires_at || tokens_->refresh_token.empty()) return;
   const auto wait = *tokens_->expires_at - tokens_->renew_ahead() - clock_.system_now();
-  refresh_timer_->expires_at(clock_.steady_now() +
-                             std::max<core::steady_time::duration>(
-                                 std::chrono::duration_cast<core::steady_time::duration>(wait), at_least));
+  refresh_timer_->expires_at(
+      clock_.steady_now() +
+      std::max<core::steady_time::duration>(std::chrono::duration_cast<core::steady_time::duration>(wait), at_least));
   std::weak_ptr<oauth_authorizer> weak = shared_from_this();
   refresh_timer_->async_wait([weak](bool expired) {
     auto self = expired ? weak.lock() : nullptr;

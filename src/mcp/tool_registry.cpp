@@ -227,8 +227,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 }  // namespace
 
 std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, core::clock& clock,
-                                                    mcp_config config,
-                                                    std::shared_ptr<core::metrics_registry> metrics,
+                                                    mcp_config config, std::shared_ptr<core::metrics_registry> metrics,
                                                     remote_access remote) {
   return std::make_shared<tool_registry_impl>(std::move(executor), clock, std::move(config), std::move(metrics),
                                               std::move(remote));

@@ -7,8 +7,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/auth/api_key.hpp"
-#include "harness/core/periodic_job.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "session.hpp"

@@ -1,6 +1,5 @@
 #include "harness/sandbox/sandbox_health.hpp"
 
-
 namespace harness::sandbox {
 
 sandbox_health::sandbox_health(std::shared_ptr<docker::engine_client> engine, std::string image)
@@ -48,7 +47,8 @@ boost::asio::awaitable<void> sandbox_health::refresh() {
 void sandbox_health::start_refreshing(const boost::asio::any_io_executor& executor, core::clock& clock,
                                       std::chrono::milliseconds interval) {
   refresher_ = std::make_unique<core::periodic_job>(executor, clock, "sandbox health checks");
-  refresher_->start(interval, [this] { return refresh(); }, core::periodic_job::first_tick::at_once);
+  refresher_->start(
+      interval, [this] { return refresh(); }, core::periodic_job::first_tick::at_once);
 }
 
 void sandbox_health::stop_refreshing() {

@@ -22,7 +22,8 @@ class RuntimeSessionTest : public ::testing::Test {
   testing::fake_channel channel{io.get_executor()};
   testing::fake_tools tools;
   identity_filter identity;
-  std::unique_ptr<runtime_session> session = create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, identity);
+  std::unique_ptr<runtime_session> session =
+      create_runtime_session(io.get_executor(), core::real_clock(), channel, tools, identity);
   std::string exec_of_test_;
   std::vector<json> replies_;
 

@@ -183,7 +183,8 @@ int main(int argc, char** argv) {
   options.client_name = "mcp-harness conformance client";
   side.oauth = create_oauth_manager(ctx.get_executor(), core::real_clock(), side.http, memory_token_store(), options);
   side.authorizer = side.oauth->authorizer_for(config);
-  auto transport = create_http_transport(ctx.get_executor(), core::real_clock(), config, limits, side.http, side.authorizer);
+  auto transport =
+      create_http_transport(ctx.get_executor(), core::real_clock(), config, limits, side.http, side.authorizer);
   auto c = create_client(ctx.get_executor(), core::real_clock(), transport, limits);
   auto result = asio::co_spawn(ctx, run_client(c, side), asio::use_future);
   ctx.run();

@@ -26,10 +26,15 @@ struct PausableDeadline : ::testing::Test {
   void start(steady_time::duration in) {
     deadline.start(
         clock.steady_now() + in, [this] { ++expired; }, [this](steady_time::duration by) { shifted += by; });
-    io.poll();
+    settle();
   }
   void advance(steady_time::duration by) {
     clock.advance(by);
+    settle();
+  }
+  // Runs what is ready; restart() first, as an io_context that ran out of work stays stopped.
+  void settle() {
+    io.restart();
     io.poll();
   }
 };

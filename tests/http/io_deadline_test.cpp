@@ -130,7 +130,7 @@ TEST_F(IoDeadline, ReArmingClearsAnExpiry) {
 }
 
 TEST_F(IoDeadline, DestroyedWithAWaitPendingIsSafe) {
-  auto deadline = std::make_unique<io_deadline>(server_);
+  auto deadline = std::make_unique<io_deadline>(server_, core::real_clock());
   deadline->arm(20ms);
   deadline.reset();  // its wait completes later, aborted, and touches nothing
   write_after(80ms);

@@ -2,11 +2,11 @@
 
 #include <thread>
 
-#include "support/fake_clock.hpp"
 #include "harness/core/version.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
 #include "http/run_dispatch.hpp"
+#include "support/fake_clock.hpp"
 
 namespace harness::http {
 namespace {

@@ -242,8 +242,9 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   }  // closed: nothing listens there now
   auto c = test::test_config("openai", "http://127.0.0.1:" + std::to_string(port) + "/v1");
   c.retry.max_retries = 1;
-  auto turn = test::run_sync(create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), {}))
-                                 ->complete(test::simple_request()));
+  auto turn = test::run_sync(
+      create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), {}))
+          ->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
   EXPECT_NE(turn.error().message.find("127.0.0.1"), std::string::npos);

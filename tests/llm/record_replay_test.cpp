@@ -37,7 +37,8 @@ TEST(LlmRecordReplay, RecordsEachExchangeAndReplaysItInOrder) {
           R"(","tool_calls":[{"id":"c1","type":"function","function":{"name":"execute_code","arguments":"{\"code\":\"return 1\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":11,"completion_tokens":3}})");
   t->push_json(401, R"({"error":{"message":"bad key )" + config.api_key + R"("}})");
   {
-    auto recorder = create_recording_provider(core::real_clock(), create_openai_provider(core::real_clock(), config, t), path, config.model, config.api_key);
+    auto recorder = create_recording_provider(core::real_clock(), create_openai_provider(core::real_clock(), config, t),
+                                              path, config.model, config.api_key);
     ASSERT_TRUE(recorder) << recorder.error().describe();
     auto request = test::simple_request("task with " + config.api_key);
     ASSERT_TRUE(test::run_sync((*recorder)->complete(request)));
@@ -96,9 +97,11 @@ TEST(LlmRecordReplay, BadFilesAreClearErrors) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("line 2"), std::string::npos);
   fs::remove(path);
-  auto unwritable = create_recording_provider(core::real_clock(), 
-      create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"), std::make_shared<test::scripted_transport>()),
-      "/nonexistent/dir/rec.jsonl", "m", "");
+  auto unwritable =
+      create_recording_provider(core::real_clock(),
+                                create_openai_provider(core::real_clock(), test::test_config("openai", "http://h/v1"),
+                                                       std::make_shared<test::scripted_transport>()),
+                                "/nonexistent/dir/rec.jsonl", "m", "");
   EXPECT_FALSE(unwritable);
 }
 

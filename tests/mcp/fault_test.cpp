@@ -191,7 +191,8 @@ mcp_config registry_config(std::vector<server_config> servers) {
 }
 
 TEST_F(FaultServer, RegistryRestartsACrashedServerAndHealthShowsIt) {
-  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal")}));
+  auto registry =
+      create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal")}));
   run(ctx, registry->start());
   auto health = registry->health_sources();
   ASSERT_EQ(health.size(), 1u);
@@ -227,8 +228,8 @@ TEST_F(FaultServer, RegistryReportsAFailedServerWithoutHoldingUpTheOthers) {
   broken.name = "broken";
   auto missing = testing::node_server("missing", {});
   missing.command = "/nonexistent/mcp-server";
-  auto registry =
-      create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal"), broken, missing}));
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(),
+                                       registry_config({testing::fault_server("normal"), broken, missing}));
   run(ctx, registry->start());
   auto status = registry->status();
   EXPECT_EQ(status["servers"]["fault"]["state"], "ready");
@@ -246,7 +247,8 @@ TEST_F(FaultServer, RegistryReportsAFailedServerWithoutHoldingUpTheOthers) {
 }
 
 TEST_F(FaultServer, RegistryRelistsOnListChangedAndMapsToolErrors) {
-  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal")}));
+  auto registry =
+      create_tool_registry(ctx.get_executor(), core::real_clock(), registry_config({testing::fault_server("normal")}));
   run(ctx, registry->start());
   EXPECT_FALSE(registry->details("fault__added"));
   ASSERT_TRUE(run(ctx, registry->call("fault__add_tool", json::object())));

@@ -38,7 +38,8 @@ struct HostileServer : ::testing::Test {
   std::shared_ptr<client> c;
   void SetUp() override {
     auto limits = patient_limits();
-    c = create_client(ctx.get_executor(), core::real_clock(), create_stdio_transport(ctx.get_executor(), core::real_clock(), hostile_server("normal"), limits),
+    c = create_client(ctx.get_executor(), core::real_clock(),
+                      create_stdio_transport(ctx.get_executor(), core::real_clock(), hostile_server("normal"), limits),
                       limits);
     auto info = run(ctx, c->connect());
     ASSERT_TRUE(info) << info.error().describe();

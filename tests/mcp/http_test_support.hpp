@@ -81,7 +81,8 @@ struct http_server_fixture {
     for (int i = 0; i < 100 && !info; ++i) {
       remote_access remote;
       remote.http = http;
-      c = create_client(ctx.get_executor(), core::real_clock(), create_transport(ctx.get_executor(), core::real_clock(), config, limits, remote), limits);
+      c = create_client(ctx.get_executor(), core::real_clock(),
+                        create_transport(ctx.get_executor(), core::real_clock(), config, limits, remote), limits);
       info = run(ctx, c->connect());
       if (!info) {
         run(ctx, c->close());

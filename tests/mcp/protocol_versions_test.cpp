@@ -73,7 +73,8 @@ TEST_P(ProtocolVersion, AStdioServerOfThatVersionIsUsedInIt) {
   boost::asio::io_context ctx;
   auto limits = testing::test_limits();
   auto config = testing::node_server("v" + GetParam(), {versioned_server(), GetParam(), "stdio"});
-  auto c = create_client(ctx.get_executor(), core::real_clock(), create_stdio_transport(ctx.get_executor(), core::real_clock(), config, limits), limits);
+  auto c = create_client(ctx.get_executor(), core::real_clock(),
+                         create_stdio_transport(ctx.get_executor(), core::real_clock(), config, limits), limits);
   auto info = run(ctx, c->connect());
   ASSERT_TRUE(info) << info.error().describe();
   EXPECT_EQ(info->protocol_version, GetParam());
@@ -136,7 +137,8 @@ TEST(HttpSseTransport, AnEndpointOnAnotherOriginIsRefused) {
   // Until it listens, the GET fails to connect (connection_lost); then the answer is the refusal.
   for (int i = 0; i < 100 && !info && info.error().code == mcp::errc::connection_lost; ++i) {
     if (i > 0) testing::sleep_for(ctx, std::chrono::milliseconds(100));
-    auto c = create_client(ctx.get_executor(), core::real_clock(), create_transport(ctx.get_executor(), core::real_clock(), config, limits, remote), limits);
+    auto c = create_client(ctx.get_executor(), core::real_clock(),
+                           create_transport(ctx.get_executor(), core::real_clock(), config, limits, remote), limits);
     info = run(ctx, c->connect());
     run(ctx, c->close());
   }

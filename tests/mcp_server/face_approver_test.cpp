@@ -7,8 +7,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
-#include "support/fake_clock.hpp"
 #include "face_approver.hpp"
+#include "support/fake_clock.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -41,6 +41,7 @@ class FaceApprover : public ::testing::Test {
     io.poll();
     if (!out) {  // no answer came: the approval timeout passes
       clock.advance(200ms);
+      io.restart();
       io.poll();
     }
     return out;

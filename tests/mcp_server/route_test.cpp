@@ -19,7 +19,8 @@ using mcp_server::fakes::rpc_request;
 class McpRoute : public ::testing::Test {
  protected:
   void SetUp() override {
-    svc.mcp = mcp_server::create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, {});
+    svc.mcp = mcp_server::create_mcp_face(io.get_executor(), core::real_clock(),
+                                          {.tools = tools, .execution = execution}, {});
   }
   void TearDown() override { harness::testing::run_until_done(io, svc.mcp->shutdown()); }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <gtest/gtest.h>
+#include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/core/errors.hpp"
@@ -146,8 +147,8 @@ TEST(HttpClient, CancellingTheAwaitingCoroutineAbortsTheTransferAndClosesItsConn
   auto client = create_http_client(start_engine());
   asio::io_context io;
   auto outcome = run_sync(io, [&]() -> asio::awaitable<std::optional<result<response>>> {
-    co_return co_await core::with_deadline(client->fetch(get(server.url("127.0.0.1", "/hang"))),
-                                           std::chrono::steady_clock::now() + std::chrono::milliseconds(300));
+    auto fetching = client->fetch(get(server.url("127.0.0.1", "/hang")));
+    co_return co_await core::with_deadline(core::real_clock(), std::move(fetching), std::chrono::milliseconds(300));
   }());
   EXPECT_FALSE(outcome) << "the deadline came first";
   // The server saw the connection go (polled: the close travels through its event loop).
@@ -282,8 +283,8 @@ TEST(HttpClient, AStreamCutOffMidBodyIsAFailedReadAndAnIdleOneCanBeCancelled) {
     EXPECT_TRUE(first && !first->empty());
     // with_deadline returns only once the read has ended: a cancelled read
     // completes rather than hanging, and the deadline's nullopt is the answer.
-    auto second = co_await core::with_deadline((*idle)->read(),
-                                               std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+    auto reading = (*idle)->read();
+    auto second = co_await core::with_deadline(core::real_clock(), std::move(reading), std::chrono::milliseconds(200));
     EXPECT_FALSE(second.has_value());
     (*idle)->cancel();
     auto after = co_await (*idle)->read();

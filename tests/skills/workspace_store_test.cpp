@@ -219,8 +219,8 @@ TEST(Sweeper, SweepsOnTheWorkerAndStops) {
     sweep_thread = std::this_thread::get_id();
     if (store->sweeps == 2) sweeper->stop();
   };
-  sweeper =
-      start_sweeper(store, core::real_clock(), io.get_executor(), pool.get_executor(), std::chrono::seconds(0), std::chrono::hours(1));
+  sweeper = start_sweeper(store, core::real_clock(), io.get_executor(), pool.get_executor(), std::chrono::seconds(0),
+                          std::chrono::hours(1));
   io.run();  // returns once the loop has ended
   pool.join();
   EXPECT_EQ(store->sweeps, 2);
@@ -231,8 +231,8 @@ TEST(Sweeper, StopBeforeTheFirstIntervalEndsTheLoop) {
   boost::asio::io_context io;
   boost::asio::thread_pool pool(1);
   auto store = std::make_shared<counting_store>();
-  auto sweeper =
-      start_sweeper(store, core::real_clock(), io.get_executor(), pool.get_executor(), std::chrono::hours(1), std::chrono::hours(1));
+  auto sweeper = start_sweeper(store, core::real_clock(), io.get_executor(), pool.get_executor(), std::chrono::hours(1),
+                               std::chrono::hours(1));
   store->on_sweep = [&] { sweeper->stop(); };
   io.run();  // would wait an hour if stop() did not cancel the timer
   pool.join();

@@ -17,9 +17,9 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/core/clock.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/clock.hpp"
 
 namespace harness::bridge {
 
@@ -149,8 +149,7 @@ boost::asio::awaitable<status> prime_runtime(core::clock& clock, frame_channel& 
 
 // `clock`, `channel`, `tools` and `filter` must outlive the session; everything runs on `executor`.
 std::unique_ptr<runtime_session> create_runtime_session(const boost::asio::any_io_executor& executor,
-                                                        core::clock& clock, frame_channel& channel,
-                                                        tool_gateway& tools, data_filter& filter,
-                                                        session_limits limits = {});
+                                                        core::clock& clock, frame_channel& channel, tool_gateway& tools,
+                                                        data_filter& filter, session_limits limits = {});
 
 }  // namespace harness::bridge

@@ -66,8 +66,7 @@ boost::asio::awaitable<std::optional<T>> with_deadline(clock& clock, boost::asio
 }
 
 // As above for an operation without a value: true when it ended in time.
-inline boost::asio::awaitable<bool> with_deadline(clock& clock, boost::asio::awaitable<void> op,
-                                                  steady_time deadline) {
+inline boost::asio::awaitable<bool> with_deadline(clock& clock, boost::asio::awaitable<void> op, steady_time deadline) {
   namespace asio = boost::asio;
   auto executor = co_await asio::this_coro::executor;
   auto timer = clock.make_timer(executor);

@@ -9,8 +9,8 @@
 
 #include <boost/asio/awaitable.hpp>
 
-#include "harness/core/periodic_job.hpp"
 #include "harness/core/health.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/docker/engine_client.hpp"
 
 namespace harness::sandbox {

@@ -16,8 +16,8 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/core/clock.hpp"
 #include "harness/bridge/runtime_session.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/core/error.hpp"
 #include "harness/skills/file_folders.hpp"
 #include "harness/skills/file_rules.hpp"
