@@ -7,6 +7,7 @@
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
+#include "harness/core/error_json.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/utf8.hpp"
 #include "harness/mcp/errors.hpp"
@@ -18,13 +19,6 @@ namespace asio = boost::asio;
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 constexpr std::size_t batch_bytes = 256 * 1024;
-
-json error_json(const error& e) {
-  json out{{"message", e.message}};
-  out["code"] = e.code.wire_name();
-  if (!e.hint.empty()) out["hint"] = e.hint;
-  return out;
-}
 
 struct call_request {
   std::string op;
