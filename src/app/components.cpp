@@ -8,7 +8,6 @@
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
 #include "agent_setup.hpp"
-#include "replica_upkeep.hpp"
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
@@ -39,6 +38,8 @@
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
 #include "harness/store/pg_files.hpp"
+#include "harness/store/replica_upkeep.hpp"
+#include "harness/store/session_directory.hpp"
 #include "harness/store/store_config.hpp"
 #include "harness/store/store_health.hpp"
 
@@ -131,7 +132,7 @@ using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
 // What replicas sharing one store (STORE_URL) run beside the agent.
 struct shared_store_parts {
   std::shared_ptr<store::task_store> store;
-  std::shared_ptr<execution::session_directory> directory;
+  std::shared_ptr<store::session_directory> directory;
   std::function<void()> stop_upkeep;
   std::string url;  // STORE_URL: skills and workspaces live there too
 };
@@ -162,13 +163,13 @@ result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_e
   }
   auto lease = settings.get_ms("TASK_LEASE_MS", 1000, 3600000);
   if (!lease) return lease.error();
-  auto opened = open_task_store(*config, owner);
+  auto opened = store::open_task_store(*config, owner);
   if (!opened) return opened.error();
   health.push_back(store::store_health(*opened));
   shared_store_parts out;
   out.store = *opened;
-  out.directory = store_session_directory(out.store, owner, *lease);
-  out.stop_upkeep = start_replica_upkeep(executor, out.store, owner, *lease);
+  out.directory = store::create_session_directory(out.store, owner, *lease);
+  out.stop_upkeep = store::start_replica_upkeep(executor, out.store, owner, *lease);
   out.url = config->url;
   core::log_info("replica '{}' on a shared store: {}", owner, store::describe_store(*config));
   return std::optional<shared_store_parts>(std::move(out));

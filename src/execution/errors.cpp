@@ -1,5 +1,4 @@
 #include "harness/execution/errors.hpp"
-#include "harness/execution/session_directory.hpp"
 
 namespace harness::execution {
 

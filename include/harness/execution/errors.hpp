@@ -3,7 +3,10 @@
 // a wire name never changes (clients depend on it).
 #pragma once
 
+#include <string>
+
 #include "harness/core/errc_table.hpp"
+#include "harness/core/error.hpp"
 
 #define HARNESS_EXECUTION_ERRORS(X)                                              \
   X(session_not_found, "session_not_found", 404)                                 \
@@ -24,6 +27,9 @@ const harness::error_category& errc_category() noexcept;
 inline boost::system::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), errc_category()};
 }
+
+// The error for a session another replica holds (HTTP 421): names the replica.
+error session_elsewhere(const std::string& session_id, const std::string& replica);
 
 }  // namespace harness::execution
 
