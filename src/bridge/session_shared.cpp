@@ -10,7 +10,6 @@
 #include "harness/core/error_json.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/utf8.hpp"
-#include "harness/mcp/errors.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -187,7 +186,8 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
   };
   auto answer =
       co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline, std::move(elicit));
-  if (!answer && answer.error().code == mcp::errc::timeout && clock_type::now() >= shared.call_deadline) {
+  // A call that failed once the limit passed was cut short by it (the gateway ends calls by not_after).
+  if (!answer && clock_type::now() >= shared.call_deadline) {
     answer.error().hint =
         "the call was cut short so that the block could end before its own limit "
         "(SANDBOX_TIMEOUT_MS); do less per block or raise it";
