@@ -50,7 +50,7 @@ result<std::shared_ptr<llm::llm_provider>> make_provider(const llm::llm_config& 
     llm::net_transport_options options;
     options.max_concurrent = llm_config.max_concurrent;
     options.proxy = llm_config.proxy;
-    transport = llm::create_net_transport(inputs.http_engine, options);
+    transport = llm::create_net_transport(inputs.curl_loop, options);
   }
   auto provider = llm::create_llm_provider(llm_config, transport);
   if (!provider) return provider.error();

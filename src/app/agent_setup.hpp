@@ -19,7 +19,7 @@
 #include "harness/store/store_config.hpp"
 
 namespace harness::net {
-class engine;
+class curl_loop;
 }
 
 namespace harness::app {
@@ -35,7 +35,7 @@ struct agent_inputs {
   std::shared_ptr<core::metrics_registry> metrics;
   std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
   std::chrono::milliseconds approval_timeout{300000};           // APPROVAL_TIMEOUT_MS
-  std::shared_ptr<net::engine> http_engine;                     // the one outbound HTTP client's engine
+  std::shared_ptr<net::curl_loop> curl_loop;                    // the one outbound HTTP client's loop
   // The store, when the app opened it already (replicas sharing STORE_URL:
   // sessions need it too); null: build_agent opens it.
   std::shared_ptr<store::task_store> store = nullptr;

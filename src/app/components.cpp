@@ -81,15 +81,15 @@ class components_impl final : public components {
     if (backend_) co_await backend_->shutdown();
     if (registry_) co_await registry_->stop();
     // Last: what still waits on an outbound request gets cancelled, and the
-    // engine's thread ends before the process does.
-    if (http_engine_) net::stop_engine(*http_engine_);
+    // curl loop's thread ends before the process does.
+    if (curl_loop_) net::stop_curl_loop(*curl_loop_);
   }
 
   http::services services_;
   bool access_warning_ = false;
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
-  std::shared_ptr<net::engine> http_engine_;  // outbound HTTP: LLM, remote MCP servers, OAuth
+  std::shared_ptr<net::curl_loop> curl_loop_;  // outbound HTTP: LLM, remote MCP servers, OAuth
   // The port the listener got (PORT may be 0), for OAuth's default redirect URI.
   std::shared_ptr<std::atomic<unsigned short>> listen_port_ = std::make_shared<std::atomic<unsigned short>>(0);
   std::shared_ptr<sandbox::sandbox_backend> backend_;
@@ -320,10 +320,10 @@ result<llm::llm_config> load_llm(components_impl& out, const core::settings& set
 // remote MCP servers reach it through OAuth.
 result<mcp::remote_access> build_outbound(components_impl& out, const asio::any_io_executor& executor,
                                           const core::settings& settings, const mcp::mcp_config& servers) {
-  auto net_options = net::load_engine_options(settings);
+  auto net_options = net::load_curl_loop_options(settings);
   if (!net_options) return net_options.error();
-  out.http_engine_ = net::start_engine(*net_options);
-  auto http = net::create_http_client(out.http_engine_);
+  out.curl_loop_ = net::start_curl_loop(*net_options);
+  auto http = net::create_http_client(out.curl_loop_);
   auto oauth = build_oauth(executor, settings, servers, http, out.listen_port_);
   if (!oauth) return oauth.error();
   out.services_.oauth = *oauth;
@@ -440,7 +440,7 @@ status wire_agent(components_impl& out, const wiring& w, const asio::any_io_exec
                       .metrics = w.metrics,
                       .guards = w.guards,
                       .approval_timeout = w.approval_timeout,
-                      .http_engine = out.http_engine_,
+                      .curl_loop = out.curl_loop_,
                       .store = w.shared_store ? w.shared_store->store : nullptr};
   auto agent = build_agent(executor, out.background_, settings, llm_config, std::move(inputs));
   if (!agent) return agent.error();

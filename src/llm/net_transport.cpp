@@ -16,8 +16,8 @@ namespace asio = boost::asio;
 
 class net_transport final : public http_transport {
  public:
-  net_transport(std::shared_ptr<net::engine> engine, const net_transport_options& options)
-      : options_(options), client_(net::create_http_client(std::move(engine), client_options(options))) {}
+  net_transport(std::shared_ptr<net::curl_loop> loop, const net_transport_options& options)
+      : options_(options), client_(net::create_http_client(std::move(loop), client_options(options))) {}
 
   asio::awaitable<result<http_response>> send(http_request request) override {
     net::request r;
@@ -79,9 +79,9 @@ class net_transport final : public http_transport {
 
 }  // namespace
 
-std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::engine> engine,
+std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::curl_loop> loop,
                                                      const net_transport_options& options) {
-  return std::make_shared<net_transport>(std::move(engine), options);
+  return std::make_shared<net_transport>(std::move(loop), options);
 }
 
 }  // namespace harness::llm

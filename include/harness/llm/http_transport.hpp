@@ -17,7 +17,7 @@
 #include "harness/core/error.hpp"
 
 namespace harness::net {
-class engine;
+class curl_loop;
 }
 
 namespace harness::llm {
@@ -61,7 +61,7 @@ struct net_transport_options {
   std::string proxy;
 };
 
-std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::engine> engine,
+std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::curl_loop> loop,
                                                      const net_transport_options& options);
 
 }  // namespace harness::llm
