@@ -84,7 +84,7 @@ TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
   ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
   auto transport = create_net_transport(harness::net::start_curl_loop(), {});
   auto post = [&](const std::string& path, const std::string& body) {
-    http_request r;
+    harness::net::request r;
     r.url = fake.base + path;
     r.headers = {{"Content-Type", "application/json"}};
     r.body = body;
