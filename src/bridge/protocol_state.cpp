@@ -1,4 +1,4 @@
-#include "session_shared.hpp"
+#include "protocol_state.hpp"
 
 #include <algorithm>
 
@@ -63,7 +63,7 @@ result<call_request> read_call(json& frame) {
 
 // Keeps the arguments as the code wrote them (tokens, not the values they
 // stand for) for the block's record, within the caps of runtime_session.hpp.
-void record_args(session_shared& shared, const json& args, tool_call_record& record) {
+void record_args(protocol_state& shared, const json& args, tool_call_record& record) {
   std::string text = args.dump(-1, ' ', false, json::error_handler_t::replace);
   record.args_bytes = text.size();
   std::size_t room = recorded_args_budget - std::min(recorded_args_budget, shared.recorded_args_bytes);
@@ -75,7 +75,7 @@ void record_args(session_shared& shared, const json& args, tool_call_record& rec
 
 }  // namespace
 
-asio::awaitable<status> session_shared::send(std::string line) {
+asio::awaitable<status> protocol_state::send(std::string line) {
   queue_.push_back(std::move(line));
   if (writing_) co_return last_write_;
   writing_ = true;
@@ -100,7 +100,7 @@ asio::awaitable<status> session_shared::send(std::string line) {
   co_return last_write_;
 }
 
-asio::awaitable<void> session_shared::wait_calls_idle() {
+asio::awaitable<void> protocol_state::wait_calls_idle() {
   // While a call waits for approval (a call the code did not await, still
   // waiting after its block's `done`) the expiry does not hold still: the
   // release wakes this to look again. A broken sandbox waits for nothing.
@@ -112,7 +112,7 @@ asio::awaitable<void> session_shared::wait_calls_idle() {
   }
 }
 
-void session_shared::call_finished() {
+void protocol_state::call_finished() {
   outstanding.done();
 }
 
@@ -125,7 +125,7 @@ namespace {
 // may still run after the call has ended.
 class call_pause final : public deadline_pause {
  public:
-  explicit call_pause(std::shared_ptr<session_shared> shared)
+  explicit call_pause(std::shared_ptr<protocol_state> shared)
       : shared_(std::move(shared)), exec_(shared_->current_exec) {}
   ~call_pause() override { release_all(); }
   call_pause(const call_pause&) = delete;
@@ -146,14 +146,14 @@ class call_pause final : public deadline_pause {
     holds_ = 0;
   }
 
-  std::shared_ptr<session_shared> shared_;
+  std::shared_ptr<protocol_state> shared_;
   std::string exec_;
   int holds_ = 0;
 };
 
 // Asks the gateway for one validated call of the running block.
-asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_request call) {
-  session_shared& shared = *self;
+asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_request call) {
+  protocol_state& shared = *self;
   if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
   if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
   if (clock_type::now() >= shared.call_deadline) {
@@ -197,9 +197,9 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
 
 }  // namespace
 
-asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json frame) {
+asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json frame) {
   struct finished_on_exit {
-    session_shared& s;
+    protocol_state& s;
     ~finished_on_exit() { s.call_finished(); }
   } finished{*shared};
   auto started = clock_type::now();
