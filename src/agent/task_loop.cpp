@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harness/agent/errors.hpp"
+#include "harness/core/error_json.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"

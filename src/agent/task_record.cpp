@@ -8,12 +8,6 @@ namespace harness::agent {
 
 using json = nlohmann::json;
 
-json error_json(const harness::error& e) {
-  json out{{"code", e.code.wire_name()}, {"message", e.message}};
-  if (!e.hint.empty()) out["hint"] = e.hint;
-  return out;
-}
-
 json transcript_json(const live_task& task) {
   json out = json::array();
   for (const auto& m : task.transcript->request_messages()) out.push_back(llm::to_json(m));

@@ -25,7 +25,4 @@ task_view view_of(const store::task_record& record, bool with_transcript);
 // Stores the conversation's messages (this task's included) and its vault.
 boost::asio::awaitable<void> save_conversation(const loop_context& context, const live_task& task);
 
-// "{code, message, hint?}" of an error, as task records and events hold it.
-nlohmann::json error_json(const harness::error& e);
-
 }  // namespace harness::agent

@@ -3,16 +3,12 @@
 #include "harness/pii/pii_vault.hpp"
 #include "harness/pii/vault_seal.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include "harness/core/clock.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/core/spawn_logged.hpp"
 #include "harness/llm/http_transport.hpp"
 #include "harness/llm/provider.hpp"
+#include "harness/store/replica_upkeep.hpp"
+#include "harness/store/retention.hpp"
 #include "harness/store/store_config.hpp"
 #include "harness/store/store_health.hpp"
 
@@ -23,55 +19,6 @@ std::string missing_llm_setting(const llm::llm_config& config, const core::setti
   if (!config.api_key.empty() || settings.is_set_explicitly("LLM_BASE_URL")) return {};
   return "no LLM is configured: set LLM_API_KEY (or LLM_BASE_URL for a local server that needs no key, or "
          "LLM_PROVIDER=replay with LLM_REPLAY_FILE); /execute, /mcp and stored tasks work without one";
-}
-
-std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
-                                      std::shared_ptr<store::task_store> store, const store::store_config& config) {
-  namespace asio = boost::asio;
-  if (config.retention.count() == 0 && config.vault_retention.count() == 0) return {};
-  auto timer = std::make_shared<asio::steady_timer>(executor);
-  // Vaults are checked more often when their retention is short.
-  const auto every = std::clamp<std::chrono::minutes>(
-      config.vault_retention.count() ? config.vault_retention / 4 : std::chrono::minutes(60), std::chrono::minutes(1),
-      std::chrono::minutes(60));
-  auto loop = [timer, store, config, every]() -> asio::awaitable<void> {
-    for (;;) {
-      auto now = core::real_clock().epoch_ms();
-      if (auto cutoff = store::retention_cutoff_ms(config, now)) {
-        auto removed = co_await store->delete_finished_before(*cutoff);
-        if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
-        if (removed && *removed > 0) core::log_info("task retention removed {} finished task(s)", *removed);
-      }
-      if (config.vault_retention.count() > 0) {
-        const auto keep = std::chrono::duration_cast<std::chrono::milliseconds>(config.vault_retention).count();
-        nlohmann::json empty = pii::pii_vault().to_json();  // a local: GCC 12
-        auto emptied = co_await store->forget_vaults_before(now - keep, std::move(empty));
-        if (!emptied) core::log_warn("vault retention failed: {}", emptied.error().describe());
-        if (emptied && *emptied > 0) core::log_info("vault retention emptied {} conversation vault(s)", *emptied);
-      }
-      timer->expires_after(every);
-      auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
-      if (ec) co_return;
-    }
-  };
-  core::spawn_logged(executor, std::move(loop), "task retention");
-  return [timer] { timer->cancel(); };
-}
-
-result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config,
-                                                           const std::string& owner) {
-  auto backend = store::open_blocking_store(config);
-  if (!backend) return backend.error();
-  // A shared store: only this replica's own tasks now; others' lapsed leases
-  // are the replica upkeep's, which gives them time to renew first.
-  const std::int64_t lapsed_before = (*backend)->shared() ? 0 : core::real_clock().epoch_ms();
-  auto interrupted = (*backend)->mark_interrupted(lapsed_before, owner);
-  if (!interrupted) {
-    core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
-  } else if (!interrupted->empty()) {
-    core::log_info("{} task(s) of an earlier run were marked interrupted", interrupted->size());
-  }
-  return store::run_on_store_thread(std::move(*backend));
 }
 
 void register_task_metrics(core::metrics_registry& metrics, const std::shared_ptr<agent::agent_manager>& manager) {
@@ -103,7 +50,7 @@ result<std::shared_ptr<llm::llm_provider>> make_provider(const llm::llm_config& 
     llm::net_transport_options options;
     options.max_concurrent = llm_config.max_concurrent;
     options.proxy = llm_config.proxy;
-    transport = llm::create_net_transport(inputs.http_engine, options);
+    transport = llm::create_net_transport(inputs.curl_loop, options);
   }
   auto provider = llm::create_llm_provider(core::real_clock(), llm_config, transport);
   if (!provider) return provider.error();
@@ -134,13 +81,13 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
     provider = std::move(*made);
   }
   auto store = inputs.store ? result<std::shared_ptr<store::task_store>>(inputs.store)
-                            : open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
+                            : store::open_task_store(*store_config, settings.get("SANDBOX_OWNER"));
   if (!store) return store.error();
   // Conversation vaults hold every raw value a user's tools returned: sealed at rest.
   auto sealer = pii::load_vault_sealer(settings);
   if (!sealer) return sealer.error();
   if (!inputs.store) out.health.push_back(store::store_health(*store));  // else the app reports it
-  out.stop_retention = start_retention(executor, *store, *store_config);
+  out.stop_retention = store::start_retention(executor, *store, *store_config, pii::pii_vault().to_json());
 
   agent::agent_dependencies deps;
   deps.llm = std::move(provider);

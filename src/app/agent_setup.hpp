@@ -19,7 +19,7 @@
 #include "harness/store/store_config.hpp"
 
 namespace harness::net {
-class engine;
+class curl_loop;
 }
 
 namespace harness::app {
@@ -35,7 +35,7 @@ struct agent_inputs {
   std::shared_ptr<core::metrics_registry> metrics;
   std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
   std::chrono::milliseconds approval_timeout{300000};           // APPROVAL_TIMEOUT_MS
-  std::shared_ptr<net::engine> http_engine;                     // the one outbound HTTP client's engine
+  std::shared_ptr<net::curl_loop> curl_loop;                    // the one outbound HTTP client's loop
   // The store, when the app opened it already (replicas sharing STORE_URL:
   // sessions need it too); null: build_agent opens it.
   std::shared_ptr<store::task_store> store = nullptr;
@@ -48,20 +48,6 @@ struct agent_parts {
   core::health_sources health;
   std::function<void()> stop_retention;  // empty when there is none
 };
-
-// Deletes finished tasks older than TASK_RETENTION_HOURS and empties the
-// vaults of conversations unused for VAULT_RETENTION, at start-up and then
-// hourly (more often for a short VAULT_RETENTION): the timer runs on
-// `executor`, the work on the store's own thread. Nothing when both are 0. The returned function stops it; call it on
-// `executor`'s thread before the io_context goes away.
-std::function<void()> start_retention(const boost::asio::any_io_executor& executor,
-                                      std::shared_ptr<store::task_store> store, const store::store_config& config);
-
-// Opens the store at start-up (SQLite, or PostgreSQL when STORE_URL is set;
-// blocking: nothing is served yet), marks as interrupted the unfinished tasks
-// of `owner` (this replica's SANDBOX_OWNER: its tasks of an earlier run died
-// with it) and those whose lease expired, and hands the store to its own thread.
-result<std::shared_ptr<store::task_store>> open_task_store(const store::store_config& config, const std::string& owner);
 
 // Empty when an LLM is configured; else the message POST /task answers with.
 std::string missing_llm_setting(const llm::llm_config& config, const core::settings& settings);

@@ -8,7 +8,6 @@
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
 #include "agent_setup.hpp"
-#include "replica_upkeep.hpp"
 
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
@@ -39,6 +38,8 @@
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
 #include "harness/store/pg_files.hpp"
+#include "harness/store/replica_upkeep.hpp"
+#include "harness/store/session_directory.hpp"
 #include "harness/store/store_config.hpp"
 #include "harness/store/store_health.hpp"
 
@@ -81,15 +82,15 @@ class components_impl final : public components {
     if (backend_) co_await backend_->shutdown();
     if (registry_) co_await registry_->stop();
     // Last: what still waits on an outbound request gets cancelled, and the
-    // engine's thread ends before the process does.
-    if (http_engine_) net::stop_engine(*http_engine_);
+    // curl loop's thread ends before the process does.
+    if (curl_loop_) net::stop_curl_loop(*curl_loop_);
   }
 
   http::services services_{core::real_clock()};
   bool access_warning_ = false;
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
-  std::shared_ptr<net::engine> http_engine_;  // outbound HTTP: LLM, remote MCP servers, OAuth
+  std::shared_ptr<net::curl_loop> curl_loop_;  // outbound HTTP: LLM, remote MCP servers, OAuth
   // The port the listener got (PORT may be 0), for OAuth's default redirect URI.
   std::shared_ptr<std::atomic<unsigned short>> listen_port_ = std::make_shared<std::atomic<unsigned short>>(0);
   std::shared_ptr<sandbox::sandbox_backend> backend_;
@@ -103,8 +104,7 @@ class components_impl final : public components {
   std::unique_ptr<skills::sweeper> sweeper_;
   std::function<void()> stop_retention_;
   std::function<void()> stop_upkeep_;  // the replica upkeep's, with STORE_URL
-  // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it. (retention
-  // deletes); its destructor stops and joins it.
+  // Blocking work (skills and workspace files, retention deletes); its destructor stops and joins it.
   asio::thread_pool background_{2};
 };
 
@@ -132,7 +132,7 @@ using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
 // What replicas sharing one store (STORE_URL) run beside the agent.
 struct shared_store_parts {
   std::shared_ptr<store::task_store> store;
-  std::shared_ptr<execution::session_directory> directory;
+  std::shared_ptr<store::session_directory> directory;
   std::function<void()> stop_upkeep;
   std::string url;  // STORE_URL: skills and workspaces live there too
 };
@@ -163,13 +163,13 @@ result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_e
   }
   auto lease = settings.get_ms("TASK_LEASE_MS", 1000, 3600000);
   if (!lease) return lease.error();
-  auto opened = open_task_store(*config, owner);
+  auto opened = store::open_task_store(*config, owner);
   if (!opened) return opened.error();
   health.push_back(store::store_health(*opened));
   shared_store_parts out;
   out.store = *opened;
-  out.directory = store_session_directory(out.store, owner, *lease);
-  out.stop_upkeep = start_replica_upkeep(executor, out.store, owner, *lease);
+  out.directory = store::create_session_directory(out.store, owner, *lease);
+  out.stop_upkeep = store::start_replica_upkeep(executor, out.store, owner, *lease);
   out.url = config->url;
   core::log_info("replica '{}' on a shared store: {}", owner, store::describe_store(*config));
   return std::optional<shared_store_parts>(std::move(out));
@@ -260,153 +260,250 @@ result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_execu
   return mcp::create_oauth_manager(executor, core::real_clock(), std::move(http), std::move(store), std::move(options));
 }
 
-}  // namespace
+// What one build step hands to the later ones.
+struct wiring {
+  std::shared_ptr<core::metrics_registry> metrics;
+  std::shared_ptr<bridge::tool_gateway> tools;  // the registry, as sandbox code reaches it
+  guard_factory guards;                         // the tool policy; empty: none
+  std::chrono::milliseconds approval_timeout{0};
+  std::shared_ptr<execution::sandbox_files> files;
+  std::shared_ptr<skills::skill_library> library;
+  std::optional<shared_store_parts> shared_store;  // with STORE_URL
+};
 
-result<std::unique_ptr<components>> build_components(asio::io_context& io, const core::settings& settings) {
-  auto out = std::make_unique<components_impl>();
+// The HTTP side: limits, the metrics registry and who may call.
+result<http::http_config> build_front(components_impl& out, wiring& w, const core::settings& settings) {
   auto http_config = http::load_http_config(settings);
   if (!http_config) return http_config.error();
-  out->services_.limits = http_config->limits;
-  auto metrics = std::make_shared<core::metrics_registry>();
-  core::register_process_metrics(*metrics, core::version());
-  out->services_.metrics = metrics;
-  auto access = build_access_gate(settings, http_config->server.host, *metrics);
+  out.services_.limits = http_config->limits;
+  w.metrics = std::make_shared<core::metrics_registry>();
+  core::register_process_metrics(*w.metrics, core::version());
+  out.services_.metrics = w.metrics;
+  auto access = build_access_gate(settings, http_config->server.host, *w.metrics);
   if (!access) return access.error();
-  out->services_.access = access->gate;
-  out->access_warning_ = access->warning;
-  out->access_notice_ = std::move(access->notice);
+  out.services_.access = access->gate;
+  out.access_warning_ = access->warning;
+  out.access_notice_ = std::move(access->notice);
+  return std::move(*http_config);
+}
 
+struct sandbox_configs {
+  docker::docker_config docker{};
+  sandbox::sandbox_config sandbox{};
+  execution::execution_settings execution{};
+};
+
+result<sandbox_configs> load_sandbox_configs(components_impl& out, const core::settings& settings) {
+  sandbox_configs configs;
   auto docker_config = docker::load_docker_config(settings);
   if (!docker_config) return docker_config.error();
+  configs.docker = std::move(*docker_config);
   auto sandbox_config = sandbox::load_sandbox_config(settings);
   if (!sandbox_config) return sandbox_config.error();
-  auto exec_settings = execution::load_execution_settings(settings, sandbox_config->timeout);
+  configs.sandbox = std::move(*sandbox_config);
+  auto exec_settings = execution::load_execution_settings(settings, configs.sandbox.timeout);
   if (!exec_settings) return exec_settings.error();
-  out->services_.limits.code_max_chars = static_cast<std::size_t>(sandbox_config->max_code_bytes);
+  configs.execution = std::move(*exec_settings);
+  out.services_.limits.code_max_chars = static_cast<std::size_t>(configs.sandbox.max_code_bytes);
+  return configs;
+}
 
+// The LLM's settings and its /health source (no LLM configured is no failure).
+result<llm::llm_config> load_llm(components_impl& out, const core::settings& settings) {
   auto llm_config = llm::load_llm_config(settings);
   if (!llm_config) return llm_config.error();
-  out->services_.health.push_back(
+  out.services_.health.push_back(
       llm::create_llm_health_source(*llm_config, missing_llm_setting(*llm_config, settings)));
+  return std::move(*llm_config);
+}
 
-  auto mcp_config = mcp::load_mcp_config(settings);
-  if (!mcp_config) return mcp_config.error();
-  auto censor = build_censor(settings);
-  if (!censor) return censor.error();
-  out->censor_ = *censor;
-
-  // One outbound HTTP client for the LLM, remote MCP servers and OAuth.
-  auto net_options = net::load_engine_options(settings);
+// One outbound HTTP client for the LLM, remote MCP servers and OAuth; the
+// remote MCP servers reach it through OAuth.
+result<mcp::remote_access> build_outbound(components_impl& out, const asio::any_io_executor& executor,
+                                          const core::settings& settings, const mcp::mcp_config& servers) {
+  auto net_options = net::load_curl_loop_options(settings);
   if (!net_options) return net_options.error();
-  out->http_engine_ = net::start_engine(*net_options);
-  auto http = net::create_http_client(out->http_engine_);
-  auto oauth = build_oauth(io.get_executor(), settings, *mcp_config, http, out->listen_port_);
+  out.curl_loop_ = net::start_curl_loop(*net_options);
+  auto http = net::create_http_client(out.curl_loop_);
+  auto oauth = build_oauth(executor, settings, servers, http, out.listen_port_);
   if (!oauth) return oauth.error();
-  out->services_.oauth = *oauth;
-  auto remote = mcp::with_oauth(http, *oauth);
+  out.services_.oauth = *oauth;
+  return mcp::with_oauth(http, *oauth);
+}
 
-  auto executor = io.get_executor();
-  auto opened_shared = open_shared_store(executor, settings, sandbox_config->owner, out->services_.health);
-  if (!opened_shared) return opened_shared.error();
-  const std::optional<shared_store_parts>& shared_store = *opened_shared;
-  if (shared_store) {
-    out->stop_upkeep_ = shared_store->stop_upkeep;
-    exec_settings->service.directory = shared_store->directory;
-  }
-  out->registry_ = mcp::create_tool_registry(executor, core::real_clock(), *mcp_config, metrics, remote);
-  out->services_.tools = out->registry_;
-  for (auto& source : out->registry_->health_sources()) out->services_.health.push_back(source);
-  out->engine_ = docker::create_engine_client(executor, *docker_config);
-  out->backend_ = sandbox::create_docker_sandbox(executor, out->engine_, *sandbox_config);
-  out->sandbox_health_ = std::make_shared<sandbox::sandbox_health>(out->engine_, sandbox_config->image);
-  if (docker_config->endpoint.kind != docker::engine_endpoint::transport::unix_socket &&
-      !exec_settings->pool.call_socket_dir.empty()) {
+void build_tool_registry(components_impl& out, wiring& w, const asio::any_io_executor& executor,
+                         const mcp::mcp_config& servers, mcp::remote_access remote) {
+  out.registry_ = mcp::create_tool_registry(executor, core::real_clock(), servers, w.metrics, std::move(remote));
+  out.services_.tools = out.registry_;
+  for (auto& source : out.registry_->health_sources()) out.services_.health.push_back(source);
+  w.tools = execution::registry_tools(out.registry_);
+}
+
+// The Docker engine and the sandbox backend on it.
+void build_sandboxes(components_impl& out, const asio::any_io_executor& executor, sandbox_configs& configs) {
+  out.engine_ = docker::create_engine_client(executor, configs.docker);
+  out.backend_ = sandbox::create_docker_sandbox(executor, out.engine_, configs.sandbox);
+  out.sandbox_health_ = std::make_shared<sandbox::sandbox_health>(out.engine_, configs.sandbox.image);
+  if (configs.docker.endpoint.kind != docker::engine_endpoint::transport::unix_socket &&
+      !configs.execution.pool.call_socket_dir.empty()) {
     // A remote engine cannot mount a socket of this host into its containers.
     core::log_info("the engine is remote ({}): sandboxes speak over their stdio, not a call socket",
-                   docker_config->endpoint.describe());
-    exec_settings->pool.call_socket_dir.clear();
+                   configs.docker.endpoint.describe());
+    configs.execution.pool.call_socket_dir.clear();
   }
-  // The tool policy of every call code makes; each task and session gets its own guard.
+}
+
+// The tool policy of every call code makes (each task and session gets its
+// own guard) and the data path of /execute sessions.
+result<execution::filter_factory> build_data_path(components_impl& out, wiring& w, const core::settings& settings) {
   auto policy_config = policy::load_policy_config(settings);
   if (!policy_config) return policy_config.error();
-  auto guards = build_guards(*policy_config, out->censor_->detector_names(), out->registry_, out->services_.health);
+  w.approval_timeout = policy_config->approval_timeout;
+  auto guards = build_guards(*policy_config, out.censor_->detector_names(), out.registry_, out.services_.health);
   if (!guards) return guards.error();
+  w.guards = *guards;
   // Each /execute session gets its own vault: tokens never leak between sessions.
-  execution::filter_factory filters = [censor = out->censor_, metrics,
-                                       guards = *guards](std::shared_ptr<policy::approver> approver) {
+  execution::filter_factory filters = [censor = out.censor_, metrics = w.metrics,
+                                       guards = w.guards](std::shared_ptr<policy::approver> approver) {
     auto filter = std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
                                                           &execution::pii_detection_counter(*metrics),
                                                           guards ? guards() : nullptr);
     filter->set_approver(std::move(approver));
     return filter;
   };
-  execution::register_exec_metrics(*metrics);
-  for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
-  exec_settings->service.metrics = metrics;
-  // Skills per user and workspaces per task (on the host, or in the shared store); the sandbox gets copies.
+  execution::register_exec_metrics(*w.metrics);
+  for (const auto& kind : out.censor_->detector_names()) execution::pii_detection_counter(*w.metrics).with({kind});
+  return filters;
+}
+
+// Skills per user and workspaces per task (on the host, or in the shared
+// store); the sandbox gets copies.
+status build_files(components_impl& out, wiring& w, const asio::any_io_executor& executor,
+                   const core::settings& settings) {
   auto skills_config = skills::load_skills_config(settings);
   if (!skills_config) return skills_config.error();
-  auto stores = open_file_stores(*skills_config, shared_store ? shared_store->url : std::string());
+  auto stores = open_file_stores(*skills_config, w.shared_store ? w.shared_store->url : std::string());
   if (!stores) return stores.error();
-  std::shared_ptr<skills::skill_library> library = stores->library;
+  w.library = stores->library;
   std::shared_ptr<skills::workspace_store> workspaces = stores->workspaces;
-  out->services_.skills = library;
-  out->services_.workspaces = workspaces;
-  out->services_.blocking = out->background_.get_executor();
-  out->sweeper_ = skills::start_sweeper(workspaces, core::real_clock(), executor, out->background_.get_executor(),
-                                        skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
+  out.services_.skills = w.library;
+  out.services_.workspaces = workspaces;
+  out.services_.blocking = out.background_.get_executor();
+  out.sweeper_ = skills::start_sweeper(workspaces, core::real_clock(), executor, out.background_.get_executor(),
+                                       skills_config->workspace.sweep_interval(), skills_config->workspace.retention);
+  w.files = skills::create_sandbox_files(w.library, workspaces);
+  return {};
+}
 
-  auto sandbox_files = skills::create_sandbox_files(library, workspaces);
-  exec_settings->pool.files = sandbox_files;  // the examples go into each sandbox while it waits in the pool
-  exec_settings->pool.blocking = out->background_.get_executor();
-  out->pool_ = execution::create_warm_pool(executor, out->backend_, exec_settings->pool);
-  execution::register_pool_metrics(*metrics, out->pool_);
-  exec_settings->service.files = sandbox_files;
-  exec_settings->service.blocking = out->background_.get_executor();
-  auto tools = execution::registry_tools(out->registry_);
-  out->execution_ =
-      execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);
-  out->services_.execution = out->execution_;
+// The warm pool and the service of POST /execute on it.
+void build_execution(components_impl& out, const wiring& w, const asio::any_io_executor& executor,
+                     execution::execution_settings& exec, execution::filter_factory filters) {
+  exec.service.metrics = w.metrics;
+  exec.pool.files = w.files;  // the examples go into each sandbox while it waits in the pool
+  exec.pool.blocking = out.background_.get_executor();
+  out.pool_ = execution::create_warm_pool(executor, out.backend_, exec.pool);
+  execution::register_pool_metrics(*w.metrics, out.pool_);
+  exec.service.files = w.files;
+  exec.service.blocking = out.background_.get_executor();
+  out.execution_ = execution::create_execution_service(executor, out.pool_, w.tools, std::move(filters), exec.service);
+  out.services_.execution = out.execution_;
+}
+
+// The MCP face (/mcp) over the execution service, and where requests may come from.
+status build_face(components_impl& out, const wiring& w, const asio::any_io_executor& executor,
+                  const core::settings& settings, const http::http_config& http_config, const std::string& owner) {
   auto face_settings = mcp_server::load_face_settings(settings);
   if (!face_settings) return face_settings.error();
-  face_settings->face.code_max_chars = out->services_.limits.code_max_chars;
-  face_settings->face.approval_timeout = policy_config->approval_timeout;
-  if (shared_store) face_settings->face.replica = sandbox_config->owner;
-  out->face_ = mcp_server::create_mcp_face(
+  face_settings->face.code_max_chars = out.services_.limits.code_max_chars;
+  face_settings->face.approval_timeout = w.approval_timeout;
+  if (w.shared_store) face_settings->face.replica = owner;
+  out.face_ = mcp_server::create_mcp_face(
       executor, core::real_clock(),
-      {.tools = tools, .execution = out->execution_, .skills = library, .blocking = out->background_.get_executor()},
+      {.tools = w.tools, .execution = out.execution_, .skills = w.library, .blocking = out.background_.get_executor()},
       face_settings->face);
-  out->services_.mcp = out->face_;
-  out->services_.sources = http::request_sources({.loopback_server = is_loopback_host(http_config->server.host),
-                                                  .allowed_hosts = http_config->allowed_hosts,
-                                                  .mcp_allowed_origins = std::move(face_settings->allowed_origins)});
+  out.services_.mcp = out.face_;
+  out.services_.sources = http::request_sources({.loopback_server = is_loopback_host(http_config.server.host),
+                                                 .allowed_hosts = http_config.allowed_hosts,
+                                                 .mcp_allowed_origins = std::move(face_settings->allowed_origins)});
+  return {};
+}
+
+status wire_agent(components_impl& out, const wiring& w, const asio::any_io_executor& executor,
+                  const core::settings& settings, const llm::llm_config& llm_config,
+                  const execution::execution_settings& exec) {
+  agent_inputs inputs{.pool = out.pool_,
+                      .tools = w.tools,
+                      .registry = out.registry_,
+                      .censor = out.censor_,
+                      .files = w.files,
+                      .exec_timeout = exec.service.exec_timeout,
+                      .limits = exec.service.limits,
+                      .metrics = w.metrics,
+                      .guards = w.guards,
+                      .approval_timeout = w.approval_timeout,
+                      .curl_loop = out.curl_loop_,
+                      .store = w.shared_store ? w.shared_store->store : nullptr};
+  auto agent = build_agent(executor, out.background_, settings, llm_config, std::move(inputs));
+  if (!agent) return agent.error();
+  out.agent_ = agent->manager;
+  out.stop_retention_ = agent->stop_retention;
+  out.services_.agent = agent->manager;
+  out.services_.agent_unavailable = agent->unavailable;
+  for (auto& source : agent->health) out.services_.health.push_back(source);
+  return {};
+}
+
+// MCP servers, health checks and the sandboxes start in the background: the
+// listener does not wait for them.
+void start_background_work(asio::io_context& io, components_impl& out) {
+  core::spawn_logged(io.get_executor(), out.registry_->start(), "mcp: starting the servers");
+  out.sandbox_health_->start_refreshing(io.get_executor(), core::real_clock(), 10s);
+  core::spawn_logged(io.get_executor(), start_sandboxes(out.backend_, out.pool_), "sandbox: start-up");
+}
+
+}  // namespace
+
+// The steps run in this order, so a start-up with a bad setting reports the
+// same one first whatever else is wrong.
+result<std::unique_ptr<components>> build_components(asio::io_context& io, const core::settings& settings) {
+  auto out = std::make_unique<components_impl>();
+  auto executor = io.get_executor();
+  wiring w;
+  auto http_config = build_front(*out, w, settings);
+  if (!http_config) return http_config.error();
+  auto configs = load_sandbox_configs(*out, settings);
+  if (!configs) return configs.error();
+  auto llm_config = load_llm(*out, settings);
+  if (!llm_config) return llm_config.error();
+  auto mcp_config = mcp::load_mcp_config(settings);
+  if (!mcp_config) return mcp_config.error();
+  auto censor = build_censor(settings);
+  if (!censor) return censor.error();
+  out->censor_ = *censor;
+  auto remote = build_outbound(*out, executor, settings, *mcp_config);
+  if (!remote) return remote.error();
+
+  auto shared_store = open_shared_store(executor, settings, configs->sandbox.owner, out->services_.health);
+  if (!shared_store) return shared_store.error();
+  w.shared_store = std::move(*shared_store);
+  if (w.shared_store) {
+    out->stop_upkeep_ = w.shared_store->stop_upkeep;
+    configs->execution.service.directory = w.shared_store->directory;
+  }
+  build_tool_registry(*out, w, executor, *mcp_config, std::move(*remote));
+  build_sandboxes(*out, executor, *configs);
+  auto filters = build_data_path(*out, w, settings);
+  if (!filters) return filters.error();
+  if (auto files = build_files(*out, w, executor, settings); !files) return files.error();
+  build_execution(*out, w, executor, configs->execution, std::move(*filters));
+  auto face = build_face(*out, w, executor, settings, *http_config, configs->sandbox.owner);
+  if (!face) return face.error();
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
-
-  agent_inputs inputs{.pool = out->pool_,
-                      .tools = tools,
-                      .registry = out->registry_,
-                      .censor = out->censor_,
-                      .files = sandbox_files,
-                      .exec_timeout = exec_settings->service.exec_timeout,
-                      .limits = exec_settings->service.limits,
-                      .metrics = metrics,
-                      .guards = *guards,
-                      .approval_timeout = policy_config->approval_timeout,
-                      .http_engine = out->http_engine_,
-                      .store = shared_store ? shared_store->store : nullptr};
-  auto agent = build_agent(executor, out->background_, settings, *llm_config, std::move(inputs));
-  if (!agent) return agent.error();
-  out->agent_ = agent->manager;
-  out->stop_retention_ = agent->stop_retention;
-  out->services_.agent = agent->manager;
-  out->services_.agent_unavailable = agent->unavailable;
-  for (auto& source : agent->health) out->services_.health.push_back(source);
-
-  // MCP servers start in the background: the listener does not wait for them.
-  core::spawn_logged(io.get_executor(), out->registry_->start(), "mcp: starting the servers");
-  out->sandbox_health_->start_refreshing(io.get_executor(), core::real_clock(), 10s);
-  core::spawn_logged(io.get_executor(), start_sandboxes(out->backend_, out->pool_), "sandbox: start-up");
+  if (auto agent = wire_agent(*out, w, executor, settings, *llm_config, configs->execution); !agent) {
+    return agent.error();
+  }
+  start_background_work(io, *out);
   return std::unique_ptr<components>(std::move(out));
 }
 

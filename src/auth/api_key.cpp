@@ -1,13 +1,13 @@
 #include "harness/auth/api_key.hpp"
 
 #include "harness/auth/errors.hpp"
+#include "harness/core/ids.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include <cctype>
-#include <vector>
 
 namespace harness::auth {
 namespace {
@@ -52,21 +52,7 @@ result<std::string> generate_api_key() {
 }
 
 result<std::string> generate_key_id() {
-  return random_hex_id("key_", 6);
-}
-
-result<std::string> random_hex_id(std::string_view prefix, std::size_t bytes) {
-  std::vector<unsigned char> random(bytes);
-  if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
-    return make_error(errc::random_failed, "the OpenSSL random generator failed; no id was made",
-                      "check that /dev/urandom is readable");
-  }
-  std::string id(prefix);
-  for (unsigned char b : random) {
-    id.push_back(hex_digits[b >> 4]);
-    id.push_back(hex_digits[b & 0xF]);
-  }
-  return id;
+  return core::make_id("key_", 6);
 }
 
 bool looks_like_api_key(std::string_view text) {

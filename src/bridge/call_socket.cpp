@@ -1,6 +1,5 @@
 #include "harness/bridge/call_socket.hpp"
 
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
+#include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/with_deadline.hpp"
 #include "pipe_frame_channel.hpp"
@@ -37,20 +37,11 @@ error socket_error(std::string message) {
                     "check SANDBOX_CALL_SOCKET_DIR (a writable local folder), or set it empty to use stdio only");
 }
 
-// Hex of `bytes` bytes from the kernel's random source (not a PRNG: the token authenticates).
+// Hex of `bytes` random bytes: a secret id (the name hides the socket, the token authenticates).
 result<std::string> random_hex(std::size_t bytes) {
-  std::array<unsigned char, 32> raw{};
-  if (bytes > raw.size()) bytes = raw.size();
-  std::size_t got = 0;
-  while (got < bytes) {
-    ssize_t n = ::getrandom(raw.data() + got, bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return socket_error(fmt::format("no random bytes for the call socket: {}", std::strerror(errno)));
-    got += static_cast<std::size_t>(n);
-  }
-  std::string out;
-  for (std::size_t i = 0; i < bytes; ++i) out += fmt::format("{:02x}", raw[i]);
-  return out;
+  auto id = core::make_secret_id("", bytes);
+  if (!id) return socket_error("no random bytes for the call socket: " + id.error().message);
+  return id;
 }
 
 class call_socket_impl final : public call_socket {

@@ -11,7 +11,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/with_deadline.hpp"
-#include "session_shared.hpp"
+#include "protocol_state.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -43,7 +43,7 @@ std::chrono::milliseconds call_margin(std::chrono::milliseconds block_timeout) {
 // that has ended.
 class block_scope {
  public:
-  block_scope(session_shared& shared, std::string id, std::string code, core::steady_time call_deadline)
+  block_scope(protocol_state& shared, std::string id, std::string code, core::steady_time call_deadline)
       : shared_(shared) {
     shared_.current_exec = std::move(id);
     shared_.current_code = std::move(code);
@@ -63,7 +63,7 @@ class block_scope {
   block_scope& operator=(const block_scope&) = delete;
 
  private:
-  session_shared& shared_;
+  protocol_state& shared_;
 };
 
 class runtime_session_impl final : public runtime_session {
@@ -74,7 +74,7 @@ class runtime_session_impl final : public runtime_session {
         clock_(clock),
         channel_(channel),
         limits_(limits),
-        shared_(std::make_shared<session_shared>(executor, clock, channel, tools, filter)) {
+        shared_(std::make_shared<protocol_state>(executor, clock, channel, tools, filter)) {
     shared_->record_args = limits.record_call_args;
   }
 
@@ -189,7 +189,7 @@ class runtime_session_impl final : public runtime_session {
       const std::string type = string_field(*parsed, "type");
       const bool ours = string_field(*parsed, "exec") == id;
       if (type == "call") {
-        shared_->outstanding.add();  // before the spawn: see session_shared::outstanding
+        shared_->outstanding.add();  // before the spawn: see protocol_state::outstanding
         auto call = handle_call(shared_, std::move(*parsed));
         core::spawn_logged(executor_, std::move(call), "sandbox call");
       } else if (type == "log") {
@@ -271,7 +271,7 @@ class runtime_session_impl final : public runtime_session {
   core::clock& clock_;
   frame_channel& channel_;
   session_limits limits_;
-  std::shared_ptr<session_shared> shared_;
+  std::shared_ptr<protocol_state> shared_;
   unsigned long block_seq_ = 0;
 };
 

@@ -26,8 +26,8 @@ using clock_type = std::chrono::steady_clock;
 // How long after a one-shot answer its sandbox's removal starts (close_counted).
 constexpr auto removal_delay = std::chrono::milliseconds(5);
 
-// One sandbox bound to one user.
-struct live_session {
+// One /execute session: a sandbox bound to one user, kept between blocks.
+struct exec_session {
   std::string id;
   std::string user_id;
   std::unique_ptr<sandbox_session> sandbox;
@@ -44,7 +44,7 @@ std::string session_key(const std::string& user_id, const std::string& session_i
 // Marks a session busy for one block, and idle again on every way out.
 class busy_scope {
  public:
-  explicit busy_scope(live_session& s) : session_(s) { session_.busy = true; }
+  explicit busy_scope(exec_session& s) : session_(s) { session_.busy = true; }
   ~busy_scope() {
     session_.busy = false;
     session_.last_used = clock_type::now();
@@ -53,7 +53,7 @@ class busy_scope {
   busy_scope& operator=(const busy_scope&) = delete;
 
  private:
-  live_session& session_;
+  exec_session& session_;
 };
 
 class execution_service_impl final : public execution_service,
@@ -83,7 +83,7 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<result<json>> execute(execute_request request) override {
     auto self = shared_from_this();  // keeps the service alive across the awaits
     auto started = clock_type::now();
-    std::shared_ptr<live_session> session;
+    std::shared_ptr<exec_session> session;
     bool opened_now = false;  // this request opened the session's sandbox
     double open_ms = 0;       // its sandbox's opening: the user's files read, the claim, `init` sent
     if (request.session_id) {
@@ -209,7 +209,7 @@ class execution_service_impl final : public execution_service,
   std::size_t session_count() const override { return sessions_.size(); }
 
  private:
-  asio::awaitable<result<std::shared_ptr<live_session>>> open_session(std::string id, std::string user_id,
+  asio::awaitable<result<std::shared_ptr<exec_session>>> open_session(std::string id, std::string user_id,
                                                                       std::shared_ptr<policy::approver> approver) {
     std::shared_ptr<bridge::data_filter> filter;
     if (filters_) filter = filters_(std::move(approver));
@@ -222,7 +222,7 @@ class execution_service_impl final : public execution_service,
     options.metrics = config_.metrics;
     auto opened = co_await sandbox_session::open(executor_, *pool_, *tools_, std::move(filter), std::move(options));
     if (!opened) co_return opened.error();
-    auto session = std::make_shared<live_session>();
+    auto session = std::make_shared<exec_session>();
     session->id = std::move(id);
     session->user_id = std::move(user_id);
     session->sandbox = std::move(*opened);
@@ -237,7 +237,7 @@ class execution_service_impl final : public execution_service,
 
   // Drops `session` from the table, unless the id has moved on to a newer
   // session (the old one was deleted while its block ran).
-  void forget(const std::shared_ptr<live_session>& session) {
+  void forget(const std::shared_ptr<exec_session>& session) {
     auto it = sessions_.find(session_key(session->user_id, session->id));
     if (it != sessions_.end() && it->second == session) {
       sessions_.erase(it);
@@ -246,7 +246,7 @@ class execution_service_impl final : public execution_service,
   }
 
   // A held session left the table: the directory forgets it (in the background).
-  void released(live_session& session) {
+  void released(exec_session& session) {
     if (!session.held) return;
     session.held = false;
     release_later(session_key(session.user_id, session.id));
@@ -256,20 +256,20 @@ class execution_service_impl final : public execution_service,
     core::spawn_logged(executor_, std::move(release), "session directory: release");
   }
 
-  static asio::awaitable<void> close_session(std::shared_ptr<live_session> session) {
+  static asio::awaitable<void> close_session(std::shared_ptr<exec_session> session) {
     co_await session->sandbox->close();
   }
 
   // Removes a session's sandbox in the background, counted so that shutdown
   // waits for it: a server that exits first would leave the container behind.
-  void close_later(std::shared_ptr<live_session> session, std::string_view why) {
+  void close_later(std::shared_ptr<exec_session> session, std::string_view why) {
     closing_.add();
     const std::string what = "session " + session->id + ": " + std::string(why);
     core::spawn_logged(executor_, close_counted(shared_from_this(), std::move(session)), what);
   }
 
   static asio::awaitable<void> close_counted(std::shared_ptr<execution_service_impl> self,
-                                             std::shared_ptr<live_session> session) {
+                                             std::shared_ptr<exec_session> session) {
     struct done_on_exit {
       core::async_counter& counter;
       ~done_on_exit() { counter.done(); }
@@ -304,7 +304,7 @@ class execution_service_impl final : public execution_service,
   core::periodic_job sweep_;
   // Keyed by session_key: a session id names a session within one user, so
   // another user's request for the same id opens (or misses) its own.
-  std::map<std::string, std::shared_ptr<live_session>> sessions_;
+  std::map<std::string, std::shared_ptr<exec_session>> sessions_;
   std::size_t opening_ = 0;
   core::async_counter closing_;  // sandboxes being removed by close_later
   run_slots one_shots_;          // one-shot blocks running, per user and per key

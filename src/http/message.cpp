@@ -1,6 +1,8 @@
 #include "harness/http/message.hpp"
 #include "harness/http/errors.hpp"
 
+#include "harness/core/error_json.hpp"
+
 #include <fmt/format.h>
 
 namespace harness::http {
@@ -104,7 +106,7 @@ http_response json_response(unsigned status, const nlohmann::json& body) {
 }
 
 http_response error_response(error_code code, std::string_view message) {
-  return json_response(code.http_status(), {{"error", {{"code", code.wire_name()}, {"message", message}}}});
+  return json_response(code.http_status(), {{"error", error_json(error(code, std::string(message)))}});
 }
 
 http_response error_response(const error& e) {

@@ -42,7 +42,7 @@ class anthropic_dialect final : public wire_dialect {
 
   std::string name() const override { return "anthropic"; }
 
-  http_request build(const llm_request& request, bool send_tools) const override {
+  net::request build(const llm_request& request, bool send_tools) const override {
     std::string system;
     json messages = json::array();
     for (const auto& m : request.messages) {
@@ -74,7 +74,7 @@ class anthropic_dialect final : public wire_dialect {
     }
     if (auto t = request.temperature ? request.temperature : config_.temperature) body["temperature"] = *t;
 
-    http_request out;
+    net::request out;
     out.url = endpoint_url(config_);
     out.headers.emplace_back("content-type", "application/json");
     out.headers.emplace_back("anthropic-version", config_.anthropic_version);

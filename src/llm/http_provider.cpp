@@ -73,7 +73,7 @@ class http_provider_impl final : public llm_provider {
     auto deadline = start + config_.deadline;
     if (request.deadline && *request.deadline < deadline) deadline = *request.deadline;
     const bool send_tools = config_.tools != tool_mode::text && !request.tools.empty();
-    http_request wire = dialect_->build(request, send_tools);
+    net::request wire = dialect_->build(request, send_tools);
     auto cs = co_await asio::this_coro::cancellation_state;
     const long call = ++calls_;
 

@@ -16,10 +16,10 @@ namespace asio = boost::asio;
 
 class net_transport final : public http_transport {
  public:
-  net_transport(std::shared_ptr<net::engine> engine, const net_transport_options& options)
-      : options_(options), client_(net::create_http_client(std::move(engine), client_options(options))) {}
+  net_transport(std::shared_ptr<net::curl_loop> loop, const net_transport_options& options)
+      : options_(options), client_(net::create_http_client(std::move(loop), client_options(options))) {}
 
-  asio::awaitable<result<http_response>> send(http_request request) override {
+  asio::awaitable<result<net::response>> send(net::request request) override {
     net::request r;
     r.method = "POST";
     r.url = request.url;
@@ -29,11 +29,7 @@ class net_transport final : public http_transport {
     r.max_response_bytes = options_.max_response_bytes;
     auto answer = co_await client_->fetch(std::move(r));
     if (!answer) co_return translate(answer.error(), request);
-    http_response out;
-    out.status = answer->status;
-    for (auto& [name, value] : answer->headers) out.headers[name] = std::move(value);
-    out.body = std::move(answer->body);
-    co_return out;
+    co_return std::move(*answer);
   }
 
  private:
@@ -49,7 +45,7 @@ class net_transport final : public http_transport {
     return out;
   }
 
-  error translate(const error& e, const http_request& request) const {
+  error translate(const error& e, const net::request& request) const {
     const std::string url = net::printable_url(request.url);
     if (e.code == net::errc::timeout) {
       return make_error(llm::errc::timeout,
@@ -79,9 +75,9 @@ class net_transport final : public http_transport {
 
 }  // namespace
 
-std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::engine> engine,
+std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::curl_loop> loop,
                                                      const net_transport_options& options) {
-  return std::make_shared<net_transport>(std::move(engine), options);
+  return std::make_shared<net_transport>(std::move(loop), options);
 }
 
 }  // namespace harness::llm

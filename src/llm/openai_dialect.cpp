@@ -48,7 +48,7 @@ class openai_dialect final : public wire_dialect {
 
   std::string name() const override { return "openai"; }
 
-  http_request build(const llm_request& request, bool send_tools) const override {
+  net::request build(const llm_request& request, bool send_tools) const override {
     json messages = json::array();
     for (const auto& m : request.messages) messages.push_back(to_wire(m, send_tools));
     json body{{"model", config_.model}, {"messages", std::move(messages)}};
@@ -65,7 +65,7 @@ class openai_dialect final : public wire_dialect {
     if (max_tokens > 0) body["max_tokens"] = max_tokens;
     if (auto t = request.temperature ? request.temperature : config_.temperature) body["temperature"] = *t;
 
-    http_request out;
+    net::request out;
     out.url = endpoint_url(config_);
     out.headers.emplace_back("Content-Type", "application/json");
     out.headers.emplace_back("Accept", "application/json");

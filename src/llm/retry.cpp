@@ -42,18 +42,25 @@ std::chrono::milliseconds backoff_delay(const retry_policy& policy, int retry, s
   return std::chrono::milliseconds(full - full / 2 + jitter(rng));
 }
 
-std::optional<std::chrono::milliseconds> retry_after(const std::map<std::string, std::string>& headers,
-                                                     long long now_unix_seconds) {
-  if (auto it = headers.find("retry-after-ms"); it != headers.end()) {
+std::optional<std::chrono::milliseconds> retry_after(const net::header_list& headers, long long now_unix_seconds) {
+  // The last value of a header (names are lower-case), if any.
+  auto last = [&headers](std::string_view name) -> const std::string* {
+    const std::string* found = nullptr;
+    for (const auto& [n, v] : headers) {
+      if (n == name) found = &v;
+    }
+    return found;
+  };
+  if (const std::string* ms_text = last("retry-after-ms")) {
     double ms = 0;
-    auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), ms);
-    if (ec == std::errc{} && ptr == it->second.data() + it->second.size() && std::isfinite(ms)) {
+    auto [ptr, ec] = std::from_chars(ms_text->data(), ms_text->data() + ms_text->size(), ms);
+    if (ec == std::errc{} && ptr == ms_text->data() + ms_text->size() && std::isfinite(ms)) {
       return std::chrono::milliseconds(static_cast<long long>(std::max(0.0, ms)));
     }
   }
-  auto it = headers.find("retry-after");
-  if (it == headers.end() || it->second.empty()) return std::nullopt;
-  const std::string& v = it->second;
+  const std::string* found = last("retry-after");
+  if (!found || found->empty()) return std::nullopt;
+  const std::string& v = *found;
   long long seconds = 0;
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
   if (ec == std::errc{} && ptr == v.data() + v.size()) return std::chrono::seconds(std::max(0LL, seconds));

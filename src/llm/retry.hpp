@@ -3,13 +3,13 @@
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <optional>
 #include <random>
 #include <string>
 
 #include "harness/core/error.hpp"
 #include "harness/llm/config.hpp"
+#include "harness/net/http_client.hpp"
 
 namespace harness::llm::detail {
 
@@ -23,8 +23,8 @@ std::chrono::milliseconds backoff_delay(const retry_policy& policy, int retry, s
 // The wait the server asks for: retry-after-ms (OpenAI), else Retry-After as
 // delta-seconds or an HTTP date (relative to now_unix_seconds); nullopt when
 // absent or unreadable. Negative waits become 0.
-std::optional<std::chrono::milliseconds> retry_after(const std::map<std::string, std::string>& headers,
-                                                     long long now_unix_seconds);
+// A header named twice counts with its last value.
+std::optional<std::chrono::milliseconds> retry_after(const net::header_list& headers, long long now_unix_seconds);
 
 // The error for a non-2xx answer: code by status (llm_unauthorized, ...), a
 // message naming the likely cause with the provider's own message (scrubbed

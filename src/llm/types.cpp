@@ -1,4 +1,5 @@
 #include "harness/llm/types.hpp"
+#include "harness/core/error_json.hpp"
 #include "harness/llm/errors.hpp"
 
 #include <fmt/format.h>
@@ -118,7 +119,10 @@ json to_json(const llm_turn& t) {
 }
 
 json to_json(const harness::error& e) {
-  return json{{"code", e.code.wire_name()}, {"message", e.message}, {"hint", e.hint}};
+  // A recording always writes "hint" (empty when there is none).
+  json out = error_json(e);
+  out["hint"] = e.hint;
+  return out;
 }
 
 namespace {

@@ -20,7 +20,7 @@ class wire_dialect {
   virtual std::string name() const = 0;
   // URL, headers (the key among them) and JSON body; the timeout is left to the caller.
   // send_tools false: no tool definitions, and from_text calls/results are sent as plain text.
-  virtual http_request build(const llm_request& request, bool send_tools) const = 0;
+  virtual net::request build(const llm_request& request, bool send_tools) const = 0;
   // A 2xx body; fails with llm_bad_response saying what is missing.
   virtual result<llm_turn> parse(const std::string& body) const = 0;
 };

@@ -279,6 +279,17 @@ asio::awaitable<result<json>> oauth_authorizer::fetch_json(const std::string& ur
   co_return doc;
 }
 
+asio::awaitable<result<std::optional<oauth_authorizer::found_document>>> oauth_authorizer::first_document(
+    std::vector<std::string> urls) {
+  for (auto& url : urls) {
+    auto doc = co_await fetch_json(url);
+    if (!doc) co_return doc.error();
+    if (doc->is_null()) continue;
+    co_return found_document{std::move(url), std::move(*doc)};
+  }
+  co_return std::nullopt;
+}
+
 asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::string>& resource_metadata) {
   if (server_metadata_ &&
       (!resource_metadata || (resource_metadata_ && resource_metadata_->url == *resource_metadata))) {
@@ -286,15 +297,19 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
   }
   // Found into locals and kept only when the whole discovery worked.
   std::optional<protected_resource_metadata> resource;
-  for (const auto& url : protected_resource_metadata_urls(url_, resource_metadata)) {
+  auto resource_urls = protected_resource_metadata_urls(url_, resource_metadata);
+  // Checked before any is asked: they are the challenge's one URL or the server's own origin.
+  for (const auto& url : resource_urls) {
     if (!acceptable_oauth_url(url, url_)) {
       co_return make_error(mcp::errc::authorization_failed, "MCP server " + server_.name + " points OAuth at " +
                                                                 net::printable_url(url) + ", which is not https");
     }
-    auto doc = co_await fetch_json(url);
-    if (!doc) co_return doc.error();
-    if (doc->is_null()) continue;
-    auto parsed = parse_protected_resource_metadata(*doc, url);
+  }
+  auto resource_doc = co_await first_document(std::move(resource_urls));
+  if (!resource_doc) co_return resource_doc.error();
+  if (*resource_doc) {
+    const std::string& url = (*resource_doc)->url;
+    auto parsed = parse_protected_resource_metadata((*resource_doc)->doc, url);
     if (!parsed) co_return parsed.error();
     if (!resource_covers(parsed->resource, url_)) {
       co_return make_error(mcp::errc::authorization_failed,
@@ -308,7 +323,6 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
                            "the OAuth metadata of " + server_.name + " names no authorization server");
     }
     resource = std::move(*parsed);
-    break;
   }
   std::optional<authorization_server_metadata> found;
   if (resource) {
@@ -318,11 +332,12 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
       co_return make_error(mcp::errc::authorization_failed,
                            "MCP server " + server_.name + " names an authorization server that is not an https URL");
     }
-    for (const auto& url : authorization_server_metadata_urls(*issuer_url)) {
-      auto doc = co_await fetch_json(url);
-      if (!doc) co_return doc.error();
-      if (doc->is_null()) continue;
-      auto parsed = parse_authorization_server_metadata(*doc, url);
+    auto urls = authorization_server_metadata_urls(*issuer_url);  // a local: GCC 12
+    auto server_doc = co_await first_document(std::move(urls));
+    if (!server_doc) co_return server_doc.error();
+    if (*server_doc) {
+      const std::string& url = (*server_doc)->url;
+      auto parsed = parse_authorization_server_metadata((*server_doc)->doc, url);
       if (!parsed) co_return parsed.error();
       // RFC 8414 section 3.3: metadata for another issuer must not be used.
       if (without_trailing_slash(parsed->issuer) != without_trailing_slash(issuer)) {
@@ -331,7 +346,6 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
                                                                   parsed->issuer + ", not " + issuer);
       }
       found = std::move(*parsed);
-      break;
     }
     if (!found) {
       co_return make_error(mcp::errc::authorization_failed, "no metadata found for the authorization server " +
@@ -340,16 +354,16 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
   } else {
     // 2025-03-26: no resource metadata; the server's origin is the authorization server.
     auto origin = net::parse_url(net::origin_of(url_)).value();
-    for (const auto& url : authorization_server_metadata_urls(origin)) {
-      auto doc = co_await fetch_json(url);
-      if (!doc) co_return doc.error();
-      if (doc->is_null()) continue;
-      auto parsed = parse_authorization_server_metadata(*doc, url);
+    auto urls = authorization_server_metadata_urls(origin);  // a local: GCC 12
+    auto server_doc = co_await first_document(std::move(urls));
+    if (!server_doc) co_return server_doc.error();
+    if (*server_doc) {
+      auto parsed = parse_authorization_server_metadata((*server_doc)->doc, (*server_doc)->url);
       if (!parsed) co_return parsed.error();
       found = std::move(*parsed);
-      break;
+    } else {
+      found = fallback_authorization_server(url_);
     }
-    if (!found) found = fallback_authorization_server(url_);
   }
   for (const auto* endpoint : {&found->authorization_endpoint, &found->token_endpoint, &found->registration_endpoint}) {
     if (!endpoint->empty() && !acceptable_oauth_url(*endpoint, url_)) {

@@ -68,6 +68,14 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
 
   boost::asio::awaitable<harness::status> discover(const std::optional<std::string>& resource_metadata);
   boost::asio::awaitable<result<nlohmann::json>> fetch_json(const std::string& url);
+  // The first of `urls` that answers 200 (with a JSON object): its URL and
+  // document; nullopt when none does. A failed request or a body that is not a
+  // JSON object ends the search with that error.
+  struct found_document {
+    std::string url;
+    nlohmann::json doc;
+  };
+  boost::asio::awaitable<result<std::optional<found_document>>> first_document(std::vector<std::string> urls);
   // Who this harness is at the authorization server (see mcp.md). A client
   // registered for another redirect URI serves refreshes, not new authorizations.
   boost::asio::awaitable<harness::status> ensure_client(bool for_new_authorization = false);

@@ -35,7 +35,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     // A registry given no HTTP client (tests, tools) makes its own for its remote servers.
     const bool any_remote = std::any_of(config_.servers.begin(), config_.servers.end(),
                                         [](const server_config& s) { return s.kind != transport_kind::stdio; });
-    if (any_remote && !remote_.http) remote_.http = net::create_http_client(net::start_engine());
+    if (any_remote && !remote_.http) remote_.http = net::create_http_client(net::start_curl_loop());
     if (metrics_) {
       calls_ = &metrics_->counters("harness_mcp_tool_calls_total", "MCP tool calls, by server, tool and outcome.",
                                    {"server", "tool", "outcome"});

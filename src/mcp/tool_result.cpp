@@ -116,12 +116,6 @@ result<json> resource_contents_value(const json& read_result) {
   return contents;
 }
 
-json error_json(const error& e) {
-  json out = {{"code", e.code.wire_name()}, {"message", e.message}};
-  if (!e.hint.empty()) out["hint"] = e.hint;
-  return out;
-}
-
 std::vector<ranked_tool> rank_tools(const std::vector<ranked_tool>& tools, const std::string& query) {
   const auto query_words = words_of(query);
   std::vector<ranked_tool> out;

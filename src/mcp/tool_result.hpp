@@ -24,10 +24,6 @@ result<nlohmann::json> tool_result_value(nlohmann::json call_tool_result, const 
 // Errors: mcp_bad_response when there is no contents array.
 result<nlohmann::json> resource_contents_value(const nlohmann::json& read_result);
 
-// The JSON an HTTP route or the sandbox bridge sends for an error:
-// {"code", "message", "hint"?}.
-nlohmann::json error_json(const error& e);
-
 struct ranked_tool {
   std::string name;
   std::string description;

@@ -6,7 +6,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "harness/auth/api_key.hpp"
+#include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
@@ -95,7 +95,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
 
  private:
   std::optional<std::string> new_id() {
-    auto id = auth::random_hex_id("mcp_", session_id_bytes);
+    auto id = core::make_secret_id("mcp_", session_id_bytes);
     if (!id) {
       core::log_error("mcp: no session id could be made: {}", id.error().describe());
       return std::nullopt;

@@ -1,4 +1,4 @@
-// The per-transfer half of the engine: setting up a curl easy handle for a
+// The per-transfer half of the curl loop: setting up a curl easy handle for a
 // request, collecting its head and body as they arrive, and turning its end
 // into the result the awaiting side gets. Engine thread only.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace harness::net::detail {
 
-// Creates t.easy for t.req with its lane's options (the engine adds its own
+// Creates t.easy for t.req with its lane's options (the curl loop adds its own
 // socket and TLS callbacks). Errors: bad_url (not http/https, credentials in
 // it, a line break in a header).
 status configure(transfer& t);

@@ -15,8 +15,8 @@ std::vector<core::setting_spec> net_setting_specs() {
   };
 }
 
-result<engine_options> load_engine_options(const core::settings& settings) {
-  engine_options options;
+result<curl_loop_options> load_curl_loop_options(const core::settings& settings) {
+  curl_loop_options options;
   options.extra_ca_file = settings.get("TLS_EXTRA_CA_FILE");
   if (!options.extra_ca_file.empty()) {
     std::ifstream file(options.extra_ca_file);

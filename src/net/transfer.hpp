@@ -1,6 +1,6 @@
-// One HTTP exchange as the engine runs it: the curl easy handle, what has
+// One HTTP exchange as the curl loop runs it: the curl easy handle, what has
 // arrived so far, and how the awaiting side learns of it. Everything here but
-// stream_state is touched only on the engine's thread.
+// stream_state is touched only on the curl loop's thread.
 #pragma once
 
 #include <chrono>
@@ -61,21 +61,21 @@ class held_handler {
 
 struct transfer;
 
-// A client's share of the engine: its concurrency limit and waiting line.
+// A client's share of the curl loop: its concurrency limit and waiting line.
 struct lane {
   client_options options;
   std::size_t running = 0;
   std::deque<std::shared_ptr<transfer>> waiting;
 };
 
-// The body of a streamed response, handed from the engine's thread to the
-// reader's. Guarded by `mutex`: the engine appends, the reader takes.
+// The body of a streamed response, handed from the curl loop's thread to the
+// reader's. Guarded by `mutex`: the curl loop appends, the reader takes.
 struct stream_state {
   std::mutex mutex;
   std::string unread;
   bool ended = false;
   std::optional<error> failure;  // set with ended when the transfer failed
-  bool paused = false;           // the engine paused the transfer: the reader resumes it after taking data
+  bool paused = false;           // the curl loop paused the transfer: the reader resumes it after taking data
   std::optional<held_handler<std::string>> reader;  // a read waiting for data
 };
 
@@ -104,7 +104,7 @@ struct transfer {
   std::shared_ptr<stream_state> stream;  // open only
   std::size_t stream_buffer_bytes = 256 * 1024;
 
-  // The deadline's timer, on the engine's thread only (made when the
+  // The deadline's timer, on the curl loop's thread only (made when the
   // transfer is queued, destroyed when it finishes).
   std::unique_ptr<core::timer> deadline_timer;
 

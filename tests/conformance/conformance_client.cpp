@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
   limits.max_request_time = std::chrono::seconds(20);
   asio::io_context ctx;
   harness_side side;
-  side.http = net::create_http_client(net::start_engine());
+  side.http = net::create_http_client(net::start_curl_loop());
   oauth_options options;
   options.redirect_uri = [] { return std::string(redirect_uri); };
   options.client_name = "mcp-harness conformance client";

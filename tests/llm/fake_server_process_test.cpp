@@ -67,7 +67,7 @@ TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
   ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
   auto c = test::test_config("openai", fake.base + "/v1");
   c.api_key = "k-123";
-  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), {}));
+  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_curl_loop(), {}));
   auto turn = test::run_sync(p->complete(test::simple_request()));
   ASSERT_TRUE(turn) << turn.error().describe();
   EXPECT_EQ(turn->text, "from the file");
@@ -82,9 +82,9 @@ TEST(LlmFakeServerProcess, AnswersFromAScriptFileAndLogsRequests) {
 TEST(LlmFakeServerProcess, ControlEndpointScriptsRepliesAndReportsRequests) {
   fake_process fake({});
   ASSERT_FALSE(fake.base.empty()) << "the fake did not report its address";
-  auto transport = create_net_transport(harness::net::start_engine(), {});
+  auto transport = create_net_transport(harness::net::start_curl_loop(), {});
   auto post = [&](const std::string& path, const std::string& body) {
-    http_request r;
+    harness::net::request r;
     r.url = fake.base + path;
     r.headers = {{"Content-Type", "application/json"}};
     r.body = body;

@@ -41,7 +41,7 @@ class LlmHttp : public ::testing::TestWithParam<std::string> {
   std::string path() const { return GetParam() == "anthropic" ? "/v1/messages" : "/v1/chat/completions"; }
 
   testing::fake_llm_server fake;
-  std::shared_ptr<http_transport> transport = create_net_transport(harness::net::start_engine(), {});
+  std::shared_ptr<http_transport> transport = create_net_transport(harness::net::start_curl_loop(), {});
 };
 
 TEST_P(LlmHttp, ToolCallRoundTripSpeaksTheWireFormat) {
@@ -243,7 +243,7 @@ TEST(LlmHttpTransport, RefusedConnectionIsAConnectionError) {
   auto c = test::test_config("openai", "http://127.0.0.1:" + std::to_string(port) + "/v1");
   c.retry.max_retries = 1;
   auto turn = test::run_sync(
-      create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), {}))
+      create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_curl_loop(), {}))
           ->complete(test::simple_request()));
   ASSERT_FALSE(turn);
   EXPECT_EQ(turn.error().code, harness::llm::errc::connection_failed);
@@ -258,7 +258,7 @@ TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy)
   options.max_queued = 2;
   auto c = test::test_config("openai", fake.openai_base_url());
   c.retry.max_retries = 0;
-  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_engine(), options));
+  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_curl_loop(), options));
   asio::io_context ioc;
   std::vector<result<llm_turn>> results;
   for (int i = 0; i < 6; ++i) {

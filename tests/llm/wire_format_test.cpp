@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string header(const http_request& r, const std::string& name) {
+std::string header(const harness::net::request& r, const std::string& name) {
   for (const auto& [n, v] : r.headers) {
     if (n == name) return v;
   }

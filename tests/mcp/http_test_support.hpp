@@ -66,7 +66,7 @@ inline bool wait_health(boost::asio::io_context& ctx, const core::health_source&
 struct http_server_fixture {
   boost::asio::io_context& ctx;
   std::unique_ptr<detail::child_process> child;
-  std::shared_ptr<net::http_client> http = net::create_http_client(net::start_engine());
+  std::shared_ptr<net::http_client> http = net::create_http_client(net::start_curl_loop());
   std::shared_ptr<client> c;
   result<server_info> info = make_error(harness::core::errc::internal_error, "");
 

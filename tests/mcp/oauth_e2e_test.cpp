@@ -112,9 +112,9 @@ TEST_F(OAuthEndToEnd, AnOperatorAuthorizesInABrowserAndCodeCallsTheToolWithTheTo
   net::testing::test_ca ca;
   // Tokens live 6 s: the harness renews them half their life before they expire, so within seconds.
   oauth_server remote(ca, {{"ACCESS_TTL", "6"}});
-  net::engine_options trusting;
+  net::curl_loop_options trusting;
   trusting.extra_ca_file = ca.ca_pem;
-  auto browser = net::create_http_client(net::start_engine(trusting));
+  auto browser = net::create_http_client(net::start_curl_loop(trusting));
   {
     harness_server server(env(remote, ca.ca_pem));
     // The harness discovered the server's OAuth, registered itself, and waits for a person.
@@ -245,9 +245,9 @@ TEST_F(OAuthEndToEnd, AnAuthorizationServerOtherThanThePinnedOneGetsNothing) {
     ASSERT_EQ(failed.value("state", ""), "failed") << failed.dump() << server.output();
     EXPECT_NE(failed.value("reason", "").find("not https://as.example.com"), std::string::npos) << failed.dump();
     EXPECT_NE(failed.value("reason", "").find("nothing was sent to it"), std::string::npos) << failed.dump();
-    net::engine_options trusting;
+    net::curl_loop_options trusting;
     trusting.extra_ca_file = ca.ca_pem;
-    auto browser = net::create_http_client(net::start_engine(trusting));
+    auto browser = net::create_http_client(net::start_curl_loop(trusting));
     EXPECT_EQ(fetch_json(*browser, remote.url("/stats"))["registrations"], 0);
     EXPECT_EQ(server.stop(), 0);
   }

@@ -132,7 +132,7 @@ TEST(HttpSseTransport, AnEndpointOnAnotherOriginIsRefused) {
   auto child = testing::spawn_node(ctx, {"-e", script, std::to_string(port)});
   ASSERT_TRUE(child);
   remote_access remote;
-  remote.http = net::create_http_client(net::start_engine());
+  remote.http = net::create_http_client(net::start_curl_loop());
   result<server_info> info = make_error(mcp::errc::connection_lost, "not tried");
   // Until it listens, the GET fails to connect (connection_lost); then the answer is the refusal.
   for (int i = 0; i < 100 && !info && info.error().code == mcp::errc::connection_lost; ++i) {

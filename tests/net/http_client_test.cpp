@@ -37,7 +37,7 @@ request get(std::string url) {
 
 TEST(HttpClient, GetAndPostWithHeadersAndBodies) {
   test_server server;
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   request r;
   r.method = "POST";
   r.url = server.url("127.0.0.1", "/echo?x=1");
@@ -65,7 +65,7 @@ TEST(HttpClient, GetAndPostWithHeadersAndBodies) {
 // checked on the address connected to, after DNS ("localhost" resolves here).
 TEST(HttpClient, APublicOnlyRequestDoesNotReachLoopback) {
   test_server server;
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   for (const char* host : {"127.0.0.1", "localhost"}) {
     auto r = get(server.url(host, "/echo"));
     r.public_only = true;
@@ -89,7 +89,7 @@ TEST(HttpClient, APublicOnlyRequestDoesNotReachLoopback) {
 
 TEST(HttpClient, AnyStatusIsAnAnswerAndRepeatedHeadersAreKept) {
   test_server server;
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   auto answer = fetch(*client, get(server.url("127.0.0.1", "/status/401")));
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 401);
@@ -100,7 +100,7 @@ TEST(HttpClient, AnyStatusIsAnAnswerAndRepeatedHeadersAreKept) {
 }
 
 TEST(HttpClient, RefusesBadUrlsAndHeadersWithoutSendingThem) {
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   auto ftp = fetch(*client, get("ftp://127.0.0.1/x"));
   ASSERT_FALSE(ftp);
   EXPECT_EQ(ftp.error().code, net::errc::bad_url);
@@ -118,7 +118,7 @@ TEST(HttpClient, RefusesBadUrlsAndHeadersWithoutSendingThem) {
 
 TEST(HttpClient, ConnectionFailuresTimeoutsAndSizeLimitsAreClear) {
   test_server server;
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   // A port nobody listens on (the server's own, after it is gone, would race).
   auto refused = fetch(*client, get("http://127.0.0.1:1/x?token=secret"));
   ASSERT_FALSE(refused);
@@ -144,7 +144,7 @@ TEST(HttpClient, ConnectionFailuresTimeoutsAndSizeLimitsAreClear) {
 
 TEST(HttpClient, CancellingTheAwaitingCoroutineAbortsTheTransferAndClosesItsConnection) {
   test_server server;
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   asio::io_context io;
   auto outcome = run_sync(io, [&]() -> asio::awaitable<std::optional<result<response>>> {
     auto fetching = client->fetch(get(server.url("127.0.0.1", "/hang")));
@@ -164,13 +164,13 @@ TEST(HttpClient, CancellingTheAwaitingCoroutineAbortsTheTransferAndClosesItsConn
 
 TEST(HttpClient, StoppingTheEngineCancelsWhatWaitsAndLaterRequests) {
   test_server server;
-  auto engine = start_engine();
-  auto client = create_http_client(engine);
+  auto loop = start_curl_loop();
+  auto client = create_http_client(loop);
   asio::io_context io;
-  // A request still out holds its client, and so the engine: stop_engine ends it anyway.
+  // A request still out holds its client, and so the loop: stop_curl_loop ends it anyway.
   auto pending = asio::co_spawn(io, client->fetch(get(server.url("127.0.0.1", "/hang"))), asio::use_future);
   asio::steady_timer later(io, std::chrono::milliseconds(200));
-  later.async_wait([&](boost::system::error_code) { stop_engine(*engine); });
+  later.async_wait([&](boost::system::error_code) { stop_curl_loop(*loop); });
   io.run();
   auto outcome = pending.get();
   ASSERT_FALSE(outcome);
@@ -185,7 +185,7 @@ TEST(HttpClient, AFullQueueAnswersBusyAtOnce) {
   client_options options;
   options.max_concurrent = 1;
   options.max_queued = 1;
-  auto client = create_http_client(start_engine(), options);
+  auto client = create_http_client(start_curl_loop(), options);
   asio::io_context io;
   auto outcomes = run_sync(io, [&]() -> asio::awaitable<std::vector<result<response>>> {
     auto executor = co_await asio::this_coro::executor;
@@ -214,9 +214,9 @@ TEST(HttpClient, AFullQueueAnswersBusyAtOnce) {
 
 TEST(HttpClient, StreamsArriveAsTheyComeAndASlowReaderHoldsTheSenderBack) {
   test_server server;
-  engine_options small;
+  curl_loop_options small;
   small.stream_buffer_bytes = 4096;  // the transfer pauses often
-  auto client = create_http_client(start_engine(small));
+  auto client = create_http_client(start_curl_loop(small));
   asio::io_context io;
   run_sync(io, [&]() -> asio::awaitable<void> {
     request r = get(server.url("127.0.0.1", "/sse?events=3&gap=20"));
@@ -258,7 +258,7 @@ TEST(HttpClient, StreamsArriveAsTheyComeAndASlowReaderHoldsTheSenderBack) {
 
 TEST(HttpClient, AStreamCutOffMidBodyIsAFailedReadAndAnIdleOneCanBeCancelled) {
   test_server server;
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   asio::io_context io;
   run_sync(io, [&]() -> asio::awaitable<void> {
     auto cut = co_await client->open(get(server.url("127.0.0.1", "/cut")));
@@ -298,9 +298,9 @@ TEST(HttpClient, AStreamCutOffMidBodyIsAFailedReadAndAnIdleOneCanBeCancelled) {
 TEST(HttpClientTls, VerifiesAgainstTheExtraCaAndRefusesAWrongHostOrAnUntrustedCa) {
   test_ca ca;
   test_server server({"--tls", ca.server_pem, ca.server_key});
-  engine_options trusting;
+  curl_loop_options trusting;
   trusting.extra_ca_file = ca.ca_pem;
-  auto client = create_http_client(start_engine(trusting));
+  auto client = create_http_client(start_curl_loop(trusting));
   auto ok = fetch(*client, get(server.url("localhost", "/echo", true)));
   ASSERT_TRUE(ok) << ok.error().describe();
   EXPECT_EQ(ok->status, 200);
@@ -311,16 +311,16 @@ TEST(HttpClientTls, VerifiesAgainstTheExtraCaAndRefusesAWrongHostOrAnUntrustedCa
   EXPECT_NE(wrong_host.error().message.find("127.0.0.1"), std::string::npos) << wrong_host.error().message;
 
   // The system store alone does not know the test CA.
-  auto system_only = create_http_client(start_engine());
+  auto system_only = create_http_client(start_curl_loop());
   auto untrusted = fetch(*system_only, get(server.url("localhost", "/echo", true)));
   ASSERT_FALSE(untrusted);
   EXPECT_EQ(untrusted.error().code, net::errc::tls_failed);
   EXPECT_NE(untrusted.error().hint.find("TLS_EXTRA_CA_FILE"), std::string::npos);
 
   // Nor does trusting another CA help.
-  engine_options other;
+  curl_loop_options other;
   other.extra_ca_file = ca.other_ca_pem;
-  auto wrong_ca = create_http_client(start_engine(other));
+  auto wrong_ca = create_http_client(start_curl_loop(other));
   auto refused = fetch(*wrong_ca, get(server.url("localhost", "/echo", true)));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, net::errc::tls_failed);
@@ -329,18 +329,18 @@ TEST(HttpClientTls, VerifiesAgainstTheExtraCaAndRefusesAWrongHostOrAnUntrustedCa
 TEST(HttpClientTls, UsesHttp2WhereTheServerOffersIt) {
   test_ca ca;
   test_server server({"--tls", ca.server_pem, ca.server_key, "--h2"});
-  engine_options trusting;
+  curl_loop_options trusting;
   trusting.extra_ca_file = ca.ca_pem;
-  auto client = create_http_client(start_engine(trusting));
+  auto client = create_http_client(start_curl_loop(trusting));
   auto answer = fetch(*client, get(server.url("localhost", "/echo", true)));
   ASSERT_TRUE(answer) << answer.error().describe();
   EXPECT_EQ(json::parse(answer->body)["httpVersion"], "2.0");
 }
 
 TEST(HttpClientTls, AnUnreadableOrEmptyCaFileStopsTheStart) {
-  EXPECT_THROW(start_engine({.extra_ca_file = "/nonexistent/ca.pem"}), std::runtime_error);
+  EXPECT_THROW(start_curl_loop({.extra_ca_file = "/nonexistent/ca.pem"}), std::runtime_error);
   test_ca ca;
-  EXPECT_THROW(start_engine({.extra_ca_file = (ca.dir / "server.ext").string()}), std::runtime_error);
+  EXPECT_THROW(start_curl_loop({.extra_ca_file = (ca.dir / "server.ext").string()}), std::runtime_error);
 }
 
 TEST(HttpClientProxy, ProxiesComeFromTheEnvironmentUnlessARequestSaysOtherwise) {
@@ -348,7 +348,7 @@ TEST(HttpClientProxy, ProxiesComeFromTheEnvironmentUnlessARequestSaysOtherwise) 
   test_server proxy({"--proxy"});
   const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy.port);
   ::setenv("http_proxy", proxy_url.c_str(), 1);
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   auto via = fetch(*client, get(target.url("127.0.0.1", "/echo")));
   request direct_request = get(target.url("127.0.0.1", "/echo"));
   direct_request.proxy = "";
@@ -369,7 +369,7 @@ TEST(HttpClientProxy, APublicOnlyRequestIgnoresNoProxyAndIsCheckedWhenDirect) {
   const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy.port);
   ::setenv("http_proxy", proxy_url.c_str(), 1);
   ::setenv("no_proxy", "127.0.0.1,localhost", 1);
-  auto client = create_http_client(start_engine());
+  auto client = create_http_client(start_curl_loop());
   request guarded = get(target.url("127.0.0.1", "/echo"));
   guarded.public_only = true;
   auto via = fetch(*client, guarded);

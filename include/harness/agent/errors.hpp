@@ -1,27 +1,34 @@
-// The error codes of the agent component (agent tasks: admission, the loop, conversations). Each value has
-// its wire name and HTTP status in src/agent/errors.cpp; add a code there and here.
+// The error codes of the agent component (agent tasks: admission, the loop, conversations). Each code is one row of the
+// table below: X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes, and
+// a wire name never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_AGENT_ERRORS(X)                                                           \
+  X(stopping, "agent_stopping", 503)                                                      \
+  X(user_busy, "user_busy", 429)                                                          \
+  X(agent_busy, "agent_busy", 429)                                                        \
+  X(conversation_not_found, "conversation_not_found", 404)                                \
+  X(conversation_busy, "conversation_busy", 409)                                          \
+  X(task_finished, "task_finished", 409)                                                  \
+  X(task_timeout, "task_timeout", 503)                                                    \
+  X(interrupted, "interrupted", 503)                                                      \
+  X(max_turns, "max_turns", 503)                                                          \
+  X(budget_exceeded, "budget_exceeded", 503)                                              \
+  /* no approval of that id in the task (never asked, or the task ended) */               \
+  X(approval_not_found, "approval_not_found", 404)                                        \
+  /* the approval was decided already (or timed out) */                                   \
+  X(approval_decided, "approval_decided", 409)                                            \
+  /* the task runs on another replica (its owner), which alone can cancel it or decide */ \
+  /* 421: Misdirected Request: another replica holds it */                                \
+  X(task_elsewhere, "task_elsewhere", 421)                                                \
+  /* no LLM is configured: tasks cannot start (stored ones are still served) */           \
+  X(no_llm, "llm_not_configured", 503)
 
 namespace harness::agent {
 
-enum class errc {
-  stopping = 1,
-  user_busy,
-  agent_busy,
-  conversation_not_found,
-  conversation_busy,
-  task_finished,
-  task_timeout,
-  interrupted,
-  max_turns,
-  budget_exceeded,
-  approval_not_found,  // no approval of that id in the task (never asked, or the task ended)
-  approval_decided,    // the approval was decided already (or timed out)
-  task_elsewhere,      // the task runs on another replica (its owner), which alone can cancel it or decide
-  no_llm,              // no LLM is configured: tasks cannot start (stored ones are still served)
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_AGENT_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -35,7 +42,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::agent::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::agent::errc> = 14;
+inline constexpr int harness::errc_count<harness::agent::errc> = HARNESS_ERRC_COUNT(HARNESS_AGENT_ERRORS);
 
 namespace harness::agent {
 

@@ -22,13 +22,9 @@ using key_digest = std::array<unsigned char, 32>;
 // itself (then no key must be made at all).
 result<std::string> generate_api_key();
 
-// A new key id: "key_" + 12 lowercase hex characters from RAND_bytes. Ids are
+// A new key id: "key_" + 12 lowercase hex characters (core::make_id). Ids are
 // public (logs, `keys list`, revoke); they only need to be unique in one file.
 result<std::string> generate_key_id();
-
-// `prefix` + 2 * `bytes` lowercase hex characters from RAND_bytes: an id
-// nobody can guess (MCP session ids). Error random_failed as above.
-result<std::string> random_hex_id(std::string_view prefix, std::size_t bytes);
 
 // True when `text` has the shape of a key (prefix, length, base64url
 // alphabet); says nothing about whether it is a valid one.

@@ -1,24 +1,26 @@
-// The error codes of the bridge component (the host's side of the sandbox runtime protocol). Each value has
-// its wire name and HTTP status in src/bridge/errors.cpp; add a code there and here.
+// The error codes of the bridge component (the host's side of the sandbox runtime protocol). Each code is one row of
+// the table below: X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes,
+// and a wire name never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_BRIDGE_ERRORS(X)                     \
+  X(channel_closed, "channel_closed", 503)           \
+  X(frame_too_large, "frame_too_large", 503)         \
+  X(protocol_error, "protocol_error", 503)           \
+  X(bad_call, "bad_call", 503)                       \
+  X(stale_call, "stale_call", 503)                   \
+  X(block_deadline, "block_deadline", 503)           \
+  X(call_socket_failed, "call_socket_failed", 503)   \
+  X(call_socket_timeout, "call_socket_timeout", 503) \
+  X(sandbox_failed, "sandbox_failed", 503)           \
+  X(sandbox_put_failed, "sandbox_put_failed", 503)   \
+  X(sandbox_timeout, "sandbox_timeout", 503)
 
 namespace harness::bridge {
 
-enum class errc {
-  channel_closed = 1,
-  frame_too_large,
-  protocol_error,
-  bad_call,
-  stale_call,
-  block_deadline,
-  call_socket_failed,
-  call_socket_timeout,
-  sandbox_failed,
-  sandbox_put_failed,
-  sandbox_timeout,
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_BRIDGE_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -32,7 +34,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::bridge::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::bridge::errc> = 11;
+inline constexpr int harness::errc_count<harness::bridge::errc> = HARNESS_ERRC_COUNT(HARNESS_BRIDGE_ERRORS);
 
 namespace harness::bridge {
 

@@ -1,8 +1,8 @@
 // A closed, typed error code: one `enum class errc` per component (see
 // include/harness/<component>/errors.hpp), each with its boost::system error
 // category. The category gives every value its stable wire name (the snake_case
-// code clients read in JSON) and its HTTP status, both by an exhaustive switch,
-// so a new value without a name or a status does not compile.
+// code clients read in JSON) and its HTTP status, from the one table each
+// errors.hpp writes (harness/core/errc_table.hpp), so a value cannot lack either.
 #pragma once
 
 #include <optional>
@@ -38,7 +38,7 @@ class error_category : public boost::system::error_category {
 #pragma GCC diagnostic pop
 
 // How many values a component's errc has (they run 1..count); each errors.hpp
-// specialises it next to its enum.
+// specialises it next to its enum, with HARNESS_ERRC_COUNT of its table.
 template <class E>
 inline constexpr int errc_count = 0;
 

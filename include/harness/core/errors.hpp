@@ -1,19 +1,21 @@
-// The error codes of the core component (settings, start-up and failures any component can report). Each value has
-// its wire name and HTTP status in src/core/errors.cpp; add a code there and here.
+// The error codes of the core component (settings, start-up and failures any component can report). Each code is one
+// row of the table below: X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code
+// takes, and a wire name never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_CORE_ERRORS(X)                 \
+  X(invalid_setting, "invalid_setting", 500)   \
+  X(invalid_dotenv, "invalid_dotenv", 500)     \
+  X(invalid_argument, "invalid_argument", 400) \
+  X(startup_failed, "startup_failed", 500)     \
+  X(cancelled, "cancelled", 503)               \
+  X(internal_error, "internal_error", 500)
 
 namespace harness::core {
 
-enum class errc {
-  invalid_setting = 1,
-  invalid_dotenv,
-  invalid_argument,
-  startup_failed,
-  cancelled,
-  internal_error,
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_CORE_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -27,7 +29,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::core::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::core::errc> = 6;
+inline constexpr int harness::errc_count<harness::core::errc> = HARNESS_ERRC_COUNT(HARNESS_CORE_ERRORS);
 
 namespace harness::core {
 

@@ -1,18 +1,26 @@
-// The error codes of the execution component (sessions of /execute and the sandbox pool). Each value has
-// its wire name and HTTP status in src/execution/errors.cpp; add a code there and here.
+// The error codes of the execution component (sessions of /execute and the sandbox pool). Each code is one row of the
+// table below: X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes, and
+// a wire name never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include <string>
+
+#include "harness/core/errc_table.hpp"
+#include "harness/core/error.hpp"
+
+#define HARNESS_EXECUTION_ERRORS(X)                                              \
+  X(session_not_found, "session_not_found", 404)                                 \
+  X(session_busy, "session_busy", 409)                                           \
+  X(too_many_sessions, "too_many_sessions", 429)                                 \
+  /* another replica holds the session (it has its sandbox) */                   \
+  /* 421: Misdirected Request: the replica holding it must answer */             \
+  X(session_elsewhere, "session_elsewhere", 421)                                 \
+  /* the user or key runs its share of one-shot sandboxes; none freed in time */ \
+  X(too_many_running, "too_many_running", 429)
 
 namespace harness::execution {
 
-enum class errc {
-  session_not_found = 1,
-  session_busy,
-  too_many_sessions,
-  session_elsewhere,  // another replica holds the session (it has its sandbox)
-  too_many_running,   // the user or key runs its share of one-shot sandboxes; none freed in time
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_EXECUTION_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -20,13 +28,16 @@ inline boost::system::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), errc_category()};
 }
 
+// The error for a session another replica holds (HTTP 421): names the replica.
+error session_elsewhere(const std::string& session_id, const std::string& replica);
+
 }  // namespace harness::execution
 
 template <>
 struct boost::system::is_error_code_enum<harness::execution::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::execution::errc> = 5;
+inline constexpr int harness::errc_count<harness::execution::errc> = HARNESS_ERRC_COUNT(HARNESS_EXECUTION_ERRORS);
 
 namespace harness::execution {
 

@@ -19,9 +19,9 @@
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/execution/sandbox_session.hpp"
-#include "harness/execution/session_directory.hpp"
 #include "harness/execution/warm_pool.hpp"
 #include "harness/policy/approver.hpp"
+#include "harness/store/session_directory.hpp"
 
 namespace harness::execution {
 
@@ -46,7 +46,7 @@ struct execution_config {
   std::shared_ptr<core::metrics_registry> metrics;
   // With replicas sharing a store: where each named session lives. Null: this
   // server is the only one.
-  std::shared_ptr<session_directory> directory;
+  std::shared_ptr<store::session_directory> directory;
 };
 
 struct execute_request {

@@ -1,34 +1,36 @@
-// The error codes of the http component (the HTTP server and its routes). Each value has
-// its wire name and HTTP status in src/http/errors.cpp; add a code there and here.
+// The error codes of the http component (the HTTP server and its routes). Each code is one row of the table below:
+// X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes, and a wire name
+// never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_HTTP_ERRORS(X)                             \
+  X(bind_failed, "bind_failed", 500)                       \
+  X(bad_request, "bad_request", 400)                       \
+  X(bad_target, "bad_target", 400)                         \
+  X(request_timeout, "request_timeout", 408)               \
+  X(headers_too_large, "headers_too_large", 431)           \
+  X(body_too_large, "body_too_large", 413)                 \
+  X(not_implemented, "not_implemented", 501)               \
+  X(unsupported_media_type, "unsupported_media_type", 415) \
+  X(malformed_json, "malformed_json", 400)                 \
+  X(invalid_body, "invalid_body", 400)                     \
+  X(invalid_request, "invalid_request", 400)               \
+  X(not_found, "not_found", 404)                           \
+  X(method_not_allowed, "method_not_allowed", 405)         \
+  X(agent_unavailable, "agent_unavailable", 503)           \
+  X(sandbox_unavailable, "sandbox_unavailable", 503)       \
+  X(mcp_unavailable, "mcp_unavailable", 503)               \
+  X(skills_unavailable, "skills_unavailable", 503)         \
+  X(workspace_unavailable, "workspace_unavailable", 503)   \
+  X(metrics_disabled, "metrics_disabled", 503)             \
+  X(host_not_allowed, "host_not_allowed", 421)             \
+  X(origin_not_allowed, "origin_not_allowed", 403)
 
 namespace harness::http {
 
-enum class errc {
-  bind_failed = 1,
-  bad_request,
-  bad_target,
-  request_timeout,
-  headers_too_large,
-  body_too_large,
-  not_implemented,
-  unsupported_media_type,
-  malformed_json,
-  invalid_body,
-  invalid_request,
-  not_found,
-  method_not_allowed,
-  agent_unavailable,
-  sandbox_unavailable,
-  mcp_unavailable,
-  skills_unavailable,
-  workspace_unavailable,
-  metrics_disabled,
-  host_not_allowed,
-  origin_not_allowed,
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_HTTP_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -42,7 +44,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::http::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::http::errc> = 21;
+inline constexpr int harness::errc_count<harness::http::errc> = HARNESS_ERRC_COUNT(HARNESS_HTTP_ERRORS);
 
 namespace harness::http {
 

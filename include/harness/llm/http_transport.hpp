@@ -4,49 +4,30 @@
 // implements the same interface in tests.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include <boost/asio/awaitable.hpp>
 
 #include "harness/core/error.hpp"
-
-namespace harness::net {
-class engine;
-}
+#include "harness/net/http_client.hpp"
 
 namespace harness::llm {
-
-struct http_request {
-  std::string url;  // absolute http(s) URL
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;  // sent with POST
-  // The whole call: waiting for a free slot, connecting, sending, receiving.
-  std::chrono::milliseconds timeout{120000};
-};
-
-struct http_response {
-  long status = 0;
-  std::map<std::string, std::string> headers;  // names lower-cased; last value wins
-  std::string body;
-};
 
 class http_transport {
  public:
   virtual ~http_transport() = default;
-  // POSTs the request and completes on the awaiting coroutine's executor.
+  // POSTs the request (its url, headers, body and timeout: the whole call,
+  // waiting for a free slot included; the method is always POST and the size
+  // limit the transport's) and completes on the awaiting coroutine's executor.
   // A response with any status is a success; errors are transport failures:
   //   "llm_connection_failed" (refused, reset, dropped mid-answer, DNS),
   //   "llm_timeout", "llm_response_too_large", "llm_busy" (queue full),
   //   "cancelled" (the awaiting coroutine was cancelled: the transfer is
   //   aborted at once and its connection closed). Messages never contain
   //   header values (they carry the API key).
-  virtual boost::asio::awaitable<result<http_response>> send(http_request request) = 0;
+  virtual boost::asio::awaitable<result<net::response>> send(net::request request) = 0;
 };
 
 // LLM calls through the one outbound HTTP client, with its own limit of
@@ -61,7 +42,7 @@ struct net_transport_options {
   std::string proxy;
 };
 
-std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::engine> engine,
+std::shared_ptr<http_transport> create_net_transport(std::shared_ptr<net::curl_loop> loop,
                                                      const net_transport_options& options);
 
 }  // namespace harness::llm

@@ -1,22 +1,30 @@
-// The error codes of the net component (the one outbound HTTP client). Each
-// value has its wire name and HTTP status in src/net/errors.cpp; add a code
-// there and here. Callers usually map these onto their own codes (the LLM's
-// llm_timeout, the MCP transport's mcp_connection_lost) and keep the message.
+// The error codes of the net component (the one outbound HTTP client). Each code is one row of the table below:
+// X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes, and a wire name
+// never changes (clients depend on it). Callers usually map these onto their own codes (the LLM's llm_timeout, the MCP
+// transport's mcp_connection_lost) and keep the message.
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_NET_ERRORS(X)                                                          \
+  /* not an absolute http(s) URL, or credentials in it */                              \
+  X(bad_url, "bad_url", 500)                                                           \
+  /* DNS, refused, reset, cut off mid-answer */                                        \
+  X(connection_failed, "connection_failed", 502)                                       \
+  /* the certificate chain or host name did not verify, or the handshake failed */     \
+  X(tls_failed, "tls_failed", 502)                                                     \
+  /* no complete answer (or head, for a stream) within the request's timeout */        \
+  X(timeout, "http_timeout", 504)                                                      \
+  /* the body passed request::max_response_bytes */                                    \
+  X(response_too_large, "response_too_large", 502)                                     \
+  /* the client's queue is full */                                                     \
+  X(busy, "http_client_busy", 502)                                                     \
+  /* a public_only request's host is on loopback, a private or a link-local network */ \
+  X(address_refused, "address_refused", 502)
 
 namespace harness::net {
 
-enum class errc {
-  bad_url = 1,         // not an absolute http(s) URL, or credentials in it
-  connection_failed,   // DNS, refused, reset, cut off mid-answer
-  tls_failed,          // the certificate chain or host name did not verify, or the handshake failed
-  timeout,             // no complete answer (or head, for a stream) within the request's timeout
-  response_too_large,  // the body passed request::max_response_bytes
-  busy,                // the client's queue is full
-  address_refused,     // a public_only request's host is on loopback, a private or a link-local network
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_NET_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -30,7 +38,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::net::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::net::errc> = 7;
+inline constexpr int harness::errc_count<harness::net::errc> = HARNESS_ERRC_COUNT(HARNESS_NET_ERRORS);
 
 namespace harness::net {
 

@@ -110,7 +110,7 @@ struct client_options {
   std::string user_agent;
 };
 
-struct engine_options {
+struct curl_loop_options {
   // PEM file of CA certificates trusted in addition to the system store
   // (TLS_EXTRA_CA_FILE); empty: the system store alone.
   std::string extra_ca_file;
@@ -120,22 +120,22 @@ struct engine_options {
 
 // The thread, the curl multi handle, its connection cache and the TLS set-up
 // that every client made from it shares.
-class engine;
+class curl_loop;
 
-// Starts the engine's thread. Throws std::runtime_error when libcurl cannot
-// start or the extra CA file cannot be read (start-up only). The engine stops
+// Starts the curl loop's thread. Throws std::runtime_error when libcurl cannot
+// start or the extra CA file cannot be read (start-up only). The curl loop stops
 // when the last client and handle to it are gone: transfers still running
 // then complete with cancelled.
-std::shared_ptr<engine> start_engine(const engine_options& options = {});
+std::shared_ptr<curl_loop> start_curl_loop(const curl_loop_options& options = {});
 
-// Ends every transfer of the engine (their waiters get cancelled) and stops
+// Ends every transfer of the curl loop (their waiters get cancelled) and stops
 // its thread; later requests fail with cancelled. Call it at shutdown, from
-// any thread but the engine's: a coroutine still waiting on a transfer holds
-// its client, and so the engine, which would otherwise outlive the process's
+// any thread but the curl loop's: a coroutine still waiting on a transfer holds
+// its client, and so the curl loop, which would otherwise outlive the process's
 // end (and race OpenSSL's exit handlers on its thread).
-void stop_engine(engine& e);
+void stop_curl_loop(curl_loop& loop);
 
-// A client with its own concurrency limit on a shared engine.
-std::shared_ptr<http_client> create_http_client(std::shared_ptr<engine> engine, const client_options& options = {});
+// A client with its own concurrency limit on a shared curl loop.
+std::shared_ptr<http_client> create_http_client(std::shared_ptr<curl_loop> loop, const client_options& options = {});
 
 }  // namespace harness::net

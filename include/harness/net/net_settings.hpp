@@ -11,8 +11,8 @@ namespace harness::net {
 // TLS_EXTRA_CA_FILE.
 std::vector<core::setting_spec> net_setting_specs();
 
-// The engine's options; an extra CA file that cannot be read, or holds no
+// The curl loop's options; an extra CA file that cannot be read, or holds no
 // certificate, is an error naming the setting.
-result<engine_options> load_engine_options(const core::settings& settings);
+result<curl_loop_options> load_curl_loop_options(const core::settings& settings);
 
 }  // namespace harness::net

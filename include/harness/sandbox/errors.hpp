@@ -1,15 +1,17 @@
-// The error codes of the sandbox component (running code blocks in Docker containers). Each value has
-// its wire name and HTTP status in src/sandbox/errors.cpp; add a code there and here.
+// The error codes of the sandbox component (running code blocks in Docker containers). Each code is one row of the
+// table below: X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes, and
+// a wire name never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_SANDBOX_ERRORS(X)            \
+  X(bad_request, "sandbox_bad_request", 400) \
+  X(shutting_down, "sandbox_shutting_down", 503)
 
 namespace harness::sandbox {
 
-enum class errc {
-  bad_request = 1,
-  shutting_down,
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_SANDBOX_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -23,7 +25,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::sandbox::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::sandbox::errc> = 2;
+inline constexpr int harness::errc_count<harness::sandbox::errc> = HARNESS_ERRC_COUNT(HARNESS_SANDBOX_ERRORS);
 
 namespace harness::sandbox {
 

@@ -1,29 +1,33 @@
-// The error codes of the store component (the SQLite and PostgreSQL task stores). Each value has
-// its wire name and HTTP status in src/store/errors.cpp; add a code there and here.
+// The error codes of the store component (the SQLite and PostgreSQL task stores). Each code is one row of the table
+// below: X(enumerator, the wire name clients read, the HTTP status); adding the row is all a new code takes, and a wire
+// name never changes (clients depend on it).
 #pragma once
 
-#include "harness/core/error_code.hpp"
+#include "harness/core/errc_table.hpp"
+
+#define HARNESS_STORE_ERRORS(X)                                                     \
+  X(open_failed, "store_open_failed", 500)                                          \
+  X(migration_failed, "store_migration_failed", 500)                                \
+  X(too_new, "store_too_new", 500)                                                  \
+  X(busy, "store_busy", 503)                                                        \
+  X(disk_full, "store_disk_full", 503)                                              \
+  X(read_only, "store_read_only", 503)                                              \
+  X(corrupt, "store_corrupt", 503)                                                  \
+  X(io_error, "store_io_error", 503)                                                \
+  X(error, "store_error", 503)                                                      \
+  X(task_exists, "task_exists", 503)                                                \
+  X(task_not_found, "task_not_found", 404)                                          \
+  X(event_exists, "event_exists", 503)                                              \
+  X(conversation_user_mismatch, "conversation_user_mismatch", 503)                  \
+  X(user_limit, "user_limit", 429)                                                  \
+  /* create_task_limited: the conversation has an unfinished task */                \
+  X(conversation_running, "conversation_running", 409)                              \
+  /* update_task: another replica marked the task interrupted (its lease lapsed) */ \
+  X(task_interrupted, "task_interrupted", 409)
 
 namespace harness::store {
 
-enum class errc {
-  open_failed = 1,
-  migration_failed,
-  too_new,
-  busy,
-  disk_full,
-  read_only,
-  corrupt,
-  io_error,
-  error,
-  task_exists,
-  task_not_found,
-  event_exists,
-  conversation_user_mismatch,
-  user_limit,
-  conversation_running,  // create_task_limited: the conversation has an unfinished task
-  task_interrupted,      // update_task: another replica marked the task interrupted (its lease lapsed)
-};
+enum class errc { HARNESS_ERRC_ENUMERATORS(HARNESS_STORE_ERRORS) };
 
 const harness::error_category& errc_category() noexcept;
 
@@ -37,7 +41,7 @@ template <>
 struct boost::system::is_error_code_enum<harness::store::errc> : std::true_type {};
 
 template <>
-inline constexpr int harness::errc_count<harness::store::errc> = 16;
+inline constexpr int harness::errc_count<harness::store::errc> = HARNESS_ERRC_COUNT(HARNESS_STORE_ERRORS);
 
 namespace harness::store {
 

@@ -1,4 +1,4 @@
-#include "replica_upkeep.hpp"
+#include "harness/store/replica_upkeep.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -8,7 +8,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 
-namespace harness::app {
+namespace harness::store {
 namespace {
 
 namespace asio = boost::asio;
@@ -16,8 +16,7 @@ namespace asio = boost::asio;
 // Stopped by setting *stopped and cancelling the timer: the flag covers a stop
 // that comes while the loop waits on the store rather than on the timer.
 asio::awaitable<void> upkeep(std::shared_ptr<asio::steady_timer> timer, std::shared_ptr<bool> stopped,
-                             std::shared_ptr<store::task_store> store, std::string owner,
-                             std::chrono::milliseconds lease) {
+                             std::shared_ptr<task_store> store, std::string owner, std::chrono::milliseconds lease) {
   // When this replica's renewals have worked since (0: not since the last
   // failure). After an outage every replica's leases may have lapsed: the
   // sweep waits a whole lease from then, so the others renew theirs first.
@@ -43,38 +42,25 @@ asio::awaitable<void> upkeep(std::shared_ptr<asio::steady_timer> timer, std::sha
   }
 }
 
-class directory final : public execution::session_directory {
- public:
-  directory(std::shared_ptr<store::task_store> store, std::string owner, std::chrono::milliseconds lease)
-      : store_(std::move(store)), owner_(std::move(owner)), lease_(lease) {}
-
-  const std::string& self() const override { return owner_; }
-
-  asio::awaitable<result<std::string>> hold(std::string key) override {
-    const auto now = core::real_clock().epoch_ms();
-    co_return co_await store_->hold_session(std::move(key), owner_, now, now + lease_.count());
-  }
-
-  asio::awaitable<void> release(std::string key) override {
-    auto released = co_await store_->release_session(key, owner_);
-    if (!released) core::log_warn("session {} not released: {}", key, released.error().describe());
-  }
-
-  asio::awaitable<result<std::string>> holder(std::string key) override {
-    co_return co_await store_->session_holder(std::move(key), core::real_clock().epoch_ms());
-  }
-
- private:
-  std::shared_ptr<store::task_store> store_;
-  std::string owner_;
-  std::chrono::milliseconds lease_;
-};
-
 }  // namespace
 
-std::function<void()> start_replica_upkeep(const asio::any_io_executor& executor,
-                                           std::shared_ptr<store::task_store> store, std::string owner,
-                                           std::chrono::milliseconds lease) {
+result<std::shared_ptr<task_store>> open_task_store(const store_config& config, const std::string& owner) {
+  auto backend = open_blocking_store(config);
+  if (!backend) return backend.error();
+  // A shared store: only this replica's own tasks now; others' lapsed leases
+  // are the replica upkeep's, which gives them time to renew first.
+  const std::int64_t lapsed_before = (*backend)->shared() ? 0 : core::real_clock().epoch_ms();
+  auto interrupted = (*backend)->mark_interrupted(lapsed_before, owner);
+  if (!interrupted) {
+    core::log_warn("could not mark tasks of an earlier run as interrupted: {}", interrupted.error().describe());
+  } else if (!interrupted->empty()) {
+    core::log_info("{} task(s) of an earlier run were marked interrupted", interrupted->size());
+  }
+  return run_on_store_thread(std::move(*backend));
+}
+
+std::function<void()> start_replica_upkeep(const asio::any_io_executor& executor, std::shared_ptr<task_store> store,
+                                           std::string owner, std::chrono::milliseconds lease) {
   auto timer = std::make_shared<asio::steady_timer>(executor);
   auto stopped = std::make_shared<bool>(false);
   core::spawn_logged(executor, upkeep(timer, stopped, std::move(store), std::move(owner), lease), "replica upkeep");
@@ -84,10 +70,4 @@ std::function<void()> start_replica_upkeep(const asio::any_io_executor& executor
   };
 }
 
-std::shared_ptr<execution::session_directory> store_session_directory(std::shared_ptr<store::task_store> store,
-                                                                      std::string owner,
-                                                                      std::chrono::milliseconds lease) {
-  return std::make_shared<directory>(std::move(store), std::move(owner), lease);
-}
-
-}  // namespace harness::app
+}  // namespace harness::store

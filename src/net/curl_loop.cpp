@@ -1,4 +1,4 @@
-#include "engine.hpp"
+#include "curl_loop.hpp"
 
 #include <unistd.h>
 
@@ -39,7 +39,7 @@ std::vector<X509*> read_ca_file(const std::string& path) {
 
 }  // namespace
 
-engine::engine(const engine_options& options)
+curl_loop::curl_loop(const curl_loop_options& options)
     : options_(options),
       extra_cas_(read_ca_file(options.extra_ca_file)),
       curl_timer_(clock_.make_timer(io_.get_executor())) {
@@ -47,20 +47,20 @@ engine::engine(const engine_options& options)
   std::call_once(global_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   multi_ = curl_multi_init();
   if (!multi_) throw std::runtime_error("curl_multi_init failed");
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &engine::on_socket);
+  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &curl_loop::on_socket);
   curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &engine::on_timer);
+  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &curl_loop::on_timer);
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
   keep_running_.emplace(io_.get_executor());
   thread_ = std::thread([this] { io_.run(); });
 }
 
-engine::~engine() {
+curl_loop::~curl_loop() {
   stop();
   for (X509* cert : extra_cas_) X509_free(cert);
 }
 
-void engine::stop() {
+void curl_loop::stop() {
   std::lock_guard lock(stop_mutex_);
   if (!thread_.joinable()) return;
   stopped_ = true;
@@ -68,7 +68,7 @@ void engine::stop() {
   thread_.join();
 }
 
-void engine::submit(std::shared_ptr<transfer> t) {
+void curl_loop::submit(std::shared_ptr<transfer> t) {
   if (stopped_) {
     // The thread is gone (or going): nothing would ever run the transfer.
     detail::deliver(*t, make_error(core::errc::cancelled, "the HTTP client has stopped"));
@@ -77,14 +77,14 @@ void engine::submit(std::shared_ptr<transfer> t) {
   asio::post(io_, [this, t = std::move(t)]() mutable { enqueue(std::move(t)); });
 }
 
-void engine::abort(std::shared_ptr<transfer> t) {
+void curl_loop::abort(std::shared_ptr<transfer> t) {
   asio::post(io_, [this, t = std::move(t)] {
     if (t->state != transfer::phase::finished)
       fail(t, make_error(core::errc::cancelled, "the HTTP request to " + printable_url(t->req.url) + " was cancelled"));
   });
 }
 
-void engine::resume(std::shared_ptr<transfer> t) {
+void curl_loop::resume(std::shared_ptr<transfer> t) {
   asio::post(io_, [t = std::move(t)] {
     if (t->state == transfer::phase::running) curl_easy_pause(t->easy, CURLPAUSE_CONT);
   });
@@ -92,13 +92,13 @@ void engine::resume(std::shared_ptr<transfer> t) {
 
 // --- curl's socket interface -------------------------------------------------
 
-int engine::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
-  static_cast<engine*>(self)->watch(fd, what);
+int curl_loop::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
+  static_cast<curl_loop*>(self)->watch(fd, what);
   return 0;
 }
 
-int engine::on_timer(CURLM*, long timeout_ms, void* self) {
-  auto* e = static_cast<engine*>(self);
+int curl_loop::on_timer(CURLM*, long timeout_ms, void* self) {
+  auto* e = static_cast<curl_loop*>(self);
   if (timeout_ms < 0) {
     e->curl_timer_->cancel();
     return 0;
@@ -116,20 +116,20 @@ int engine::on_timer(CURLM*, long timeout_ms, void* self) {
 
 // curl closes its sockets through here, so a descriptor Asio watches is
 // always released (taken out of epoll) before its number can be reused.
-int engine::on_close_socket(void* self, curl_socket_t fd) {
-  static_cast<engine*>(self)->forget_socket(fd);
+int curl_loop::on_close_socket(void* self, curl_socket_t fd) {
+  static_cast<curl_loop*>(self)->forget_socket(fd);
   return ::close(fd);
 }
 
-CURLcode engine::on_ssl_context(CURL*, void* ssl_ctx, void* self) {
+CURLcode curl_loop::on_ssl_context(CURL*, void* ssl_ctx, void* self) {
   // The system store is loaded by now; the extra CAs join it (OpenSSL skips
   // certificates the store already holds).
   X509_STORE* store = SSL_CTX_get_cert_store(static_cast<SSL_CTX*>(ssl_ctx));
-  for (X509* cert : static_cast<engine*>(self)->extra_cas_) X509_STORE_add_cert(store, cert);
+  for (X509* cert : static_cast<curl_loop*>(self)->extra_cas_) X509_STORE_add_cert(store, cert);
   return CURLE_OK;
 }
 
-void engine::watch(curl_socket_t fd, int what) {
+void curl_loop::watch(curl_socket_t fd, int what) {
   if (what == CURL_POLL_REMOVE) {
     forget_socket(fd);
     return;
@@ -140,15 +140,15 @@ void engine::watch(curl_socket_t fd, int what) {
   arm(slot);
 }
 
-void engine::arm(const std::shared_ptr<socket_watch>& w) {
+void curl_loop::arm(const std::shared_ptr<socket_watch>& w) {
   await_ready(w, asio::posix::descriptor_base::wait_read, CURL_POLL_IN, &socket_watch::reading, CURL_CSELECT_IN);
   await_ready(w, asio::posix::descriptor_base::wait_write, CURL_POLL_OUT, &socket_watch::writing, CURL_CSELECT_OUT);
 }
 
 // One direction of a socket: when curl wants it and no wait is out, wait for
 // readiness, tell curl, and arm again for what curl wants then.
-void engine::await_ready(const std::shared_ptr<socket_watch>& w, asio::posix::descriptor_base::wait_type type, int poll,
-                         bool socket_watch::*waiting, int event) {
+void curl_loop::await_ready(const std::shared_ptr<socket_watch>& w, asio::posix::descriptor_base::wait_type type,
+                            int poll, bool socket_watch::*waiting, int event) {
   if (!(w->wanted & poll) || w.get()->*waiting) return;
   w.get()->*waiting = true;
   w->descriptor.async_wait(type, [this, w, waiting, event](boost::system::error_code ec) {
@@ -159,7 +159,7 @@ void engine::await_ready(const std::shared_ptr<socket_watch>& w, asio::posix::de
   });
 }
 
-void engine::forget_socket(curl_socket_t fd) {
+void curl_loop::forget_socket(curl_socket_t fd) {
   auto it = sockets_.find(fd);
   if (it == sockets_.end()) return;
   it->second->released = true;
@@ -169,14 +169,14 @@ void engine::forget_socket(curl_socket_t fd) {
   sockets_.erase(it);
 }
 
-void engine::socket_ready(curl_socket_t fd, int event) {
+void curl_loop::socket_ready(curl_socket_t fd, int event) {
   int running = 0;
   curl_multi_socket_action(multi_, fd, event, &running);
   reap();
 }
 
 // Collects the transfers curl has finished.
-void engine::reap() {
+void curl_loop::reap() {
   int left = 0;
   while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
     if (msg->msg != CURLMSG_DONE) continue;
@@ -190,7 +190,7 @@ void engine::reap() {
 
 // --- lanes and transfers -----------------------------------------------------
 
-void engine::enqueue(std::shared_ptr<transfer> t) {
+void curl_loop::enqueue(std::shared_ptr<transfer> t) {
   if (!multi_) {
     fail(t, make_error(core::errc::cancelled, "the HTTP client is shutting down"));
     return;
@@ -221,7 +221,7 @@ void engine::enqueue(std::shared_ptr<transfer> t) {
   l.waiting.push_back(std::move(t));
 }
 
-void engine::start_waiting(detail::lane& l) {
+void curl_loop::start_waiting(detail::lane& l) {
   while (!l.waiting.empty() && (l.options.max_concurrent == 0 || l.running < l.options.max_concurrent)) {
     auto next = std::move(l.waiting.front());
     l.waiting.pop_front();
@@ -229,15 +229,15 @@ void engine::start_waiting(detail::lane& l) {
   }
 }
 
-void engine::start(std::shared_ptr<transfer> t) {
+void curl_loop::start(std::shared_ptr<transfer> t) {
   if (auto configured = detail::configure(*t); !configured) {
     fail(t, configured.error());
     return;
   }
-  curl_easy_setopt(t->easy, CURLOPT_CLOSESOCKETFUNCTION, &engine::on_close_socket);
+  curl_easy_setopt(t->easy, CURLOPT_CLOSESOCKETFUNCTION, &curl_loop::on_close_socket);
   curl_easy_setopt(t->easy, CURLOPT_CLOSESOCKETDATA, this);
   if (!extra_cas_.empty()) {
-    curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_FUNCTION, &engine::on_ssl_context);
+    curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_FUNCTION, &curl_loop::on_ssl_context);
     curl_easy_setopt(t->easy, CURLOPT_SSL_CTX_DATA, this);
   }
   if (curl_multi_add_handle(multi_, t->easy) != CURLM_OK) {
@@ -249,7 +249,7 @@ void engine::start(std::shared_ptr<transfer> t) {
   running_[t->easy] = std::move(t);
 }
 
-void engine::on_deadline(const std::shared_ptr<transfer>& t) {
+void curl_loop::on_deadline(const std::shared_ptr<transfer>& t) {
   if (t->state == transfer::phase::finished) return;
   if (t->streaming && t->head_done) return;  // the reader's own deadlines take over
   t->timed_out = true;
@@ -261,11 +261,11 @@ void engine::on_deadline(const std::shared_ptr<transfer>& t) {
                      waited ? "send fewer requests at once" : "check that the server is up and answering"));
 }
 
-void engine::fail(const std::shared_ptr<transfer>& t, error e) {
+void curl_loop::fail(const std::shared_ptr<transfer>& t, error e) {
   finish(t, std::move(e));
 }
 
-void engine::finish(const std::shared_ptr<transfer>& t, std::optional<error> failure) {
+void curl_loop::finish(const std::shared_ptr<transfer>& t, std::optional<error> failure) {
   if (t->state == transfer::phase::finished) return;
   auto& l = *t->owner;
   if (t->state == transfer::phase::running) {
@@ -281,7 +281,7 @@ void engine::finish(const std::shared_ptr<transfer>& t, std::optional<error> fai
   start_waiting(l);
 }
 
-void engine::shut_down() {
+void curl_loop::shut_down() {
   auto gone = make_error(core::errc::cancelled, "the HTTP client shut down");
   // Copies: finish() erases the very entry a reference would point into.
   while (!running_.empty()) {
@@ -310,12 +310,12 @@ void engine::shut_down() {
 
 // --- the public face ---------------------------------------------------------
 
-std::shared_ptr<engine> start_engine(const engine_options& options) {
-  return std::make_shared<engine>(options);
+std::shared_ptr<curl_loop> start_curl_loop(const curl_loop_options& options) {
+  return std::make_shared<curl_loop>(options);
 }
 
-void stop_engine(engine& e) {
-  e.stop();
+void stop_curl_loop(curl_loop& loop) {
+  loop.stop();
 }
 
 }  // namespace harness::net

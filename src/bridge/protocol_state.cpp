@@ -1,4 +1,4 @@
-#include "session_shared.hpp"
+#include "protocol_state.hpp"
 
 #include <algorithm>
 
@@ -7,9 +7,9 @@
 
 #include "frames.hpp"
 #include "harness/bridge/errors.hpp"
+#include "harness/core/error_json.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/utf8.hpp"
-#include "harness/mcp/errors.hpp"
 
 namespace harness::bridge {
 namespace {
@@ -17,13 +17,6 @@ namespace {
 namespace asio = boost::asio;
 using json = nlohmann::json;
 constexpr std::size_t batch_bytes = 256 * 1024;
-
-json error_json(const error& e) {
-  json out{{"message", e.message}};
-  out["code"] = e.code.wire_name();
-  if (!e.hint.empty()) out["hint"] = e.hint;
-  return out;
-}
 
 struct call_request {
   std::string op;
@@ -69,7 +62,7 @@ result<call_request> read_call(json& frame) {
 
 // Keeps the arguments as the code wrote them (tokens, not the values they
 // stand for) for the block's record, within the caps of runtime_session.hpp.
-void record_args(session_shared& shared, const json& args, tool_call_record& record) {
+void record_args(protocol_state& shared, const json& args, tool_call_record& record) {
   std::string text = args.dump(-1, ' ', false, json::error_handler_t::replace);
   record.args_bytes = text.size();
   std::size_t room = recorded_args_budget - std::min(recorded_args_budget, shared.recorded_args_bytes);
@@ -81,7 +74,7 @@ void record_args(session_shared& shared, const json& args, tool_call_record& rec
 
 }  // namespace
 
-asio::awaitable<status> session_shared::send(std::string line) {
+asio::awaitable<status> protocol_state::send(std::string line) {
   queue_.push_back(std::move(line));
   if (writing_) co_return last_write_;
   writing_ = true;
@@ -106,7 +99,7 @@ asio::awaitable<status> session_shared::send(std::string line) {
   co_return last_write_;
 }
 
-asio::awaitable<void> session_shared::wait_calls_idle() {
+asio::awaitable<void> protocol_state::wait_calls_idle() {
   // While a call waits for approval (a call the code did not await, still
   // waiting after its block's `done`) the expiry does not hold still: the
   // release wakes this to look again. A broken sandbox waits for nothing.
@@ -118,7 +111,7 @@ asio::awaitable<void> session_shared::wait_calls_idle() {
   }
 }
 
-void session_shared::call_finished() {
+void protocol_state::call_finished() {
   outstanding.done();
 }
 
@@ -131,7 +124,7 @@ namespace {
 // may still run after the call has ended.
 class call_pause final : public deadline_pause {
  public:
-  explicit call_pause(std::shared_ptr<session_shared> shared)
+  explicit call_pause(std::shared_ptr<protocol_state> shared)
       : shared_(std::move(shared)), exec_(shared_->current_exec) {}
   ~call_pause() override { release_all(); }
   call_pause(const call_pause&) = delete;
@@ -152,14 +145,14 @@ class call_pause final : public deadline_pause {
     holds_ = 0;
   }
 
-  std::shared_ptr<session_shared> shared_;
+  std::shared_ptr<protocol_state> shared_;
   std::string exec_;
   int holds_ = 0;
 };
 
 // Asks the gateway for one validated call of the running block.
-asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_request call) {
-  session_shared& shared = *self;
+asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_request call) {
+  protocol_state& shared = *self;
   if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
   if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
   if (shared.clock.steady_now() >= shared.call_deadline) {
@@ -192,7 +185,8 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
   };
   auto answer =
       co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline, std::move(elicit));
-  if (!answer && answer.error().code == mcp::errc::timeout && shared.clock.steady_now() >= shared.call_deadline) {
+  // A call that failed once the limit passed was cut short by it (the gateway ends calls by not_after).
+  if (!answer && shared.clock.steady_now() >= shared.call_deadline) {
     answer.error().hint =
         "the call was cut short so that the block could end before its own limit "
         "(SANDBOX_TIMEOUT_MS); do less per block or raise it";
@@ -202,9 +196,9 @@ asio::awaitable<result<json>> serve(std::shared_ptr<session_shared> self, call_r
 
 }  // namespace
 
-asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, json frame) {
+asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json frame) {
   struct finished_on_exit {
-    session_shared& s;
+    protocol_state& s;
     ~finished_on_exit() { s.call_finished(); }
   } finished{*shared};
   auto started = shared->clock.steady_now();

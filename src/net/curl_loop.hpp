@@ -1,4 +1,4 @@
-// The engine behind every http_client: one thread running an io_context that
+// The curl loop behind every http_client: one thread running an io_context that
 // drives one curl multi handle through curl's socket interface (curl says
 // which sockets to watch and when its timer is due; Asio watches them). Only
 // that thread touches curl; other threads hand it work with post().
@@ -24,17 +24,17 @@
 
 namespace harness::net {
 
-class engine {
+class curl_loop {
  public:
-  explicit engine(const engine_options& options);
-  ~engine();
-  engine(const engine&) = delete;
-  engine& operator=(const engine&) = delete;
+  explicit curl_loop(const curl_loop_options& options);
+  ~curl_loop();
+  curl_loop(const curl_loop&) = delete;
+  curl_loop& operator=(const curl_loop&) = delete;
 
   // Thread-safe. Queues the transfer on its lane; it starts when the lane has
   // a free slot, or fails busy / at its deadline; after stop(), cancelled.
   void submit(std::shared_ptr<detail::transfer> t);
-  // Thread-safe, idempotent; not on the engine's own thread. Ends every
+  // Thread-safe, idempotent; not on the curl loop's own thread. Ends every
   // transfer (its waiter gets cancelled) and joins the thread.
   void stop();
   // Thread-safe. Ends a queued or running transfer with `why` (cancelled, or
@@ -43,7 +43,7 @@ class engine {
   // Thread-safe. Lets a paused stream's transfer go on.
   void resume(std::shared_ptr<detail::transfer> t);
 
-  const engine_options& options() const { return options_; }
+  const curl_loop_options& options() const { return options_; }
 
  private:
   struct socket_watch {
@@ -77,7 +77,7 @@ class engine {
   void fail(const std::shared_ptr<detail::transfer>& t, error e);
   void shut_down();
 
-  engine_options options_;
+  curl_loop_options options_;
   std::vector<X509*> extra_cas_;
   boost::asio::io_context io_;
   CURLM* multi_ = nullptr;

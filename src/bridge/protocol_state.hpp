@@ -1,5 +1,6 @@
-// State of one runtime session that outlives any single coroutine: the
-// channel, the serialised writer, and the `call` frames in flight. Call
+// The protocol state of one runtime session, the part that outlives any
+// single coroutine: the channel, the serialised writer, the running block and
+// the `call` frames in flight. Call
 // handlers hold it by shared_ptr, so a call that finishes after its block
 // (or after the session) never touches freed memory.
 #pragma once
@@ -21,8 +22,8 @@
 
 namespace harness::bridge {
 
-struct session_shared {
-  session_shared(const boost::asio::any_io_executor& executor, core::clock& clk, frame_channel& c, tool_gateway& t,
+struct protocol_state {
+  protocol_state(const boost::asio::any_io_executor& executor, core::clock& clk, frame_channel& c, tool_gateway& t,
                  data_filter& f)
       : clock(clk), channel(c), tools(t), filter(f), deadline(executor, clk), outstanding(executor, clk) {}
 
@@ -63,6 +64,6 @@ struct session_shared {
 // Serves one `call` frame: validates it, asks the tool gateway (arguments
 // through filter.out_of_sandbox, results through filter.into_sandbox), and
 // writes the `reply`. Never throws; always calls call_finished().
-boost::asio::awaitable<void> handle_call(std::shared_ptr<session_shared> shared, nlohmann::json frame);
+boost::asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, nlohmann::json frame);
 
 }  // namespace harness::bridge

@@ -2,16 +2,21 @@
 // /execute sessionId, an MCP-face session) lives in the memory of the replica
 // whose sandbox holds it; the directory records that replica, so that another
 // one can name it instead of opening a second session under the same id.
-// Single-replica servers have none (a null pointer).
+// Single-replica servers have none (a null pointer). The execution component
+// consults it; the store's sessions table is where it lives.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
 
 #include "harness/core/error.hpp"
 
-namespace harness::execution {
+namespace harness::store {
+
+class task_store;
 
 class session_directory {
  public:
@@ -29,7 +34,9 @@ class session_directory {
   virtual boost::asio::awaitable<result<std::string>> holder(std::string key) = 0;
 };
 
-// The error for a session another replica holds (HTTP 421): names the replica.
-error session_elsewhere(const std::string& session_id, const std::string& replica);
+// The session directory over the store's sessions table, held as `owner`
+// with leases of `lease` (renewed by start_replica_upkeep).
+std::shared_ptr<session_directory> create_session_directory(std::shared_ptr<task_store> store, std::string owner,
+                                                            std::chrono::milliseconds lease);
 
-}  // namespace harness::execution
+}  // namespace harness::store
