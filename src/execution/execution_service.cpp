@@ -7,7 +7,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "exec_json.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/every.hpp"
 #include "harness/core/ids.hpp"
@@ -21,7 +20,6 @@ namespace harness::execution {
 namespace {
 
 namespace asio = boost::asio;
-using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 // How long after a one-shot answer its sandbox's removal starts (close_counted).
 constexpr auto removal_delay = std::chrono::milliseconds(5);
@@ -74,7 +72,7 @@ class execution_service_impl final : public execution_service,
 
   void start_sweeper() { core::spawn_logged(executor_, sweep_loop(shared_from_this()), "session idle sweeper"); }
 
-  asio::awaitable<result<json>> execute(execute_request request) override {
+  asio::awaitable<result<execute_outcome>> execute(execute_request request) override {
     auto self = shared_from_this();  // keeps the service alive across the awaits
     auto started = clock_type::now();
     std::shared_ptr<live_session> session;
@@ -134,29 +132,24 @@ class execution_service_impl final : public execution_service,
       open_ms = std::chrono::duration<double, std::milli>(clock_type::now() - opening).count();
       if (request.session_id) sessions_[session_key(session->user_id, session->id)] = session;
     }
-    bridge::exec_result outcome;
+    execute_outcome out;
     {
       busy_scope busy(*session);
-      outcome = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
+      out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
     }
-    bool ended = !request.session_id || session->sandbox->broken();
-    json body = exec_result_json(outcome);
-    body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
-    body["sandbox"] = {{"warm", session->sandbox->warm()},
-                       {"ended", ended},
-                       {"opened", opened_now},
-                       {"channel", session->sandbox->channel_kind()}};
-    body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
-    // Where durationMs went: opening the sandbox, the block on the host (frame
-    // out to answer in), and of that the runtime's own time; the rest of the
-    // block is the trip through the channel.
-    body["timing"] = {{"openMs", open_ms}, {"blockMs", outcome.ms}, {"runtimeMs", outcome.runtime_ms}};
-    if (ended) {
+    out.ended = !request.session_id || session->sandbox->broken();
+    if (request.session_id) out.session_id = session->id;
+    out.warm = session->sandbox->warm();
+    out.opened = opened_now;
+    out.channel = session->sandbox->channel_kind();
+    out.total_ms = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
+    out.open_ms = open_ms;
+    if (out.ended) {
       forget(session);
       // Remove the container after answering: the caller need not wait for it.
       close_later(std::move(session), "closing");
     }
-    co_return body;
+    co_return out;
   }
 
   asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {

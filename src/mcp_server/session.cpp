@@ -6,6 +6,7 @@
 
 #include "code_tools.hpp"
 #include "face_approver.hpp"
+#include "harness/bridge/outcome_json.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
@@ -353,8 +354,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     auto out = co_await deps_->execution->execute(std::move(request));
     if (!another_running) approver_->set_channel(nullptr);
     const bool still_ours = generation == sandbox_generation_;
-    if (out && had_sandbox && still_ours && note.empty() && out->contains("sandbox") &&
-        (*out)["sandbox"].value("opened", false)) {
+    if (out && had_sandbox && still_ours && note.empty() && out->opened) {
       // The execution service ended the sandbox after SANDBOX_IDLE_TIMEOUT_MS unused.
       note =
           "the session's sandbox had been idle too long and was ended; this code ran in a fresh one, so "
@@ -372,9 +372,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       }
       co_return tool_error("the code could not be run: " + out.error().describe());
     }
-    const json& body = *out;
-    bool ended = body.contains("sandbox") && body["sandbox"].value("ended", false);
-    if (ended && still_ours) {
+    if (out->ended && still_ours) {
       drop_sandbox();
       if (note.empty()) {
         note =
@@ -382,15 +380,16 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
             "without earlier variables";
       }
     }
-    json structured{{"ok", !body.contains("error")},
-                    {"logs", body.value("logs", json::array())},
-                    {"toolCalls", body.value("toolCalls", json::array())}};
-    if (body.contains("error")) {
-      structured["error"] = body["error"];
+    const bridge::exec_result& block = out->block;
+    json block_json = bridge::outcome_json(block);
+    json structured{
+        {"ok", block.ok}, {"logs", std::move(block_json["logs"])}, {"toolCalls", std::move(block_json["toolCalls"])}};
+    if (!block.ok) {
+      structured["error"] = block.error;
     } else {
-      structured["result"] = body.value("result", json(nullptr));
+      structured["result"] = block.value;
     }
-    if (body.contains("saved")) structured["saved"] = body["saved"];
+    if (!block.files_report.is_null()) structured["saved"] = block.files_report;
     if (!note.empty()) structured["note"] = note;
     std::string text = render_outcome(structured);
     const bool failed = !structured["ok"].get<bool>();

@@ -13,7 +13,6 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <nlohmann/json.hpp>
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
@@ -59,6 +58,27 @@ struct execute_request {
   std::shared_ptr<policy::approver> approver{};
 };
 
+// What one /execute block gave: the block's own outcome and where it ran.
+// The HTTP route and the MCP face each write it in their own shape.
+struct execute_outcome {
+  // Result, logs, error, tool calls, changed files and their write-back
+  // report. A block that failed, timed out or broke its sandbox is still an
+  // outcome (ok false, with an error).
+  bridge::exec_result block{};
+  std::optional<std::string> session_id{};  // the request's sessionId; none for a one-shot block
+  bool warm = false;                        // the sandbox came from the warm pool
+  // The sandbox is gone after this block (a one-shot block, or one that timed
+  // out or broke it): the session's next block starts a fresh one.
+  bool ended = false;
+  bool opened = false;    // this request started the session's sandbox, so no earlier state is in it
+  std::string channel{};  // what the protocol ran on: "socket" or "stdio"
+  // Where the request's time went: all of it, and opening the sandbox (the
+  // user's files read, the claim, `init` sent; 0 when the session had one).
+  // The block's own times are block.ms and block.runtime_ms.
+  double total_ms = 0;
+  double open_ms = 0;
+};
+
 // Makes the data filter of one session (the PII censor with the session's own
 // vault, the tool policy with `approver`); null makes the identity filter.
 using filter_factory = std::function<std::shared_ptr<bridge::data_filter>(std::shared_ptr<policy::approver> approver)>;
@@ -67,15 +87,11 @@ class execution_service {
  public:
   virtual ~execution_service() = default;
 
-  // The /execute response body: {"result", "logs", "error"?, "toolCalls",
-  // "files", "saved"?, "durationMs", "sessionId", "sandbox": {"warm", "ended", "opened", "channel"}}
-  // ("opened": this request started the session's sandbox, so no earlier state is in it). A block that
-  // failed, timed out or broke its sandbox is still a result (with "error").
-  // A session id names a session of that user only: another user's request
-  // with the same id opens its own. Errors: session_busy (the session is
-  // running another block), too_many_sessions, and the
-  // pool's errors when no sandbox could be started.
-  virtual boost::asio::awaitable<result<nlohmann::json>> execute(execute_request request) = 0;
+  // Runs one block. A session id names a session of that user only: another
+  // user's request with the same id opens its own. Errors: session_busy (the
+  // session is running another block), too_many_sessions, and the pool's
+  // errors when no sandbox could be started.
+  virtual boost::asio::awaitable<result<execute_outcome>> execute(execute_request request) = 0;
 
   // Ends a session and destroys its sandbox. A session running a block can
   // be ended too: its sandbox is killed, so the block's request answers at
