@@ -7,6 +7,7 @@
 #include "code_tools.hpp"
 #include "face_approver.hpp"
 #include "harness/bridge/outcome_json.hpp"
+#include "harness/bridge/outcome_text.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
@@ -63,30 +64,9 @@ std::string_view string_field(const json& object, const char* key) {
                                                : std::string_view();
 }
 
-// What the model reads of a block's outcome: the value, the console output,
-// the error with its stack, the tool calls, then any note.
-std::string render_outcome(const json& s) {
-  std::string text;
-  if (s.value("ok", false)) {
-    const json& value = s.contains("result") ? s["result"] : json(nullptr);
-    text += value.is_null() ? "The code ran; it returned nothing.\n" : "Result:\n" + value.dump(2) + "\n";
-  } else {
-    const json& e = s.contains("error") ? s["error"] : json::object();
-    text += fmt::format("Error: {}: {}\n", string_field(e, "name"), string_field(e, "message"));
-    if (auto stack = string_field(e, "stack"); !stack.empty()) text += std::string(stack) + "\n";
-  }
-  if (s.contains("logs") && !s["logs"].empty()) {
-    text += "Console:\n";
-    for (const auto& l : s["logs"]) text += fmt::format("[{}] {}\n", string_field(l, "level"), string_field(l, "text"));
-  }
-  if (s.contains("toolCalls") && !s["toolCalls"].empty()) {
-    text += fmt::format("Tool calls: {}", s["toolCalls"].size());
-    std::size_t failed = 0;
-    for (const auto& c : s["toolCalls"]) failed += c.value("ok", true) ? 0 : 1;
-    text += failed ? fmt::format(" ({} failed)\n", failed) : std::string("\n");
-  }
-  if (s.contains("saved")) text += "Files saved: " + s["saved"].dump() + "\n";
-  if (auto note = string_field(s, "note"); !note.empty()) text += "Note: " + std::string(note) + "\n";
+// The model's text of a block (bridge::outcome_text), cut past max_result_text with a note.
+std::string result_text(const bridge::exec_result& block, std::string_view note) {
+  std::string text = bridge::outcome_text(block, note);
   if (text.size() > max_result_text) {
     const std::size_t cut = core::utf8_boundary(text, max_result_text);
     text = fmt::format("{}\n[cut: {} more characters; return less, or write it to /workspace]", text.substr(0, cut),
@@ -391,9 +371,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     }
     if (!block.files_report.is_null()) structured["saved"] = block.files_report;
     if (!note.empty()) structured["note"] = note;
-    std::string text = render_outcome(structured);
-    const bool failed = !structured["ok"].get<bool>();
-    co_return tool_result(std::move(text), std::move(structured), failed);
+    std::string text = result_text(block, note);
+    co_return tool_result(std::move(text), std::move(structured), !block.ok);
   }
 
   // The execution service no longer holds (or is about to end) this
