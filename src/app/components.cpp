@@ -126,7 +126,7 @@ asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> 
   pool->start();
 }
 
-using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
+using execution::guard_factory;
 
 // What replicas sharing one store (STORE_URL) run beside the agent.
 struct shared_store_parts {
@@ -330,15 +330,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!policy_config) return policy_config.error();
   auto guards = build_guards(*policy_config, out->censor_->detector_names(), out->registry_, out->services_.health);
   if (!guards) return guards.error();
-  // Each /execute session gets its own vault: tokens never leak between sessions.
-  execution::filter_factory filters = [censor = out->censor_, metrics,
-                                       guards = *guards](std::shared_ptr<policy::approver> approver) {
-    auto filter = std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
-                                                          &execution::pii_detection_counter(*metrics),
-                                                          guards ? guards() : nullptr);
-    filter->set_approver(std::move(approver));
-    return filter;
-  };
+  // One maker of the sandboxes' data filters, for the agent's tasks and the execution service's sessions.
+  auto filters = std::make_shared<const execution::pii_filter_factory>(out->censor_, metrics, *guards);
   execution::register_exec_metrics(*metrics);
   for (const auto& kind : out->censor_->detector_names()) execution::pii_detection_counter(*metrics).with({kind});
   exec_settings->service.metrics = metrics;
@@ -363,8 +356,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   exec_settings->service.files = sandbox_files;
   exec_settings->service.blocking = out->background_.get_executor();
   auto tools = execution::registry_tools(out->registry_);
-  out->execution_ =
-      execution::create_execution_service(executor, out->pool_, tools, std::move(filters), exec_settings->service);
+  out->execution_ = execution::create_execution_service(executor, out->pool_, tools, filters, exec_settings->service);
   out->services_.execution = out->execution_;
   auto face_settings = mcp_server::load_face_settings(settings);
   if (!face_settings) return face_settings.error();
@@ -390,7 +382,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
                       .exec_timeout = exec_settings->service.exec_timeout,
                       .limits = exec_settings->service.limits,
                       .metrics = metrics,
-                      .guards = *guards,
+                      .filters = filters,
                       .approval_timeout = policy_config->approval_timeout,
                       .http_engine = out->http_engine_,
                       .store = shared_store ? shared_store->store : nullptr};

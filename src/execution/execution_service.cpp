@@ -13,6 +13,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
+#include "harness/execution/data_path.hpp"
 #include "harness/execution/errors.hpp"
 #include "run_slots.hpp"
 
@@ -58,7 +59,8 @@ class execution_service_impl final : public execution_service,
                                      public std::enable_shared_from_this<execution_service_impl> {
  public:
   execution_service_impl(const asio::any_io_executor& executor, std::shared_ptr<warm_pool> pool,
-                         std::shared_ptr<bridge::tool_gateway> tools, filter_factory filters, execution_config config)
+                         std::shared_ptr<bridge::tool_gateway> tools, std::shared_ptr<const pii_filter_factory> filters,
+                         execution_config config)
       : executor_(executor),
         pool_(std::move(pool)),
         tools_(std::move(tools)),
@@ -199,7 +201,11 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<result<std::shared_ptr<live_session>>> open_session(std::string id, std::string user_id,
                                                                       std::shared_ptr<policy::approver> approver) {
     std::shared_ptr<bridge::data_filter> filter;
-    if (filters_) filter = filters_(std::move(approver));
+    if (filters_) {
+      auto pii = filters_->make(std::make_shared<pii::pii_vault>());  // the session's own vault
+      pii->set_approver(std::move(approver));
+      filter = std::move(pii);
+    }
     sandbox_session_options options;  // a local: GCC 12 miscompiles braced lists in co_await arguments
     options.id = id;
     options.user_id = user_id;
@@ -293,7 +299,7 @@ class execution_service_impl final : public execution_service,
   asio::any_io_executor executor_;
   std::shared_ptr<warm_pool> pool_;
   std::shared_ptr<bridge::tool_gateway> tools_;
-  filter_factory filters_;
+  std::shared_ptr<const pii_filter_factory> filters_;
   execution_config config_;
   asio::steady_timer sweep_timer_;
   // Keyed by session_key: a session id names a session within one user, so
@@ -310,7 +316,8 @@ class execution_service_impl final : public execution_service,
 std::shared_ptr<execution_service> create_execution_service(const asio::any_io_executor& executor,
                                                             std::shared_ptr<warm_pool> pool,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
-                                                            filter_factory filters, execution_config config) {
+                                                            std::shared_ptr<const pii_filter_factory> filters,
+                                                            execution_config config) {
   auto service =
       std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools), std::move(filters), config);
   service->start_sweeper();

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/pii_filter_factory.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/execution/session_directory.hpp"
 #include "harness/execution/warm_pool.hpp"
@@ -79,10 +79,6 @@ struct execute_outcome {
   double open_ms = 0;
 };
 
-// Makes the data filter of one session (the PII censor with the session's own
-// vault, the tool policy with `approver`); null makes the identity filter.
-using filter_factory = std::function<std::shared_ptr<bridge::data_filter>(std::shared_ptr<policy::approver> approver)>;
-
 class execution_service {
  public:
   virtual ~execution_service() = default;
@@ -104,9 +100,13 @@ class execution_service {
   virtual std::size_t session_count() const = 0;
 };
 
+// Each session's data filter comes from `filters`, over a vault of the
+// session's own (tokens never leak between sessions) and with the request's
+// approver; null `filters`: data passes unfiltered (tests).
 std::shared_ptr<execution_service> create_execution_service(const boost::asio::any_io_executor& executor,
                                                             std::shared_ptr<warm_pool> pool,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
-                                                            filter_factory filters, execution_config config);
+                                                            std::shared_ptr<const pii_filter_factory> filters,
+                                                            execution_config config);
 
 }  // namespace harness::execution
