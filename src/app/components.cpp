@@ -356,7 +356,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   exec_settings->service.files = sandbox_files;
   exec_settings->service.blocking = out->background_.get_executor();
   auto tools = execution::registry_tools(out->registry_);
-  out->execution_ = execution::create_execution_service(executor, out->pool_, tools, filters, exec_settings->service);
+  out->execution_ = execution::create_execution_service(executor, out->pool_, tools, filters, exec_settings->service,
+                                                        core::real_clock());
   out->services_.execution = out->execution_;
   auto face_settings = mcp_server::load_face_settings(settings);
   if (!face_settings) return face_settings.error();

@@ -15,6 +15,7 @@
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/execution/pii_filter_factory.hpp"
 #include "harness/execution/sandbox_session.hpp"
@@ -34,18 +35,18 @@ struct execution_config {
   std::size_t max_running_per_user = 4;            // SANDBOX_MAX_RUNNING_PER_USER
   std::size_t max_running_per_key = 8;             // SANDBOX_MAX_RUNNING_PER_KEY
   std::chrono::milliseconds run_queue_wait{2000};  // SANDBOX_RUN_QUEUE_MS
-  bridge::session_limits limits;
+  bridge::session_limits limits{};
   // The user's skills go into every sandbox and what a block saves under
   // /skills is written back, as for a task; /workspace lives as long as the
   // sandbox. Null: no files. `blocking` is where that file work runs.
-  std::shared_ptr<sandbox_files> files;
-  boost::asio::any_io_executor blocking;
+  std::shared_ptr<sandbox_files> files{};
+  boost::asio::any_io_executor blocking{};
   // Where harness_sandbox_execs_total{outcome} and
   // harness_sandbox_exec_duration_seconds are counted; null: not counted.
-  std::shared_ptr<core::metrics_registry> metrics;
+  std::shared_ptr<core::metrics_registry> metrics{};
   // With replicas sharing a store: where each named session lives. Null: this
   // server is the only one.
-  std::shared_ptr<session_directory> directory;
+  std::shared_ptr<session_directory> directory{};
 };
 
 struct execute_request {
@@ -84,9 +85,11 @@ class execution_service {
   virtual ~execution_service() = default;
 
   // Runs one block. A session id names a session of that user only: another
-  // user's request with the same id opens its own. Errors: session_busy (the
-  // session is running another block), too_many_sessions, and the pool's
-  // errors when no sandbox could be started.
+  // user's request with the same id opens its own. A session is the
+  // session's from the moment its first request passed the limits: while its
+  // sandbox starts it is running that request's block. Errors: session_busy
+  // (the session is running another block), too_many_sessions (sessions still
+  // starting count), and the pool's errors when no sandbox could be started.
   virtual boost::asio::awaitable<result<execute_outcome>> execute(execute_request request) = 0;
 
   // Ends a session and destroys its sandbox. A session running a block can
@@ -97,16 +100,19 @@ class execution_service {
   // Ends every session (server shutdown).
   virtual boost::asio::awaitable<void> shutdown() = 0;
 
+  // Live sessions, those still starting included.
   virtual std::size_t session_count() const = 0;
 };
 
 // Each session's data filter comes from `filters`, over a vault of the
 // session's own (tokens never leak between sessions) and with the request's
-// approver; null `filters`: data passes unfiltered (tests).
+// approver; null `filters`: data passes unfiltered (tests). Idle time,
+// durations and the removal of sandboxes run on `clock`, which must outlive
+// the service.
 std::shared_ptr<execution_service> create_execution_service(const boost::asio::any_io_executor& executor,
                                                             std::shared_ptr<warm_pool> pool,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
                                                             std::shared_ptr<const pii_filter_factory> filters,
-                                                            execution_config config);
+                                                            execution_config config, core::clock& clock);
 
 }  // namespace harness::execution
