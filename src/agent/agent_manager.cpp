@@ -356,9 +356,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
     // The task's own guard: maxCallsPerTask counts this task's calls, across its sandboxes.
-    task->filter = std::make_shared<execution::pii_filter>(
-        deps_.censor, task->vault, deps_.metrics ? &execution::pii_detection_counter(*deps_.metrics) : nullptr,
-        deps_.guards ? deps_.guards() : nullptr);
+    task->filter = deps_.filters->make(task->vault);
     // A call the policy asks about waits for POST /tasks/{id}/approvals/{id}.
     attach_approvals(task, clock_, config_.approval_timeout,
                      [store = deps_.store, executor = executor_](const store::task_record& now) {

@@ -24,13 +24,13 @@ struct observation {
 
 struct observation_inputs {
   const bridge::exec_result& outcome;
-  nlohmann::json files_report;  // sandbox_files::apply's answer, or null
-  std::string sandbox_note;     // e.g. "this block ran in a fresh sandbox ...", or empty
+  std::string sandbox_note;  // e.g. "this block ran in a fresh sandbox ...", or empty
   std::size_t max_chars = 8000;
   std::string full_text_path;  // where the full text will be saved when cut
 };
 
-// The whole text of the outcome, before censoring and cutting.
+// The whole text of the outcome (bridge::outcome_text, with the sandbox
+// note), before censoring and cutting.
 std::string observation_text(const observation_inputs& in);
 
 // `text` itself when it fits in `max_chars`; else its start and a note that

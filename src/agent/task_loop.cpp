@@ -278,7 +278,6 @@ class task_run {
     std::string full_path = fmt::format("observations/turn-{}.txt", turn);
     // Censored whole, then cut: a cut must not split a value the censor would have found.
     auto full = transcript.from_sandbox(observation_text({.outcome = outcome,
-                                                          .files_report = outcome.files_report,
                                                           .sandbox_note = note,
                                                           .max_chars = ctx_.config.observation_max_chars,
                                                           .full_text_path = {}}));

@@ -94,7 +94,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   deps.pool = std::move(inputs.pool);
   deps.tools = std::move(inputs.tools);
   deps.censor = std::move(inputs.censor);
-  deps.guards = std::move(inputs.guards);
+  deps.filters = std::move(inputs.filters);
   deps.sealer = std::make_shared<const pii::vault_sealer>(std::move(*sealer));
   deps.store = *store;
   deps.files = std::move(inputs.files);

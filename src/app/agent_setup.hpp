@@ -33,9 +33,9 @@ struct agent_inputs {
   std::chrono::milliseconds exec_timeout{30000};
   bridge::session_limits limits;
   std::shared_ptr<core::metrics_registry> metrics;
-  std::function<std::unique_ptr<policy::call_guard>()> guards;  // the tool policy; empty: none
-  std::chrono::milliseconds approval_timeout{300000};           // APPROVAL_TIMEOUT_MS
-  std::shared_ptr<net::curl_loop> curl_loop;                    // the one outbound HTTP client's loop
+  std::shared_ptr<const execution::pii_filter_factory> filters;  // each task's data filter (censor, tool policy)
+  std::chrono::milliseconds approval_timeout{300000};            // APPROVAL_TIMEOUT_MS
+  std::shared_ptr<net::curl_loop> curl_loop;                     // the one outbound HTTP client's loop
   // The store, when the app opened it already (replicas sharing STORE_URL:
   // sessions need it too); null: build_agent opens it.
   std::shared_ptr<store::task_store> store = nullptr;

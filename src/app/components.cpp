@@ -127,7 +127,7 @@ asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> 
   pool->start();
 }
 
-using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
+using execution::guard_factory;
 
 // What replicas sharing one store (STORE_URL) run beside the agent.
 struct shared_store_parts {
@@ -264,7 +264,8 @@ result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_execu
 struct wiring {
   std::shared_ptr<core::metrics_registry> metrics;
   std::shared_ptr<bridge::tool_gateway> tools;  // the registry, as sandbox code reaches it
-  guard_factory guards;                         // the tool policy; empty: none
+  // The sandboxes' data filters (censor, tool policy), for the agent's tasks and the execution service's sessions.
+  std::shared_ptr<const execution::pii_filter_factory> filters;
   std::chrono::milliseconds approval_timeout{0};
   std::shared_ptr<execution::sandbox_files> files;
   std::shared_ptr<skills::skill_library> library;
@@ -354,26 +355,17 @@ void build_sandboxes(components_impl& out, const asio::any_io_executor& executor
 }
 
 // The tool policy of every call code makes (each task and session gets its
-// own guard) and the data path of /execute sessions.
-result<execution::filter_factory> build_data_path(components_impl& out, wiring& w, const core::settings& settings) {
+// own guard) and the one maker of the sandboxes' data filters.
+status build_data_path(components_impl& out, wiring& w, const core::settings& settings) {
   auto policy_config = policy::load_policy_config(settings);
   if (!policy_config) return policy_config.error();
   w.approval_timeout = policy_config->approval_timeout;
   auto guards = build_guards(*policy_config, out.censor_->detector_names(), out.registry_, out.services_.health);
   if (!guards) return guards.error();
-  w.guards = *guards;
-  // Each /execute session gets its own vault: tokens never leak between sessions.
-  execution::filter_factory filters = [censor = out.censor_, metrics = w.metrics,
-                                       guards = w.guards](std::shared_ptr<policy::approver> approver) {
-    auto filter = std::make_shared<execution::pii_filter>(censor, std::make_shared<pii::pii_vault>(),
-                                                          &execution::pii_detection_counter(*metrics),
-                                                          guards ? guards() : nullptr);
-    filter->set_approver(std::move(approver));
-    return filter;
-  };
+  w.filters = std::make_shared<const execution::pii_filter_factory>(out.censor_, w.metrics, *guards);
   execution::register_exec_metrics(*w.metrics);
   for (const auto& kind : out.censor_->detector_names()) execution::pii_detection_counter(*w.metrics).with({kind});
-  return filters;
+  return {};
 }
 
 // Skills per user and workspaces per task (on the host, or in the shared
@@ -397,7 +389,7 @@ status build_files(components_impl& out, wiring& w, const asio::any_io_executor&
 
 // The warm pool and the service of POST /execute on it.
 void build_execution(components_impl& out, const wiring& w, const asio::any_io_executor& executor,
-                     execution::execution_settings& exec, execution::filter_factory filters) {
+                     execution::execution_settings& exec) {
   exec.service.metrics = w.metrics;
   exec.pool.files = w.files;  // the examples go into each sandbox while it waits in the pool
   exec.pool.blocking = out.background_.get_executor();
@@ -405,7 +397,8 @@ void build_execution(components_impl& out, const wiring& w, const asio::any_io_e
   execution::register_pool_metrics(*w.metrics, out.pool_);
   exec.service.files = w.files;
   exec.service.blocking = out.background_.get_executor();
-  out.execution_ = execution::create_execution_service(executor, out.pool_, w.tools, std::move(filters), exec.service);
+  out.execution_ =
+      execution::create_execution_service(executor, out.pool_, w.tools, w.filters, exec.service, core::real_clock());
   out.services_.execution = out.execution_;
 }
 
@@ -439,7 +432,7 @@ status wire_agent(components_impl& out, const wiring& w, const asio::any_io_exec
                       .exec_timeout = exec.service.exec_timeout,
                       .limits = exec.service.limits,
                       .metrics = w.metrics,
-                      .guards = w.guards,
+                      .filters = w.filters,
                       .approval_timeout = w.approval_timeout,
                       .curl_loop = out.curl_loop_,
                       .store = w.shared_store ? w.shared_store->store : nullptr};
@@ -492,10 +485,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   }
   build_tool_registry(*out, w, executor, *mcp_config, std::move(*remote));
   build_sandboxes(*out, executor, *configs);
-  auto filters = build_data_path(*out, w, settings);
-  if (!filters) return filters.error();
+  if (auto data_path = build_data_path(*out, w, settings); !data_path) return data_path.error();
   if (auto files = build_files(*out, w, executor, settings); !files) return files.error();
-  build_execution(*out, w, executor, configs->execution, std::move(*filters));
+  build_execution(*out, w, executor, configs->execution);
   auto face = build_face(*out, w, executor, settings, *http_config, configs->sandbox.owner);
   if (!face) return face.error();
   out->services_.health.push_back(out->sandbox_health_);

@@ -53,6 +53,15 @@ std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_r
   return std::make_shared<registry_gateway>(std::move(registry));
 }
 
+pii_filter_factory::pii_filter_factory(std::shared_ptr<const pii::pii_censor> censor,
+                                       std::shared_ptr<core::metrics_registry> metrics, guard_factory guards)
+    : censor_(std::move(censor)), metrics_(std::move(metrics)), guards_(std::move(guards)) {}
+
+std::shared_ptr<pii_filter> pii_filter_factory::make(std::shared_ptr<pii::pii_vault> vault) const {
+  return std::make_shared<pii_filter>(censor_, std::move(vault), metrics_ ? &pii_detection_counter(*metrics_) : nullptr,
+                                      guards_ ? guards_() : nullptr);
+}
+
 pii_filter::pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault,
                        core::family<core::counter>* detections, std::unique_ptr<policy::call_guard> guard)
     : censor_(std::move(censor)), vault_(std::move(vault)), detections_(detections), guard_(std::move(guard)) {

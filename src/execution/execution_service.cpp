@@ -2,18 +2,14 @@
 
 #include <map>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
-#include "exec_json.hpp"
 #include "harness/core/async_signal.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
+#include "harness/execution/data_path.hpp"
 #include "harness/execution/errors.hpp"
 #include "run_slots.hpp"
 
@@ -21,19 +17,27 @@ namespace harness::execution {
 namespace {
 
 namespace asio = boost::asio;
-using json = nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 // How long after a one-shot answer its sandbox's removal starts (close_counted).
 constexpr auto removal_delay = std::chrono::milliseconds(5);
 
-// One /execute session: a sandbox bound to one user, kept between blocks.
+double ms_between(core::steady_time from, core::steady_time to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+// One sandbox bound to one user. A named session is in the table from the
+// moment its first request checked the limits, before its sandbox has
+// started (sandbox null, busy): a second request for the id is then answered
+// session_busy, as while a block runs, and the limits count it.
 struct exec_session {
   std::string id;
   std::string user_id;
-  std::unique_ptr<sandbox_session> sandbox;
-  clock_type::time_point last_used = clock_type::now();
+  std::unique_ptr<sandbox_session> sandbox;  // null while it starts
+  core::steady_time last_used{};
   bool busy = false;
   bool held = false;  // recorded in the session directory (replicas): released when it ends
+  // Taken out of the table (DELETE, shutdown) while its sandbox started: the
+  // request that opens it answers as for a block whose sandbox was killed.
+  bool ended = false;
 };
 
 // The sessions map's key: user ids are [A-Za-z0-9_.-], so '/' cannot occur in one.
@@ -44,51 +48,58 @@ std::string session_key(const std::string& user_id, const std::string& session_i
 // Marks a session busy for one block, and idle again on every way out.
 class busy_scope {
  public:
-  explicit busy_scope(exec_session& s) : session_(s) { session_.busy = true; }
+  busy_scope(exec_session& s, const core::clock& clock) : session_(s), clock_(clock) { session_.busy = true; }
   ~busy_scope() {
     session_.busy = false;
-    session_.last_used = clock_type::now();
+    session_.last_used = clock_.steady_now();
   }
   busy_scope(const busy_scope&) = delete;
   busy_scope& operator=(const busy_scope&) = delete;
 
  private:
   exec_session& session_;
+  const core::clock& clock_;
 };
 
 class execution_service_impl final : public execution_service,
                                      public std::enable_shared_from_this<execution_service_impl> {
  public:
   execution_service_impl(const asio::any_io_executor& executor, std::shared_ptr<warm_pool> pool,
-                         std::shared_ptr<bridge::tool_gateway> tools, filter_factory filters, execution_config config)
+                         std::shared_ptr<bridge::tool_gateway> tools, std::shared_ptr<const pii_filter_factory> filters,
+                         execution_config config, core::clock& clock)
       : executor_(executor),
+        clock_(clock),
         pool_(std::move(pool)),
         tools_(std::move(tools)),
         filters_(std::move(filters)),
         config_(config),
-        sweep_(executor, core::real_clock(), "session idle sweeper"),
-        closing_(executor, core::real_clock()),
-        one_shots_(executor, {.per_user = config.max_running_per_user,
+        sweep_(executor, clock, "session idle sweeper"),
+        sessions_starting_(executor, clock),
+        closing_(executor, clock),
+        one_shots_(executor, clock,
+                   {.per_user = config.max_running_per_user,
                               .per_key = config.max_running_per_key,
                               .wait = config.run_queue_wait}) {}
 
   void start_sweeper() {
-    const auto interval = std::clamp<std::chrono::milliseconds>(
-        config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
+    const auto interval = std::clamp<std::chrono::milliseconds>(config_.idle_timeout / 4, std::chrono::milliseconds(250),
+                                                                std::chrono::milliseconds(5000));
     sweep_.start(interval, core::periodic_job::plain([weak = weak_from_this()] {
                    if (auto self = weak.lock()) self->end_idle_sessions();
                  }));
   }
 
-  asio::awaitable<result<json>> execute(execute_request request) override {
+  asio::awaitable<result<execute_outcome>> execute(execute_request request) override {
     auto self = shared_from_this();  // keeps the service alive across the awaits
-    auto started = clock_type::now();
+    const auto started = clock_.steady_now();
+    const bool named = request.session_id.has_value();
     std::shared_ptr<exec_session> session;
-    bool opened_now = false;  // this request opened the session's sandbox
-    double open_ms = 0;       // its sandbox's opening: the user's files read, the claim, `init` sent
-    if (request.session_id) {
+    if (named) {
       auto it = sessions_.find(session_key(request.user_id, *request.session_id));
-      if (it != sessions_.end()) {
+      // Idle past its time but not swept yet: ended now, so the block runs in a fresh sandbox.
+      if (it != sessions_.end() && idled_out(*it->second, started)) {
+        end_idle(it);
+      } else if (it != sessions_.end()) {
         session = it->second;
         if (session->busy) {
           co_return make_error(execution::errc::session_busy,
@@ -99,70 +110,47 @@ class execution_service_impl final : public execution_service,
     }
     // A one-shot block holds its place among the user's and the key's until it has answered.
     std::unique_ptr<run_slots::slot> one_shot;
-    if (!request.session_id) {
+    if (!named) {
       auto slot = co_await one_shots_.acquire(request.user_id, request.key_id);
       if (!slot) co_return slot.error();
       one_shot = std::move(*slot);
     }
+    bool opened_now = false;  // this request opened the session's sandbox
+    double open_ms = 0;       // its sandbox's opening: the user's files read, the claim, `init` sent
     if (!session) {
-      if (request.session_id && sessions_.size() + opening_ >= config_.max_sessions) {
-        co_return make_error(execution::errc::too_many_sessions,
-                             "there are already " + std::to_string(config_.max_sessions) + " live sessions",
-                             "end one with DELETE /sessions/{id}, or run without a sessionId");
+      if (named) {
+        if (auto refused = over_limits(request.user_id)) co_return std::move(*refused);
       }
-      if (request.session_id && sessions_of(request.user_id) >= config_.max_sessions_per_user) {
-        co_return make_error(execution::errc::too_many_sessions,
-                             "user '" + request.user_id + "' already has " +
-                                 std::to_string(config_.max_sessions_per_user) + " live sessions",
-                             "end one with DELETE /sessions/{id}, or run without a sessionId "
-                             "(SANDBOX_MAX_SESSIONS_PER_USER)");
-      }
-      ++opening_;  // counted before any wait, so overlapping requests see each other against the limits
-      // With replicas: the id must not be open on another one (it holds the sandbox).
-      if (request.session_id && config_.directory) {
-        auto key = session_key(request.user_id, *request.session_id);  // a local: GCC 12
-        auto holder = co_await config_.directory->hold(std::move(key));
-        if (!holder || *holder != config_.directory->self()) --opening_;
-        if (!holder) co_return holder.error();
-        if (*holder != config_.directory->self()) co_return session_elsewhere(*request.session_id, *holder);
-      }
-      const auto opening = clock_type::now();
-      auto opened =
-          co_await open_session(request.session_id.value_or(core::make_id("sess_")), request.user_id, request.approver);
-      --opening_;
-      if (!opened) {
-        if (request.session_id && config_.directory) release_later(session_key(request.user_id, *request.session_id));
-        co_return opened.error();
-      }
-      session = std::move(*opened);
-      session->held = request.session_id && config_.directory;
+      session = std::make_shared<exec_session>();
+      session->id = request.session_id.value_or(core::make_id("sess_"));
+      session->user_id = request.user_id;
+      // Before the first wait, so that overlapping requests see each other.
+      starting reserved(*this, session, named);
+      auto opened = co_await open_sandbox(*session, named, request.approver);
+      if (!opened) co_return opened.error();
       opened_now = true;
-      open_ms = std::chrono::duration<double, std::milli>(clock_type::now() - opening).count();
-      if (request.session_id) sessions_[session_key(session->user_id, session->id)] = session;
+      open_ms = ms_between(session->last_used, clock_.steady_now());
+      session->last_used = clock_.steady_now();
+      if (session->ended) co_return ended_while_starting(std::move(session), started);
     }
-    bridge::exec_result outcome;
+    execute_outcome out;
     {
-      busy_scope busy(*session);
-      outcome = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
+      busy_scope busy(*session, clock_);
+      out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
     }
-    bool ended = !request.session_id || session->sandbox->broken();
-    json body = exec_result_json(outcome);
-    body["sessionId"] = request.session_id ? json(session->id) : json(nullptr);
-    body["sandbox"] = {{"warm", session->sandbox->warm()},
-                       {"ended", ended},
-                       {"opened", opened_now},
-                       {"channel", session->sandbox->channel_kind()}};
-    body["durationMs"] = std::chrono::duration<double, std::milli>(clock_type::now() - started).count();
-    // Where durationMs went: opening the sandbox, the block on the host (frame
-    // out to answer in), and of that the runtime's own time; the rest of the
-    // block is the trip through the channel.
-    body["timing"] = {{"openMs", open_ms}, {"blockMs", outcome.ms}, {"runtimeMs", outcome.runtime_ms}};
-    if (ended) {
+    out.ended = !named || session->sandbox->broken();
+    if (named) out.session_id = session->id;
+    out.warm = session->sandbox->warm();
+    out.opened = opened_now;
+    out.channel = session->sandbox->channel_kind();
+    out.total_ms = ms_between(started, clock_.steady_now());
+    out.open_ms = open_ms;
+    if (out.ended) {
       forget(session);
       // Remove the container after answering: the caller need not wait for it.
       close_later(std::move(session), "closing");
     }
-    co_return body;
+    co_return out;
   }
 
   asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {
@@ -181,6 +169,7 @@ class execution_service_impl final : public execution_service,
     }
     auto session = it->second;
     sessions_.erase(it);
+    session->ended = true;
     if (session->held) {
       // Released before answering: once DELETE returns, another replica may open the id.
       session->held = false;
@@ -189,9 +178,10 @@ class execution_service_impl final : public execution_service,
     }
     if (session->busy) {
       // The block in flight ends at once with a SandboxError; its request
-      // then removes the container.
-      core::log_info("session {} ended while a block ran; stopping its sandbox", session_id);
-      session->sandbox->kill();
+      // then removes the container. A sandbox still starting is removed by
+      // the request that opens it, once it has started.
+      core::log_info("session {} ended while a block ran or its sandbox started; stopping it", session_id);
+      if (session->sandbox) session->sandbox->kill();
       co_return status{};
     }
     co_await close_session(std::move(session));
@@ -201,32 +191,120 @@ class execution_service_impl final : public execution_service,
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
     sweep_.stop();
-    for (const auto& [key, session] : sessions_) released(*session);
+    for (const auto& [key, session] : sessions_) {
+      released(*session);
+      session->ended = true;
+    }
     co_await core::close_all(sessions_, &close_session);
-    co_await closing_.wait_zero();  // the sandboxes being removed in the background
+    co_await sessions_starting_.wait_zero();  // each then has its sandbox's removal under way
+    co_await closing_.wait_zero();            // the sandboxes being removed in the background
   }
 
   std::size_t session_count() const override { return sessions_.size(); }
 
  private:
-  asio::awaitable<result<std::shared_ptr<exec_session>>> open_session(std::string id, std::string user_id,
-                                                                      std::shared_ptr<policy::approver> approver) {
+  // A session whose sandbox is starting, from before the first wait until
+  // the request opening it goes on to run its block (or fails): a named one
+  // is in the table, busy, so a second request for the id gets session_busy
+  // and the limits count it; a one-shot one is counted for the global limit.
+  // If the sandbox did not start, the table lets go of the session.
+  class starting {
+   public:
+    starting(execution_service_impl& service, std::shared_ptr<exec_session> session, bool named)
+        : service_(service), session_(std::move(session)), named_(named) {
+      session_->busy = true;
+      if (named_) {
+        service_.sessions_[session_key(session_->user_id, session_->id)] = session_;
+        service_.sessions_starting_.add();
+      } else {
+        ++service_.one_shots_starting_;
+      }
+    }
+    ~starting() {
+      if (!named_) {
+        --service_.one_shots_starting_;
+        return;
+      }
+      if (!session_->sandbox) service_.forget_entry(*session_);
+      service_.sessions_starting_.done();
+    }
+    starting(const starting&) = delete;
+    starting& operator=(const starting&) = delete;
+
+   private:
+    execution_service_impl& service_;
+    std::shared_ptr<exec_session> session_;
+    bool named_;
+  };
+
+  // Starts `session`'s sandbox: with replicas, first records that this one
+  // holds the id (it must not be open on another). Its last_used is set to
+  // when the sandbox's opening began.
+  asio::awaitable<status> open_sandbox(exec_session& session, bool named, std::shared_ptr<policy::approver> approver) {
+    if (named && config_.directory) {
+      auto key = session_key(session.user_id, session.id);  // a local: GCC 12
+      auto holder = co_await config_.directory->hold(std::move(key));
+      if (!holder) co_return holder.error();
+      if (*holder != config_.directory->self()) co_return session_elsewhere(session.id, *holder);
+      session.held = true;
+    }
+    session.last_used = clock_.steady_now();
     std::shared_ptr<bridge::data_filter> filter;
-    if (filters_) filter = filters_(std::move(approver));
+    if (filters_) {
+      auto pii = filters_->make(std::make_shared<pii::pii_vault>());  // the session's own vault
+      pii->set_approver(std::move(approver));
+      filter = std::move(pii);
+    }
     sandbox_session_options options;  // a local: GCC 12 miscompiles braced lists in co_await arguments
-    options.id = id;
-    options.user_id = user_id;
+    options.id = session.id;
+    options.user_id = session.user_id;
     options.files = config_.files;
     options.blocking = config_.blocking;
     options.limits = config_.limits;
     options.metrics = config_.metrics;
     auto opened = co_await sandbox_session::open(executor_, *pool_, *tools_, std::move(filter), std::move(options));
-    if (!opened) co_return opened.error();
-    auto session = std::make_shared<exec_session>();
-    session->id = std::move(id);
-    session->user_id = std::move(user_id);
-    session->sandbox = std::move(*opened);
-    co_return session;
+    if (!opened) {
+      released(session);
+      co_return opened.error();
+    }
+    session.sandbox = std::move(*opened);
+    co_return status{};
+  }
+
+  // too_many_sessions when one more named session would pass a limit; the
+  // sessions still starting count (they are in the table), and so do the
+  // one-shot sandboxes starting for the global one.
+  std::optional<error> over_limits(const std::string& user_id) const {
+    if (sessions_.size() + one_shots_starting_ >= config_.max_sessions) {
+      return make_error(execution::errc::too_many_sessions,
+                        "there are already " + std::to_string(config_.max_sessions) + " live sessions",
+                        "end one with DELETE /sessions/{id}, or run without a sessionId");
+    }
+    if (sessions_of(user_id) >= config_.max_sessions_per_user) {
+      return make_error(
+          execution::errc::too_many_sessions,
+          "user '" + user_id + "' already has " + std::to_string(config_.max_sessions_per_user) + " live sessions",
+          "end one with DELETE /sessions/{id}, or run without a sessionId "
+          "(SANDBOX_MAX_SESSIONS_PER_USER)");
+    }
+    return std::nullopt;
+  }
+
+  // The answer to the request that opened a session which was ended (DELETE,
+  // shutdown) while its sandbox started: as for a block whose sandbox was
+  // killed, a SandboxError, and the sandbox is removed.
+  execute_outcome ended_while_starting(std::shared_ptr<exec_session> session, core::steady_time started) {
+    execute_outcome out;
+    bridge::fail(out.block, bridge::failure_kind::sandbox, "the session was ended while its sandbox started");
+    out.session_id = session->id;
+    out.warm = session->sandbox->warm();
+    out.ended = true;
+    out.opened = true;
+    out.channel = session->sandbox->channel_kind();
+    out.total_ms = ms_between(started, clock_.steady_now());
+    released(*session);
+    close_later(std::move(session), "closing: ended while it started");
+    return out;
   }
 
   std::size_t sessions_of(const std::string& user_id) const {
@@ -235,14 +313,30 @@ class execution_service_impl final : public execution_service,
     return n;
   }
 
+  bool idled_out(const exec_session& s, core::steady_time now) const {
+    return !s.busy && now - s.last_used >= config_.idle_timeout;
+  }
+
+  // Ends an idle session: out of the table, its sandbox removed in the background.
+  std::map<std::string, std::shared_ptr<exec_session>>::iterator end_idle(
+      std::map<std::string, std::shared_ptr<exec_session>>::iterator it) {
+    auto& s = it->second;
+    core::log_info("session {} idled out", s->id);
+    released(*s);
+    close_later(std::move(s), "closing after idling out");
+    return sessions_.erase(it);
+  }
+
   // Drops `session` from the table, unless the id has moved on to a newer
   // session (the old one was deleted while its block ran).
   void forget(const std::shared_ptr<exec_session>& session) {
-    auto it = sessions_.find(session_key(session->user_id, session->id));
-    if (it != sessions_.end() && it->second == session) {
-      sessions_.erase(it);
-      released(*session);
-    }
+    if (forget_entry(*session)) released(*session);
+  }
+  bool forget_entry(const exec_session& session) {
+    auto it = sessions_.find(session_key(session.user_id, session.id));
+    if (it == sessions_.end() || it->second.get() != &session) return false;
+    sessions_.erase(it);
+    return true;
   }
 
   // A held session left the table: the directory forgets it (in the background).
@@ -256,8 +350,9 @@ class execution_service_impl final : public execution_service,
     core::spawn_logged(executor_, std::move(release), "session directory: release");
   }
 
+  // A session still starting has no sandbox yet: the request opening it removes it.
   static asio::awaitable<void> close_session(std::shared_ptr<exec_session> session) {
-    co_await session->sandbox->close();
+    if (session->sandbox) co_await session->sandbox->close();
   }
 
   // Removes a session's sandbox in the background, counted so that shutdown
@@ -276,38 +371,34 @@ class execution_service_impl final : public execution_service,
     } done{self->closing_};
     // After the answer has gone out: spawned before it, the removal's engine
     // connection was opened on the I/O thread ahead of the response write.
-    asio::steady_timer after_answer(self->executor_, removal_delay);
-    co_await after_answer.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto after_answer = self->clock_.make_timer(self->executor_);
+    after_answer->expires_at(self->clock_.steady_now() + removal_delay);
+    co_await after_answer->wait();
     co_await session->sandbox->close();
   }
 
   void end_idle_sessions() {
-    auto now = clock_type::now();
+    const auto now = clock_.steady_now();
     for (auto it = sessions_.begin(); it != sessions_.end();) {
-      auto& s = it->second;
-      if (!s->busy && now - s->last_used >= config_.idle_timeout) {
-        core::log_info("session {} idled out", s->id);
-        released(*s);
-        close_later(std::move(s), "closing after idling out");
-        it = sessions_.erase(it);
-      } else {
-        ++it;
-      }
+      it = idled_out(*it->second, now) ? end_idle(it) : std::next(it);
     }
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   std::shared_ptr<warm_pool> pool_;
   std::shared_ptr<bridge::tool_gateway> tools_;
-  filter_factory filters_;
+  std::shared_ptr<const pii_filter_factory> filters_;
   execution_config config_;
   core::periodic_job sweep_;
   // Keyed by session_key: a session id names a session within one user, so
-  // another user's request for the same id opens (or misses) its own.
+  // another user's request for the same id opens (or misses) its own. Holds
+  // the sessions still starting too.
   std::map<std::string, std::shared_ptr<exec_session>> sessions_;
-  std::size_t opening_ = 0;
-  core::async_counter closing_;  // sandboxes being removed by close_later
-  run_slots one_shots_;          // one-shot blocks running, per user and per key
+  core::async_counter sessions_starting_;  // named sessions whose sandbox is starting
+  std::size_t one_shots_starting_ = 0;     // one-shot sandboxes starting (the global limit counts them)
+  core::async_counter closing_;            // sandboxes being removed by close_later
+  run_slots one_shots_;                    // one-shot blocks running, per user and per key
   bool stopping_ = false;
 };
 
@@ -316,9 +407,10 @@ class execution_service_impl final : public execution_service,
 std::shared_ptr<execution_service> create_execution_service(const asio::any_io_executor& executor,
                                                             std::shared_ptr<warm_pool> pool,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
-                                                            filter_factory filters, execution_config config) {
-  auto service =
-      std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools), std::move(filters), config);
+                                                            std::shared_ptr<const pii_filter_factory> filters,
+                                                            execution_config config, core::clock& clock) {
+  auto service = std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools),
+                                                          std::move(filters), config, clock);
   service->start_sweeper();
   return service;
 }

@@ -31,8 +31,8 @@ run_slots::slot::~slot() {
   owner_.freed_.notify_all();
 }
 
-run_slots::run_slots(boost::asio::any_io_executor executor, run_slot_limits limits)
-    : limits_(limits), freed_(std::move(executor), core::real_clock()) {}
+run_slots::run_slots(boost::asio::any_io_executor executor, core::clock& clock, run_slot_limits limits)
+    : clock_(clock), limits_(limits), freed_(std::move(executor), clock) {}
 
 bool run_slots::has_room(const std::string& user, const std::string& key) const {
   if (count_of(by_user_, user) >= limits_.per_user) return false;
@@ -44,9 +44,10 @@ std::size_t run_slots::running_of_user(const std::string& user) const {
 }
 
 boost::asio::awaitable<result<std::unique_ptr<run_slots::slot>>> run_slots::acquire(std::string user, std::string key) {
-  const auto until = std::chrono::steady_clock::now() + limits_.wait;
+  const auto until = clock_.steady_now() + limits_.wait;
   while (!has_room(user, key)) {
-    if (!co_await freed_.wait_until(until) && !has_room(user, key)) {
+    const bool freed = co_await freed_.wait_until(until);
+    if (!freed && !has_room(user, key)) {
       const bool user_full = count_of(by_user_, user) >= limits_.per_user;
       co_return make_error(execution::errc::too_many_running,
                            user_full

@@ -41,7 +41,9 @@ class run_slots {
     std::string user_, key_;
   };
 
-  run_slots(boost::asio::any_io_executor executor, run_slot_limits limits);
+  // limits.wait is measured on `clock`, which must outlive this.
+  run_slots(boost::asio::any_io_executor executor, core::clock& clock, run_slot_limits limits);
+
 
   // A slot for `user` (and `key`, when not empty: the open caller has none),
   // waiting up to limits.wait for one; too_many_running naming the setting
@@ -53,6 +55,7 @@ class run_slots {
  private:
   bool has_room(const std::string& user, const std::string& key) const;
 
+  core::clock& clock_;
   run_slot_limits limits_;
   std::map<std::string, std::size_t> by_user_, by_key_;
   core::async_signal freed_;

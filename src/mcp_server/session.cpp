@@ -6,6 +6,8 @@
 
 #include "code_tools.hpp"
 #include "face_approver.hpp"
+#include "harness/bridge/outcome_json.hpp"
+#include "harness/bridge/outcome_text.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
@@ -62,30 +64,9 @@ std::string_view string_field(const json& object, const char* key) {
                                                : std::string_view();
 }
 
-// What the model reads of a block's outcome: the value, the console output,
-// the error with its stack, the tool calls, then any note.
-std::string render_outcome(const json& s) {
-  std::string text;
-  if (s.value("ok", false)) {
-    const json& value = s.contains("result") ? s["result"] : json(nullptr);
-    text += value.is_null() ? "The code ran; it returned nothing.\n" : "Result:\n" + value.dump(2) + "\n";
-  } else {
-    const json& e = s.contains("error") ? s["error"] : json::object();
-    text += fmt::format("Error: {}: {}\n", string_field(e, "name"), string_field(e, "message"));
-    if (auto stack = string_field(e, "stack"); !stack.empty()) text += std::string(stack) + "\n";
-  }
-  if (s.contains("logs") && !s["logs"].empty()) {
-    text += "Console:\n";
-    for (const auto& l : s["logs"]) text += fmt::format("[{}] {}\n", string_field(l, "level"), string_field(l, "text"));
-  }
-  if (s.contains("toolCalls") && !s["toolCalls"].empty()) {
-    text += fmt::format("Tool calls: {}", s["toolCalls"].size());
-    std::size_t failed = 0;
-    for (const auto& c : s["toolCalls"]) failed += c.value("ok", true) ? 0 : 1;
-    text += failed ? fmt::format(" ({} failed)\n", failed) : std::string("\n");
-  }
-  if (s.contains("saved")) text += "Files saved: " + s["saved"].dump() + "\n";
-  if (auto note = string_field(s, "note"); !note.empty()) text += "Note: " + std::string(note) + "\n";
+// The model's text of a block (bridge::outcome_text), cut past max_result_text with a note.
+std::string result_text(const bridge::exec_result& block, std::string_view note) {
+  std::string text = bridge::outcome_text(block, note);
   if (text.size() > max_result_text) {
     const std::size_t cut = core::utf8_boundary(text, max_result_text);
     text = fmt::format("{}\n[cut: {} more characters; return less, or write it to /workspace]", text.substr(0, cut),
@@ -355,8 +336,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     auto out = co_await deps_->execution->execute(std::move(request));
     if (!another_running) approver_->set_channel(nullptr);
     const bool still_ours = generation == sandbox_generation_;
-    if (out && had_sandbox && still_ours && note.empty() && out->contains("sandbox") &&
-        (*out)["sandbox"].value("opened", false)) {
+    if (out && had_sandbox && still_ours && note.empty() && out->opened) {
       // The execution service ended the sandbox after SANDBOX_IDLE_TIMEOUT_MS unused.
       note =
           "the session's sandbox had been idle too long and was ended; this code ran in a fresh one, so "
@@ -374,9 +354,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       }
       co_return tool_error("the code could not be run: " + out.error().describe());
     }
-    const json& body = *out;
-    bool ended = body.contains("sandbox") && body["sandbox"].value("ended", false);
-    if (ended && still_ours) {
+    if (out->ended && still_ours) {
       drop_sandbox();
       if (note.empty()) {
         note =
@@ -384,19 +362,19 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
             "without earlier variables";
       }
     }
-    json structured{{"ok", !body.contains("error")},
-                    {"logs", body.value("logs", json::array())},
-                    {"toolCalls", body.value("toolCalls", json::array())}};
-    if (body.contains("error")) {
-      structured["error"] = body["error"];
+    const bridge::exec_result& block = out->block;
+    json block_json = bridge::outcome_json(block);
+    json structured{
+        {"ok", block.ok}, {"logs", std::move(block_json["logs"])}, {"toolCalls", std::move(block_json["toolCalls"])}};
+    if (!block.ok) {
+      structured["error"] = block.error;
     } else {
-      structured["result"] = body.value("result", json(nullptr));
+      structured["result"] = block.value;
     }
-    if (body.contains("saved")) structured["saved"] = body["saved"];
+    if (!block.files_report.is_null()) structured["saved"] = block.files_report;
     if (!note.empty()) structured["note"] = note;
-    std::string text = render_outcome(structured);
-    const bool failed = !structured["ok"].get<bool>();
-    co_return tool_result(std::move(text), std::move(structured), failed);
+    std::string text = result_text(block, note);
+    co_return tool_result(std::move(text), std::move(structured), !block.ok);
   }
 
   // The execution service no longer holds (or is about to end) this

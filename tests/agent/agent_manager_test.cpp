@@ -14,6 +14,7 @@
 #include "bridge/fake_tools.hpp"
 #include "harness/agent/agent_manager.hpp"
 #include "harness/agent/errors.hpp"
+#include "harness/execution/pii_filter_factory.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/store/errors.hpp"
 #include "support/fake_clock.hpp"
@@ -55,6 +56,7 @@ class AgentManager : public ::testing::Test {
     auto censor = pii::pii_censor_builder().build();
     EXPECT_TRUE(censor) << censor.error().describe();
     deps.censor = std::make_shared<const pii::pii_censor>(std::move(*censor));
+    deps.filters = std::make_shared<const execution::pii_filter_factory>(deps.censor, nullptr, nullptr);
     deps.store = store;
     deps.on_task_end = [this](task_status s) { ended.push_back(s); };
     manager = create_agent_manager(io.get_executor(), std::move(deps), config, clock);

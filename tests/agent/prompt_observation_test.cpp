@@ -64,8 +64,7 @@ TEST(Observation, ShowsLogsTheReturnedValueAndToolCalls) {
   auto r = ok_result({{"sum", 12}});
   r.logs = {{"log", "found 3"}, {"warn", "careful"}};
   r.tool_calls = {{"fs__read_file", 1.5, true}, {"fs__write_file", 2.0, false}};
-  auto seen = make_observation(
-      {.outcome = r, .files_report = nullptr, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
+  auto seen = make_observation({.outcome = r, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
   EXPECT_EQ(seen.text, "found 3\n[warn] careful\nreturned: {\"sum\":12}\ntool calls: 2 (1 failed)\n");
   EXPECT_FALSE(seen.is_error);
   EXPECT_FALSE(seen.truncated);
@@ -133,11 +132,8 @@ TEST(ToolCallEvent, ACutRecordBecomesACensoredPreviewWithoutAPartialValue) {
 TEST(Observation, AnErrorCarriesItsStackAndATimeoutSaysWhatToDo) {
   bridge::exec_result r;
   bridge::fail(r, bridge::failure_kind::timeout, "the block ran past 3000 ms");
-  auto seen = make_observation({.outcome = r,
-                                .files_report = nullptr,
-                                .sandbox_note = "fresh sandbox",
-                                .max_chars = 8000,
-                                .full_text_path = ""});
+  auto seen =
+      make_observation({.outcome = r, .sandbox_note = "fresh sandbox", .max_chars = 8000, .full_text_path = ""});
   EXPECT_TRUE(seen.is_error);
   EXPECT_EQ(seen.text.rfind("note: fresh sandbox\n", 0), 0u);
   EXPECT_NE(seen.text.find("error: TimeoutError: the block ran past 3000 ms"), std::string::npos);
@@ -148,25 +144,22 @@ TEST(Observation, ReportsSavedAndRefusedFiles) {
   auto r = ok_result(nullptr);
   json report{{"written", {"skills/csv/index.js"}},
               {"refused", {{{"path", "../x"}, {"op", "write"}, {"reason", "the path leaves the folder"}}}}};
-  auto seen = make_observation(
-      {.outcome = r, .files_report = report, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
+  r.files_report = report;
+  auto seen = make_observation({.outcome = r, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
   EXPECT_NE(seen.text.find("saved files: skills/csv/index.js"), std::string::npos) << seen.text;
   EXPECT_NE(seen.text.find("file NOT saved: ../x (the path leaves the folder)"), std::string::npos) << seen.text;
   json noted{{"written", {"/skills/big/SKILL.md"}},
              {"notes", {{{"path", "/skills/big/SKILL.md"}, {"message", "the description is 900 bytes"}}}}};
-  auto with_note = make_observation(
-      {.outcome = r, .files_report = noted, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
+  r.files_report = noted;
+  auto with_note = make_observation({.outcome = r, .sandbox_note = "", .max_chars = 8000, .full_text_path = ""});
   EXPECT_NE(with_note.text.find("note on /skills/big/SKILL.md: the description is 900 bytes"), std::string::npos)
       << with_note.text;
 }
 
 TEST(Observation, ALongObservationIsCutWithANoteAndKeptWhole) {
   auto r = ok_result(std::string(5000, 'x'));
-  auto seen = make_observation({.outcome = r,
-                                .files_report = nullptr,
-                                .sandbox_note = "",
-                                .max_chars = 1000,
-                                .full_text_path = "/workspace/observations/turn-2.txt"});
+  auto seen = make_observation(
+      {.outcome = r, .sandbox_note = "", .max_chars = 1000, .full_text_path = "/workspace/observations/turn-2.txt"});
   EXPECT_TRUE(seen.truncated);
   EXPECT_LE(seen.text.size(), 1000u);
   EXPECT_NE(seen.text.find("/workspace/observations/turn-2.txt"), std::string::npos);

@@ -16,7 +16,9 @@ namespace {
 class failing_execution final : public execution::execution_service {
  public:
   explicit failing_execution(error e) : error_(std::move(e)) {}
-  boost::asio::awaitable<result<nlohmann::json>> execute(execution::execute_request) override { co_return error_; }
+  boost::asio::awaitable<result<execution::execute_outcome>> execute(execution::execute_request) override {
+    co_return error_;
+  }
   boost::asio::awaitable<status> end_session(std::string, std::string) override { co_return error_; }
   boost::asio::awaitable<void> shutdown() override { co_return; }
   std::size_t session_count() const override { return 0; }

@@ -57,17 +57,16 @@ class fake_execution final : public execution::execution_service {
  public:
   explicit fake_execution(asio::io_context& io) : release(io.get_executor()) {}
 
-  asio::awaitable<result<json>> execute(execution::execute_request request) override {
+  asio::awaitable<result<execution::execute_outcome>> execute(execution::execute_request request) override {
     requests.push_back(request);
     if (hold) {
       co_await release.wait();
       if (killed) {
-        co_return json{{"result", nullptr},
-                       {"logs", json::array()},
-                       {"toolCalls", json::array()},
-                       {"files", json::array()},
-                       {"error", {{"name", "SandboxError"}, {"message", "the sandbox was stopped"}}},
-                       {"sandbox", {{"warm", true}, {"ended", true}}}};
+        execution::execute_outcome stopped;
+        bridge::fail(stopped.block, bridge::failure_kind::sandbox, "the sandbox was stopped");
+        stopped.warm = true;
+        stopped.ended = true;
+        co_return stopped;
       }
     }
     if (next_error) co_return *next_error;
@@ -82,11 +81,16 @@ class fake_execution final : public execution::execution_service {
   asio::awaitable<void> shutdown() override { co_return; }
   std::size_t session_count() const override { return 0; }
 
-  json answer{{"result", {{"sum", 2}}},
-              {"logs", json::array({{{"level", "info"}, {"text", "adding [EMAIL_1]"}}})},
-              {"toolCalls", json::array({{{"name", "fs__read_file"}, {"ms", 1.5}, {"ok", true}}})},
-              {"files", json::array()},
-              {"sandbox", {{"warm", true}, {"ended", false}}}};
+  // {"sum": 2}, one log line and one tool call, in a warm sandbox that goes on.
+  execution::execute_outcome answer = [] {
+    execution::execute_outcome out;
+    out.block.ok = true;
+    out.block.value = {{"sum", 2}};
+    out.block.logs = {{"info", "adding [EMAIL_1]"}};
+    out.block.tool_calls = {{.name = "fs__read_file", .ms = 1.5, .ok = true}};
+    out.warm = true;
+    return out;
+  }();
   std::optional<error> next_error;
   bool hold = false;
   bool killed = false;

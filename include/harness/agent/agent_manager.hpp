@@ -32,7 +32,8 @@
 
 namespace harness::execution {
 class warm_pool;
-}
+class pii_filter_factory;
+}  // namespace harness::execution
 namespace harness::llm {
 class llm_provider;
 }
@@ -40,10 +41,6 @@ namespace harness::pii {
 class pii_censor;
 class vault_sealer;
 }  // namespace harness::pii
-namespace harness::policy {
-class call_guard;
-}
-
 namespace harness::agent {
 
 struct task_request {
@@ -184,8 +181,10 @@ struct agent_dependencies {
   std::shared_ptr<core::metrics_registry> metrics;    // sandbox and PII counts; may be null
   // Seals conversation vaults at rest (pii/vault_seal.hpp); null: stored as plain JSON.
   std::shared_ptr<const pii::vault_sealer> sealer;
-  // The tool policy of each task's calls (TOOL_POLICY_FILE); empty: none.
-  std::function<std::unique_ptr<policy::call_guard>()> guards;
+  // Makes each task's data filter over the task's vault (the censor, the
+  // tool policy of its calls); the app's one factory, shared with the
+  // execution service. Must not be null.
+  std::shared_ptr<const execution::pii_filter_factory> filters;
 };
 
 // `clock` must outlive the manager. Tasks a previous process left queued or

@@ -9,6 +9,7 @@
 
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/pii_filter_factory.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/pii_vault.hpp"

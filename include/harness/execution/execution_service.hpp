@@ -6,18 +6,18 @@
 
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <nlohmann/json.hpp>
 
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/core/metrics.hpp"
+#include "harness/execution/pii_filter_factory.hpp"
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/execution/warm_pool.hpp"
 #include "harness/policy/approver.hpp"
@@ -35,18 +35,18 @@ struct execution_config {
   std::size_t max_running_per_user = 4;            // SANDBOX_MAX_RUNNING_PER_USER
   std::size_t max_running_per_key = 8;             // SANDBOX_MAX_RUNNING_PER_KEY
   std::chrono::milliseconds run_queue_wait{2000};  // SANDBOX_RUN_QUEUE_MS
-  bridge::session_limits limits;
+  bridge::session_limits limits{};
   // The user's skills go into every sandbox and what a block saves under
   // /skills is written back, as for a task; /workspace lives as long as the
   // sandbox. Null: no files. `blocking` is where that file work runs.
-  std::shared_ptr<sandbox_files> files;
-  boost::asio::any_io_executor blocking;
+  std::shared_ptr<sandbox_files> files{};
+  boost::asio::any_io_executor blocking{};
   // Where harness_sandbox_execs_total{outcome} and
   // harness_sandbox_exec_duration_seconds are counted; null: not counted.
-  std::shared_ptr<core::metrics_registry> metrics;
+  std::shared_ptr<core::metrics_registry> metrics{};
   // With replicas sharing a store: where each named session lives. Null: this
   // server is the only one.
-  std::shared_ptr<store::session_directory> directory;
+  std::shared_ptr<store::session_directory> directory{};
 };
 
 struct execute_request {
@@ -59,23 +59,38 @@ struct execute_request {
   std::shared_ptr<policy::approver> approver{};
 };
 
-// Makes the data filter of one session (the PII censor with the session's own
-// vault, the tool policy with `approver`); null makes the identity filter.
-using filter_factory = std::function<std::shared_ptr<bridge::data_filter>(std::shared_ptr<policy::approver> approver)>;
+// What one /execute block gave: the block's own outcome and where it ran.
+// The HTTP route and the MCP face each write it in their own shape.
+struct execute_outcome {
+  // Result, logs, error, tool calls, changed files and their write-back
+  // report. A block that failed, timed out or broke its sandbox is still an
+  // outcome (ok false, with an error).
+  bridge::exec_result block{};
+  std::optional<std::string> session_id{};  // the request's sessionId; none for a one-shot block
+  bool warm = false;                        // the sandbox came from the warm pool
+  // The sandbox is gone after this block (a one-shot block, or one that timed
+  // out or broke it): the session's next block starts a fresh one.
+  bool ended = false;
+  bool opened = false;    // this request started the session's sandbox, so no earlier state is in it
+  std::string channel{};  // what the protocol ran on: "socket" or "stdio"
+  // Where the request's time went: all of it, and opening the sandbox (the
+  // user's files read, the claim, `init` sent; 0 when the session had one).
+  // The block's own times are block.ms and block.runtime_ms.
+  double total_ms = 0;
+  double open_ms = 0;
+};
 
 class execution_service {
  public:
   virtual ~execution_service() = default;
 
-  // The /execute response body: {"result", "logs", "error"?, "toolCalls",
-  // "files", "saved"?, "durationMs", "sessionId", "sandbox": {"warm", "ended", "opened", "channel"}}
-  // ("opened": this request started the session's sandbox, so no earlier state is in it). A block that
-  // failed, timed out or broke its sandbox is still a result (with "error").
-  // A session id names a session of that user only: another user's request
-  // with the same id opens its own. Errors: session_busy (the session is
-  // running another block), too_many_sessions, and the
-  // pool's errors when no sandbox could be started.
-  virtual boost::asio::awaitable<result<nlohmann::json>> execute(execute_request request) = 0;
+  // Runs one block. A session id names a session of that user only: another
+  // user's request with the same id opens its own. A session is the
+  // session's from the moment its first request passed the limits: while its
+  // sandbox starts it is running that request's block. Errors: session_busy
+  // (the session is running another block), too_many_sessions (sessions still
+  // starting count), and the pool's errors when no sandbox could be started.
+  virtual boost::asio::awaitable<result<execute_outcome>> execute(execute_request request) = 0;
 
   // Ends a session and destroys its sandbox. A session running a block can
   // be ended too: its sandbox is killed, so the block's request answers at
@@ -85,12 +100,19 @@ class execution_service {
   // Ends every session (server shutdown).
   virtual boost::asio::awaitable<void> shutdown() = 0;
 
+  // Live sessions, those still starting included.
   virtual std::size_t session_count() const = 0;
 };
 
+// Each session's data filter comes from `filters`, over a vault of the
+// session's own (tokens never leak between sessions) and with the request's
+// approver; null `filters`: data passes unfiltered (tests). Idle time,
+// durations and the removal of sandboxes run on `clock`, which must outlive
+// the service.
 std::shared_ptr<execution_service> create_execution_service(const boost::asio::any_io_executor& executor,
                                                             std::shared_ptr<warm_pool> pool,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
-                                                            filter_factory filters, execution_config config);
+                                                            std::shared_ptr<const pii_filter_factory> filters,
+                                                            execution_config config, core::clock& clock);
 
 }  // namespace harness::execution

@@ -1,4 +1,5 @@
 #include "acting_user.hpp"
+#include "harness/bridge/outcome_json.hpp"
 #include "harness/execution/execution_service.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
@@ -11,6 +12,22 @@ namespace {
 http_response sandbox_unavailable() {
   return error_response(http::errc::sandbox_unavailable,
                         "no sandbox backend is configured in this server; see GET /health for the docker engine");
+}
+
+// The /execute response body: the block's outcome (bridge::outcome_json),
+// "sessionId" (null for a one-shot block), "sandbox": {"warm", "ended",
+// "opened", "channel"}, "durationMs", and "timing": {"openMs", "blockMs",
+// "runtimeMs"}, where durationMs went: opening the sandbox, the block on the
+// host (frame out to answer in), and of that the runtime's own time; the rest
+// of the block is the trip through the channel.
+nlohmann::json execute_body(const execution::execute_outcome& out) {
+  using json = nlohmann::json;
+  json body = bridge::outcome_json(out.block);
+  body["sessionId"] = out.session_id ? json(*out.session_id) : json(nullptr);
+  body["sandbox"] = {{"warm", out.warm}, {"ended", out.ended}, {"opened", out.opened}, {"channel", out.channel}};
+  body["durationMs"] = out.total_ms;
+  body["timing"] = {{"openMs", out.open_ms}, {"blockMs", out.block.ms}, {"runtimeMs", out.block.runtime_ms}};
+  return body;
 }
 
 }  // namespace
@@ -33,7 +50,7 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
   auto service = context.svc.execution;  // keeps it alive across the await
   auto outcome = co_await service->execute(std::move(request));
   if (!outcome) co_return error_response(outcome.error());
-  co_return json_response(200, *outcome);
+  co_return json_response(200, execute_body(*outcome));
 }
 
 boost::asio::awaitable<http_response> handle_delete_session(const request_context& context) {

@@ -1,8 +1,8 @@
-#include "exec_json.hpp"
+#include "harness/bridge/outcome_json.hpp"
 
-namespace harness::execution {
+namespace harness::bridge {
 
-nlohmann::json exec_result_json(const bridge::exec_result& outcome) {
+nlohmann::json outcome_json(const exec_result& outcome) {
   using json = nlohmann::json;
   json logs = json::array();
   for (const auto& l : outcome.logs) logs.push_back({{"level", l.level}, {"text", l.text}});
@@ -23,4 +23,4 @@ nlohmann::json exec_result_json(const bridge::exec_result& outcome) {
   return body;
 }
 
-}  // namespace harness::execution
+}  // namespace harness::bridge
