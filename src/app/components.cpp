@@ -169,7 +169,7 @@ result<std::optional<shared_store_parts>> open_shared_store(const asio::any_io_e
   shared_store_parts out;
   out.store = *opened;
   out.directory = store::create_session_directory(out.store, owner, *lease);
-  out.stop_upkeep = store::start_replica_upkeep(executor, out.store, owner, *lease);
+  out.stop_upkeep = store::start_replica_upkeep(executor, core::real_clock(), out.store, owner, *lease);
   out.url = config->url;
   core::log_info("replica '{}' on a shared store: {}", owner, store::describe_store(*config));
   return std::optional<shared_store_parts>(std::move(out));
@@ -393,7 +393,7 @@ void build_execution(components_impl& out, const wiring& w, const asio::any_io_e
   exec.service.metrics = w.metrics;
   exec.pool.files = w.files;  // the examples go into each sandbox while it waits in the pool
   exec.pool.blocking = out.background_.get_executor();
-  out.pool_ = execution::create_warm_pool(executor, out.backend_, exec.pool);
+  out.pool_ = execution::create_warm_pool(executor, core::real_clock(), out.backend_, exec.pool);
   execution::register_pool_metrics(*w.metrics, out.pool_);
   exec.service.files = w.files;
   exec.service.blocking = out.background_.get_executor();

@@ -262,7 +262,7 @@ class execution_service_impl final : public execution_service,
     options.blocking = config_.blocking;
     options.limits = config_.limits;
     options.metrics = config_.metrics;
-    auto opened = co_await sandbox_session::open(executor_, *pool_, *tools_, std::move(filter), std::move(options));
+    auto opened = co_await sandbox_session::open(executor_, clock_, *pool_, *tools_, std::move(filter), std::move(options));
     if (!opened) {
       released(session);
       co_return opened.error();

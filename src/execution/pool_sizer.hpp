@@ -18,12 +18,14 @@
 #include <cstddef>
 #include <deque>
 
+#include "harness/core/clock.hpp"
+
 namespace harness::execution::detail {
 
 class pool_sizer {
  public:
-  using time_point = std::chrono::steady_clock::time_point;
-  using duration = std::chrono::steady_clock::duration;
+  using time_point = core::steady_time;
+  using duration = core::steady_time::duration;
 
   struct limits {
     std::size_t min_ready = 2;

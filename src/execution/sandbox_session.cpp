@@ -119,7 +119,7 @@ sandbox_session::~sandbox_session() {
 }
 
 asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
-    const asio::any_io_executor& executor, warm_pool& pool, bridge::tool_gateway& tools,
+    const asio::any_io_executor& executor, core::clock& clock, warm_pool& pool, bridge::tool_gateway& tools,
     std::shared_ptr<bridge::data_filter> filter, sandbox_session_options options) {
   if (!filter) filter = std::make_shared<bridge::identity_filter>();
   std::vector<bridge::init_file> files;
@@ -135,7 +135,7 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
     session->metrics_ = options.metrics;
     session->options_ = options;
-    session->runtime_ = bridge::create_runtime_session(executor, core::real_clock(), *session->channel_, tools,
+    session->runtime_ = bridge::create_runtime_session(executor, clock, *session->channel_, tools,
                                                        *session->filter_, options.limits);
     auto init = co_await session->runtime_->init(options.id, files);
     if (init) co_return session;

@@ -7,7 +7,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "attach_frame_channel.hpp"
@@ -39,14 +38,15 @@ constexpr auto replacement_delay = 10ms;
 
 class warm_pool_impl final : public warm_pool, public std::enable_shared_from_this<warm_pool_impl> {
  public:
-  warm_pool_impl(const asio::any_io_executor& executor, std::shared_ptr<sandbox::sandbox_backend> backend,
-                 pool_config config)
+  warm_pool_impl(const asio::any_io_executor& executor, core::clock& clock,
+                 std::shared_ptr<sandbox::sandbox_backend> backend, pool_config config)
       : executor_(executor),
+        clock_(clock),
         backend_(std::move(backend)),
         config_(config),
-        wake_(executor, core::real_clock()),
-        replacement_timer_(executor),
-        starting_(executor, core::real_clock()),
+        wake_(executor, clock),
+        replacement_timer_(clock.make_timer(executor)),
+        starting_(executor, clock),
         sizer_({.min_ready = config.size,
                 .max_ready = std::max(config.size, config.max_size),
                 .max_parallel = std::max<std::size_t>(1, config.parallel_starts)}) {}
@@ -57,7 +57,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   asio::awaitable<result<sandbox_lease>> claim() override {
-    const auto asked = std::chrono::steady_clock::now();
+    const auto asked = clock_.steady_now();
     if (config_.size > 0) sizer_.claimed(asked);
     if (!ready_.empty()) {
       sandbox_lease lease = std::move(ready_.front());
@@ -77,7 +77,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
 
   asio::awaitable<void> shutdown() override {
     stopping_ = true;
-    replacement_timer_.cancel();
+    replacement_timer_->cancel();
     wake_.notify_all();
     // A start in flight finishes (and removes its container) before we return:
     // otherwise the engine could create a container after the backend's final
@@ -92,7 +92,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   pool_stats stats() const override {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_.steady_now();
     pool_stats out;
     out.target = config_.size == 0 ? 0 : sizer_.target(now);
     out.min = config_.size;
@@ -125,7 +125,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     std::string socket_path;
     if (!config_.call_socket_dir.empty()) {
       // Before the container: the engine mounts the socket file when it starts it.
-      auto made = bridge::call_socket::listen(executor_, core::real_clock(), config_.call_socket_dir,
+      auto made = bridge::call_socket::listen(executor_, clock_, config_.call_socket_dir,
                                               sandbox::call_socket_mount);
       if (made) {
         socket = std::move(*made);
@@ -140,7 +140,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     if (!container) co_return container.error();
     lease.container = std::move(*container);
     lease.channel = create_attach_frame_channel(lease.container->stream(), lease.container->id().substr(0, 12));
-    auto ready = co_await bridge::wait_for_ready(core::real_clock(), *lease.channel, config_.ready_timeout);
+    auto ready = co_await bridge::wait_for_ready(clock_, *lease.channel, config_.ready_timeout);
     if (!ready) {
       lease.channel.reset();
       co_await lease.container->stop();
@@ -167,7 +167,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       auto read_shared = [files] { return files->shared_files(); };
       auto shared = co_await core::run_blocking(config_.blocking, read_shared);
       if (!shared.empty()) {
-        auto primed = co_await bridge::prime_runtime(core::real_clock(), *lease.channel, std::move(shared),
+        auto primed = co_await bridge::prime_runtime(clock_, *lease.channel, std::move(shared),
                                                      config_.ready_timeout);
         if (!primed) {
           lease.channel.reset();
@@ -183,8 +183,8 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   void wake_soon() {
     if (replacement_pending_) return;
     replacement_pending_ = true;
-    replacement_timer_.expires_after(replacement_delay);
-    replacement_timer_.async_wait([weak = weak_from_this()](boost::system::error_code) {
+    replacement_timer_->expires_at(clock_.steady_now() + replacement_delay);
+    replacement_timer_->async_wait([weak = weak_from_this()](bool) {
       auto self = weak.lock();
       if (!self) return;
       self->replacement_pending_ = false;
@@ -192,9 +192,9 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     });
   }
 
-  void note_wait(std::chrono::steady_clock::time_point asked) {
+  void note_wait(core::steady_time asked) {
     claim_waits_.push_back(
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - asked));
+        std::chrono::duration_cast<std::chrono::microseconds>(clock_.steady_now() - asked));
     if (claim_waits_.size() > claim_waits_kept) claim_waits_.pop_front();
   }
 
@@ -203,7 +203,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   // for a while. Wakes on a claim, a start that ended, shutdown, or each second.
   static asio::awaitable<void> refill_loop(std::shared_ptr<warm_pool_impl> self) {
     while (!self->stopping_) {
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = self->clock_.steady_now();
       const std::size_t target = self->sizer_.target(now);
       if (self->ready_.size() > target && self->sizer_.quiet_for(now, shed_after)) {
         auto extra = std::move(self->ready_.front());
@@ -238,7 +238,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
         pool.wake_.notify_all();
       }
     } done{*self};
-    const auto began = std::chrono::steady_clock::now();
+    const auto began = self->clock_.steady_now();
     auto lease = co_await self->start_one();
     if (lease && self->stopping_) {
       lease->channel.reset();
@@ -247,7 +247,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       co_return;
     }
     if (lease) {
-      self->sizer_.started(std::chrono::steady_clock::now() - began);
+      self->sizer_.started(self->clock_.steady_now() - began);
       self->ready_.push_back(std::move(*lease));
       self->backoff_ = 500ms;
       co_return;
@@ -257,22 +257,23 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     self->sizer_.start_failed();
     core::log_warn("warm pool: could not start a sandbox ({}); retrying in {} ms", lease.error().describe(),
                    self->backoff_.count());
-    self->retry_at_ = std::chrono::steady_clock::now() + self->backoff_;
+    self->retry_at_ = self->clock_.steady_now() + self->backoff_;
     self->backoff_ = std::min<std::chrono::milliseconds>(self->backoff_ * 2, 30s);
   }
 
   asio::any_io_executor executor_;
+  core::clock& clock_;
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   pool_config config_;
   core::async_signal wake_;               // a claim took a sandbox, or shutdown began
-  asio::steady_timer replacement_timer_;  // wake_soon()
+  std::unique_ptr<core::timer> replacement_timer_;  // wake_soon()
   bool replacement_pending_ = false;
   std::deque<sandbox_lease> ready_;
   core::async_counter starting_;  // starts in flight; shutdown waits for them
   detail::pool_sizer sizer_;
   std::deque<std::chrono::microseconds> claim_waits_;  // the last claims'
   std::chrono::milliseconds backoff_{500};             // before the next start after a failure
-  std::chrono::steady_clock::time_point retry_at_{};   // no start before this (after a failure)
+  core::steady_time retry_at_{};   // no start before this (after a failure)
   std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0, linked_ = 0, link_failures_ = 0;
   bool stopping_ = false;
 };
@@ -307,9 +308,9 @@ class pool_health_source final : public core::health_source {
 
 }  // namespace
 
-std::shared_ptr<warm_pool> create_warm_pool(const asio::any_io_executor& executor,
+std::shared_ptr<warm_pool> create_warm_pool(const asio::any_io_executor& executor, core::clock& clock,
                                             std::shared_ptr<sandbox::sandbox_backend> backend, pool_config config) {
-  return std::make_shared<warm_pool_impl>(executor, std::move(backend), config);
+  return std::make_shared<warm_pool_impl>(executor, clock, std::move(backend), config);
 }
 
 std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool) {

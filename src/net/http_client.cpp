@@ -151,7 +151,7 @@ class client_impl final : public http_client, public std::enable_shared_from_thi
  private:
   std::shared_ptr<transfer> make_transfer(request r, bool streaming) {
     auto t = std::make_shared<transfer>();
-    t->deadline = core::real_clock().steady_now() + r.timeout;  // curl's clock: see engine.hpp
+    t->deadline = core::real_clock().steady_now() + r.timeout;  // curl's clock: see curl_loop.hpp
     t->req = std::move(r);
     t->streaming = streaming;
     t->owner = lane_;

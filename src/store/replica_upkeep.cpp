@@ -1,28 +1,32 @@
 #include "harness/store/replica_upkeep.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include "harness/core/clock.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/core/spawn_logged.hpp"
+#include "harness/core/periodic_job.hpp"
 
 namespace harness::store {
 namespace {
 
 namespace asio = boost::asio;
 
-// Stopped by setting *stopped and cancelling the timer: the flag covers a stop
-// that comes while the loop waits on the store rather than on the timer.
-asio::awaitable<void> upkeep(std::shared_ptr<asio::steady_timer> timer, std::shared_ptr<bool> stopped,
-                             std::shared_ptr<task_store> store, std::string owner, std::chrono::milliseconds lease) {
+// One round: renew this replica's leases, then (once its renewals have worked
+// for a whole lease) mark the tasks of lapsed leases interrupted.
+struct upkeep_round {
+  std::shared_ptr<task_store> store;
+  std::string owner;
+  std::chrono::milliseconds lease;
+  core::clock& clock;
   // When this replica's renewals have worked since (0: not since the last
   // failure). After an outage every replica's leases may have lapsed: the
   // sweep waits a whole lease from then, so the others renew theirs first.
   std::int64_t renewing_since = 0;
-  while (!*stopped) {
-    const auto now = core::real_clock().epoch_ms();
+
+  asio::awaitable<void> run();
+};
+
+asio::awaitable<void> upkeep_round::run() {
+  {
+    const auto now = clock.epoch_ms();
     std::string me = owner;  // locals, not temporaries, in co_await (GCC 12)
     auto renewed = co_await store->renew_leases(std::move(me), now + lease.count());
     if (!renewed) core::log_warn("leases of replica {} not renewed: {}", owner, renewed.error().describe());
@@ -37,8 +41,6 @@ asio::awaitable<void> upkeep(std::shared_ptr<asio::steady_timer> timer, std::sha
         for (const auto& id : *lapsed) core::log_warn("task {} marked interrupted: its replica stopped renewing", id);
       }
     }
-    timer->expires_after(lease / 3);
-    co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
@@ -59,15 +61,15 @@ result<std::shared_ptr<task_store>> open_task_store(const store_config& config, 
   return run_on_store_thread(std::move(*backend));
 }
 
-std::function<void()> start_replica_upkeep(const asio::any_io_executor& executor, std::shared_ptr<task_store> store,
-                                           std::string owner, std::chrono::milliseconds lease) {
-  auto timer = std::make_shared<asio::steady_timer>(executor);
-  auto stopped = std::make_shared<bool>(false);
-  core::spawn_logged(executor, upkeep(timer, stopped, std::move(store), std::move(owner), lease), "replica upkeep");
-  return [timer, stopped] {
-    *stopped = true;
-    timer->cancel();
-  };
+std::function<void()> start_replica_upkeep(const asio::any_io_executor& executor, core::clock& clock,
+                                           std::shared_ptr<task_store> store, std::string owner,
+                                           std::chrono::milliseconds lease) {
+  auto round = std::make_shared<upkeep_round>(upkeep_round{std::move(store), std::move(owner), lease, clock});
+  auto job = std::make_shared<core::periodic_job>(executor, clock, "replica upkeep");
+  job->start(
+      std::chrono::duration_cast<std::chrono::milliseconds>(lease / 3), [round] { return round->run(); },
+      core::periodic_job::first_tick::at_once);
+  return [job] { job->stop(); };
 }
 
 }  // namespace harness::store

@@ -2,29 +2,25 @@
 
 #include <algorithm>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include "harness/core/clock.hpp"
 #include "harness/core/logging.hpp"
-#include "harness/core/spawn_logged.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/store/task_store.hpp"
 
 namespace harness::store {
 
-std::function<void()> start_retention(const boost::asio::any_io_executor& executor, std::shared_ptr<task_store> store,
-                                      const store_config& config, nlohmann::json empty_vault) {
+std::function<void()> start_retention(const boost::asio::any_io_executor& executor, core::clock& clock,
+                                      std::shared_ptr<task_store> store, const store_config& config,
+                                      nlohmann::json empty_vault) {
   namespace asio = boost::asio;
   if (config.retention.count() == 0 && config.vault_retention.count() == 0) return {};
-  auto timer = std::make_shared<asio::steady_timer>(executor);
   // Vaults are checked more often when their retention is short.
   const auto every = std::clamp<std::chrono::minutes>(
       config.vault_retention.count() ? config.vault_retention / 4 : std::chrono::minutes(60), std::chrono::minutes(1),
       std::chrono::minutes(60));
-  auto loop = [timer, store, config, every, empty_vault]() -> asio::awaitable<void> {
-    for (;;) {
-      auto now = core::real_clock().epoch_ms();
+  auto round = [store, config, empty_vault, &clock]() -> asio::awaitable<void> {
+    {
+      auto now = clock.epoch_ms();
       if (auto cutoff = retention_cutoff_ms(config, now)) {
         auto removed = co_await store->delete_finished_before(*cutoff);
         if (!removed) core::log_warn("task retention failed: {}", removed.error().describe());
@@ -37,13 +33,11 @@ std::function<void()> start_retention(const boost::asio::any_io_executor& execut
         if (!emptied) core::log_warn("vault retention failed: {}", emptied.error().describe());
         if (emptied && *emptied > 0) core::log_info("vault retention emptied {} conversation vault(s)", *emptied);
       }
-      timer->expires_after(every);
-      auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
-      if (ec) co_return;
     }
   };
-  core::spawn_logged(executor, std::move(loop), "task retention");
-  return [timer] { timer->cancel(); };
+  auto job = std::make_shared<core::periodic_job>(executor, clock, "task retention");
+  job->start(every, std::move(round), core::periodic_job::first_tick::at_once);
+  return [job] { job->stop(); };
 }
 
 }  // namespace harness::store

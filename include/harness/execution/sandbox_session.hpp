@@ -44,8 +44,9 @@ class sandbox_session {
   // Claims a sandbox and initialises it. `tools` must outlive the session;
   // `filter` is shared with the owner (an agent task also censors with it).
   // Errors: the pool's, or sandbox_failed when two sandboxes failed at init.
+  // The blocks' deadlines are on `clock`, which must outlive the session.
   static boost::asio::awaitable<result<std::unique_ptr<sandbox_session>>> open(
-      const boost::asio::any_io_executor& executor, warm_pool& pool, bridge::tool_gateway& tools,
+      const boost::asio::any_io_executor& executor, core::clock& clock, warm_pool& pool, bridge::tool_gateway& tools,
       std::shared_ptr<bridge::data_filter> filter, sandbox_session_options options);
 
   ~sandbox_session();

@@ -91,7 +91,8 @@ class warm_pool {
   virtual pool_stats stats() const = 0;
 };
 
-std::shared_ptr<warm_pool> create_warm_pool(const boost::asio::any_io_executor& executor,
+// Its deadlines, backoff and demand estimate are on `clock`, which must outlive it.
+std::shared_ptr<warm_pool> create_warm_pool(const boost::asio::any_io_executor& executor, core::clock& clock,
                                             std::shared_ptr<sandbox::sandbox_backend> backend, pool_config config);
 
 // GET /health's "pool" entry: target, ready, starting; not required (an empty

@@ -12,6 +12,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include "harness/core/clock.hpp"
 #include "harness/store/store_config.hpp"
 #include "harness/store/task_store.hpp"
 
@@ -27,9 +28,10 @@ result<std::shared_ptr<task_store>> open_task_store(const store_config& config, 
 // then mark_interrupted(now - lease) for the leases that lapsed a lease ago
 // (room for clocks that differ), but only once this replica's own renewals
 // have worked for a whole lease (after start-up or a failed renewal, the other
-// replicas get that long to renew theirs). The returned function stops it;
-// call it on `executor`'s thread before the io_context goes away.
-std::function<void()> start_replica_upkeep(const boost::asio::any_io_executor& executor,
+// replicas get that long to renew theirs). A periodic_job on `clock`; the
+// returned function stops it: call it on `executor`'s thread before the
+// io_context goes away.
+std::function<void()> start_replica_upkeep(const boost::asio::any_io_executor& executor, core::clock& clock,
                                            std::shared_ptr<task_store> store, std::string owner,
                                            std::chrono::milliseconds lease);
 
