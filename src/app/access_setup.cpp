@@ -41,7 +41,7 @@ result<access_setup> build_access_gate(const core::settings& settings, const std
                  (loopback ? "" : "; HOST is not loopback, so that is anyone who can reach the port");
     return out;
   }
-  auto keys = auth::create_file_key_store(config->keys_file);
+  auto keys = auth::create_file_key_store(config->keys_file, core::real_clock());
   if (!keys) return keys.error();
   std::shared_ptr<auth::key_store> store = std::move(*keys);
   const auto count = store->key_count();
@@ -67,7 +67,7 @@ result<access_setup> build_access_gate(const core::settings& settings, const std
                       "make a key with: mcp-harness keys add --user NAME (or set AUTH=none, which is unsafe)");
   }
   std::shared_ptr<auth::rate_limiter> limiter;
-  if (config->limit.per_minute > 0) limiter = std::make_shared<auth::rate_limiter>(config->limit);
+  if (config->limit.per_minute > 0) limiter = std::make_shared<auth::rate_limiter>(config->limit, core::real_clock());
   out.gate = std::make_shared<http::access_gate>(http::access_gate::options{
       .keys = std::move(store),
       .open_while_no_keys = config->mode == auth::auth_mode::automatic && loopback,

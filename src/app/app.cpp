@@ -144,7 +144,7 @@ int run(int argc, char** argv) {
   if (!args.empty() && args[0] == "keys") {
     auto settings = load_settings(specs, {});
     if (!settings) return config_failure(settings.error());
-    return auth::run_keys_cli({args.begin() + 1, args.end()}, *settings, std::cout, std::cerr);
+    return auth::run_keys_cli({args.begin() + 1, args.end()}, *settings, std::cout, std::cerr, core::real_clock());
   }
   if (!args.empty() && args[0] == "mcp") {
     // Logs go to stderr (they always do): stdout carries only the protocol.

@@ -27,11 +27,12 @@ std::vector<caller> callers_of(const key_set& set) {
 
 class file_key_store final : public key_store {
  public:
-  file_key_store(std::filesystem::path path, file_key_store_options options, loaded_key_file first)
-      : path_(std::move(path)), options_(std::move(options)) {
+  file_key_store(std::filesystem::path path, core::clock& clock, file_key_store_options options,
+                 loaded_key_file first)
+      : path_(std::move(path)), clock_(clock), options_(std::move(options)) {
     if (!options_.warn) options_.warn = [](const std::string& line) { core::log_warn("{}", line); };
     accept(std::move(first));
-    last_check_ = options_.clock->steady_now();
+    last_check_ = clock_.steady_now();
   }
 
   std::optional<caller> authenticate(std::string_view key) override {
@@ -42,7 +43,7 @@ class file_key_store final : public key_store {
 
   status reload() override {
     std::lock_guard lock(mutex_);
-    last_check_ = options_.clock->steady_now();
+    last_check_ = clock_.steady_now();
     return load();
   }
 
@@ -60,7 +61,7 @@ class file_key_store final : public key_store {
  private:
   // At most once per check_interval: stat the file, reread it if it changed.
   void check_for_change() {
-    auto now = options_.clock->steady_now();
+    auto now = clock_.steady_now();
     if (now - last_check_ < options_.check_interval) return;
     last_check_ = now;
     auto current = signature_of(path_);
@@ -95,12 +96,13 @@ class file_key_store final : public key_store {
   }
 
   std::filesystem::path path_;
+  core::clock& clock_;
   file_key_store_options options_;
   mutable std::mutex mutex_;
   key_set set_;
   file_signature loaded_signature_;
   std::optional<file_signature> rejected_signature_, warned_signature_;
-  std::chrono::steady_clock::time_point last_check_;
+  core::steady_time last_check_;
 };
 
 class memory_key_store final : public key_store {
@@ -128,11 +130,11 @@ const key_record* find_key(const key_set& set, const key_digest& digest, const d
   return match;
 }
 
-result<std::unique_ptr<key_store>> create_file_key_store(const std::filesystem::path& path,
+result<std::unique_ptr<key_store>> create_file_key_store(const std::filesystem::path& path, core::clock& clock,
                                                          file_key_store_options options) {
   auto first = read_key_file(path);
   if (!first) return first.error();
-  return std::unique_ptr<key_store>(std::make_unique<file_key_store>(path, std::move(options), std::move(*first)));
+  return std::unique_ptr<key_store>(std::make_unique<file_key_store>(path, clock, std::move(options), std::move(*first)));
 }
 
 std::unique_ptr<key_store> create_memory_key_store(key_set set) {

@@ -46,12 +46,11 @@ class policy_health;
 
 class file_policy_source final : public policy_source, public std::enable_shared_from_this<file_policy_source> {
  public:
-  file_policy_source(std::filesystem::path path, policy_file_options options, tool_policy first)
-      : path_(std::move(path)), options_(std::move(options)) {
-    if (!options_.clock) options_.clock = &core::real_clock();
+  file_policy_source(std::filesystem::path path, core::clock& clock, policy_file_options options, tool_policy first)
+      : path_(std::move(path)), clock_(clock), options_(std::move(options)) {
     policy_ = std::make_shared<const tool_policy>(std::move(first));
     loaded_ = core::signature_of(path_);
-    last_check_ = options_.clock->steady_now();
+    last_check_ = clock_.steady_now();
   }
 
   std::shared_ptr<const tool_policy> current() override {
@@ -78,7 +77,7 @@ class file_policy_source final : public policy_source, public std::enable_shared
 
  private:
   void check_for_change() {
-    auto now = options_.clock->steady_now();
+    auto now = clock_.steady_now();
     if (now - last_check_ < options_.check_interval) return;
     last_check_ = now;
     auto signature = core::signature_of(path_);
@@ -98,6 +97,7 @@ class file_policy_source final : public policy_source, public std::enable_shared
   }
 
   std::filesystem::path path_;
+  core::clock& clock_;
   policy_file_options options_;
   mutable std::mutex mutex_;
   std::shared_ptr<const tool_policy> policy_;
@@ -133,12 +133,12 @@ class fixed_policy_source final : public policy_source {
 
 }  // namespace
 
-result<std::shared_ptr<policy_source>> open_policy_file(const std::filesystem::path& path,
+result<std::shared_ptr<policy_source>> open_policy_file(const std::filesystem::path& path, core::clock& clock,
                                                         policy_file_options options) {
   auto first = read_policy(path, options);
   if (!first) return first.error();
   return std::shared_ptr<policy_source>(
-      std::make_shared<file_policy_source>(path, std::move(options), std::move(*first)));
+      std::make_shared<file_policy_source>(path, clock, std::move(options), std::move(*first)));
 }
 
 std::shared_ptr<policy_source> fixed_policy(tool_policy policy) {

@@ -21,7 +21,6 @@ struct fixture {
   std::vector<std::string> warnings;
   file_key_store_options options() {
     file_key_store_options o;
-    o.clock = &clock;
     o.warn = [this](const std::string& line) { warnings.push_back(line); };
     return o;
   }
@@ -36,7 +35,7 @@ TEST(KeyStore, AuthenticatesRightKeyOnly) {
   std::string alice_key = *generate_api_key(), admin_key = *generate_api_key();
   ASSERT_TRUE(
       write_key_file(f.file, key_set{{record("key_a", {"alice"}, alice_key), record("key_b", {}, admin_key, true)}}));
-  auto store = create_file_key_store(f.file, f.options());
+  auto store = create_file_key_store(f.file, f.clock, f.options());
   ASSERT_TRUE(store) << store.error().describe();
   auto alice = (*store)->authenticate(alice_key);
   ASSERT_TRUE(alice);
@@ -56,7 +55,7 @@ TEST(KeyStore, FollowsChangesAtMostOncePerInterval) {
   fixture f;
   std::string first = *generate_api_key(), second = *generate_api_key();
   ASSERT_TRUE(write_key_file(f.file, key_set{{record("key_a", {"alice"}, first)}}));
-  auto store = std::move(create_file_key_store(f.file, f.options()).value());
+  auto store = std::move(create_file_key_store(f.file, f.clock, f.options()).value());
   ASSERT_TRUE(store->authenticate(first));
 
   // Revoke the first key, add a second one.
@@ -77,7 +76,7 @@ TEST(KeyStore, BadFileKeepsTheLastGoodSetAndWarnsOnce) {
   fixture f;
   std::string key = *generate_api_key();
   ASSERT_TRUE(write_key_file(f.file, key_set{{record("key_a", {"alice"}, key)}}));
-  auto store = std::move(create_file_key_store(f.file, f.options()).value());
+  auto store = std::move(create_file_key_store(f.file, f.clock, f.options()).value());
   std::ofstream(f.file, std::ios::trunc) << "{ broken";
   for (int i = 0; i < 3; ++i) {
     f.clock.advance(2s);
@@ -99,19 +98,19 @@ TEST(KeyStore, BadFileKeepsTheLastGoodSetAndWarnsOnce) {
 
 TEST(KeyStore, StartsWithAMissingFileButNotABadOne) {
   fixture f;
-  auto empty = create_file_key_store(f.file, f.options());
+  auto empty = create_file_key_store(f.file, f.clock, f.options());
   ASSERT_TRUE(empty);
   EXPECT_TRUE((*empty)->keys().empty());
   std::ofstream(f.file) << "[]";
   ::chmod(f.file.c_str(), 0600);
-  auto bad = create_file_key_store(f.file, f.options());
+  auto bad = create_file_key_store(f.file, f.clock, f.options());
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("API_KEYS_FILE"), std::string::npos);
 }
 
 TEST(KeyStore, ExplicitReloadNeedsNoInterval) {
   fixture f;
-  auto store = std::move(create_file_key_store(f.file, f.options()).value());
+  auto store = std::move(create_file_key_store(f.file, f.clock, f.options()).value());
   std::string key = *generate_api_key();
   ASSERT_TRUE(write_key_file(f.file, key_set{{record("key_a", {"alice"}, key)}}));
   ASSERT_TRUE(store->reload());
@@ -135,7 +134,7 @@ TEST(KeyStore, ComparesEveryDigestThroughTheConstantTimePath) {
     ++calls;
     return digests_equal(a, b);
   };
-  auto store = std::move(create_file_key_store(f.file, options).value());
+  auto store = std::move(create_file_key_store(f.file, f.clock, options).value());
   for (const std::string& key : {keys.front(), keys.back(), *generate_api_key()}) {
     calls = 0;
     (void)store->authenticate(key);

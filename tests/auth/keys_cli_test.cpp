@@ -58,7 +58,7 @@ TEST(KeysCli, AddListRevokeRoundTrip) {
   EXPECT_EQ(text.find(key), std::string::npos) << "the key itself is never stored";
   EXPECT_EQ(text.find(key.substr(3, 20)), std::string::npos);
 
-  auto store = std::move(create_file_key_store(file).value());
+  auto store = std::move(create_file_key_store(file, core::real_clock()).value());
   auto who = store->authenticate(key);
   ASSERT_TRUE(who);
   EXPECT_EQ(who->users, (std::vector<std::string>{"alice", "bob"}));

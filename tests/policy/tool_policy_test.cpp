@@ -193,26 +193,26 @@ class PolicyFile : public ::testing::Test {
 };
 
 TEST_F(PolicyFile, AStartWithABadFileIsAnErrorNamingTheFile) {
-  auto missing = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
+  auto missing = open_policy_file(file, clock, {.known_kinds = kinds});
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find(file.string()), std::string::npos);
   write("{not json");
-  auto broken = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
+  auto broken = open_policy_file(file, clock, {.known_kinds = kinds});
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().message.find("not valid JSON"), std::string::npos);
   write(R"({"rules": )" + std::string(100000, '[') + std::string(100000, ']') + "}");
-  auto deep = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
+  auto deep = open_policy_file(file, clock, {.known_kinds = kinds});
   ASSERT_FALSE(deep);
   EXPECT_NE(deep.error().message.find("nests deeper than 256 levels"), std::string::npos) << deep.error().message;
   write(R"({"rules": [{"tool": "a", "colour": "red"}]})");
-  auto unknown = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
+  auto unknown = open_policy_file(file, clock, {.known_kinds = kinds});
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("unknown field \"colour\""), std::string::npos);
 }
 
 TEST_F(PolicyFile, ChangesApplyWithinASecondAndABadOneKeepsTheLastGoodPolicy) {
   write(R"({"rules": [{"tool": "a", "approval": "deny"}]})");
-  auto opened = open_policy_file(file, {.known_kinds = kinds, .clock = &clock});
+  auto opened = open_policy_file(file, clock, {.known_kinds = kinds});
   ASSERT_TRUE(opened) << opened.error().describe();
   auto source = *opened;
   EXPECT_EQ(source->current()->decide("a", nullptr).approval, approval_mode::deny);

@@ -49,7 +49,6 @@ using digest_compare = std::function<bool(const key_digest&, const key_digest&)>
 const key_record* find_key(const key_set& set, const key_digest& digest, const digest_compare& equal = digests_equal);
 
 struct file_key_store_options {
-  core::clock* clock = &core::real_clock();  // must outlive the store
   std::chrono::milliseconds check_interval{1000};
   // Where the "kept the last good keys" line goes; core::log_warn by default.
   std::function<void(const std::string&)> warn;
@@ -58,7 +57,8 @@ struct file_key_store_options {
 
 // Reads the file once. Error "invalid_key_file" when the file is bad at
 // start-up (a missing file is fine: no key is valid until one is added).
-result<std::unique_ptr<key_store>> create_file_key_store(const std::filesystem::path& path,
+// `clock` times the once-a-check_interval look at the file; it must outlive the store.
+result<std::unique_ptr<key_store>> create_file_key_store(const std::filesystem::path& path, core::clock& clock,
                                                          file_key_store_options options = {});
 
 // A fixed set, for tests of code that authenticates (no file, no reload).

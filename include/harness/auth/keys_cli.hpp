@@ -18,6 +18,6 @@ namespace harness::auth {
 // the exit code: 0 done, 2 on any error (one line on `err`). `clock` stamps
 // the creation time of new keys.
 int run_keys_cli(const std::vector<std::string>& args, const core::settings& settings, std::ostream& out,
-                 std::ostream& err, core::clock& clock = core::real_clock());
+                 std::ostream& err, core::clock& clock);
 
 }  // namespace harness::auth

@@ -28,7 +28,7 @@ struct rate_decision {
 class rate_limiter {
  public:
   // `clock` must outlive the limiter.
-  explicit rate_limiter(rate_limit limit, core::clock& clock = core::real_clock(), std::size_t max_buckets = 10'000);
+  rate_limiter(rate_limit limit, core::clock& clock, std::size_t max_buckets = 10'000);
 
   // Takes a token from `key_id`'s bucket if there is one.
   rate_decision acquire(std::string_view key_id);

@@ -27,13 +27,14 @@ class policy_source {
 struct policy_file_options {
   std::vector<std::string> known_kinds{};  // the censor's detector names
   approval_default fallback = approval_default::never;
-  core::clock* clock = nullptr;  // for the once-a-second check; the real clock when null
   std::chrono::milliseconds check_interval{1000};
 };
 
 // Reads `path` now: a missing, unreadable or invalid file is an error
 // (invalid_policy naming the file and what is wrong), which stops start-up.
-result<std::shared_ptr<policy_source>> open_policy_file(const std::filesystem::path& path, policy_file_options options);
+// `clock` times the once-a-check_interval look at the file; it must outlive the source.
+result<std::shared_ptr<policy_source>> open_policy_file(const std::filesystem::path& path, core::clock& clock,
+                                                        policy_file_options options);
 
 // Always `policy` (no file).
 std::shared_ptr<policy_source> fixed_policy(tool_policy policy = {});
