@@ -8,6 +8,7 @@
 # second wrk of a pair runs on a warmer or busier machine; the row is the median
 # of the rounds' ratios, each round listed in order with which ran first.
 #   bench/health_bench.sh   (WRK_DURATION=10s WRK_CONNECTIONS=50 WRK_THREADS=2 ROUNDS=4)
+# HARNESS_BIN=path runs another build, for a side-by-side comparison of two builds.
 # Needs a built server and wrk (bench/run_all.sh installs it from Debian).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +38,7 @@ trap cleanup EXIT
 # The server as deployed, minus the parts /health does not touch: no MCP
 # servers and no warm pool (their containers would compete for the CPU).
 ENV_FILE=/dev/null PORT=$port LOG_LEVEL=${BENCH_LOG_LEVEL:-info} SANDBOX_POOL_SIZE=0 SANDBOX_OWNER=bench-$$ \
-  MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "$root/build/src/mcp-harness" >"$log" 2>&1 &
+  MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "${HARNESS_BIN:-$root/build/src/mcp-harness}" >"$log" 2>&1 &
 pids+=($!)
 "$hello" "$hello_port" >/dev/null &
 pids+=($!)

@@ -230,8 +230,8 @@ class task_run {
     options.workspace_id = task_->record.id;
     options.files = ctx_.deps.files;
     options.blocking = ctx_.deps.blocking;
-    auto opened = co_await execution::sandbox_session::open(ctx_.executor, ctx_.clock, *ctx_.deps.pool, *ctx_.deps.tools,
-                                                            task_->filter, std::move(options));
+    auto opened = co_await execution::sandbox_session::open(ctx_.executor, ctx_.clock, *ctx_.deps.pool,
+                                                            *ctx_.deps.tools, task_->filter, std::move(options));
     if (!opened) co_return opened.error();
     task_->sandbox = std::move(*opened);
     task_->events.append("sandbox", {{"warm", task_->sandbox->warm()}});

@@ -87,7 +87,8 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   auto sealer = pii::load_vault_sealer(settings);
   if (!sealer) return sealer.error();
   if (!inputs.store) out.health.push_back(store::store_health(*store));  // else the app reports it
-  out.stop_retention = store::start_retention(executor, core::real_clock(), *store, *store_config, pii::pii_vault().to_json());
+  out.stop_retention =
+      store::start_retention(executor, core::real_clock(), *store, *store_config, pii::pii_vault().to_json());
 
   agent::agent_dependencies deps;
   deps.llm = std::move(provider);

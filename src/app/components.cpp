@@ -205,7 +205,8 @@ result<guard_factory> build_guards(const policy::policy_config& config, const st
                                    const std::shared_ptr<mcp::tool_registry>& registry, core::health_sources& health) {
   std::shared_ptr<policy::policy_source> source;
   if (!config.file.empty()) {
-    auto opened = policy::open_policy_file(config.file, core::real_clock(), {.known_kinds = kinds, .fallback = config.fallback});
+    auto opened =
+        policy::open_policy_file(config.file, core::real_clock(), {.known_kinds = kinds, .fallback = config.fallback});
     if (!opened) return opened.error();
     source = std::move(*opened);
     health.push_back(source->health());

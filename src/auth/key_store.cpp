@@ -27,8 +27,7 @@ std::vector<caller> callers_of(const key_set& set) {
 
 class file_key_store final : public key_store {
  public:
-  file_key_store(std::filesystem::path path, core::clock& clock, file_key_store_options options,
-                 loaded_key_file first)
+  file_key_store(std::filesystem::path path, core::clock& clock, file_key_store_options options, loaded_key_file first)
       : path_(std::move(path)), clock_(clock), options_(std::move(options)) {
     if (!options_.warn) options_.warn = [](const std::string& line) { core::log_warn("{}", line); };
     accept(std::move(first));
@@ -134,7 +133,8 @@ result<std::unique_ptr<key_store>> create_file_key_store(const std::filesystem::
                                                          file_key_store_options options) {
   auto first = read_key_file(path);
   if (!first) return first.error();
-  return std::unique_ptr<key_store>(std::make_unique<file_key_store>(path, clock, std::move(options), std::move(*first)));
+  return std::unique_ptr<key_store>(
+      std::make_unique<file_key_store>(path, clock, std::move(options), std::move(*first)));
 }
 
 std::unique_ptr<key_store> create_memory_key_store(key_set set) {

@@ -2,11 +2,10 @@
 
 #include <map>
 
-
 #include "harness/core/async_signal.hpp"
-#include "harness/core/periodic_job.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/execution/data_path.hpp"
@@ -78,12 +77,12 @@ class execution_service_impl final : public execution_service,
         closing_(executor, clock),
         one_shots_(executor, clock,
                    {.per_user = config.max_running_per_user,
-                              .per_key = config.max_running_per_key,
-                              .wait = config.run_queue_wait}) {}
+                    .per_key = config.max_running_per_key,
+                    .wait = config.run_queue_wait}) {}
 
   void start_sweeper() {
-    const auto interval = std::clamp<std::chrono::milliseconds>(config_.idle_timeout / 4, std::chrono::milliseconds(250),
-                                                                std::chrono::milliseconds(5000));
+    const auto interval = std::clamp<std::chrono::milliseconds>(
+        config_.idle_timeout / 4, std::chrono::milliseconds(250), std::chrono::milliseconds(5000));
     sweep_.start(interval, core::periodic_job::plain([weak = weak_from_this()] {
                    if (auto self = weak.lock()) self->end_idle_sessions();
                  }));
@@ -262,7 +261,8 @@ class execution_service_impl final : public execution_service,
     options.blocking = config_.blocking;
     options.limits = config_.limits;
     options.metrics = config_.metrics;
-    auto opened = co_await sandbox_session::open(executor_, clock_, *pool_, *tools_, std::move(filter), std::move(options));
+    auto opened =
+        co_await sandbox_session::open(executor_, clock_, *pool_, *tools_, std::move(filter), std::move(options));
     if (!opened) {
       released(session);
       co_return opened.error();

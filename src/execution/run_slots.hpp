@@ -44,7 +44,6 @@ class run_slots {
   // limits.wait is measured on `clock`, which must outlive this.
   run_slots(boost::asio::any_io_executor executor, core::clock& clock, run_slot_limits limits);
 
-
   // A slot for `user` (and `key`, when not empty: the open caller has none),
   // waiting up to limits.wait for one; too_many_running naming the setting
   // when none freed in time.

@@ -135,8 +135,8 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
     session->metrics_ = options.metrics;
     session->options_ = options;
-    session->runtime_ = bridge::create_runtime_session(executor, clock, *session->channel_, tools,
-                                                       *session->filter_, options.limits);
+    session->runtime_ =
+        bridge::create_runtime_session(executor, clock, *session->channel_, tools, *session->filter_, options.limits);
     auto init = co_await session->runtime_->init(options.id, files);
     if (init) co_return session;
     core::log_warn("sandbox {} failed at init ({}); discarding it", session->container_->id().substr(0, 12),

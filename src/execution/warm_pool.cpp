@@ -125,8 +125,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     std::string socket_path;
     if (!config_.call_socket_dir.empty()) {
       // Before the container: the engine mounts the socket file when it starts it.
-      auto made = bridge::call_socket::listen(executor_, clock_, config_.call_socket_dir,
-                                              sandbox::call_socket_mount);
+      auto made = bridge::call_socket::listen(executor_, clock_, config_.call_socket_dir, sandbox::call_socket_mount);
       if (made) {
         socket = std::move(*made);
         socket_path = socket->path();
@@ -167,8 +166,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
       auto read_shared = [files] { return files->shared_files(); };
       auto shared = co_await core::run_blocking(config_.blocking, read_shared);
       if (!shared.empty()) {
-        auto primed = co_await bridge::prime_runtime(clock_, *lease.channel, std::move(shared),
-                                                     config_.ready_timeout);
+        auto primed = co_await bridge::prime_runtime(clock_, *lease.channel, std::move(shared), config_.ready_timeout);
         if (!primed) {
           lease.channel.reset();
           lease.stdio.reset();
@@ -193,8 +191,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
   void note_wait(core::steady_time asked) {
-    claim_waits_.push_back(
-        std::chrono::duration_cast<std::chrono::microseconds>(clock_.steady_now() - asked));
+    claim_waits_.push_back(std::chrono::duration_cast<std::chrono::microseconds>(clock_.steady_now() - asked));
     if (claim_waits_.size() > claim_waits_kept) claim_waits_.pop_front();
   }
 
@@ -213,12 +210,14 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
         core::spawn_logged(self->executor_, stop_extra(std::move(extra.container)), "warm pool: shedding a sandbox");
         continue;
       }
-      if (now >= self->retry_at_) {
-        while (!self->stopping_ && self->ready_.size() + self->starting_.count() < target &&
-               self->starting_.count() < self->sizer_.parallel()) {
-          self->starting_.add();
-          core::spawn_logged(self->executor_, start_and_keep(self), "warm pool: starting a sandbox");
-        }
+      // retry_at_ is read again for each start: a start may fail before the
+      // spawn returns (it runs at once up to its first wait), and its backoff
+      // must hold off the next one.
+      while (!self->stopping_ && self->clock_.steady_now() >= self->retry_at_ &&
+             self->ready_.size() + self->starting_.count() < target &&
+             self->starting_.count() < self->sizer_.parallel()) {
+        self->starting_.add();
+        core::spawn_logged(self->executor_, start_and_keep(self), "warm pool: starting a sandbox");
       }
       co_await self->wake_.wait_until(detail::refill_wake(now, self->retry_at_));
     }
@@ -265,7 +264,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   core::clock& clock_;
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   pool_config config_;
-  core::async_signal wake_;               // a claim took a sandbox, or shutdown began
+  core::async_signal wake_;                         // a claim took a sandbox, or shutdown began
   std::unique_ptr<core::timer> replacement_timer_;  // wake_soon()
   bool replacement_pending_ = false;
   std::deque<sandbox_lease> ready_;
@@ -273,7 +272,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   detail::pool_sizer sizer_;
   std::deque<std::chrono::microseconds> claim_waits_;  // the last claims'
   std::chrono::milliseconds backoff_{500};             // before the next start after a failure
-  core::steady_time retry_at_{};   // no start before this (after a failure)
+  core::steady_time retry_at_{};                       // no start before this (after a failure)
   std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0, linked_ = 0, link_failures_ = 0;
   bool stopping_ = false;
 };

@@ -25,7 +25,8 @@ slot_ptr take(boost::asio::io_context& io, run_slots& slots, const std::string& 
 
 TEST(RunSlots, AUserPastItsShareIsRefusedWhenNoneFrees) {
   boost::asio::io_context io;
-  run_slots slots(io.get_executor(), core::real_clock(), {.per_user = 2, .per_key = 10, .wait = std::chrono::milliseconds(0)});
+  run_slots slots(io.get_executor(), core::real_clock(),
+                  {.per_user = 2, .per_key = 10, .wait = std::chrono::milliseconds(0)});
   auto a = take(io, slots, "alice", "");
   auto b = take(io, slots, "alice", "");
   auto refused = harness::testing::run_sync(io, slots.acquire("alice", ""));
@@ -42,7 +43,8 @@ TEST(RunSlots, AUserPastItsShareIsRefusedWhenNoneFrees) {
 
 TEST(RunSlots, OneKeyActingForManyUsersHasOneShare) {
   boost::asio::io_context io;
-  run_slots slots(io.get_executor(), core::real_clock(), {.per_user = 10, .per_key = 2, .wait = std::chrono::milliseconds(0)});
+  run_slots slots(io.get_executor(), core::real_clock(),
+                  {.per_user = 10, .per_key = 2, .wait = std::chrono::milliseconds(0)});
   auto a = take(io, slots, "u1", "key_1");
   auto b = take(io, slots, "u2", "key_1");
   auto refused = harness::testing::run_sync(io, slots.acquire("u3", "key_1"));
@@ -53,7 +55,8 @@ TEST(RunSlots, OneKeyActingForManyUsersHasOneShare) {
 
 TEST(RunSlots, AWaitingRequestGetsTheSlotThatFrees) {
   boost::asio::io_context io;
-  run_slots slots(io.get_executor(), core::real_clock(), {.per_user = 1, .per_key = 10, .wait = std::chrono::minutes(5)});
+  run_slots slots(io.get_executor(), core::real_clock(),
+                  {.per_user = 1, .per_key = 10, .wait = std::chrono::minutes(5)});
   auto first = take(io, slots, "alice", "");
   std::optional<result<slot_ptr>> second;
   boost::asio::co_spawn(

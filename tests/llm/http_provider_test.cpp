@@ -258,7 +258,8 @@ TEST(LlmHttpTransport, ConcurrentCallsBeyondTheLimitQueueAndPastTheQueueAreBusy)
   options.max_queued = 2;
   auto c = test::test_config("openai", fake.openai_base_url());
   c.retry.max_retries = 0;
-  auto p = create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_curl_loop(), options));
+  auto p =
+      create_openai_provider(core::real_clock(), c, create_net_transport(harness::net::start_curl_loop(), options));
   asio::io_context ioc;
   std::vector<result<llm_turn>> results;
   for (int i = 0; i < 6; ++i) {
