@@ -17,6 +17,7 @@
 #include "harness/execution/pii_filter_factory.hpp"
 #include "harness/pii/pii_censor.hpp"
 #include "harness/store/errors.hpp"
+#include "support/drive_io.hpp"
 #include "support/fake_clock.hpp"
 
 namespace harness::agent {
@@ -62,27 +63,14 @@ class AgentManager : public ::testing::Test {
     manager = create_agent_manager(io.get_executor(), std::move(deps), config, clock);
   }
 
-  // Runs every handler that is ready, until none is; time does not move.
-  void settle() {
-    for (;;) {
-      io.restart();
-      if (io.poll() == 0) return;
-    }
-  }
-
+  void settle() { harness::testing::settle(io); }
   template <class T>
   std::future<T> spawn(asio::awaitable<T> work) {
-    auto future = asio::co_spawn(io, std::move(work), asio::use_future);
-    settle();
-    return future;
+    return harness::testing::spawn(io, std::move(work));
   }
-
-  // Runs `work` to its end; it must not need time to pass.
   template <class T>
   T run(asio::awaitable<T> work) {
-    auto future = spawn(std::move(work));
-    EXPECT_EQ(future.wait_for(0s), std::future_status::ready) << "the call waits for something that never comes";
-    return future.get();
+    return harness::testing::run_now(io, std::move(work));
   }
 
   result<task_ticket> submit(const std::string& user, const std::string& text = "do it",

@@ -13,6 +13,7 @@
 #include "execution/fake_warm_pool.hpp"
 #include "harness/execution/errors.hpp"
 #include "harness/execution/execution_service.hpp"
+#include "support/drive_io.hpp"
 #include "support/fake_clock.hpp"
 
 namespace harness::execution {
@@ -42,27 +43,14 @@ class ExecutionService : public ::testing::Test {
                                        nullptr, config, clock);
   }
 
-  // Runs every handler that is ready, until none is; time does not move.
-  void settle() {
-    for (;;) {
-      io.restart();
-      if (io.poll() == 0) return;
-    }
-  }
-
+  void settle() { harness::testing::settle(io); }
   template <class T>
   std::future<T> spawn(asio::awaitable<T> work) {
-    auto future = asio::co_spawn(io, std::move(work), asio::use_future);
-    settle();
-    return future;
+    return harness::testing::spawn(io, std::move(work));
   }
-
-  // Runs `work` to its end; it must not need time to pass.
   template <class T>
   T run(asio::awaitable<T> work) {
-    auto future = spawn(std::move(work));
-    EXPECT_EQ(future.wait_for(0s), std::future_status::ready) << "the call waits for something that never comes";
-    return future.get();
+    return harness::testing::run_now(io, std::move(work));
   }
 
   asio::awaitable<answer> execute(const std::string& user, const std::string& session_id) {
