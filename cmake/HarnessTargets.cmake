@@ -32,33 +32,60 @@ function(harness_component name)
   harness_warnings(harness_${name})
 endfunction()
 
-# harness_test(<name> SOURCES ... [DEPS ...] [LABELS unit|integration] [TIMEOUT s])
+# harness_test(<name> SOURCES ... [DEPS ...] [LABELS unit|integration] [TIMEOUT s] [GVISOR])
 # One gtest executable; each test case becomes its own ctest entry.
+# GVISOR: the same tests also run with every sandbox under gVisor, as
+# <name>_gvisor (its cases "gvisor.<Suite>.<Case>", label gvisor, so
+# ./scripts/test.sh -L gvisor runs them alone). The sources compile once, into
+# <name>_objects: set compile options on ${HARNESS_TEST_COMPILED}, which names
+# the target that compiles the sources either way.
 function(harness_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "GVISOR" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  if(ARG_GVISOR)
+    set(compiled ${name}_objects)
+    add_library(${compiled} OBJECT ${ARG_SOURCES})
+    add_executable(${name})
+    target_link_libraries(${name} PRIVATE ${compiled} GTest::gtest_main)
+    # tests/support/gvisor_main.cpp sets SANDBOX_RUNTIME=runsc before the tests run.
+    add_executable(${name}_gvisor ${PROJECT_SOURCE_DIR}/tests/support/gvisor_main.cpp)
+    target_link_libraries(${name}_gvisor PRIVATE ${compiled})
+    harness_warnings(${name}_gvisor)
+  else()
+    set(compiled ${name})
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${compiled} PRIVATE GTest::gtest_main)
+  endif()
+  set(HARNESS_TEST_COMPILED ${compiled} PARENT_SCOPE)
+  target_link_libraries(${compiled} PUBLIC ${ARG_DEPS} GTest::gtest GTest::gmock)
+  target_include_directories(${compiled} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   # A component's tests (tests/<c>/) may include its private headers (src/<c>/).
   get_filename_component(tested ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/src/${tested})
-    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/${tested})
+    target_include_directories(${compiled} PRIVATE ${PROJECT_SOURCE_DIR}/src/${tested})
   endif()
-  harness_warnings(${name})
+  harness_warnings(${compiled})
+  # ctest's ENVIRONMENT property cannot carry two variables through
+  # gtest_discover_tests (its list separator splits them), so the build
+  # directory comes in as a compile definition.
+  target_compile_definitions(${compiled} PRIVATE HARNESS_TEST_BINARY_DIR="${PROJECT_BINARY_DIR}"
+                                                 HARNESS_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
                ENVIRONMENT "HARNESS_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-  # ctest's ENVIRONMENT property cannot carry two variables through
-  # gtest_discover_tests (its list separator splits them), so the build
-  # directory comes in as a compile definition.
-  target_compile_definitions(${name} PRIVATE HARNESS_TEST_BINARY_DIR="${PROJECT_BINARY_DIR}"
-                                             HARNESS_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  if(ARG_GVISOR)
+    gtest_discover_tests(${name}_gvisor
+      DISCOVERY_MODE PRE_TEST
+      TEST_PREFIX "gvisor."
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+      PROPERTIES LABELS gvisor TIMEOUT ${ARG_TIMEOUT}
+                 ENVIRONMENT "HARNESS_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  endif()
 endfunction()

@@ -9,12 +9,15 @@
 #include "access_setup.hpp"
 #include "agent_setup.hpp"
 
+#include "harness/core/errors.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/version.hpp"
+#include "harness/core/with_deadline.hpp"
 #include "harness/core/writable_dir.hpp"
 #include "harness/docker/engine_client.hpp"
+#include "harness/docker/errors.hpp"
 #include "harness/execution/data_path.hpp"
 #include "harness/execution/execution_service.hpp"
 #include "harness/execution/execution_settings.hpp"
@@ -32,6 +35,7 @@
 #include "harness/pii/pii_censor.hpp"
 #include "harness/pii/vault_seal.hpp"
 #include "harness/policy/policy_config.hpp"
+#include "harness/sandbox/runtime_check.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
 #include "harness/skills/sandbox_files.hpp"
@@ -345,7 +349,8 @@ void build_tool_registry(components_impl& out, wiring& w, const asio::any_io_exe
 void build_sandboxes(components_impl& out, const asio::any_io_executor& executor, sandbox_configs& configs) {
   out.engine_ = docker::create_engine_client(executor, configs.docker);
   out.backend_ = sandbox::create_docker_sandbox(executor, out.engine_, configs.sandbox);
-  out.sandbox_health_ = std::make_shared<sandbox::sandbox_health>(out.engine_, configs.sandbox.image);
+  out.sandbox_health_ =
+      std::make_shared<sandbox::sandbox_health>(out.engine_, configs.sandbox.image, configs.sandbox.runtime);
   if (configs.docker.endpoint.kind != docker::engine_endpoint::transport::unix_socket &&
       !configs.execution.pool.call_socket_dir.empty()) {
     // A remote engine cannot mount a socket of this host into its containers.
@@ -353,6 +358,41 @@ void build_sandboxes(components_impl& out, const asio::any_io_executor& executor
                    configs.docker.endpoint.describe());
     configs.execution.pool.call_socket_dir.clear();
   }
+}
+
+// GET /info within five seconds; docker_timeout when the engine did not answer.
+asio::awaitable<result<sandbox::runtime_check>> ask_runtime(docker::engine_client& engine, std::string runtime) {
+  auto asking = sandbox::inspect_runtime(engine, std::move(runtime));
+  auto answered =
+      co_await core::with_deadline(core::real_clock(), std::move(asking), core::real_clock().steady_now() + 5s);
+  if (!answered) co_return make_error(docker::errc::timeout, "the Docker engine did not answer GET /info within 5 s");
+  co_return std::move(*answered);
+}
+
+// SANDBOX_RUNTIME names a runtime the engine must list: with one it does not,
+// every sandbox would fail, so that is a start-up failure (one line, exit
+// code 2) naming the fix. An engine that does not answer is not: the pool
+// waits for it and /health says why. Runs `io` until the engine answered
+// (the listener is not open yet; at most a few seconds).
+status check_sandbox_runtime(asio::io_context& io, docker::engine_client& engine, const std::string& runtime) {
+  if (runtime.empty()) return {};
+  std::optional<result<sandbox::runtime_check>> answer;
+  asio::co_spawn(io, ask_runtime(engine, runtime),
+                 [&answer](std::exception_ptr failure, result<sandbox::runtime_check> checked) {
+                   if (failure) checked = make_error(core::errc::startup_failed, "GET /info failed");
+                   answer.emplace(std::move(checked));
+                 });
+  while (!answer && io.run_one() > 0) {
+  }
+  if (io.stopped()) io.restart();
+  if (!answer || !*answer) {
+    core::log_warn("could not ask the Docker engine whether it has the runtime {} ({}); the pool will keep trying",
+                   runtime, answer ? answer->error().describe() : "no answer");
+    return {};
+  }
+  if (!(*answer)->registered) return sandbox::runtime_missing(**answer);
+  core::log_info("sandboxes run under {}{}", runtime, (*answer)->detail.value("gvisor", false) ? " (gVisor)" : "");
+  return {};
 }
 
 // The tool policy of every call code makes (each task and session gets its
@@ -486,6 +526,9 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   }
   build_tool_registry(*out, w, executor, *mcp_config, std::move(*remote));
   build_sandboxes(*out, executor, *configs);
+  if (auto runtime = check_sandbox_runtime(io, *out->engine_, configs->sandbox.runtime); !runtime) {
+    return runtime.error();
+  }
   if (auto data_path = build_data_path(*out, w, settings); !data_path) return data_path.error();
   if (auto files = build_files(*out, w, executor, settings); !files) return files.error();
   build_execution(*out, w, executor, configs->execution);

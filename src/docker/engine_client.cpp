@@ -99,6 +99,13 @@ class engine_client_impl final : public engine_client, public std::enable_shared
     co_return *info;
   }
 
+  task<result<engine_info>> info() override {
+    auto res = co_await versioned(verb::get, "/info", {}, config_.request_timeout);
+    if (!res) co_return res.error();
+    if (res->result_int() != 200) co_return detail::engine_error(res->result_int(), res->body(), "info");
+    co_return detail::parse_info(res->body());
+  }
+
   task<result<image_info>> inspect_image(std::string name) override {
     if (!is_safe_reference(name)) co_return bad_reference("image", name);
     auto res = co_await versioned(verb::get, "/images/" + name + "/json", {}, config_.request_timeout);

@@ -52,6 +52,29 @@ result<version_info> parse_version(const std::string& body) {
   return out;
 }
 
+result<engine_info> parse_info(const std::string& body) {
+  auto j = parse_object(body, "GET /info");
+  if (!j) return j.error();
+  engine_info out;
+  out.default_runtime = str(*j, "DefaultRuntime");
+  if (out.default_runtime.empty()) out.default_runtime = "runc";
+  auto runtimes = j->find("Runtimes");
+  if (runtimes == j->end() || !runtimes->is_object()) return out;
+  for (auto& [name, entry] : runtimes->items()) {
+    runtime_info r{.name = name, .path = {}, .args = {}};
+    if (entry.is_object()) {
+      r.path = str(entry, "path");
+      if (auto args = entry.find("runtimeArgs"); args != entry.end() && args->is_array()) {
+        for (auto& a : *args) {
+          if (a.is_string()) r.args.push_back(a.get<std::string>());
+        }
+      }
+    }
+    out.runtimes.push_back(std::move(r));
+  }
+  return out;
+}
+
 result<image_info> parse_image(const std::string& body) {
   auto j = parse_object(body, "image inspect");
   if (!j) return j.error();

@@ -11,6 +11,7 @@
 namespace harness::docker::detail {
 
 result<version_info> parse_version(const std::string& body);
+result<engine_info> parse_info(const std::string& body);
 result<image_info> parse_image(const std::string& body);
 result<container_state> parse_container_state(const std::string& body);
 result<std::vector<container_summary>> parse_container_list(const std::string& body);

@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "attach_frame_channel.hpp"
+#include "harness/bridge/errors.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
@@ -35,6 +36,13 @@ constexpr std::size_t claim_waits_kept = 200;
 // claimer's exec frame, and the engine's create competed with its first
 // block for this machine's two cores. Small beside a start (~0.5 s).
 constexpr auto replacement_delay = 10ms;
+// Starts a cold claim makes when runtimes end before they are ready.
+constexpr int cold_start_attempts = 3;
+
+// The runtime ended (rather than timed out or was refused) while it started.
+bool died_before_ready(const error& e) {
+  return e.code == bridge::errc::sandbox_failed;
+}
 
 class warm_pool_impl final : public warm_pool, public std::enable_shared_from_this<warm_pool_impl> {
  public:
@@ -71,6 +79,13 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     ++cold_claims_;
     wake_.notify_all();  // demand rose: the target may have too
     auto lease = co_await start_one();
+    // A runtime that died on its way up is the start's accident, not the
+    // caller's: another start gets a go (each is counted in stats()).
+    for (int attempt = 1; !lease && died_before_ready(lease.error()) && attempt < cold_start_attempts; ++attempt) {
+      if (stopping_) break;
+      core::log_warn("sandbox runtime ended before it was ready ({}); starting another", lease.error().describe());
+      lease = co_await start_one();
+    }
     note_wait(asked);
     co_return lease;
   }
@@ -111,6 +126,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     out.warm_claims = warm_claims_;
     out.cold_claims = cold_claims_;
     out.failed_starts = failed_starts_;
+    out.died_before_ready = died_before_ready_;
     out.linked = linked_;
     out.link_failures = link_failures_;
     return out;
@@ -141,6 +157,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
     lease.channel = create_attach_frame_channel(lease.container->stream(), lease.container->id().substr(0, 12));
     auto ready = co_await bridge::wait_for_ready(clock_, *lease.channel, config_.ready_timeout);
     if (!ready) {
+      if (died_before_ready(ready.error())) ++died_before_ready_;
       lease.channel.reset();
       co_await lease.container->stop();
       co_return ready.error();
@@ -274,6 +291,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   std::chrono::milliseconds backoff_{500};             // before the next start after a failure
   core::steady_time retry_at_{};                       // no start before this (after a failure)
   std::uint64_t warm_claims_ = 0, cold_claims_ = 0, failed_starts_ = 0, linked_ = 0, link_failures_ = 0;
+  std::uint64_t died_before_ready_ = 0;
   bool stopping_ = false;
 };
 
@@ -297,6 +315,7 @@ class pool_health_source final : public core::health_source {
              {"warmClaims", s.warm_claims},
              {"coldClaims", s.cold_claims},
              {"failedStarts", s.failed_starts},
+             {"diedBeforeReady", s.died_before_ready},
              {"linked", s.linked},
              {"linkFailures", s.link_failures}}};
   }
@@ -353,6 +372,11 @@ void register_pool_metrics(core::metrics_registry& registry, const std::shared_p
   registry.add_callback("harness_sandbox_start_failures_total", "Pool sandboxes that failed to start.",
                         core::metric_type::counter, {}, read([](const pool_stats& s) {
                           return std::vector<sample>{{{}, double(s.failed_starts)}};
+                        }));
+  registry.add_callback("harness_sandbox_died_before_ready_total",
+                        "Sandbox runtimes that ended before they were ready; a claim that met one started another.",
+                        core::metric_type::counter, {}, read([](const pool_stats& s) {
+                          return std::vector<sample>{{{}, double(s.died_before_ready)}};
                         }));
   registry.add_callback(
       "harness_sandbox_links_total",

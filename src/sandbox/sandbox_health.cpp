@@ -1,12 +1,23 @@
 #include "harness/sandbox/sandbox_health.hpp"
 
-namespace harness::sandbox {
+#include "harness/sandbox/runtime_check.hpp"
 
-sandbox_health::sandbox_health(std::shared_ptr<docker::engine_client> engine, std::string image)
-    : engine_(std::move(engine)), image_(std::move(image)) {
+namespace harness::sandbox {
+namespace {
+
+// Before the engine answered GET /info: the configured name, registration unknown.
+nlohmann::json unknown_runtime(const std::string& configured) {
+  return {{"name", configured.empty() ? "engine default" : configured}, {"registered", nullptr}};
+}
+
+}  // namespace
+
+sandbox_health::sandbox_health(std::shared_ptr<docker::engine_client> engine, std::string image, std::string runtime)
+    : engine_(std::move(engine)), image_(std::move(image)), runtime_(std::move(runtime)) {
   cached_.up = false;
   cached_.detail = {{"engine", {{"reachable", false}, {"endpoint", engine_->endpoint().describe()}}},
                     {"image", {{"name", image_}, {"present", false}}},
+                    {"runtime", unknown_runtime(runtime_)},
                     {"reason", "not checked yet"}};
 }
 
@@ -32,9 +43,20 @@ boost::asio::awaitable<void> sandbox_health::refresh() {
       next.detail["reason"] = info.error().describe();
     }
     next.up = info.has_value();
+    auto runtime = co_await inspect_runtime(*engine_, runtime_);
+    if (runtime) {
+      next.detail["runtime"] = runtime->detail;
+      if (!runtime->registered) {
+        next.up = false;
+        next.detail["reason"] = runtime_missing(*runtime).describe();
+      }
+    } else {
+      next.detail["runtime"] = unknown_runtime(runtime_);
+    }
   } else {
     engine["reachable"] = false;
     image["present"] = nullptr;  // unknown
+    next.detail["runtime"] = unknown_runtime(runtime_);
     next.detail["reason"] = version.error().describe();
     next.up = false;
   }

@@ -87,7 +87,9 @@ INSTANTIATE_TEST_SUITE_P(
                       {"VAULT_KEY", std::string(64, 'a')},
                       {"SANDBOX_OWNER", "replica-a"}},
                      "STORE_URL"},
-        startup_case{"store_url_scheme", {{"STORE_URL", "mysql://db/harness"}}, "STORE_URL"}),
+        startup_case{"store_url_scheme", {{"STORE_URL", "mysql://db/harness"}}, "STORE_URL"},
+        // The engine (./scripts/test.sh starts it) lists no such runtime: every sandbox would fail.
+        startup_case{"sandbox_runtime", {{"SANDBOX_RUNTIME", "mcp-harness-no-such-runtime"}}, "SANDBOX_RUNTIME="}),
     [](const ::testing::TestParamInfo<startup_case>& p) { return std::string(p.param.label); });
 
 TEST(StartupFailureOfTheListener, APortInUseIsOneLineNamingPort) {

@@ -38,6 +38,27 @@ TEST_F(EngineClientTest, PingAndVersion) {
   EXPECT_EQ(v->negotiated_api_version, "1.41");
 }
 
+TEST_F(EngineClientTest, InfoListsTheRuntimesWithTheirArguments) {
+  engine.runtimes = {{"runc", {}}, {"runsc", {"--host-uds=open", "--network=none"}}};
+  auto c = client();
+  auto info = run(c->info());
+  ASSERT_TRUE(info) << info.error().describe();
+  EXPECT_EQ(info->default_runtime, "runc");
+  ASSERT_NE(info->find_runtime("runsc"), nullptr);
+  EXPECT_EQ(info->find_runtime("runsc")->path, "/usr/bin/runsc");
+  EXPECT_EQ(info->find_runtime("runsc")->args, (std::vector<std::string>{"--host-uds=open", "--network=none"}));
+  EXPECT_EQ(info->find_runtime("kata"), nullptr);
+}
+
+TEST_F(EngineClientTest, InfoWithoutRuntimesIsEmptyNotAnError) {
+  engine.canned["/info"] = {200, R"({"ID":"x","Runtimes":"not an object"})"};
+  auto c = client();
+  auto info = run(c->info());
+  ASSERT_TRUE(info) << info.error().describe();
+  EXPECT_EQ(info->default_runtime, "runc");
+  EXPECT_TRUE(info->runtimes.empty());
+}
+
 TEST_F(EngineClientTest, NegotiatesDownToWhatBothSpeak) {
   engine.api_version = "1.51";
   engine.min_api_version = "1.44";

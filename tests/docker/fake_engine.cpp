@@ -137,6 +137,12 @@ void fake_engine::handle(local::socket socket) {
   const std::string name = path_part(target, 2);
   const std::string action = path_part(target, 3);
   std::unique_lock lock(mutex_);
+  if (kind == "info") {
+    json known = json::object();
+    for (const auto& [runtime, args] : runtimes)
+      known[runtime] = {{"path", "/usr/bin/" + runtime}, {"runtimeArgs", args}};
+    return reply(200, json{{"DefaultRuntime", default_runtime}, {"Runtimes", known}}.dump());
+  }
   if (kind == "images" && action == "json") {
     if (!images.count(name)) return reply(404, message("No such image: " + name));
     return reply(200, json{{"Id", "sha256:fake"}, {"RepoTags", {name}}, {"Size", 42}}.dump());

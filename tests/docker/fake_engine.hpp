@@ -36,6 +36,9 @@ class fake_engine {
   std::string min_api_version = "1.12";
   std::set<std::string> images = {"mcp-harness-sandbox:latest"};
   bool split_frames = false;
+  // GET /info: the runtimes (name -> runtimeArgs) and the default one.
+  std::map<std::string, std::vector<std::string>> runtimes = {{"runc", {}}};
+  std::string default_runtime = "runc";
   // Answers every request whose target contains the key with this status and body.
   std::map<std::string, std::pair<unsigned, std::string>> canned;
 

@@ -7,6 +7,7 @@
 #include <future>
 
 #include "execution/execute_fixture.hpp"
+#include "support/sandbox_runtime.hpp"
 
 namespace harness::testing {
 namespace {
@@ -41,7 +42,7 @@ TEST_F(Escape, ItRunsUnprivilegedWithoutCapabilities) {
   json out = returned(R"(
     const proc = require('process'), fs = require('fs');
     const status = fs.readFileSync('/proc/self/status', 'utf8');
-    const field = (n) => status.split('\n').find((l) => l.startsWith(n + ':')).split(/\s+/)[1];
+    const field = (n) => { const l = status.split('\n').find((x) => x.startsWith(n + ':')); return l ? l.split(/\s+/)[1] : null; };
     let setuid;
     try { proc.setuid(0); setuid = 'became root'; } catch (e) { setuid = e.code; }
     return { uid: proc.getuid(), gid: proc.getgid(), capEff: field('CapEff'), capBnd: field('CapBnd'),
@@ -50,7 +51,13 @@ TEST_F(Escape, ItRunsUnprivilegedWithoutCapabilities) {
   EXPECT_EQ(out["gid"], 1000);
   EXPECT_EQ(out["capEff"], "0000000000000000");
   EXPECT_EQ(out["capBnd"], "0000000000000000");
-  EXPECT_EQ(out["noNewPrivs"], "1");
+  // gVisor's /proc/self/status has no NoNewPrivs line; it applies the flag
+  // all the same (EscapeBase.ASetuidRootBinaryGainsNothing runs under it too).
+  if (under_gvisor()) {
+    EXPECT_TRUE(out["noNewPrivs"] == "1" || out["noNewPrivs"].is_null()) << out.dump();
+  } else {
+    EXPECT_EQ(out["noNewPrivs"], "1");
+  }
   EXPECT_EQ(out["setuid"], "EPERM");
 }
 
@@ -67,7 +74,13 @@ TEST_F(Escape, ThereIsNoNetworkAtAll) {
     let lookup;
     try { await dns.lookup('example.com'); lookup = 'resolved'; } catch (e) { lookup = e.code; }
     return { tcp, lookup, interfaces: Object.keys(os.networkInterfaces()) };)");
-  EXPECT_EQ(out["tcp"], "ENETUNREACH");
+  // Linux has no route and says ENETUNREACH; gVisor's network stack (with
+  // --network=none, loopback only) says EHOSTUNREACH. Nothing leaves either way.
+  if (under_gvisor()) {
+    EXPECT_TRUE(out["tcp"] == "ENETUNREACH" || out["tcp"] == "EHOSTUNREACH") << out.dump();
+  } else {
+    EXPECT_EQ(out["tcp"], "ENETUNREACH");
+  }
   EXPECT_NE(out["lookup"], "resolved");
   EXPECT_EQ(out["interfaces"], json::array({"lo"}));
 }
@@ -164,6 +177,11 @@ TEST_F(Escape, SetuidUnshareAndMountAreRefused) {
   EXPECT_EQ(out["setuidFiles"], json::array());
   for (const char* what : {"unshare", "unshareMount", "mount", "mountProc"}) {
     auto& x = out[what];
+    // Under gVisor a user namespace is made by gVisor's own kernel (the OCI
+    // seccomp profile is not applied there: --oci-seccomp stops Node's
+    // threads in release 20221219), so `unshare --user` succeeds, and the
+    // host kernel never sees it. Mounting stays refused.
+    if (under_gvisor() && std::string(what) == "unshare") continue;
     // Either the tool is absent from the image or it ran and failed.
     EXPECT_TRUE(x["e"] == "ENOENT" || (x["status"].is_number() && x["status"] != 0)) << what << ": " << x.dump();
   }

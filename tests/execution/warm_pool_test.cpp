@@ -24,11 +24,18 @@ namespace {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-// The container's output: `{"type":"ready"}` (unless told not to), then
-// nothing until close().
+// How a fake container's runtime starts.
+enum class start_kind { ready, silent, dies };
+
+// The container's output: `{"type":"ready"}` then nothing until close()
+// (ready); nothing until close() (silent); the end of the stream at once, as
+// a runtime that crashed on its way up (dies).
 class fake_stream final : public docker::attach_stream {
  public:
-  fake_stream(const asio::any_io_executor& executor, bool says_ready) : closed_(executor), says_ready_(says_ready) {}
+  fake_stream(const asio::any_io_executor& executor, start_kind kind)
+      : closed_(executor), says_ready_(kind == start_kind::ready) {
+    if (kind == start_kind::dies) closed_.set();
+  }
   asio::awaitable<status> write_stdin(std::string_view, std::chrono::milliseconds) override { co_return status{}; }
   status close_stdin() override { return {}; }
   asio::awaitable<result<std::optional<docker::output_chunk>>> read(std::chrono::milliseconds) override {
@@ -54,8 +61,8 @@ struct backend_counts {
 
 class fake_container final : public sandbox::sandbox_container {
  public:
-  fake_container(const asio::any_io_executor& executor, std::shared_ptr<backend_counts> counts, int n, bool ready)
-      : counts_(std::move(counts)), id_("c" + std::to_string(n) + std::string(12, '0')), stream_(executor, ready) {}
+  fake_container(const asio::any_io_executor& executor, std::shared_ptr<backend_counts> counts, int n, start_kind kind)
+      : counts_(std::move(counts)), id_("c" + std::to_string(n) + std::string(12, '0')), stream_(executor, kind) {}
   const std::string& id() const override { return id_; }
   const std::string& task_id() const override { return task_; }
   docker::attach_stream& stream() override { return stream_; }
@@ -83,8 +90,12 @@ class fake_backend final : public sandbox::sandbox_backend {
       --fail_next;
       co_return make_error(core::errc::internal_error, "the engine said no");
     }
-    co_return std::unique_ptr<sandbox::sandbox_container>(
-        std::make_unique<fake_container>(executor_, counts, n, says_ready));
+    start_kind kind = says_ready ? start_kind::ready : start_kind::silent;
+    if (die_next > 0) {
+      --die_next;
+      kind = start_kind::dies;
+    }
+    co_return std::unique_ptr<sandbox::sandbox_container>(std::make_unique<fake_container>(executor_, counts, n, kind));
   }
   asio::awaitable<result<std::size_t>> sweep(std::function<bool(const std::string&)>) override {
     co_return std::size_t{0};
@@ -93,7 +104,8 @@ class fake_backend final : public sandbox::sandbox_backend {
   std::size_t live_count() const override { return 0; }
 
   std::shared_ptr<backend_counts> counts = std::make_shared<backend_counts>();
-  int fail_next = 0;
+  int fail_next = 0;  // starts the engine refuses
+  int die_next = 0;   // containers whose runtime ends before `ready`
   bool says_ready = true;
 
  private:
@@ -124,6 +136,15 @@ struct WarmPool : ::testing::Test {
   void settle() {
     io.restart();
     io.poll();
+  }
+  // Claims, and runs what is ready: the answer, or nullopt while it waits.
+  std::optional<result<sandbox_lease>> claim(const std::shared_ptr<warm_pool>& pool) {
+    // Shared: a claim still waiting when this returns writes into it later.
+    auto lease = std::make_shared<std::optional<result<sandbox_lease>>>();
+    asio::co_spawn(
+        io, [pool, lease]() -> asio::awaitable<void> { *lease = co_await pool->claim(); }, [](std::exception_ptr) {});
+    settle();
+    return std::move(*lease);
   }
   void shut(const std::shared_ptr<warm_pool>& pool) {
     asio::co_spawn(io, pool->shutdown(), [](std::exception_ptr) {});
@@ -168,10 +189,7 @@ TEST_F(WarmPool, AContainerThatNeverSaysReadyIsStoppedAtTheReadyTimeout) {
 
 TEST_F(WarmPool, AClaimTakesAReadySandboxAndAReplacementFollows) {
   auto pool = make(1);
-  std::optional<result<sandbox_lease>> lease;
-  asio::co_spawn(
-      io, [&]() -> asio::awaitable<void> { lease = co_await pool->claim(); }, [](std::exception_ptr) {});
-  settle();
+  auto lease = claim(pool);
   ASSERT_TRUE(lease && *lease);
   EXPECT_TRUE((*lease)->warm);
   EXPECT_EQ(pool->stats().warm_claims, 1u);
@@ -179,6 +197,41 @@ TEST_F(WarmPool, AClaimTakesAReadySandboxAndAReplacementFollows) {
   EXPECT_EQ(backend->counts->starts, 2);
   EXPECT_EQ(pool->stats().ready, 1u);
   lease->value().channel.reset();
+  shut(pool);
+}
+
+TEST_F(WarmPool, AColdClaimStartsAnotherWhenARuntimeDiesOnItsWayUp) {
+  auto pool = make(0);  // no pool: every claim starts its own sandbox
+  backend->die_next = 2;
+  auto lease = claim(pool);
+  ASSERT_TRUE(lease && *lease) << (lease ? lease->error().describe() : "no answer");
+  EXPECT_EQ(backend->counts->starts, 3);
+  EXPECT_EQ(backend->counts->stopped, 2) << "the two dead ones are removed";
+  EXPECT_EQ(pool->stats().died_before_ready, 2u);
+  lease->value().channel.reset();
+  shut(pool);
+}
+
+TEST_F(WarmPool, AColdClaimGivesUpAfterThreeRuntimesDied) {
+  auto pool = make(0);
+  backend->die_next = 5;
+  auto lease = claim(pool);
+  ASSERT_TRUE(lease);
+  ASSERT_FALSE(*lease);
+  EXPECT_NE(lease->error().message.find("ended before"), std::string::npos) << lease->error().describe();
+  EXPECT_EQ(backend->counts->starts, 3);
+  EXPECT_EQ(pool->stats().died_before_ready, 3u);
+  shut(pool);
+}
+
+TEST_F(WarmPool, AnEngineThatRefusesIsNotRetriedByTheClaim) {
+  auto pool = make(0);
+  backend->fail_next = 1;
+  auto lease = claim(pool);
+  ASSERT_TRUE(lease);
+  EXPECT_FALSE(*lease);
+  EXPECT_EQ(backend->counts->starts, 1);
+  EXPECT_EQ(pool->stats().died_before_ready, 0u);
   shut(pool);
 }
 

@@ -1,6 +1,8 @@
 // The sandbox backend on the real engine: start, errors, and removal on every path
 // (stop, a dropped handle, shutdown, sweeps). Code running in it is tested
 // through the execution layer (tests/execution).
+#include <sys/utsname.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -68,6 +70,25 @@ TEST_F(SandboxRun, ShutdownRemovesRunningContainersAndRefusesNewOnes) {
   EXPECT_TRUE(run((*a)->stop()));  // already gone: still fine
 }
 
+// The gVisor twin of this suite must not pass on runc: under gVisor, code
+// sees gVisor's kernel (its sentry answers uname and /proc/version itself, as
+// Linux 4.4.0), never the host's.
+TEST_F(SandboxRun, CodeSeesTheKernelOfItsRuntime) {
+  const std::string out = run_script(
+      "const os = require('os'), fs = require('fs');"
+      "console.log(JSON.stringify({ release: os.release(), version: fs.readFileSync('/proc/version', 'utf8') }));");
+  auto seen = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(seen.is_object()) << out;
+  struct utsname host {};
+  ASSERT_EQ(::uname(&host), 0);
+  if (harness::testing::under_gvisor()) {
+    EXPECT_NE(seen["release"], host.release) << "SANDBOX_RUNTIME=runsc, yet the sandbox ran on the host's kernel";
+    EXPECT_EQ(seen["release"], "4.4.0") << seen.dump();
+  } else {
+    EXPECT_EQ(seen["release"], host.release) << seen.dump();
+  }
+}
+
 TEST_F(SandboxRun, ADroppedHandleStillRemovesItsContainer) {
   auto b = backend();
   std::string id;
@@ -82,8 +103,8 @@ TEST_F(SandboxRun, ADroppedHandleStillRemovesItsContainer) {
   EXPECT_EQ(run(engine->inspect_container(id)).error().code, harness::docker::errc::not_found);
 }
 
-TEST_F(SandboxRun, HealthReportsEngineAndImage) {
-  sandbox_health health(engine, config.image);
+TEST_F(SandboxRun, HealthReportsEngineImageAndRuntime) {
+  sandbox_health health(engine, config.image, config.runtime);
   EXPECT_FALSE(health.check().up);
   run(health.refresh());
   auto h = health.check();
@@ -92,8 +113,23 @@ TEST_F(SandboxRun, HealthReportsEngineAndImage) {
   EXPECT_FALSE(h.detail["engine"]["version"].get<std::string>().empty());
   EXPECT_EQ(h.detail["image"]["present"], true);
   EXPECT_EQ(h.detail["image"]["id"].get<std::string>().rfind("sha256:", 0), 0u);
+  EXPECT_EQ(h.detail["runtime"]["registered"], true) << h.detail.dump();
+  EXPECT_EQ(h.detail["runtime"]["gvisor"], harness::testing::under_gvisor()) << h.detail.dump();
+  if (config.runtime.empty()) {
+    EXPECT_EQ(h.detail["runtime"]["engineDefault"], true);
+  }
+  if (harness::testing::under_gvisor()) {
+    EXPECT_EQ(h.detail["runtime"]["name"], "runsc");
+    EXPECT_EQ(h.detail["runtime"]["hostUds"], "open") << "the set-up grants connecting to host sockets, no more";
+  }
 
-  sandbox_health missing(engine, "mcp-harness-no-such-image:0");
+  sandbox_health unregistered(engine, config.image, "mcp-harness-no-such-runtime");
+  run(unregistered.refresh());
+  EXPECT_FALSE(unregistered.check().up);
+  EXPECT_EQ(unregistered.check().detail["runtime"]["registered"], false);
+  EXPECT_NE(unregistered.check().detail["reason"].get<std::string>().find("not registered"), std::string::npos);
+
+  sandbox_health missing(engine, "mcp-harness-no-such-image:0", config.runtime);
   run(missing.refresh());
   EXPECT_FALSE(missing.check().up);
   EXPECT_EQ(missing.check().detail["image"]["present"], false);
@@ -120,19 +156,7 @@ TEST_F(EscapeBase, ASetuidRootBinaryGainsNothing) {
     let mode = 0; try { mode = fs.statSync('/usr/bin/mount').mode; } catch {}
     const x = spawnSync('/usr/bin/mount', ['-t', 'tmpfs', 'none', '/tmp'], { encoding: 'utf8' });
     console.log(JSON.stringify({ setuid: (mode & 0o4000) !== 0, status: x.status, err: x.stderr || '' }));)";
-  auto id = run(engine->create_container(hardened_container_body(config, "task-setuid", {"node", "-e", script}), ""));
-  ASSERT_TRUE(id) << id.error().describe();
-  auto stream = run(engine->attach_container(*id));
-  ASSERT_TRUE(stream) << stream.error().describe();
-  ASSERT_TRUE(run(engine->start_container(*id)));
-  std::string out;
-  for (;;) {
-    auto chunk = run((*stream)->read(std::chrono::milliseconds(60'000)));
-    ASSERT_TRUE(chunk) << chunk.error().describe();
-    if (!*chunk) break;
-    if ((*chunk)->stream == docker::output_stream::stdout_stream) out += (*chunk)->data;
-  }
-  ASSERT_TRUE(run(engine->remove_container(*id, true)));
+  const std::string out = run_script(script);
   auto j = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << out;
   if (!j["setuid"].get<bool>()) GTEST_SKIP() << "mount is not setuid in " << config.image;

@@ -202,6 +202,8 @@ async function main() {
   await page.keyboard.press('Enter');
   await page.locator('#pool dd').first().waitFor();
   assert.match(await page.locator('#pool').innerText(), /ready/);
+  // The runtime the sandboxes run under (runc here; runsc would say gVisor).
+  assert.match(await page.locator('#runtime').innerText(), /runtime: \S+/);
   await page.locator('figure.chart').first().waitFor();
   // For the picture, three readings of /metrics (one every 5 s) draw the first lines.
   if (shots) await page.waitForTimeout(11000);

@@ -72,6 +72,9 @@ class engine_client {
   // docker_api_version when there is none. Other calls negotiate on first use.
   virtual task<result<version_info>> version() = 0;
 
+  // GET /info, reduced to the runtimes the engine knows and its default.
+  virtual task<result<engine_info>> info() = 0;
+
   virtual task<result<image_info>> inspect_image(std::string name) = 0;
 
   // POST /containers/create with body as the Engine API's ContainerConfig JSON

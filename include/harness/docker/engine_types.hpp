@@ -18,6 +18,25 @@ struct version_info {
   std::string negotiated_api_version;
 };
 
+// One OCI runtime the engine can start containers with (GET /info, "Runtimes").
+struct runtime_info {
+  std::string name;               // "runc", "runsc"
+  std::string path;               // the binary, "/usr/bin/runsc"
+  std::vector<std::string> args;  // its runtimeArgs from daemon.json
+};
+
+// What GET /info says about runtimes (the rest of /info is not read).
+struct engine_info {
+  std::string default_runtime;         // "runc" unless the daemon says otherwise
+  std::vector<runtime_info> runtimes;  // in the engine's order
+  const runtime_info* find_runtime(const std::string& name) const {
+    for (const auto& r : runtimes) {
+      if (r.name == name) return &r;
+    }
+    return nullptr;
+  }
+};
+
 struct image_info {
   std::string id;  // "sha256:..."
   std::vector<std::string> repo_tags;

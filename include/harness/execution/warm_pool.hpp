@@ -68,6 +68,9 @@ struct pool_stats {
   std::uint64_t warm_claims = 0;
   std::uint64_t cold_claims = 0;
   std::uint64_t failed_starts = 0;
+  // Runtimes that ended before they said `ready` (Node under gVisor now and
+  // then): a cold claim starts another, so callers never see one.
+  std::uint64_t died_before_ready = 0;
   // Sandboxes started with a call socket, by how it ended: the runtime linked
   // to it, or it stayed on stdio (slower; the log says why).
   std::uint64_t linked = 0;

@@ -5,9 +5,10 @@
 
 #include "harness/core/errc_table.hpp"
 
-#define HARNESS_SANDBOX_ERRORS(X)            \
-  X(bad_request, "sandbox_bad_request", 400) \
-  X(shutting_down, "sandbox_shutting_down", 503)
+#define HARNESS_SANDBOX_ERRORS(X)                \
+  X(bad_request, "sandbox_bad_request", 400)     \
+  X(shutting_down, "sandbox_shutting_down", 503) \
+  X(runtime_missing, "sandbox_runtime_missing", 503)
 
 namespace harness::sandbox {
 

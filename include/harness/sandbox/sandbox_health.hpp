@@ -1,5 +1,6 @@
 // GET /health for the sandbox: is the engine reachable (and which version), is
-// the image present (and its id). check() returns the state cached by the last
+// the image present (and its id), which runtime runs the sandboxes (runc,
+// gVisor's runsc) and is it registered with the engine. check() returns the state cached by the last
 // refresh(); the app calls refresh() at start-up and then every few seconds.
 #pragma once
 
@@ -17,7 +18,8 @@ namespace harness::sandbox {
 
 class sandbox_health final : public core::health_source {
  public:
-  sandbox_health(std::shared_ptr<docker::engine_client> engine, std::string image);
+  // runtime: SANDBOX_RUNTIME ("" = the engine's default).
+  sandbox_health(std::shared_ptr<docker::engine_client> engine, std::string image, std::string runtime);
 
   std::string name() const override { return "sandbox"; }
   // Down (required) until the first refresh() found the engine and the image.
@@ -33,6 +35,7 @@ class sandbox_health final : public core::health_source {
  private:
   std::shared_ptr<docker::engine_client> engine_;
   std::string image_;
+  std::string runtime_;
   mutable std::mutex mutex_;
   core::component_health cached_;
   std::unique_ptr<core::periodic_job> refresher_;

@@ -76,7 +76,8 @@ function renderHealth(section, health, me) {
 // or an open server); else only their status.
 function poolCard(pool, sandbox) {
   const items = [['target', pool.target], ['ready', pool.ready], ['starting', pool.starting],
-                 ['warm claims', pool.warmClaims], ['cold claims', pool.coldClaims], ['failed starts', pool.failedStarts]]
+                 ['warm claims', pool.warmClaims], ['cold claims', pool.coldClaims], ['failed starts', pool.failedStarts],
+                 ['died before ready', pool.diedBeforeReady]]
                     .filter(([, v]) => v !== undefined);
   const engine = sandbox.engine;
   return h('div', {class: 'pool', id: 'pool'}, h('h2', {}, 'Sandbox pool'),
@@ -86,7 +87,17 @@ function poolCard(pool, sandbox) {
                       h('code', {}, engine.endpoint || '?'), engine.reachable ? '' : ' — not reachable')
                   : null,
            sandbox.image ? h('p', {class: 'muted'}, 'image: ', h('code', {}, sandbox.image.name || describe(sandbox.image)),
-                                   sandbox.image.present === false ? ' — missing' : '') : null);
+                                   sandbox.image.present === false ? ' — missing' : '') : null,
+           sandbox.runtime ? runtimeLine(sandbox.runtime) : null);
+}
+
+// runc, or gVisor with its platform; a runtime the engine lacks says so.
+function runtimeLine(runtime) {
+  const name = String(runtime.name || '?');
+  const kind = runtime.gvisor ? ` (gVisor, platform ${runtime.platform || 'default'})` : '';
+  const state = runtime.registered === false ? ' — not registered with the engine'
+              : runtime.registered == null ? ' — not checked yet' : '';
+  return h('p', {class: 'muted', id: 'runtime'}, 'runtime: ', h('code', {}, name), kind, state);
 }
 
 function describe(v) {
