@@ -11,9 +11,11 @@
 namespace harness::testing {
 namespace {
 
+// Generous timeouts: seven cold starts at once take a while on two cores,
+// more under gVisor; this test is about the target, not the speed.
 json pool_health(harness_server& server) {
-  auto r = server.call("GET", "/health");
-  return r ? r->json()["components"]["pool"] : json();
+  auto r = server.call("GET", "/health", {}, 60s);
+  return r ? r->json()["components"]["pool"] : json::object();
 }
 
 TEST_F(ExecuteIntegration, ABurstRaisesThePoolsTargetAndThePoolFillsUpToIt) {
@@ -30,8 +32,9 @@ TEST_F(ExecuteIntegration, ABurstRaisesThePoolsTargetAndThePoolFillsUpToIt) {
   for (std::size_t i = 0; i < answers.size(); ++i) {
     burst.emplace_back([&, i] {
       auto r = http_call(port, "POST", "/execute",
-                         json{{"userId", "u" + std::to_string(i)}, {"code", "return 1"}}.dump(), "application/json");
-      if (r) answers[i] = r->json();
+                         json{{"userId", "u" + std::to_string(i)}, {"code", "return 1"}}.dump(), "application/json",
+                         "", 60s);
+      answers[i] = r ? r->json() : json{{"failed", "no answer within 60 s"}};
     });
   }
   for (auto& t : burst) t.join();
