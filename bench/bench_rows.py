@@ -21,3 +21,14 @@ def emit(key, what, ours, baseline, ratio, target, met, /, **numbers):
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps(row) + "\n")
 
+
+def record(key, /, **numbers):
+    """Raw numbers only, no summary row: appended to $BENCH_JSON (when set) as
+    {"key": ..., "numbers": {...}} for a script that combines runs (for
+    instance bench/runtime_bench.sh). bench/render_summary.py ignores keys it
+    does not list."""
+    path = os.environ.get("BENCH_JSON")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"key": key, "numbers": numbers}) + "\n")
+

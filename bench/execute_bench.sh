@@ -5,6 +5,10 @@
 #   bench/execute_bench.sh [RUNS]   (default 200 warm requests, 20 docker runs)
 # HARNESS_BIN=path runs another build (with SANDBOX_IMAGE=its image) for a side-by-side comparison;
 # DOCKER_RUNS=0 then skips the docker run baseline and prints one line.
+# SESSION_RUNS=M (default 0) then also times M blocks in one live session (a
+# `sessionId` whose first block is not timed), each after the same idle
+# pause as the client's floor. SANDBOX_RUNTIME=runsc runs the server's
+# sandboxes under gVisor (bench/runtime_bench.sh runs both runtimes).
 # Needs a built server (./scripts/test.sh or ./scripts/run.sh did that) and the engine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,11 +29,12 @@ trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EX
 wait_pool "$port" 2
 
 body='{"userId":"bench","code":"return 1+1"}'
-BENCH_DIR="$root/bench" python3 - "$port" "$runs" "$body" "$image" "$docker_runs" <<'PY'
+BENCH_DIR="$root/bench" python3 - "$port" "$runs" "$body" "$image" "$docker_runs" "${SESSION_RUNS:-0}" <<'PY'
 import http.client, json, os, statistics, subprocess, sys, time, urllib.request
 sys.path.insert(0, os.environ["BENCH_DIR"])
-from bench_rows import emit
+from bench_rows import emit, record
 port, runs, body, image, docker_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4], int(sys.argv[5])
+session_runs = int(sys.argv[6])
 
 def pct(xs, p):
     xs = sorted(xs); return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
@@ -95,7 +100,37 @@ for _ in range(runs):
         parts["channel"].append(t["blockMs"] - t["runtimeMs"])  # frames through the call socket
         parts["runtime"].append(t["runtimeMs"])  # the block in the sandbox
 floor += [floor_ms() for _ in range(20)]  # before the docker runs: the connection is still fresh
+
+# Blocks in a live session: the session is opened (its first block, untimed,
+# claims a pooled sandbox), the pool refills, then each block is sent after
+# the floor's idle pause, as an agent's next block follows its LLM's answer.
+session, session_parts = [], {"http": [], "channel": [], "runtime": []}
+if session_runs:
+    session_body = json.dumps({"userId": "bench", "sessionId": "bench-live", "code": "return 1+1"}).encode()
+    status, text = request("POST", "/execute", session_body)
+    assert status == 200 and json.loads(text)["result"] == 2, text
+    wait_refilled()
+    for _ in range(session_runs):
+        time.sleep(0.3)
+        t = time.perf_counter()
+        status, text = request("POST", "/execute", session_body)
+        ms = (time.perf_counter() - t) * 1000
+        out = json.loads(text)
+        assert status == 200 and out["result"] == 2, text
+        session.append(ms)
+        if "timing" in out:
+            t = out["timing"]
+            session_parts["http"].append(ms - out["durationMs"])
+            session_parts["channel"].append(t["blockMs"] - t["runtimeMs"])
+            session_parts["runtime"].append(t["runtimeMs"])
+    request("DELETE", "/sessions/bench-live?userId=bench")
+    print(f"session block p50 {pct(session, 50):.2f} ms, p99 {pct(session, 99):.2f} ms ({len(session)} blocks"
+          + (", by part (ms): " + ", ".join(f"{k} {pct(v, 50):.2f}" for k, v in session_parts.items()) if session_parts["http"] else "")
+          + ")", file=sys.stderr)
 client.close()
+record("execute_runs", runtime=os.environ.get("SANDBOX_RUNTIME", ""), warm_ms=warm, cold_ms=cold, floor_ms=floor,
+       not_at_rest=not_at_rest, session_ms=session,
+       parts_ms=parts, session_parts_ms=session_parts)
 
 # The baseline starts a container of the same image per call and runs the same
 # code in its runtime (the image's entrypoint): an init frame and an exec

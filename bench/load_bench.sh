@@ -9,7 +9,9 @@
 # the same clients with a session each (a block in a kept sandbox). Prints Markdown summary rows (and JSON lines to $BENCH_JSON).
 #   bench/load_bench.sh [N] [T]   (defaults 16 clients, 30 s)
 # HARNESS_BIN=path runs another build; POOL_ENV="SANDBOX_POOL_SIZE=2 ..."
-# sets the pool (default: the server's defaults).
+# sets the pool (default: the server's defaults). SANDBOX_RUNTIME=runsc runs
+# the sandboxes and the engine's own containers under gVisor; PACED=0 skips
+# the two paced phases (bench/runtime_bench.sh does, to save their time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 clients=${1:-16}
@@ -30,7 +32,7 @@ trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EX
 . "$root/bench/wait_pool.sh"
 wait_pool "$port" 2
 
-BENCH_DIR="$root/bench" python3 - "$port" "$clients" "$seconds" "$image" "$socket" "$server" <<'PY'
+BENCH_DIR="$root/bench" PACED=${PACED:-1} python3 - "$port" "$clients" "$seconds" "$image" "$socket" "$server" <<'PY'
 import http.client, json, os, socket, statistics, sys, threading, time
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from bench_rows import emit
@@ -109,8 +111,10 @@ def engine_capacity(workers_n, seconds):
     started = [0]
     lock = threading.Lock()
     to_remove = queue.Queue()
-    spec = json.dumps({"Image": image, "Labels": {"org.mcp-harness.bench": "load"},
-                       "HostConfig": {"NetworkMode": "none"}})
+    host = {"NetworkMode": "none"}
+    if os.environ.get("SANDBOX_RUNTIME"):  # the same runtime as the server's sandboxes
+        host["Runtime"] = os.environ["SANDBOX_RUNTIME"]
+    spec = json.dumps({"Image": image, "Labels": {"org.mcp-harness.bench": "load"}, "HostConfig": host})
     def worker():
         conn = unix_connection(sock)
         while time.monotonic() < stop:
@@ -185,7 +189,7 @@ engine = (f"the engine's own create+start+remove of the image, best of 2/4/8/{cl
           f"{capacity:.2f} containers/s")
 
 # Demand below the engine's capacity: the pool should keep up, no cold claim.
-for share in (0.5, 0.8):
+for share in (0.5, 0.8) if os.environ["PACED"] != "0" else ():
     wait_ready(2)
     (lat, errs), cold, warm = phase_claims(lambda: paced(share * capacity, seconds))
     emit(f"load_paced_{int(share * 100)}",

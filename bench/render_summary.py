@@ -13,6 +13,8 @@ import sys
 BEGIN = "<!-- summary:begin (bench/run_all.sh rewrites this block) -->"
 END = "<!-- summary:end -->"
 
+RUNSC_MISSING = "bench/runtime_bench.sh did not finish (it needs runsc registered with the engine)"
+
 # The rows of design.md section 9 (and the cold start beside the warm one), in
 # order: key, what, target, and what to say when no script measured it.
 ROWS = [
@@ -43,6 +45,12 @@ ROWS = [
      "bench/mcp_execute_bench.sh did not finish"),
     ("describe_bytes", "`describe_tools` declarations against the raw schemas", "-",
      "bench/describe_bytes.sh did not finish"),
+    # gVisor beside runc (bench/runtime_bench.sh): runsc's figure, runc's as the baseline.
+    ("runtime_first_block", "runsc: first block of a fresh task (warm pool claim)", "runsc p50 <= 3 ms", RUNSC_MISSING),
+    ("runtime_session_block", "runsc: a block in a live session", "runsc p50 <= 1 ms", RUNSC_MISSING),
+    ("runtime_toolcall", "runsc: tool calls from one block", "-", RUNSC_MISSING),
+    ("runtime_fresh", "runsc: fresh sandboxes per second, 16 clients", "-", RUNSC_MISSING),
+    ("runtime_memory", "runsc: memory per idle session", "-", RUNSC_MISSING),
 ]
 
 

@@ -3,7 +3,8 @@
 # table of docs/BENCHMARKS.md (design.md section 9: our figure, the baseline
 # measured beside it in the same run, the ratio, the target, met or not, and
 # the machine). A benchmark that fails leaves its row marked as failed; the
-# others still run. Takes about a quarter of an hour; heavy on a small machine.
+# others still run. Takes about a quarter of an hour (8 minutes more where runsc is
+# registered: bench/runtime_bench.sh); heavy on a small machine.
 #   bench/run_all.sh            (BENCH_KEEP_JSON=path keeps the raw rows)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +49,9 @@ fi
 run load_paced_50 load_paced_80 load_fresh load_session -- "$root/bench/load_bench.sh" 16 30
 run mcp_execute_code -- "$root/bench/mcp_execute_bench.sh" 200
 run describe_bytes -- "$root/bench/describe_bytes.sh"
+if docker info --format '{{json .Runtimes}}' | grep -q '"runsc"'; then  # gVisor beside runc, about 8 minutes
+  run runtime_first_block runtime_session_block runtime_toolcall runtime_fresh runtime_memory -- "$root/bench/runtime_bench.sh"
+fi
 
 python3 "$root/bench/render_summary.py" "$rows" "$root/docs/BENCHMARKS.md" "$machine" "$(IFS=';'; echo "${failed[*]:-}")"
 [ -n "${BENCH_KEEP_JSON:-}" ] || rm -f "$rows"

@@ -5,6 +5,13 @@
 #   bench/sizing_bench.sh [N]   (default 8)
 # HARNESS_BIN=path runs another build. Kept-session blocks per second and fresh
 # sandboxes per second under load come from bench/load_bench.sh.
+# SESSIONS=1 then opens N sessions (one `return 1` block each, every one a
+# claim of those very N pooled sandboxes), waits for the pool to refill and
+# settle, and reads the same N containers again: memory per idle session.
+# SANDBOX_RUNTIME=runsc runs the sandboxes under gVisor (bench/runtime_bench.sh).
+# Besides what docker stats reports (the container's memory cgroup: usage less
+# inactive file pages), it prints the cgroup's anonymous and shmem/page-cache
+# parts and the PSS of the processes in it, so the runtimes can be compared.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-8}
@@ -12,29 +19,108 @@ port=${BENCH_PORT:-3921}
 unset NODE_EXTRA_CA_CERTS
 log=$(mktemp)
 ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=$n SANDBOX_POOL_MAX=$n SANDBOX_OWNER=bench-$$ \
-  MCP_CONFIG="$root/tests/http/no_mcp_servers.json" "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
+  SANDBOX_MAX_SESSIONS=$((n + 4)) MCP_CONFIG="$root/tests/http/no_mcp_servers.json" \
+  "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
 # shellcheck source=wait_pool.sh
 . "$root/bench/wait_pool.sh"
 wait_pool "$port" "$n"
 sleep 2  # let the runtimes settle after their warm-up blocks
-ids=$(docker ps -q --filter "label=org.mcp-harness.sandbox=bench-$$")
-stats=$(docker stats --no-stream --format '{{.MemUsage}}' $ids | cut -d/ -f1)
-rss_kb=$(awk '/^VmRSS/{print $2}' "/proc/$server/status")
-limit_mb=$(curl -s "localhost:$port/health" >/dev/null; grep -m1 '^# SANDBOX_MEMORY_MB=' "$root/.env.example" | cut -d= -f2)
-python3 - "$n" "$rss_kb" "$limit_mb" "$(nproc)" "$(free -m | awk '/^Mem:/{print $2}')" $stats <<'PY'
-import statistics, sys
-n, rss_kb, limit_mb, cores, mem_mb = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+limit_mb=$(grep -m1 '^# SANDBOX_MEMORY_MB=' "$root/.env.example" | cut -d= -f2)
+BENCH_DIR="$root/bench" python3 - "$n" "$port" "$server" "bench-$$" "${limit_mb:-256}" "${SESSIONS:-0}" <<'PY'
+import glob, http.client, json, os, statistics, subprocess, sys, time
+sys.path.insert(0, os.environ["BENCH_DIR"])
+from bench_rows import record
+n, port, server, owner, limit_mb, sessions = (int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4],
+                                              int(sys.argv[5]), sys.argv[6] == "1")
+runtime = os.environ.get("SANDBOX_RUNTIME") or "engine default"
+
 def mib(text):
     for unit, f in (("GiB", 1024), ("MiB", 1), ("KiB", 1 / 1024), ("B", 1 / 1024 / 1024)):
         if text.endswith(unit):
             return float(text[: -len(unit)]) * f
     raise ValueError(text)
-used = [mib(s) for s in sys.argv[6:]]
-med = statistics.median(used)
-print(f"{len(used)} warm sandboxes (pool of {n}): memory per sandbox median {med:.1f} MiB, max {max(used):.1f} MiB; "
-      f"server RSS {rss_kb / 1024:.1f} MiB; the limit per sandbox (SANDBOX_MEMORY_MB) {limit_mb} MiB")
-print(f"per GiB of the engine host: {1024 / med:.0f} idle sandboxes, {1024 // limit_mb} at their memory limit; "
-      f"this host: {cores} cores, {mem_mb} MiB")
+
+def cgroup_dir(cid):
+    for pattern in (f"/sys/fs/cgroup/memory/docker/{cid}", f"/sys/fs/cgroup/memory/*/docker-{cid}.scope",
+                    f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", f"/sys/fs/cgroup/docker/{cid}"):
+        found = glob.glob(pattern)
+        if found:
+            return found[0]
+    return None
+
+def cgroup_parts(cid):
+    """MiB: anonymous memory, shmem (tmpfs; under gVisor the sandbox's own
+    memory file), all page cache, and the PSS of the cgroup's processes."""
+    d = cgroup_dir(cid)
+    if not d:
+        return None
+    stat = dict(line.split() for line in open(f"{d}/memory.stat"))
+    get = lambda *keys: next((int(stat[k]) for k in keys if k in stat), 0) / 2**20
+    pss = 0
+    for pid in open(f"{d}/cgroup.procs").read().split():
+        try:
+            for line in open(f"/proc/{pid}/smaps_rollup"):
+                if line.startswith("Pss:"):
+                    pss += int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return {"anon": get("total_rss", "anon"), "shmem": get("total_shmem", "shmem"),
+            "cache": get("total_cache", "file"), "pss": pss}
+
+def measure(ids):
+    out = subprocess.run(["docker", "stats", "--no-stream", "--format", "{{.ID}} {{.MemUsage}}", *ids],
+                         capture_output=True, text=True, check=True).stdout
+    used = {line.split()[0]: mib(line.split(" ", 1)[1].split("/")[0].strip()) for line in out.splitlines()}
+    parts = [p for p in (cgroup_parts(c) for c in ids) if p]
+    return [used[c[:12]] if c[:12] in used else used[c] for c in ids], parts
+
+def pool_at_rest():
+    c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=10)
+    c.request("GET", "/health")
+    pool = json.loads(c.getresponse().read())["components"]["pool"]
+    return pool["starting"] == 0 and pool["ready"] >= pool["target"]
+
+def describe(label, used, parts):
+    med = statistics.median(used)
+    line = f"{len(used)} {label} ({runtime}): docker stats median {med:.1f} MiB, max {max(used):.1f} MiB"
+    if parts:
+        m = {k: statistics.median(p[k] for p in parts) for k in parts[0]}
+        line += (f"; cgroup medians: anon {m['anon']:.1f} MiB, shmem {m['shmem']:.1f} MiB, page cache "
+                 f"{m['cache']:.1f} MiB; PSS of its processes {m['pss']:.1f} MiB")
+    print(line)
+    return med, parts
+
+def rss_mb():
+    return int(next(l for l in open(f"/proc/{server}/status") if l.startswith("VmRSS")).split()[1]) / 1024
+
+ids = subprocess.run(["docker", "ps", "-q", "--no-trunc", "--filter", f"label=org.mcp-harness.sandbox={owner}"],
+                     capture_output=True, text=True, check=True).stdout.split()
+pool_used, pool_parts = measure(ids)
+pool_med, _ = describe(f"warm sandboxes (pool of {n})", pool_used, pool_parts)
+print(f"server RSS {rss_mb():.1f} MiB; the limit per sandbox (SANDBOX_MEMORY_MB) {limit_mb} MiB")
+print(f"per GiB of the engine host: {1024 / pool_med:.0f} idle sandboxes, {1024 // limit_mb} at their memory limit; "
+      f"this host: {os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // 2**20} MiB")
+numbers = {"runtime": os.environ.get("SANDBOX_RUNTIME", ""), "pool_mib": pool_used, "pool_parts": pool_parts}
+if sessions:
+    # Every pooled sandbox is claimed by a session of its own (distinct users:
+    # SANDBOX_MAX_SESSIONS_PER_USER), so the sessions are exactly these ids.
+    conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
+    for i in range(len(ids)):
+        body = json.dumps({"userId": f"idle{i}", "sessionId": f"idle-{i}", "code": "return 1"})
+        conn.request("POST", "/execute", body, {"Content-Type": "application/json"})
+        out = json.loads(conn.getresponse().read())
+        assert out.get("result") == 1 and out["sandbox"]["warm"], out
+    live = subprocess.run(["docker", "ps", "-q", "--no-trunc", "--filter", f"label=org.mcp-harness.sandbox={owner}"],
+                          capture_output=True, text=True, check=True).stdout.split()
+    assert set(ids) <= set(live), "a session's sandbox is gone"
+    end = time.monotonic() + 120
+    while not pool_at_rest() and time.monotonic() < end:  # the refill's starts are done
+        time.sleep(0.2)
+    time.sleep(2)
+    session_used, session_parts = measure(ids)
+    describe("idle sessions, one block run in each", session_used, session_parts)
+    numbers.update(session_mib=session_used, session_parts=session_parts)
+record("sizing", **numbers)
 PY

@@ -14,6 +14,9 @@
 # TRANSPORT=http: the same over Streamable HTTP (server-everything listening on
 # loopback, the harness's net client on one side, a bare fetch client on the
 # other; all of our rounds in one block, then the client's).
+# ALSO_RUNTIME=runsc (stdio only): a second server whose sandboxes run under
+# that runtime takes a turn in every round too; its rounds go to $BENCH_JSON
+# as a record beside the first server's (bench/runtime_bench.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-2000}
@@ -27,8 +30,10 @@ log=$(mktemp)
 relay_dir=$(mktemp -d)
 config="$root/bench/mcp_everything.json"
 everything=
+server2=
 cleanup() {
   kill -TERM $server 2>/dev/null; wait $server 2>/dev/null
+  if [ -n "$server2" ]; then kill -TERM "$server2" 2>/dev/null; wait "$server2" 2>/dev/null; fi
   [ -n "$everything" ] && kill -TERM "$everything" 2>/dev/null
   rm -f "$log" "$root/bench/.mcp_remote_everything.json"
   rm -rf "$relay_dir"
@@ -46,9 +51,18 @@ ENV_FILE=/dev/null PORT=$port LOG_LEVEL=warn SANDBOX_POOL_SIZE=1 SANDBOX_OWNER=b
   MCP_CONFIG="$config" "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>"$log" &
 server=$!
 trap cleanup EXIT
+ports=$port
+if [ -n "${ALSO_RUNTIME:-}" ] && [ "$transport" = stdio ]; then
+  ENV_FILE=/dev/null PORT=$((port + 2)) LOG_LEVEL=warn SANDBOX_POOL_SIZE=1 SANDBOX_OWNER=bench-$$-also \
+    SANDBOX_TIMEOUT_MS=120000 SANDBOX_RUNTIME=$ALSO_RUNTIME MCP_CONFIG="$config" \
+    "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>>"$log" &
+  server2=$!
+  ports=$port,$((port + 2))
+fi
 # shellcheck source=wait_pool.sh
 . "$root/bench/wait_pool.sh"
 wait_everything "$port"
+[ -z "$server2" ] || wait_everything $((port + 2))
 
 if [ "$transport" = http ]; then
   code="for (let i = 0; i < $warm; i++) await callMCPTool('everything__echo', {message: 'warm-up'});
@@ -68,15 +82,19 @@ return rounds;"
   relayed='[]'
 else
   cc -O2 -o "$relay_dir/hop_relay" "$root/bench/hop_relay.c"
-  all=$(python3 "$root/bench/toolcall_rounds.py" "$port" "$n" "$warm" "$rounds" "$relay_dir/hop_relay")
-  side() { echo "$all" | python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)['$1']))"; }
-  ours=$(side ours) direct=$(side bare) relayed=$(side relay)
+  all=$(python3 "$root/bench/toolcall_rounds.py" "$ports" "$n" "$warm" "$rounds" "$relay_dir/hop_relay")
+  side() { echo "$all" | python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin).get('$1', [])))"; }
+  ours=$(side ours) direct=$(side bare) relayed=$(side relay) ours2=$(side ours2)
 fi
-BENCH_DIR="$root/bench" TRANSPORT=$transport python3 - "$n" "$ours" "$direct" "$relayed" <<'PY'
+BENCH_DIR="$root/bench" TRANSPORT=$transport python3 - "$n" "$ours" "$direct" "$relayed" "${ours2:-[]}" <<'PY'
 import json, os, statistics, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
-from bench_rows import emit
+from bench_rows import emit, record
 n = int(sys.argv[1])
+if json.loads(sys.argv[5]):  # ALSO_RUNTIME: every side's rounds, in order
+    record("toolcall_runtimes", runtime=os.environ.get("SANDBOX_RUNTIME", ""), also_runtime=os.environ["ALSO_RUNTIME"],
+           calls=n, ours=json.loads(sys.argv[2]), ours2=json.loads(sys.argv[5]), bare=json.loads(sys.argv[3]),
+           relay=json.loads(sys.argv[4]))
 ours, direct = statistics.median(json.loads(sys.argv[2])), statistics.median(json.loads(sys.argv[3]))
 rate, per_call, direct_per_call = n / ours * 1000, ours / n * 1000, direct / n * 1000
 if os.environ["TRANSPORT"] == "http":

@@ -4,15 +4,17 @@ calls from a block in a kept session of the harness on PORT, from the bare
 stdio client, and from that client behind bench/hop_relay.c, round after
 round in rotating order, so the machine's drift (it moves by a third within
 minutes here) falls on all three alike. Each side first makes W untimed calls.
-Prints {"ours": [ms...], "bare": [...], "relay": [...]}.
-  toolcall_rounds.py PORT N W R RELAY_BINARY"""
+Prints {"ours": [ms...], "bare": [...], "relay": [...]}. With PORT,PORT2 a
+second harness (another runtime: bench/toolcall_bench.sh with ALSO_RUNTIME)
+is a fourth side in the same rotation, "ours2".
+  toolcall_rounds.py PORT[,PORT2] N W R RELAY_BINARY"""
 import json
 import os
 import subprocess
 import sys
 import urllib.request
 
-port, n, warm, rounds, relay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+ports, n, warm, rounds, relay = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "direct_stdio_client.js")
 env = {k: v for k, v in os.environ.items() if k != "NODE_EXTRA_CA_CERTS"}
 
@@ -22,7 +24,7 @@ def start(extra):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
-def execute(code):
+def execute(port, code):
     body = json.dumps({"userId": "bench", "sessionId": "toolcall-bench", "code": code}).encode()
     request = urllib.request.Request(f"http://127.0.0.1:{port}/execute", body, {"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=300) as answer:
@@ -42,15 +44,19 @@ clients = {"bare": start({}), "relay": start({"RELAY": relay})}
 for proc in clients.values():
     if not json.loads(proc.stdout.readline()).get("ready"):
         sys.exit("toolcall_rounds: a client did not get ready")
-execute(f"for (let i = 0; i < {warm}; i++) await callMCPTool('everything__echo', {{message: 'warm-up'}}); return 0")
+for port in ports:
+    execute(port, f"for (let i = 0; i < {warm}; i++) await callMCPTool('everything__echo', {{message: 'warm-up'}}); return 0")
 block = (f"const t = process.hrtime(); for (let i = 0; i < {n}; i++) await callMCPTool('everything__echo', "
          "{message: 'm' + i}); const [s, ns] = process.hrtime(t); return s * 1000 + ns / 1e6;")
-sides = {"ours": lambda: execute(block), "bare": lambda: client_round(clients["bare"]),
+sides = {"ours": lambda: execute(ports[0], block), "bare": lambda: client_round(clients["bare"]),
          "relay": lambda: client_round(clients["relay"])}
+if len(ports) > 1:
+    sides["ours2"] = lambda: execute(ports[1], block)
 order = list(sides)
 times = {side: [] for side in sides}
 for r in range(rounds):
-    for side in order[r % 3:] + order[:r % 3]:
+    k = r % len(order)
+    for side in order[k:] + order[:k]:
         times[side].append(sides[side]())
 for proc in clients.values():
     proc.stdin.close()
