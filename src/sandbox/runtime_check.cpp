@@ -57,14 +57,14 @@ error runtime_missing(const runtime_check& check) {
             "send dockerd SIGHUP (docs/SECURITY.md, gVisor)"
           : "register it in the \"runtimes\" of /etc/docker/daemon.json and send dockerd SIGHUP, or unset "
             "SANDBOX_RUNTIME to use the engine's default";
-  return make_error(errc::runtime_missing,
-                    fmt::format("SANDBOX_RUNTIME={} is not registered with the Docker engine (it has: {})", check.name,
-                                check.known.empty() ? std::string("none") : fmt::format("{}", fmt::join(check.known, ", "))),
-                    fix);
+  return make_error(
+      errc::runtime_missing,
+      fmt::format("SANDBOX_RUNTIME={} is not registered with the Docker engine (it has: {})", check.name,
+                  check.known.empty() ? std::string("none") : fmt::format("{}", fmt::join(check.known, ", "))),
+      fix);
 }
 
-boost::asio::awaitable<result<runtime_check>> inspect_runtime(docker::engine_client& engine,
-                                                              std::string configured) {
+boost::asio::awaitable<result<runtime_check>> inspect_runtime(docker::engine_client& engine, std::string configured) {
   auto info = co_await engine.info();
   if (!info) co_return info.error();
   co_return check_runtime(*info, configured);

@@ -44,7 +44,13 @@ class ToolPolicyIntegration : public ExecuteIntegration {
     fs::rename(tmp, policy);
   }
 
-  void start() { start_server({{"TOOL_POLICY_FILE", policy.string()}, {"MCP_CONFIG", mcp_config.string()}}); }
+  // Waits for both MCP servers too: a block that waits for a server still
+  // starting spends its SANDBOX_TIMEOUT_MS (4 s here) on that, and on a busy
+  // machine (or under gVisor) node takes that long to start one.
+  void start() {
+    start_server({{"TOOL_POLICY_FILE", policy.string()}, {"MCP_CONFIG", mcp_config.string()}});
+    ASSERT_TRUE(server->wait_healthy(1, {"mcp.everything", "mcp.memory"})) << server->call("GET", "/health")->body;
+  }
 
   json run(const std::string& code) { return execute({{"userId", "alice"}, {"code", code}}); }
 
@@ -144,7 +150,11 @@ TEST_F(ToolPolicyIntegration, ResourcesAndStructuredContentReachTheCodeAsValues)
           "try { await readMCPResource('nope', 'x://y'); } catch (e) { refused.unknown = e.code; }\n"
           "try { await readMCPResource('memory', 'x://y'); } catch (e) { refused.denied = e.code; }\n"
           "try { await readMCPResource({uri: 'x://y'}); } catch (e) { refused.noServer = e.code; }\n"
-          "return {weather, embedded, link, read, same: JSON.stringify(read) === JSON.stringify(direct), refused};");
+          // The everything server stamps each read with the time of day (in the
+          // text, or inside the base64 blob): two reads a second apart differ
+          // only there, so they are compared without their contents.
+          "const shape = (x) => JSON.stringify([].concat(x).map((c) => [c.uri, c.mimeType, 'text' in c]));\n"
+          "return {weather, embedded, link, read, same: shape(read) === shape(direct), refused};");
   const auto& v = r["result"];
   ASSERT_TRUE(v.is_object()) << r.dump();
   EXPECT_TRUE(v["weather"].contains("temperature")) << v["weather"].dump();

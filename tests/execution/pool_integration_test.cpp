@@ -31,9 +31,9 @@ TEST_F(ExecuteIntegration, ABurstRaisesThePoolsTargetAndThePoolFillsUpToIt) {
   std::vector<json> answers(8);
   for (std::size_t i = 0; i < answers.size(); ++i) {
     burst.emplace_back([&, i] {
-      auto r = http_call(port, "POST", "/execute",
-                         json{{"userId", "u" + std::to_string(i)}, {"code", "return 1"}}.dump(), "application/json",
-                         "", 60s);
+      auto r =
+          http_call(port, "POST", "/execute", json{{"userId", "u" + std::to_string(i)}, {"code", "return 1"}}.dump(),
+                    "application/json", "", 60s);
       answers[i] = r ? r->json() : json{{"failed", "no answer within 60 s"}};
     });
   }

@@ -13,6 +13,8 @@ inline std::string sandbox_runtime() {
   return runtime ? runtime : "";
 }
 
-inline bool under_gvisor() { return sandbox_runtime() == "runsc"; }
+inline bool under_gvisor() {
+  return sandbox_runtime() == "runsc";
+}
 
 }  // namespace harness::testing

@@ -16,10 +16,10 @@
 namespace harness::sandbox {
 
 struct runtime_check {
-  std::string name;         // what sandboxes run under: SANDBOX_RUNTIME, or the engine's default
-  bool registered = false;  // the engine lists it
+  std::string name;                // what sandboxes run under: SANDBOX_RUNTIME, or the engine's default
+  bool registered = false;         // the engine lists it
   std::vector<std::string> known;  // every runtime the engine lists
-  nlohmann::json detail;    // for /health: name, registered, default, gvisor, platform, args
+  nlohmann::json detail;           // for /health: name, registered, default, gvisor, platform, args
 };
 
 // Reads the engine's runtimes for the configured name ("" = the engine's default).
