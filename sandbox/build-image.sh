@@ -24,12 +24,15 @@ else
   base=$("$here/build-base-image.sh")
 fi
 base_id=$(docker image inspect -f '{{.Id}}' "$base")
+# Python for the Python runtime, copied over whichever base (build-python-files.sh).
+python_files=$("$here/build-python-files.sh")
+python_id=$(docker image inspect -f '{{.Id}}' "$python_files")
 
-# The image's inputs: the Dockerfile, sandbox/image/, the runtime's sources, and the base.
+# The image's inputs: the Dockerfile, sandbox/image/, the runtimes' sources, the base and Python.
 inputs=$(
   cd "$root"
-  { echo "$base_id"; sha256sum Dockerfile.sandbox; find sandbox/image -type f | LC_ALL=C sort | xargs sha256sum
-    sha256sum sandbox/runtime/*.js; } |
+  { echo "$base_id $python_id"; sha256sum Dockerfile.sandbox; find sandbox/image -type f | LC_ALL=C sort | xargs sha256sum
+    sha256sum sandbox/runtime/*.js sandbox/runtime-python/*.py; } |
     sha256sum | cut -c1-32
 )
 current=$(docker image inspect -f '{{index .Config.Labels "org.mcp-harness.inputs"}}' "$image" 2>/dev/null || true)
@@ -43,9 +46,9 @@ echo "building sandbox image $image (base $base)" >&2
 # shown only when the build fails.
 build_log=$(mktemp)
 trap 'rm -f "$build_log"' EXIT
-if ! (cd "$root" && tar -c Dockerfile.sandbox sandbox/image sandbox/runtime/*.js) |
+if ! (cd "$root" && tar -c Dockerfile.sandbox sandbox/image sandbox/runtime/*.js sandbox/runtime-python/*.py) |
   DOCKER_BUILDKIT=0 docker build -f Dockerfile.sandbox \
-    --build-arg "BASE_IMAGE=$base" \
+    --build-arg "BASE_IMAGE=$base" --build-arg "PYTHON_FILES=$python_files" \
     --label "org.mcp-harness.inputs=$inputs" \
     -t "$image" - >"$build_log" 2>&1; then
   cat "$build_log" >&2

@@ -38,6 +38,9 @@ if [ -z "${DOCKER_HOST:-}" ] || [ "${DOCKER_HOST}" = "unix:///var/run/docker.soc
   fi
 fi
 
+# Debian's Python with numpy and pandas: the sandbox image's Python runtime is
+# built from these packages' files (sandbox/build-python-files.sh).
+need_apt python3-numpy python3-pandas
 # The sandbox image: rebuilt only when its inputs changed (sandbox/build-image.sh
 # keeps a hash of Dockerfile.sandbox, sandbox/image/ and the base in a label).
 "$HARNESS_ROOT/sandbox/build-image.sh"

@@ -83,6 +83,7 @@ class components_impl final : public components {
     if (face_) co_await face_->shutdown();
     if (execution_) co_await execution_->shutdown();
     if (pool_) co_await pool_->shutdown();
+    if (python_pool_) co_await python_pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
     if (registry_) co_await registry_->stop();
     // Last: what still waits on an outbound request gets cancelled, and the
@@ -99,7 +100,8 @@ class components_impl final : public components {
   std::shared_ptr<std::atomic<unsigned short>> listen_port_ = std::make_shared<std::atomic<unsigned short>>(0);
   std::shared_ptr<sandbox::sandbox_backend> backend_;
   std::shared_ptr<sandbox::sandbox_health> sandbox_health_;
-  std::shared_ptr<execution::warm_pool> pool_;
+  std::shared_ptr<execution::warm_pool> pool_;         // JavaScript sandboxes (the agent's too)
+  std::shared_ptr<execution::warm_pool> python_pool_;  // Python sandboxes, for /execute and the face
   std::shared_ptr<execution::execution_service> execution_;
   std::shared_ptr<mcp_server::mcp_face> face_;
   std::shared_ptr<mcp::tool_registry> registry_;
@@ -124,11 +126,13 @@ result<std::shared_ptr<const pii::pii_censor>> build_censor(const core::settings
 
 // Removes containers a crashed earlier run left behind, then starts filling the pool.
 asio::awaitable<void> start_sandboxes(std::shared_ptr<sandbox::sandbox_backend> backend,
-                                      std::shared_ptr<execution::warm_pool> pool) {
+                                      std::shared_ptr<execution::warm_pool> pool,
+                                      std::shared_ptr<execution::warm_pool> python_pool) {
   auto swept = co_await backend->sweep(nullptr);
   if (swept && *swept > 0) core::log_info("removed {} sandbox container(s) left by an earlier run", *swept);
   if (!swept) core::log_warn("could not sweep old sandbox containers: {}", swept.error().describe());
   pool->start();
+  python_pool->start();
 }
 
 using execution::guard_factory;
@@ -432,14 +436,17 @@ status build_files(components_impl& out, wiring& w, const asio::any_io_executor&
 void build_execution(components_impl& out, const wiring& w, const asio::any_io_executor& executor,
                      execution::execution_settings& exec) {
   exec.service.metrics = w.metrics;
-  exec.pool.files = w.files;  // the examples go into each sandbox while it waits in the pool
-  exec.pool.blocking = out.background_.get_executor();
+  for (auto* pool : {&exec.pool, &exec.python_pool}) {
+    pool->files = w.files;  // the examples go into each sandbox while it waits in the pool
+    pool->blocking = out.background_.get_executor();
+  }
   out.pool_ = execution::create_warm_pool(executor, core::real_clock(), out.backend_, exec.pool);
-  execution::register_pool_metrics(*w.metrics, out.pool_);
+  out.python_pool_ = execution::create_warm_pool(executor, core::real_clock(), out.backend_, exec.python_pool);
+  execution::register_pool_metrics(*w.metrics, {out.pool_, out.python_pool_});
   exec.service.files = w.files;
   exec.service.blocking = out.background_.get_executor();
-  out.execution_ =
-      execution::create_execution_service(executor, out.pool_, w.tools, w.filters, exec.service, core::real_clock());
+  out.execution_ = execution::create_execution_service(executor, {out.pool_, out.python_pool_}, w.tools, w.filters,
+                                                       exec.service, core::real_clock());
   out.services_.execution = out.execution_;
 }
 
@@ -492,7 +499,8 @@ status wire_agent(components_impl& out, const wiring& w, const asio::any_io_exec
 void start_background_work(asio::io_context& io, components_impl& out) {
   core::spawn_logged(io.get_executor(), out.registry_->start(), "mcp: starting the servers");
   out.sandbox_health_->start_refreshing(io.get_executor(), core::real_clock(), 10s);
-  core::spawn_logged(io.get_executor(), start_sandboxes(out.backend_, out.pool_), "sandbox: start-up");
+  core::spawn_logged(io.get_executor(), start_sandboxes(out.backend_, out.pool_, out.python_pool_),
+                     "sandbox: start-up");
 }
 
 }  // namespace
@@ -536,6 +544,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (!face) return face.error();
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
+  out->services_.health.push_back(execution::pool_health(out->python_pool_, "pool.python"));
   if (auto agent = wire_agent(*out, w, executor, settings, *llm_config, configs->execution); !agent) {
     return agent.error();
   }

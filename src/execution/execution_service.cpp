@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include "harness/core/async_signal.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
@@ -30,7 +32,8 @@ double ms_between(core::steady_time from, core::steady_time to) {
 struct exec_session {
   std::string id;
   std::string user_id;
-  std::unique_ptr<sandbox_session> sandbox;  // null while it starts
+  sandbox::language language = sandbox::language::javascript;  // of its first block, for all
+  std::unique_ptr<sandbox_session> sandbox;                    // null while it starts
   core::steady_time last_used{};
   bool busy = false;
   bool held = false;  // recorded in the session directory (replicas): released when it ends
@@ -63,12 +66,12 @@ class busy_scope {
 class execution_service_impl final : public execution_service,
                                      public std::enable_shared_from_this<execution_service_impl> {
  public:
-  execution_service_impl(const asio::any_io_executor& executor, std::shared_ptr<warm_pool> pool,
+  execution_service_impl(const asio::any_io_executor& executor, language_pools pools,
                          std::shared_ptr<bridge::tool_gateway> tools, std::shared_ptr<const pii_filter_factory> filters,
                          execution_config config, core::clock& clock)
       : executor_(executor),
         clock_(clock),
-        pool_(std::move(pool)),
+        pools_(std::move(pools)),
         tools_(std::move(tools)),
         filters_(std::move(filters)),
         config_(config),
@@ -92,6 +95,11 @@ class execution_service_impl final : public execution_service,
     auto self = shared_from_this();  // keeps the service alive across the awaits
     const auto started = clock_.steady_now();
     const bool named = request.session_id.has_value();
+    if (!pools_.find(request.language)) {
+      co_return make_error(execution::errc::unsupported_language,
+                           fmt::format("this server runs no {} sandboxes", sandbox::language_name(request.language)),
+                           "send \"language\": \"javascript\"");
+    }
     std::shared_ptr<exec_session> session;
     if (named) {
       auto it = sessions_.find(session_key(request.user_id, *request.session_id));
@@ -100,6 +108,13 @@ class execution_service_impl final : public execution_service,
         end_idle(it);
       } else if (it != sessions_.end()) {
         session = it->second;
+        if (session->language != request.language) {
+          co_return make_error(
+              execution::errc::language_mismatch,
+              fmt::format("session '{}' runs {}, not {}", *request.session_id,
+                          sandbox::language_name(session->language), sandbox::language_name(request.language)),
+              "send this block without a sessionId or with another one, or end the session first");
+        }
         if (session->busy) {
           co_return make_error(execution::errc::session_busy,
                                "session '" + *request.session_id + "' is running another block",
@@ -123,6 +138,7 @@ class execution_service_impl final : public execution_service,
       session = std::make_shared<exec_session>();
       session->id = request.session_id.value_or(core::make_id("sess_"));
       session->user_id = request.user_id;
+      session->language = request.language;
       // Before the first wait, so that overlapping requests see each other.
       starting reserved(*this, session, named);
       auto opened = co_await open_sandbox(*session, named, request.approver);
@@ -139,6 +155,7 @@ class execution_service_impl final : public execution_service,
     }
     out.ended = !named || session->sandbox->broken();
     if (named) out.session_id = session->id;
+    out.language = session->language;
     out.warm = session->sandbox->warm();
     out.opened = opened_now;
     out.channel = session->sandbox->channel_kind();
@@ -261,8 +278,8 @@ class execution_service_impl final : public execution_service,
     options.blocking = config_.blocking;
     options.limits = config_.limits;
     options.metrics = config_.metrics;
-    auto opened =
-        co_await sandbox_session::open(executor_, clock_, *pool_, *tools_, std::move(filter), std::move(options));
+    auto opened = co_await sandbox_session::open(executor_, clock_, *pools_.find(session.language), *tools_,
+                                                 std::move(filter), std::move(options));
     if (!opened) {
       released(session);
       co_return opened.error();
@@ -297,6 +314,7 @@ class execution_service_impl final : public execution_service,
     execute_outcome out;
     bridge::fail(out.block, bridge::failure_kind::sandbox, "the session was ended while its sandbox started");
     out.session_id = session->id;
+    out.language = session->language;
     out.warm = session->sandbox->warm();
     out.ended = true;
     out.opened = true;
@@ -386,7 +404,7 @@ class execution_service_impl final : public execution_service,
 
   asio::any_io_executor executor_;
   core::clock& clock_;
-  std::shared_ptr<warm_pool> pool_;
+  language_pools pools_;
   std::shared_ptr<bridge::tool_gateway> tools_;
   std::shared_ptr<const pii_filter_factory> filters_;
   execution_config config_;
@@ -404,12 +422,11 @@ class execution_service_impl final : public execution_service,
 
 }  // namespace
 
-std::shared_ptr<execution_service> create_execution_service(const asio::any_io_executor& executor,
-                                                            std::shared_ptr<warm_pool> pool,
+std::shared_ptr<execution_service> create_execution_service(const asio::any_io_executor& executor, language_pools pools,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
                                                             std::shared_ptr<const pii_filter_factory> filters,
                                                             execution_config config, core::clock& clock) {
-  auto service = std::make_shared<execution_service_impl>(executor, std::move(pool), std::move(tools),
+  auto service = std::make_shared<execution_service_impl>(executor, std::move(pools), std::move(tools),
                                                           std::move(filters), config, clock);
   service->start_sweeper();
   return service;

@@ -13,6 +13,9 @@ std::vector<core::setting_spec> execution_setting_specs() {
       {"SANDBOX_POOL_SIZE", "2",
        "sandboxes kept started and ready ahead of time, at least (0 turns the warm pool off)"},
       {"SANDBOX_POOL_MAX", "8", "the most sandboxes the warm pool keeps ready when demand rises"},
+      {"SANDBOX_PYTHON_POOL_MAX", "4",
+       "Python sandboxes: none kept until Python code runs, then up to this many ready as its demand rises "
+       "(0: every Python block starts its own)"},
       {"SANDBOX_POOL_PARALLEL_STARTS", "2",
        "pool sandboxes started at once, at most (fewer while the engine answers slowly)"},
       {"SANDBOX_READY_TIMEOUT_MS", "20000", "longest wait for a new sandbox's runtime to boot"},
@@ -38,6 +41,8 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
   if (!pool_size) return pool_size.error();
   auto pool_max = s.get_int("SANDBOX_POOL_MAX", 0, 256);
   if (!pool_max) return pool_max.error();
+  auto python_max = s.get_int("SANDBOX_PYTHON_POOL_MAX", 0, 256);
+  if (!python_max) return python_max.error();
   auto parallel = s.get_int("SANDBOX_POOL_PARALLEL_STARTS", 1, 32);
   if (!parallel) return parallel.error();
   auto ready = s.get_ms("SANDBOX_READY_TIMEOUT_MS", 1000, 600000);
@@ -80,6 +85,12 @@ result<execution_settings> load_execution_settings(const core::settings& s, std:
     }
   }
   out.pool.ready_timeout = *ready;
+  // The Python pool shares the JavaScript one's settings but its sizes.
+  out.python_pool = out.pool;
+  out.python_pool.language = sandbox::language::python;
+  out.python_pool.size = 0;
+  out.python_pool.max_size = static_cast<std::size_t>(*python_max);
+  out.python_pool.on_demand = true;
   out.service.exec_timeout = exec_timeout;
   out.service.idle_timeout = *idle;
   out.service.max_sessions = static_cast<std::size_t>(*sessions);

@@ -60,13 +60,13 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
                 .max_parallel = std::max<std::size_t>(1, config.parallel_starts)}) {}
 
   void start() override {
-    if (config_.size == 0) return;
+    if (!pooled()) return;
     core::spawn_logged(executor_, refill_loop(shared_from_this()), "warm pool: refilling");
   }
 
   asio::awaitable<result<sandbox_lease>> claim() override {
     const auto asked = clock_.steady_now();
-    if (config_.size > 0) sizer_.claimed(asked);
+    if (pooled()) sizer_.claimed(asked);
     if (!ready_.empty()) {
       sandbox_lease lease = std::move(ready_.front());
       ready_.pop_front();
@@ -109,9 +109,9 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   pool_stats stats() const override {
     const auto now = clock_.steady_now();
     pool_stats out;
-    out.target = config_.size == 0 ? 0 : sizer_.target(now);
+    out.target = pooled() ? sizer_.target(now) : 0;
     out.min = config_.size;
-    out.max = config_.size == 0 ? 0 : std::max(config_.size, config_.max_size);
+    out.max = pooled() ? std::max(config_.size, config_.max_size) : 0;
     out.ready = ready_.size();
     out.starting = starting_.count();
     out.parallel = sizer_.parallel();
@@ -133,6 +133,9 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   }
 
  private:
+  // Whether it keeps sandboxes at all: a minimum, or on demand up to a maximum.
+  bool pooled() const { return config_.size > 0 || (config_.on_demand && config_.max_size > 0); }
+
   // Creates, attaches and starts a container, waits for its runtime and,
   // with a call socket folder, moves the runtime onto its socket.
   asio::awaitable<result<sandbox_lease>> start_one() {
@@ -151,7 +154,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
         core::log_warn("sandbox call socket: {}; this sandbox stays on stdio", made.error().describe());
       }
     }
-    auto container = co_await backend_->start(pool_task, std::move(socket_path));
+    auto container = co_await backend_->start(pool_task, std::move(socket_path), config_.language);
     if (!container) co_return container.error();
     lease.container = std::move(*container);
     lease.channel = create_attach_frame_channel(lease.container->stream(), lease.container->id().substr(0, 12));
@@ -297,8 +300,9 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
 
 class pool_health_source final : public core::health_source {
  public:
-  explicit pool_health_source(std::shared_ptr<warm_pool> pool) : pool_(std::move(pool)) {}
-  std::string name() const override { return "pool"; }
+  pool_health_source(std::shared_ptr<warm_pool> pool, std::string name)
+      : pool_(std::move(pool)), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
   core::component_health check() const override {
     auto s = pool_->stats();
     return {true,
@@ -322,7 +326,30 @@ class pool_health_source final : public core::health_source {
 
  private:
   std::shared_ptr<warm_pool> pool_;
+  std::string name_;
 };
+
+// The pools' stats as one: counts and gauges summed, wait quantiles the highest.
+pool_stats combined(const std::vector<std::weak_ptr<warm_pool>>& pools) {
+  pool_stats out;
+  for (const auto& weak : pools) {
+    auto pool = weak.lock();
+    if (!pool) continue;
+    const auto s = pool->stats();
+    out.target += s.target;
+    out.ready += s.ready;
+    out.starting += s.starting;
+    out.claim_wait_p50 = std::max(out.claim_wait_p50, s.claim_wait_p50);
+    out.claim_wait_p99 = std::max(out.claim_wait_p99, s.claim_wait_p99);
+    out.warm_claims += s.warm_claims;
+    out.cold_claims += s.cold_claims;
+    out.failed_starts += s.failed_starts;
+    out.died_before_ready += s.died_before_ready;
+    out.linked += s.linked;
+    out.link_failures += s.link_failures;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -331,18 +358,14 @@ std::shared_ptr<warm_pool> create_warm_pool(const asio::any_io_executor& executo
   return std::make_shared<warm_pool_impl>(executor, clock, std::move(backend), config);
 }
 
-std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool) {
-  return std::make_shared<pool_health_source>(std::move(pool));
+std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool, std::string name) {
+  return std::make_shared<pool_health_source>(std::move(pool), std::move(name));
 }
 
-void register_pool_metrics(core::metrics_registry& registry, const std::shared_ptr<warm_pool>& pool) {
+void register_pool_metrics(core::metrics_registry& registry, const std::vector<std::shared_ptr<warm_pool>>& pools) {
   using core::sample;
-  auto read = [weak = std::weak_ptr<warm_pool>(pool)](auto pick) {
-    return [weak, pick] {
-      auto p = weak.lock();
-      return p ? pick(p->stats()) : std::vector<sample>{};
-    };
-  };
+  std::vector<std::weak_ptr<warm_pool>> weak(pools.begin(), pools.end());
+  auto read = [weak](auto pick) { return [weak, pick] { return pick(combined(weak)); }; };
   registry.add_callback(
       "harness_sandbox_claims_total", "Sandboxes claimed for a task, warm (from the pool) or cold.",
       core::metric_type::counter, {"kind"}, read([](const pool_stats& s) {

@@ -109,10 +109,17 @@ json tool_definitions() {
        "`await get_mcp_tool_details(name)` or with search_tools; `await readMCPResource(link)` reads a resource_link "
        "a tool returned. `return` a JSON value to see it; console.log output "
        "is returned too. Top-level variables persist between calls of this session; reset: true starts afresh. "
-       "The user's skills are in /skills (files saved there are kept), scratch files go in /workspace."},
+       "The user's skills are in /skills (files saved there are kept), scratch files go in /workspace. "
+       "language: \"python\" runs Python 3 instead (numpy and pandas included): the same helpers as coroutines, "
+       "`await call_mcp_tool(name, args)`, `await list_mcp_tools(query)`, `await get_mcp_tool_details(name)`; "
+       "this session keeps the language of its first call (reset: true to change it)."},
       {"inputSchema",
        object_schema(
-           {{"code", {{"type", "string"}, {"description", "JavaScript; may use await and return"}}},
+           {{"code", {{"type", "string"}, {"description", "JavaScript (or Python); may use await and return"}}},
+            {"language",
+             {{"type", "string"},
+              {"enum", json::array({"javascript", "python"})},
+              {"description", "the code's language (default javascript)"}}},
             {"reset",
              {{"type", "boolean"}, {"description", "discard this session's variables and sandbox before running"}}}},
            {"code"})},

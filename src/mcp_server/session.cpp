@@ -290,11 +290,17 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   asio::awaitable<json> execute(const json& args, const std::string& key, json progress_token, notify_fn notify) {
     auto code_it = args.find("code");
     if (code_it == args.end() || !code_it->is_string() || code_it->get_ref<const std::string&>().empty()) {
-      co_return tool_error("code must be a non-empty string of JavaScript");
+      co_return tool_error("code must be a non-empty string of JavaScript or Python");
     }
     std::string code = code_it->get<std::string>();
     if (code.size() > config_.code_max_chars) {
       co_return tool_error(fmt::format("code is {} bytes; at most {}", code.size(), config_.code_max_chars));
+    }
+    auto language_it = args.find("language");
+    std::optional<sandbox::language> language = sandbox::language::javascript;
+    if (language_it != args.end()) {
+      language = language_it->is_string() ? sandbox::parse_language(language_it->get<std::string>()) : std::nullopt;
+      if (!language) co_return tool_error("language must be \"javascript\" or \"python\"");
     }
     auto reset_it = args.find("reset");
     if (reset_it != args.end() && !reset_it->is_boolean()) co_return tool_error("reset must be true or false");
@@ -319,6 +325,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.user_id = user_id_;
     request.key_id = key_id_;
     request.code = std::move(code);
+    request.language = *language;
     request.session_id = id_;
     request.approver = approver_;
     // A call the tool policy asks about is put to the client on this

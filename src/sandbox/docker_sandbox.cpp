@@ -25,11 +25,11 @@ class docker_sandbox final : public sandbox_backend,
   docker_sandbox(asio::any_io_executor executor, std::shared_ptr<docker::engine_client> engine, sandbox_config config)
       : executor_(std::move(executor)), engine_(std::move(engine)), config_(std::move(config)) {}
 
-  task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket) override {
-    // Every sandbox runs the REPL runtime (docs/architecture/runtime-protocol.md),
-    // named here as well as in the image so an older image still starts it.
-    std::vector<std::string> runtime{"node", "/opt/sandbox/runtime/runtime.js"};
-    auto prepared = co_await prepare(std::move(task_id), std::move(runtime), std::move(call_socket));
+  using sandbox_backend::start;
+  task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket,
+                                                         language lang) override {
+    // Every sandbox runs a REPL runtime (docs/architecture/runtime-protocol.md).
+    auto prepared = co_await prepare(std::move(task_id), runtime_command(lang), std::move(call_socket));
     if (!prepared) co_return prepared.error();
     auto started = co_await engine_->start_container((*prepared)->id());
     if (!started) {

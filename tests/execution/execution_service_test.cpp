@@ -35,12 +35,15 @@ class ExecutionService : public ::testing::Test {
     }
     EXPECT_EQ(stopped.wait_for(0s), std::future_status::ready) << "shutdown waits for something that never comes";
     EXPECT_EQ(pool->count().alive, 0) << "a sandbox outlived the service";
+    EXPECT_EQ(python_pool->count().alive, 0) << "a Python sandbox outlived the service";
   }
 
-  void start(execution_config config = {}) {
+  // with_python: the service has a Python pool too (else Python is refused).
+  void start(execution_config config = {}, bool with_python = false) {
     pool->count_blocks = true;
-    service = create_execution_service(io.get_executor(), pool, std::make_shared<bridge::testing::fake_tools>(),
-                                       nullptr, config, clock);
+    python_pool->count_blocks = true;
+    service = create_execution_service(io.get_executor(), {pool, with_python ? python_pool : nullptr},
+                                       std::make_shared<bridge::testing::fake_tools>(), nullptr, config, clock);
   }
 
   void settle() { harness::testing::settle(io); }
@@ -53,11 +56,13 @@ class ExecutionService : public ::testing::Test {
     return harness::testing::run_now(io, std::move(work));
   }
 
-  asio::awaitable<answer> execute(const std::string& user, const std::string& session_id) {
+  asio::awaitable<answer> execute(const std::string& user, const std::string& session_id,
+                                  sandbox::language lang = sandbox::language::javascript) {
     execute_request request;
     request.user_id = user;
     request.code = "globalThis.n = (globalThis.n ?? 0) + 1; return n";
     request.session_id = session_id;
+    request.language = lang;
     return service->execute(std::move(request));
   }
 
@@ -71,8 +76,37 @@ class ExecutionService : public ::testing::Test {
   asio::io_context io;
   harness::testing::fake_clock clock;
   std::shared_ptr<testing::fake_pool> pool = std::make_shared<testing::fake_pool>(io.get_executor());
+  std::shared_ptr<testing::fake_pool> python_pool = std::make_shared<testing::fake_pool>(io.get_executor());
   std::shared_ptr<execution_service> service;
 };
+
+TEST_F(ExecutionService, ASessionKeepsTheLanguageOfItsFirstBlock) {
+  start({}, true);
+  auto js = run(execute("alice", "nb"));
+  ASSERT_TRUE(js) << js.error().describe();
+  EXPECT_EQ(js->language, sandbox::language::javascript);
+  auto mixed = run(execute("alice", "nb", sandbox::language::python));
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().code, execution::errc::language_mismatch);
+  EXPECT_NE(mixed.error().message.find("runs javascript, not python"), std::string::npos) << mixed.error().describe();
+  // The session is untouched, and Python runs in a session of its own, from the Python pool.
+  auto again = run(execute("alice", "nb"));
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_EQ(again->block.value, 2);
+  auto py = run(execute("alice", "py", sandbox::language::python));
+  ASSERT_TRUE(py) << py.error().describe();
+  EXPECT_EQ(py->language, sandbox::language::python);
+  EXPECT_EQ(pool->count().claims, 1);
+  EXPECT_EQ(python_pool->count().claims, 1);
+}
+
+TEST_F(ExecutionService, PythonWithoutAPythonPoolIsRefused) {
+  start();
+  auto py = run(execute("alice", "py", sandbox::language::python));
+  ASSERT_FALSE(py);
+  EXPECT_EQ(py.error().code, execution::errc::unsupported_language);
+  EXPECT_EQ(service->session_count(), 0u);
+}
 
 TEST_F(ExecutionService, EightFirstCallsWithOneNewSessionIdOpenOneSandboxAndShareIt) {
   start();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -84,8 +85,11 @@ class fake_container final : public sandbox::sandbox_container {
 class fake_backend final : public sandbox::sandbox_backend {
  public:
   explicit fake_backend(asio::any_io_executor executor) : executor_(std::move(executor)) {}
-  asio::awaitable<result<std::unique_ptr<sandbox::sandbox_container>>> start(std::string, std::string) override {
+  using sandbox::sandbox_backend::start;
+  asio::awaitable<result<std::unique_ptr<sandbox::sandbox_container>>> start(std::string, std::string,
+                                                                             sandbox::language lang) override {
     const int n = ++counts->starts;
+    languages.push_back(lang);
     if (fail_next > 0) {
       --fail_next;
       co_return make_error(core::errc::internal_error, "the engine said no");
@@ -104,8 +108,9 @@ class fake_backend final : public sandbox::sandbox_backend {
   std::size_t live_count() const override { return 0; }
 
   std::shared_ptr<backend_counts> counts = std::make_shared<backend_counts>();
-  int fail_next = 0;  // starts the engine refuses
-  int die_next = 0;   // containers whose runtime ends before `ready`
+  int fail_next = 0;                         // starts the engine refuses
+  int die_next = 0;                          // containers whose runtime ends before `ready`
+  std::vector<sandbox::language> languages;  // of each start
   bool says_ready = true;
 
  private:
@@ -117,10 +122,13 @@ struct WarmPool : ::testing::Test {
   testing::fake_clock clock;
   std::shared_ptr<fake_backend> backend = std::make_shared<fake_backend>(io.get_executor());
 
-  std::shared_ptr<warm_pool> make(std::size_t size) {
+  // on_demand_max > 0: none kept until claims come, then up to that many.
+  std::shared_ptr<warm_pool> make(std::size_t size, std::size_t on_demand_max = 0) {
     pool_config config;
     config.size = size;
-    config.max_size = size;
+    config.max_size = std::max(size, on_demand_max);
+    config.on_demand = on_demand_max > 0;
+    config.language = on_demand_max > 0 ? sandbox::language::python : sandbox::language::javascript;
     config.parallel_starts = 1;
     config.ready_timeout = 20s;
     auto pool = create_warm_pool(io.get_executor(), clock, backend, config);
@@ -232,6 +240,30 @@ TEST_F(WarmPool, AnEngineThatRefusesIsNotRetriedByTheClaim) {
   EXPECT_FALSE(*lease);
   EXPECT_EQ(backend->counts->starts, 1);
   EXPECT_EQ(pool->stats().died_before_ready, 0u);
+  shut(pool);
+}
+
+TEST_F(WarmPool, AnOnDemandPoolKeepsNoneUntilItsLanguageIsClaimedThenFollowsTheClaims) {
+  auto pool = make(0, 2);
+  advance(5s);
+  EXPECT_EQ(backend->counts->starts, 0) << "nothing is started for a language nobody used";
+  EXPECT_EQ(pool->stats().target, 0u);
+  auto lease = claim(pool);
+  ASSERT_TRUE(lease && *lease);
+  EXPECT_FALSE((*lease)->warm);
+  advance(1s);
+  EXPECT_GE(pool->stats().target, 1u) << "a claim raises the target";
+  EXPECT_GE(pool->stats().ready, 1u) << "and the pool fills up to it";
+  EXPECT_EQ(backend->languages.front(), sandbox::language::python) << "its sandboxes run its language";
+  auto second = claim(pool);
+  ASSERT_TRUE(second && *second);
+  EXPECT_TRUE((*second)->warm);
+  // Claims stop: past the sizer's window and the quiet time, it holds none again.
+  for (int i = 0; i < 50; ++i) advance(1s);
+  EXPECT_EQ(pool->stats().target, 0u);
+  EXPECT_EQ(pool->stats().ready, 0u);
+  lease->value().channel.reset();
+  second->value().channel.reset();
   shut(pool);
 }
 

@@ -16,7 +16,11 @@
   /* 421: Misdirected Request: the replica holding it must answer */             \
   X(session_elsewhere, "session_elsewhere", 421)                                 \
   /* the user or key runs its share of one-shot sandboxes; none freed in time */ \
-  X(too_many_running, "too_many_running", 429)
+  X(too_many_running, "too_many_running", 429)                                   \
+  /* a session keeps the language of its first block */                          \
+  X(language_mismatch, "language_mismatch", 409)                                 \
+  /* this server runs no sandboxes of that language */                           \
+  X(unsupported_language, "unsupported_language", 400)
 
 namespace harness::execution {
 

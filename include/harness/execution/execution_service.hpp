@@ -49,10 +49,23 @@ struct execution_config {
   std::shared_ptr<store::session_directory> directory{};
 };
 
+// The warm pool of each language the service runs.
+struct language_pools {
+  language_pools(std::shared_ptr<warm_pool> js, std::shared_ptr<warm_pool> py = nullptr)  // NOLINT: implicit
+      : javascript(std::move(js)), python(std::move(py)) {}
+  std::shared_ptr<warm_pool> javascript;
+  std::shared_ptr<warm_pool> python;  // null: Python code is refused (unsupported_language)
+  warm_pool* find(sandbox::language lang) const {
+    return (lang == sandbox::language::python ? python : javascript).get();
+  }
+};
+
 struct execute_request {
   std::string user_id;
   std::string key_id;  // the caller's API key id; empty for the open caller
   std::string code;
+  // The block's language; a session keeps the one of its first block.
+  sandbox::language language = sandbox::language::javascript;
   std::optional<std::string> session_id;
   // Who decides the calls the tool policy asks about, for a session this
   // request opens (the MCP face's client); null: such calls are refused.
@@ -67,7 +80,8 @@ struct execute_outcome {
   // outcome (ok false, with an error).
   bridge::exec_result block{};
   std::optional<std::string> session_id{};  // the request's sessionId; none for a one-shot block
-  bool warm = false;                        // the sandbox came from the warm pool
+  sandbox::language language = sandbox::language::javascript;
+  bool warm = false;  // the sandbox came from the warm pool
   // The sandbox is gone after this block (a one-shot block, or one that timed
   // out or broke it): the session's next block starts a fresh one.
   bool ended = false;
@@ -85,7 +99,9 @@ class execution_service {
   virtual ~execution_service() = default;
 
   // Runs one block. A session id names a session of that user only: another
-  // user's request with the same id opens its own. A session is the
+  // user's request with the same id opens its own. A session runs one
+  // language: a block in another is language_mismatch; unsupported_language
+  // when there is no pool for the request's language. A session is the
   // session's from the moment its first request passed the limits: while its
   // sandbox starts it is running that request's block. Errors: session_busy
   // (the session is running another block), too_many_sessions (sessions still
@@ -110,7 +126,7 @@ class execution_service {
 // durations and the removal of sandboxes run on `clock`, which must outlive
 // the service.
 std::shared_ptr<execution_service> create_execution_service(const boost::asio::any_io_executor& executor,
-                                                            std::shared_ptr<warm_pool> pool,
+                                                            language_pools pools,
                                                             std::shared_ptr<bridge::tool_gateway> tools,
                                                             std::shared_ptr<const pii_filter_factory> filters,
                                                             execution_config config, core::clock& clock);

@@ -10,11 +10,12 @@
 namespace harness::execution {
 
 struct execution_settings {
-  pool_config pool;
+  pool_config pool;         // JavaScript sandboxes
+  pool_config python_pool;  // Python sandboxes: on demand, up to SANDBOX_PYTHON_POOL_MAX
   execution_config service;
 };
 
-// SANDBOX_POOL_SIZE, SANDBOX_READY_TIMEOUT_MS, SANDBOX_IDLE_TIMEOUT_MS,
+// SANDBOX_POOL_SIZE, SANDBOX_POOL_MAX, SANDBOX_PYTHON_POOL_MAX, SANDBOX_READY_TIMEOUT_MS, SANDBOX_IDLE_TIMEOUT_MS,
 // SANDBOX_MAX_SESSIONS, SANDBOX_LOG_BYTES, SANDBOX_MAX_FILE_BYTES, SANDBOX_MAX_FILES,
 // SANDBOX_CALL_SOCKET_DIR (made absolute).
 // The block deadline is SANDBOX_TIMEOUT_MS, owned by the sandbox settings.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -27,10 +28,14 @@
 namespace harness::execution {
 
 struct pool_config {
-  std::size_t size = 2;                             // containers kept ready at least (SANDBOX_POOL_SIZE; 0: no pool)
-  std::size_t max_size = 8;                         // at most, under demand (SANDBOX_POOL_MAX)
-  std::size_t parallel_starts = 2;                  // starts at once, at most (SANDBOX_POOL_PARALLEL_STARTS)
-  std::chrono::milliseconds ready_timeout{20'000};  // container start to `ready`
+  std::size_t size = 2;             // containers kept ready at least (SANDBOX_POOL_SIZE; 0: no pool)
+  std::size_t max_size = 8;         // at most, under demand (SANDBOX_POOL_MAX)
+  std::size_t parallel_starts = 2;  // starts at once, at most (SANDBOX_POOL_PARALLEL_STARTS)
+  // With size 0: keep none until claims come, then follow them up to
+  // max_size (a language not every deployment uses: SANDBOX_PYTHON_POOL_MAX).
+  bool on_demand = false;
+  sandbox::language language = sandbox::language::javascript;  // the runtime its sandboxes run
+  std::chrono::milliseconds ready_timeout{20'000};             // container start to `ready`
   // Absolute folder for the sandboxes' call sockets (SANDBOX_CALL_SOCKET_DIR);
   // empty: the protocol stays on the container's stdio.
   std::string call_socket_dir;
@@ -100,13 +105,16 @@ std::shared_ptr<warm_pool> create_warm_pool(const boost::asio::any_io_executor& 
 
 // GET /health's "pool" entry: target, ready, starting; not required (an empty
 // pool still serves, only slower).
-std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool);
+// `name`: the component's name ("pool"; "pool.python" for the Python sandboxes').
+std::shared_ptr<core::health_source> pool_health(std::shared_ptr<warm_pool> pool, std::string name = "pool");
 
 // harness_sandbox_claims_total{kind="warm|cold"}, harness_sandbox_pool_ready,
 // harness_sandbox_pool_target, harness_sandbox_start_failures_total and
 // harness_sandbox_links_total{result="linked|stdio"}, read
 // from stats() at each scrape: scrape on the pool's executor (GET /metrics
 // runs on the I/O thread). The registry holds the pool weakly.
-void register_pool_metrics(core::metrics_registry& registry, const std::shared_ptr<warm_pool>& pool);
+// With pools of several languages, each sample is the sum over them (the
+// claim wait quantiles: the highest of them).
+void register_pool_metrics(core::metrics_registry& registry, const std::vector<std::shared_ptr<warm_pool>>& pools);
 
 }  // namespace harness::execution

@@ -13,6 +13,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/docker/engine_client.hpp"
+#include "harness/sandbox/language.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
 
 namespace harness::sandbox {
@@ -38,12 +39,16 @@ class sandbox_backend {
   virtual ~sandbox_backend() = default;
 
   // Creates, attaches and starts a hardened container for task_id, running the
-  // REPL runtime (sandbox/runtime/runtime.js) that speaks the NDJSON protocol,
-  // with the host path `call_socket` (when not empty) mounted as its call
-  // socket (bridge/call_socket.hpp). Errors: docker_* from the engine
-  // (docker_image_not_found with the build command as hint),
-  // sandbox_shutting_down after shutdown().
-  virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket = {}) = 0;
+  // REPL runtime of `lang` (sandbox/runtime/runtime.js, sandbox/runtime-python/runtime.py) that speaks the NDJSON
+  // protocol, with the host path `call_socket` (when not empty) mounted as its call socket (bridge/call_socket.hpp).
+  // Errors: docker_* from the engine (docker_image_not_found with the build command as hint), sandbox_shutting_down
+  // after shutdown().
+  virtual task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket,
+                                                                 language lang) = 0;
+  // A JavaScript sandbox.
+  task<result<std::unique_ptr<sandbox_container>>> start(std::string task_id, std::string call_socket = {}) {
+    return start(std::move(task_id), std::move(call_socket), language::javascript);
+  }
 
   // Removes containers with our owner label that this backend does not own and
   // whose task is_live does not claim (pass nullptr at start-up: no task lives).

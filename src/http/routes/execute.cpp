@@ -15,7 +15,7 @@ http_response sandbox_unavailable() {
 }
 
 // The /execute response body: the block's outcome (bridge::outcome_json),
-// "sessionId" (null for a one-shot block), "sandbox": {"warm", "ended",
+// "sessionId" (null for a one-shot block), "language", "sandbox": {"warm", "ended",
 // "opened", "channel"}, "durationMs", and "timing": {"openMs", "blockMs",
 // "runtimeMs"}, where durationMs went: opening the sandbox, the block on the
 // host (frame out to answer in), and of that the runtime's own time; the rest
@@ -24,6 +24,7 @@ nlohmann::json execute_body(const execution::execute_outcome& out) {
   using json = nlohmann::json;
   json body = bridge::outcome_json(out.block);
   body["sessionId"] = out.session_id ? json(*out.session_id) : json(nullptr);
+  body["language"] = sandbox::language_name(out.language);
   body["sandbox"] = {{"warm", out.warm}, {"ended", out.ended}, {"opened", out.opened}, {"channel", out.channel}};
   body["durationMs"] = out.total_ms;
   body["timing"] = {{"openMs", out.open_ms}, {"blockMs", out.block.ms}, {"runtimeMs", out.block.runtime_ms}};
@@ -34,7 +35,8 @@ nlohmann::json execute_body(const execution::execute_outcome& out) {
 
 boost::asio::awaitable<http_response> handle_execute(const request_context& context) {
   const auto& body = context.body;
-  if (auto bad = check_known_fields(body, {"userId", "code", "sessionId"})) co_return *bad;
+  if (auto bad = check_known_fields(body, {"userId", "code", "sessionId", "language"})) co_return *bad;
+  if (auto bad = check_optional_choice(body, "language", {"javascript", "python"})) co_return *bad;
   auto user = body_user(context);
   if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
   if (auto bad = check_text(body, "code", context.svc.limits.code_max_chars)) co_return *bad;
@@ -47,6 +49,7 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
   request.key_id = context.caller.key_id;
   request.code = body["code"].get<std::string>();
   if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
+  if (body.contains("language")) request.language = *sandbox::parse_language(body["language"].get<std::string>());
   auto service = context.svc.execution;  // keeps it alive across the await
   auto outcome = co_await service->execute(std::move(request));
   if (!outcome) co_return error_response(outcome.error());

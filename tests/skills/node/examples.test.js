@@ -25,14 +25,15 @@ function orders(n) {
   return out;
 }
 
-test('every example has SKILL.md front matter naming its folder, and an index.js', () => {
+test('every example has SKILL.md front matter naming its folder, and its code (index.js, or __init__.py in Python)', () => {
   for (const name of fs.readdirSync(examples)) {
     const md = fs.readFileSync(path.join(examples, name, 'SKILL.md'), 'utf8');
     const front = /^---\n([\s\S]*?)\n---\n/.exec(md);
     assert.ok(front, `${name}: no front matter`);
     assert.match(front[1], new RegExp(`^name: ${name}$`, 'm'));
     assert.match(front[1], /^description: \S.{10,}$/m);
-    assert.ok(fs.existsSync(path.join(examples, name, 'index.js')), `${name}: no index.js`);
+    const code = ['index.js', '__init__.py'].filter((f) => fs.existsSync(path.join(examples, name, f)));
+    assert.equal(code.length, 1, `${name}: needs index.js (JavaScript) or __init__.py (Python)`);
   }
 });
 
