@@ -37,8 +37,8 @@ class LogSink:
 
     def write(self, level, text):
         """Text from a stream: frames go out for each finished line."""
-        if not scope.live() or not text:
-            return
+        if not scope.live() or not text or self._truncated:
+            return  # past the budget: nothing more this block, at no cost (a flood must not eat the deadline)
         key = (threading.get_ident(), level)
         with self._lock:
             text = self._pending.pop(key, '') + text
@@ -58,7 +58,7 @@ class LogSink:
         """One log frame of the running block, within the budget; past it one
         `[log output truncated ...]` line and nothing more this block."""
         block = scope.current()
-        if not scope.live():
+        if not scope.live() or self._truncated:
             return
         data = text.encode('utf-8', 'replace')
         with self._lock:
