@@ -17,6 +17,10 @@
 # ALSO_RUNTIME=runsc (stdio only): a second server whose sandboxes run under
 # that runtime takes a turn in every round too; its rounds go to $BENCH_JSON
 # as a record beside the first server's (bench/runtime_bench.sh).
+# ALSO_LANGUAGE=python (stdio only): the same server also runs the calls as a
+# Python block (`await call_mcp_tool(...)` in a loop), in a session of its
+# own, as a turn in every round; recorded as with ALSO_RUNTIME, which wins
+# when both are set (LANGUAGE=python bench/runtime_bench.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-2000}
@@ -58,6 +62,8 @@ if [ -n "${ALSO_RUNTIME:-}" ] && [ "$transport" = stdio ]; then
     "${HARNESS_BIN:-$root/build/src/mcp-harness}" 2>>"$log" &
   server2=$!
   ports=$port,$((port + 2))
+elif [ -n "${ALSO_LANGUAGE:-}" ] && [ "$transport" = stdio ]; then
+  ports=$port,$port:$ALSO_LANGUAGE
 fi
 # shellcheck source=wait_pool.sh
 . "$root/bench/wait_pool.sh"
@@ -91,7 +97,12 @@ import json, os, statistics, sys
 sys.path.insert(0, os.environ["BENCH_DIR"])
 from bench_rows import emit, record
 n = int(sys.argv[1])
-if json.loads(sys.argv[5]):  # ALSO_RUNTIME: every side's rounds, in order
+if json.loads(sys.argv[5]) and os.environ.get("ALSO_LANGUAGE") and not os.environ.get("ALSO_RUNTIME"):
+    # the second side: the same server's block in another language
+    record("toolcall_languages", runtime=os.environ.get("SANDBOX_RUNTIME", ""), language="javascript",
+           also_language=os.environ["ALSO_LANGUAGE"], calls=n, ours=json.loads(sys.argv[2]),
+           ours2=json.loads(sys.argv[5]), bare=json.loads(sys.argv[3]), relay=json.loads(sys.argv[4]))
+elif json.loads(sys.argv[5]):  # ALSO_RUNTIME: every side's rounds, in order
     record("toolcall_runtimes", runtime=os.environ.get("SANDBOX_RUNTIME", ""), also_runtime=os.environ["ALSO_RUNTIME"],
            calls=n, ours=json.loads(sys.argv[2]), ours2=json.loads(sys.argv[5]), bare=json.loads(sys.argv[3]),
            relay=json.loads(sys.argv[4]))

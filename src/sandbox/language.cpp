@@ -8,7 +8,9 @@ std::optional<language> parse_language(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view language_name(language lang) { return lang == language::python ? "python" : "javascript"; }
+std::string_view language_name(language lang) {
+  return lang == language::python ? "python" : "javascript";
+}
 
 std::vector<std::string> runtime_command(language lang) {
   // Named here as well as in the image (the JavaScript one is its entrypoint),

@@ -14,7 +14,9 @@ namespace {
 
 using PythonIntegration = ExecuteIntegration;
 
-json python(const std::string& code) { return {{"userId", "alice"}, {"language", "python"}, {"code", code}}; }
+json python(const std::string& code) {
+  return {{"userId", "alice"}, {"language", "python"}, {"code", code}};
+}
 
 TEST_F(PythonIntegration, ABlockReturnsItsValueAndASessionKeepsItsState) {
   json first = python("import math\nrows = [1, 2, 3]\ndef total(xs):\n    return sum(xs)\nreturn total(rows)");
@@ -37,20 +39,21 @@ TEST_F(PythonIntegration, ToolsAreDiscoveredAndCalledAndPiiStaysTokenized) {
   auto source = workspace / "customers.txt";
   std::ofstream(source) << "Ada Lovelace <ada@example.com>\n";
   auto copy = workspace / "copy.txt";
-  json r = execute(python("tools = await list_mcp_tools('write file')\n"
-                          "text = await call_mcp_tool('fs__read_text_file', {'path': '" +
-                          source.string() +
-                          "'})\n"
-                          "body = text if isinstance(text, str) else str(text)\n"
-                          "await call_mcp_tool('fs__write_file', {'path': '" +
-                          copy.string() +
-                          "', 'content': body})\n"
-                          "try:\n"
-                          "    await call_mcp_tool('fs__read_text_file', {'path': '/etc/passwd'})\n"
-                          "    refused = None\n"
-                          "except MCPToolError as e:\n"
-                          "    refused = type(e).__name__\n"
-                          "return {'first': tools[0]['name'], 'body': body, 'refused': refused}"));
+  json r =
+      execute(python("tools = await list_mcp_tools('write file')\n"
+                     "text = await call_mcp_tool('fs__read_text_file', {'path': '" +
+                     source.string() +
+                     "'})\n"
+                     "body = text if isinstance(text, str) else str(text)\n"
+                     "await call_mcp_tool('fs__write_file', {'path': '" +
+                     copy.string() +
+                     "', 'content': body})\n"
+                     "try:\n"
+                     "    await call_mcp_tool('fs__read_text_file', {'path': '/etc/passwd'})\n"
+                     "    refused = None\n"
+                     "except MCPToolError as e:\n"
+                     "    refused = type(e).__name__\n"
+                     "return {'first': tools[0]['name'], 'body': body, 'refused': refused}"));
   ASSERT_FALSE(r.contains("error")) << r.dump();
   EXPECT_EQ(r["result"]["first"], "fs__write_file");
   EXPECT_EQ(r["result"]["refused"], "MCPToolError");
@@ -65,11 +68,12 @@ TEST_F(PythonIntegration, ToolsAreDiscoveredAndCalledAndPiiStaysTokenized) {
 }
 
 TEST_F(PythonIntegration, NumpyAndPandasFromDebianAreThere) {
-  json r = execute(python("import numpy as np, pandas as pd\n"
-                          "df = pd.DataFrame({'region': ['n', 's', 'n'], 'sales': [10, 20, 5]})\n"
-                          "by = df.groupby('region')['sales'].sum()\n"
-                          "print(len(df), 'rows')\n"
-                          "return {'n': int(by['n']), 'mean': float(np.mean(df['sales']))}"));
+  json r =
+      execute(python("import numpy as np, pandas as pd\n"
+                     "df = pd.DataFrame({'region': ['n', 's', 'n'], 'sales': [10, 20, 5]})\n"
+                     "by = df.groupby('region')['sales'].sum()\n"
+                     "print(len(df), 'rows')\n"
+                     "return {'n': int(by['n']), 'mean': float(np.mean(df['sales']))}"));
   ASSERT_FALSE(r.contains("error")) << r.dump();
   EXPECT_EQ(r["result"]["n"], 15);
   EXPECT_DOUBLE_EQ(r["result"]["mean"].get<double>(), 35.0 / 3);
@@ -82,15 +86,17 @@ TEST_F(PythonIntegration, TheShippedExampleAndASavedSkillImport) {
   ASSERT_EQ(server->stop(), 0) << server->output();
   fs::copy(source_path("skills/examples"), workspace / "skills" / "examples", fs::copy_options::recursive);
   start_server({});
-  json r = execute(python("from skills.examples.sales_summary import summarize\n"
-                          "rows = [{'region': 'n', 'amount': 10}, {'region': 's', 'amount': 25}, "
-                          "{'region': 'n', 'amount': 5}]\n"
-                          "return summarize(rows, by='region', value='amount', top=1)"));
+  json r =
+      execute(python("from skills.examples.sales_summary import summarize\n"
+                     "rows = [{'region': 'n', 'amount': 10}, {'region': 's', 'amount': 25}, "
+                     "{'region': 'n', 'amount': 5}]\n"
+                     "return summarize(rows, by='region', value='amount', top=1)"));
   ASSERT_FALSE(r.contains("error")) << r.dump();
   EXPECT_EQ(r["result"]["groups"][0]["key"], "s");
   EXPECT_EQ(r["result"]["omittedGroups"], 1);
   // Saved by one block, kept for the user, imported by the next (a fresh sandbox).
-  r = execute(python("import os\n"
+  r =
+      execute(python("import os\n"
                      "os.makedirs('/skills/word-count', exist_ok=True)\n"
                      "open('/skills/word-count/SKILL.md', 'w').write("
                      "'---\\nname: word-count\\ndescription: Counts words.\\n---\\n')\n"
