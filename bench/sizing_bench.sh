@@ -166,9 +166,7 @@ elif sessions:
         conn.request("POST", "/execute", body, {"Content-Type": "application/json"})
         out = json.loads(conn.getresponse().read())
         assert out.get("result") == 1 and out["sandbox"]["warm"], out
-    live = subprocess.run(["docker", "ps", "-q", "--no-trunc", "--filter", f"label=org.mcp-harness.sandbox={owner}"],
-                          capture_output=True, text=True, check=True).stdout.split()
-    assert set(ids) <= set(live), "a session's sandbox is gone"
+    assert set(ids) <= set(containers()), "a session's sandbox is gone"
     settle()
     session_used, session_parts = measure(ids)
     describe("idle sessions, one block run in each", session_used, session_parts)

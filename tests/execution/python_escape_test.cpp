@@ -19,9 +19,7 @@ class PythonEscape : public ExecuteIntegration {
     ASSERT_EQ(server->stop(), 0) << server->output();
     start_server(overrides);
   }
-  json run(const std::string& code) {
-    return execute({{"userId", "mallory"}, {"language", "python"}, {"code", code}});
-  }
+  json run(const std::string& code) { return execute({{"userId", "mallory"}, {"language", "python"}, {"code", code}}); }
   // Runs `code` and returns what it returned; fails the test on an error.
   json returned(const std::string& code) {
     json r = run(code);
@@ -164,11 +162,11 @@ TEST_F(PythonEscape, AllocatingPastTheMemoryLimitEndsTheSandbox) {
 }
 
 TEST_F(PythonEscape, PrintingAGigabyteIsCapped) {
-  json r = run(
-      "block = ('x' * 1023 + '\\n') * 1024\n"
-      "for i in range(1024):\n"
-      "    print(block)\n"
-      "return 'finished printing'");
+  json r =
+      run("block = ('x' * 1023 + '\\n') * 1024\n"
+          "for i in range(1024):\n"
+          "    print(block)\n"
+          "return 'finished printing'");
   EXPECT_EQ(r["result"], "finished printing") << r.dump().substr(0, 500);
   std::size_t bytes = 0;
   for (const auto& log : r["logs"]) bytes += log["text"].get<std::string>().size();
