@@ -5,6 +5,8 @@ namespace harness::agent {
 std::vector<core::setting_spec> agent_setting_specs() {
   return {
       {"AGENT_MAX_TURNS", "20", "LLM calls one task may make before it ends with status max_turns"},
+      {"AGENT_LANGUAGE", "javascript",
+       "the language a task's code is written in when POST /task names none: javascript or python"},
       {"AGENT_TOKEN_BUDGET", "200000", "input + output tokens one task may use before it ends with budget_exceeded"},
       {"AGENT_TASK_TIMEOUT_MS", "600000", "wall-clock limit of one task (status timed_out)"},
       {"AGENT_MAX_CONCURRENT", "4", "tasks running at once; later ones wait in the queue"},
@@ -40,6 +42,9 @@ result<agent_config> load_agent_config(const core::settings& s, std::chrono::mil
   if (!observation) return observation.error();
   auto lease = s.get_ms("TASK_LEASE_MS", 1000, 3600000);
   if (!lease) return lease.error();
+  auto language = s.get_choice("AGENT_LANGUAGE", {"javascript", "python"});
+  if (!language) return language.error();
+  out.language = *sandbox::parse_language(*language);
   auto results = s.get_choice("STORE_RESULTS", {"restored", "tokenized"});
   if (!results) return results.error();
   out.store_tokenized_results = *results == "tokenized";

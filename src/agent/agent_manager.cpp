@@ -67,6 +67,10 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
       co_return make_error(agent::errc::no_llm, "no LLM is configured, so no task can start",
                            "set LLM_API_KEY (or LLM_BASE_URL, or LLM_PROVIDER=replay)");
     }
+    if (request.language.value_or(config_.language) == sandbox::language::python && !deps_.python_pool) {
+      co_return make_error(agent::errc::language_unavailable, "this server runs no Python sandboxes",
+                           "send \"language\": \"javascript\"");
+    }
     // Checked and reserved before the first wait on the store, so submits
     // that overlap while the store answers cannot both take the last slot.
     if (auto refused = admission(request)) co_return *refused;
@@ -353,6 +357,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     r.owner = config_.owner;
     r.lease_until_ms = r.created_ms + config_.lease.count();
     task->restore_pii = request.restore_pii;
+    task->language = request.language.value_or(config_.language);
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
     // The task's own guard: maxCallsPerTask counts this task's calls, across its sandboxes.

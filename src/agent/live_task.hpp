@@ -17,6 +17,7 @@
 #include "harness/execution/sandbox_session.hpp"
 #include "harness/llm/types.hpp"
 #include "harness/pii/pii_vault.hpp"
+#include "harness/sandbox/language.hpp"
 #include "harness/store/task_store.hpp"
 #include "llm_transcript.hpp"
 #include "task_events.hpp"
@@ -33,6 +34,7 @@ struct live_task : std::enable_shared_from_this<live_task> {
 
   store::task_record record;
   bool restore_pii = true;
+  sandbox::language language = sandbox::language::javascript;  // of the task's code
   std::int64_t conversation_created_ms = 0;
 
   std::shared_ptr<pii::pii_vault> vault;

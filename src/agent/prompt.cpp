@@ -25,6 +25,17 @@ fs (fs/promises)
 Writable: /workspace (this task), /skills (kept across tasks).
 )";
 
+// The same for Python (docs/architecture/python-runtime.md), as short.
+constexpr const char* python_api =
+    R"(Write Python for `execute_code`: Python 3.11 (numpy, pandas), async function body (await, return a value or end with an expression), top-level names persist between blocks, no network.
+Async helpers:
+await list_mcp_tools(query=None) -> [{name, description}]
+await get_mcp_tool_details(name) -> {description, inputSchema, outputSchema?}
+await call_mcp_tool(name, args) -> structuredContent, else text (parsed if JSON); raises MCPToolError
+await read_mcp_resource(link) -> a resource_link's contents
+Writable: /workspace (this task), /skills (kept across tasks).
+)";
+
 constexpr const char* skills_root = "/skills/";
 
 constexpr const char* rules = R"(Rules:
@@ -49,11 +60,13 @@ std::string brief(const std::string& description) {
 }  // namespace
 
 std::string system_prompt(const prompt_inputs& in) {
-  std::string out = runtime_api;
+  const bool python = in.language == sandbox::language::python;
+  std::string out = python ? python_api : runtime_api;
   // Names only: the naming rule says how to call them, list_mcp_tools what they have.
   out += "MCP servers (tools are <server>__<tool>; read a tool's schemas first): ";
   out += in.servers.empty() ? "(none are connected right now)" : fmt::to_string(fmt::join(in.servers, ", "));
-  out += "\nSkills in /skills/ (read SKILL.md, then require):\n";
+  out += python ? "\nSkills in /skills/ (read SKILL.md, then import skills.<name> with - as _):\n"
+                : "\nSkills in /skills/ (read SKILL.md, then require):\n";
   if (in.skills.empty()) out += "(none yet)\n";
   for (const auto& s : in.skills) {
     // Paths relative to /skills/: the header names the folder once.

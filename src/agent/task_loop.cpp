@@ -85,6 +85,7 @@ class task_run {
     in.max_turns = ctx_.config.max_turns;
     in.observation_max_chars = ctx_.config.observation_max_chars;
     in.exec_timeout_ms = static_cast<long>(ctx_.config.exec_timeout.count());
+    in.language = task_->language;
     return in;
   }
 
@@ -152,12 +153,17 @@ class task_run {
     }
   }
 
+  // The task's language as the LLM reads it.
+  std::string_view language_label() const {
+    return task_->language == sandbox::language::python ? "Python" : "JavaScript";
+  }
+
   std::int64_t tokens_used() const { return task_->record.input_tokens + task_->record.output_tokens; }
 
   asio::awaitable<result<llm::llm_turn>> ask_llm() {
     llm::llm_request request;
     request.messages = task_->transcript->request_messages();
-    request.tools.push_back(llm::execute_code_tool());
+    request.tools.push_back(llm::execute_code_tool(language_label()));
     // The task's own timer owns the wall-clock limit; the provider's deadline
     // is a backstop just after it, so a call cut by the limit ends as
     // timed_out rather than racing it as an LLM timeout. (The provider reads
@@ -196,7 +202,7 @@ class task_run {
     if (call.name != llm::execute_code_tool().name) {
       problem = "there is no tool '" + call.name + "'; the only tool is execute_code {\"code\": \"...\"}";
     } else if (!call.arguments.is_object() || !call.arguments.contains("code") || !call.arguments["code"].is_string()) {
-      problem = "execute_code needs a JSON object {\"code\": \"<JavaScript>\"}";
+      problem = "execute_code needs a JSON object {\"code\": \"<" + std::string(language_label()) + ">\"}";
     } else if (task_->stop != stop_reason::none || fatal_) {
       problem = "not run: the task is ending";
     }
@@ -230,11 +236,13 @@ class task_run {
     options.workspace_id = task_->record.id;
     options.files = ctx_.deps.files;
     options.blocking = ctx_.deps.blocking;
-    auto opened = co_await execution::sandbox_session::open(ctx_.executor, ctx_.clock, *ctx_.deps.pool,
-                                                            *ctx_.deps.tools, task_->filter, std::move(options));
+    auto& pool = task_->language == sandbox::language::python ? *ctx_.deps.python_pool : *ctx_.deps.pool;
+    auto opened = co_await execution::sandbox_session::open(ctx_.executor, ctx_.clock, pool, *ctx_.deps.tools,
+                                                            task_->filter, std::move(options));
     if (!opened) co_return opened.error();
     task_->sandbox = std::move(*opened);
-    task_->events.append("sandbox", {{"warm", task_->sandbox->warm()}});
+    task_->events.append("sandbox",
+                         {{"warm", task_->sandbox->warm()}, {"language", sandbox::language_name(task_->language)}});
     // A stop requested while the sandbox started must reach it too.
     if (task_->stop != stop_reason::none) task_->sandbox->kill();
     co_return true;

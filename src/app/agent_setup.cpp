@@ -93,6 +93,7 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
   agent::agent_dependencies deps;
   deps.llm = std::move(provider);
   deps.pool = std::move(inputs.pool);
+  deps.python_pool = std::move(inputs.python_pool);
   deps.tools = std::move(inputs.tools);
   deps.censor = std::move(inputs.censor);
   deps.filters = std::move(inputs.filters);

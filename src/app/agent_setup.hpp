@@ -26,6 +26,7 @@ namespace harness::app {
 
 struct agent_inputs {
   std::shared_ptr<execution::warm_pool> pool;
+  std::shared_ptr<execution::warm_pool> python_pool;  // for Python tasks
   std::shared_ptr<bridge::tool_gateway> tools;
   std::shared_ptr<mcp::tool_registry> registry;
   std::shared_ptr<const pii::pii_censor> censor;

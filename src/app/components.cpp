@@ -473,6 +473,7 @@ status wire_agent(components_impl& out, const wiring& w, const asio::any_io_exec
                   const core::settings& settings, const llm::llm_config& llm_config,
                   const execution::execution_settings& exec) {
   agent_inputs inputs{.pool = out.pool_,
+                      .python_pool = out.python_pool_,
                       .tools = w.tools,
                       .registry = out.registry_,
                       .censor = out.censor_,

@@ -56,11 +56,11 @@ status read_text_and_calls(const json& j, std::string_view what, std::string& te
 
 }  // namespace
 
-tool_spec execute_code_tool() {
+tool_spec execute_code_tool(std::string_view language) {
   return tool_spec{"execute_code",
                    // Short, and "code" needs no description of its own: this is sent with
                    // every request, and the system prompt teaches the API.
-                   "Runs JavaScript; returns its output and return value.",
+                   "Runs " + std::string(language) + "; returns its output and return value.",
                    json{{"type", "object"}, {"properties", {{"code", {{"type", "string"}}}}}, {"required", {"code"}}}};
 }
 

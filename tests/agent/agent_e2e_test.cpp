@@ -151,6 +151,36 @@ TEST_F(AgentEndToEnd, DiscoversToolsReadsAFileComputesAndAnswers) {
             std::string::npos);
 }
 
+TEST_F(AgentEndToEnd, APythonTaskRunsPythonBlocksWithTheSameTools) {
+  std::ofstream(files / "numbers.txt") << "3\n4\n5";
+  llm.push(json::array({code_step("tools = await list_mcp_tools('read file')\n"
+                                  "got = await call_mcp_tool('fs__read_text_file', {'path': '" +
+                                  (files / "numbers.txt").string() +
+                                  "'})\n"
+                                  "print('found', any(t['name'] == 'fs__read_text_file' for t in tools))\n"
+                                  "return {'sum': sum(int(x) for x in got['content'].split())}"),
+                        answer_step("The sum is 12.")}));
+  auto r = post_task({{"userId", "alice"}, {"task", "Add up the numbers in numbers.txt"}, {"language", "python"}});
+  EXPECT_EQ(r["status"], "succeeded") << r.dump();
+  EXPECT_EQ(r["result"], "The sum is 12.");
+  auto requests = llm.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  std::string system = requests[0].json["messages"][0]["content"];
+  EXPECT_EQ(system.rfind("Write Python", 0), 0u) << system;
+  EXPECT_EQ(requests[0].json["tools"][0]["function"]["description"],
+            "Runs Python; returns its output and return value.");
+  auto observation = last_tool_result(1);
+  EXPECT_NE(observation.find("found True"), std::string::npos) << observation;
+  EXPECT_NE(observation.find("returned: {\"sum\":12}"), std::string::npos) << observation;
+  // The task's events say which runtime ran its code.
+  auto events = server->call("GET", "/tasks/" + r["taskId"].get<std::string>() + "/events", {}, 30s);
+  ASSERT_TRUE(events);
+  EXPECT_NE(events->body.find("\"language\":\"python\""), std::string::npos) << events->body;
+  // An unknown language is refused before anything runs.
+  auto bad = post_task({{"userId", "alice"}, {"task", "x"}, {"language", "cobol"}}, 400);
+  EXPECT_NE(bad.dump().find("javascript, python"), std::string::npos) << bad.dump();
+}
+
 TEST_F(AgentEndToEnd, PiiReachesTheToolButNeverTheLlmAndAFollowUpKeepsTheVault) {
   std::ofstream(files / "contact.txt") << "Write to jane.doe@example.com about the invoice.";
   llm.push(json::array({code_step("const {content: text} = await callMCPTool('fs__read_text_file', {path: '" +

@@ -47,6 +47,19 @@ TEST(Prompt, ALongSkillDescriptionIsCutAndKeptToOneLine) {
   EXPECT_EQ(text.find(std::string(400, 'x')), std::string::npos);
 }
 
+TEST(Prompt, APythonTaskIsTaughtThePythonHelpers) {
+  prompt_inputs in;
+  in.servers = {"fs"};
+  in.language = sandbox::language::python;
+  auto text = system_prompt(in);
+  EXPECT_EQ(text.rfind("Write Python for `execute_code`", 0), 0u) << text;
+  EXPECT_NE(text.find("await call_mcp_tool(name, args)"), std::string::npos) << text;
+  EXPECT_NE(text.find("MCPToolError"), std::string::npos);
+  EXPECT_EQ(text.find("callMCPTool"), std::string::npos) << "no JavaScript name in a Python prompt";
+  EXPECT_NE(text.find("import skills."), std::string::npos);
+  EXPECT_NE(text.find(": fs\n"), std::string::npos);
+}
+
 TEST(Prompt, SaysSoWhenNothingIsConnected) {
   auto text = system_prompt({});
   EXPECT_NE(text.find("(none are connected right now)"), std::string::npos);

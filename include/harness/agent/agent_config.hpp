@@ -11,6 +11,7 @@
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/settings.hpp"
+#include "harness/sandbox/language.hpp"
 
 namespace harness::agent {
 
@@ -23,7 +24,9 @@ struct agent_config {
   std::size_t queue_size = 16;                     // tasks waiting behind them (AGENT_QUEUE_SIZE)
   std::size_t max_per_user = 2;                    // running + queued per user (AGENT_MAX_TASKS_PER_USER)
   std::size_t observation_max_chars = 8000;        // longer observations are cut (AGENT_OBSERVATION_MAX_CHARS)
-  bridge::session_limits limits;                   // the sandbox's (SANDBOX_LOG_BYTES, ...)
+  // The language a task's code is written in when its request names none (AGENT_LANGUAGE).
+  sandbox::language language = sandbox::language::javascript;
+  bridge::session_limits limits;  // the sandbox's (SANDBOX_LOG_BYTES, ...)
   // STORE_RESULTS=tokenized: the store keeps a task's answer with its tokens
   // (its record, its final and end events); the caller of the live task
   // still gets the values restored.

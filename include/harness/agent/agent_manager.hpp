@@ -28,6 +28,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/execution/sandbox_files.hpp"
+#include "harness/sandbox/language.hpp"
 #include "harness/store/task_store.hpp"
 
 namespace harness::execution {
@@ -50,6 +51,8 @@ struct task_request {
   std::string mode = "sync";                   // recorded; the HTTP layer decides how to answer
   bool restore_pii = true;                     // de-tokenize the final answer for the caller
   std::string key_id;                          // the submitting API key's id, for the record; empty without one
+  // The language the task's code is written in; none: AGENT_LANGUAGE.
+  std::optional<sandbox::language> language;
 };
 
 using store::task_status;
@@ -170,6 +173,7 @@ struct agent_dependencies {
   // submit() fails with errc::no_llm.
   std::shared_ptr<llm::llm_provider> llm;
   std::shared_ptr<execution::warm_pool> pool;
+  std::shared_ptr<execution::warm_pool> python_pool;  // Python tasks; null: they are refused
   std::shared_ptr<bridge::tool_gateway> tools;
   std::shared_ptr<const pii::pii_censor> censor;
   std::shared_ptr<store::task_store> store;

@@ -24,7 +24,9 @@
   /* 421: Misdirected Request: another replica holds it */                                \
   X(task_elsewhere, "task_elsewhere", 421)                                                \
   /* no LLM is configured: tasks cannot start (stored ones are still served) */           \
-  X(no_llm, "llm_not_configured", 503)
+  X(no_llm, "llm_not_configured", 503)                                                    \
+  /* POST /task asked for a language this server runs no sandboxes of */                  \
+  X(language_unavailable, "language_unavailable", 400)
 
 namespace harness::agent {
 

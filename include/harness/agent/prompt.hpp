@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/execution/sandbox_files.hpp"
+#include "harness/sandbox/language.hpp"
 
 namespace harness::agent {
 
@@ -17,6 +18,7 @@ struct prompt_inputs {
   int max_turns = 20;
   std::size_t observation_max_chars = 8000;
   long exec_timeout_ms = 30000;
+  sandbox::language language = sandbox::language::javascript;  // which runtime's API it teaches
 };
 
 std::string system_prompt(const prompt_inputs& inputs);

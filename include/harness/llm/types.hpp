@@ -56,7 +56,8 @@ struct tool_spec {
 };
 
 // The execute_code tool as the agent offers it to the model.
-tool_spec execute_code_tool();
+// `language`: how the description names the code's language ("JavaScript", "Python").
+tool_spec execute_code_tool(std::string_view language = "JavaScript");
 
 struct llm_request {
   std::vector<message> messages;

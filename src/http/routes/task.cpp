@@ -82,7 +82,10 @@ boost::asio::awaitable<std::optional<http_response>> check_task_owner(const requ
 
 boost::asio::awaitable<http_response> handle_post_task(const request_context& context) {
   const auto& body = context.body;
-  if (auto bad = check_known_fields(body, {"userId", "task", "conversationId", "mode", "restorePii"})) co_return *bad;
+  if (auto bad = check_known_fields(body, {"userId", "task", "conversationId", "mode", "restorePii", "language"})) {
+    co_return *bad;
+  }
+  if (auto bad = check_optional_choice(body, "language", {"javascript", "python"})) co_return *bad;
   auto user = body_user(context);
   if (auto* answer = std::get_if<http_response>(&user)) co_return std::move(*answer);
   if (auto bad = check_text(body, "task", context.svc.limits.task_max_chars)) co_return *bad;
@@ -102,6 +105,7 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   if (body.contains("conversationId")) request.conversation_id = body["conversationId"].get<std::string>();
   request.mode = body.value("mode", std::string("sync"));
   request.restore_pii = body.value("restorePii", true);
+  if (body.contains("language")) request.language = sandbox::parse_language(body["language"].get<std::string>());
   auto ticket = co_await agent->submit(request);
   if (!ticket) co_return error_response(ticket.error());
 
