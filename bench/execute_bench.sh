@@ -9,11 +9,11 @@
 # `sessionId` whose first block is not timed), each after the same idle
 # pause as the client's floor. SANDBOX_RUNTIME=runsc runs the server's
 # sandboxes under gVisor (bench/runtime_bench.sh runs both runtimes).
-# LANGUAGE=python sends the blocks as Python (`"language": "python"`): the
-# Python pool starts empty, so one untimed block first makes it start
+# BENCH_LANGUAGE=python sends the blocks as Python (`"language": "python"`):
+# the Python pool starts empty, so one untimed block first makes it start
 # sandboxes, and each timed request waits for `pool.python` to be at rest;
 # the docker run baseline runs the image's Python runtime
-# (LANGUAGE=python bench/runtime_bench.sh puts Python beside JavaScript).
+# (BENCH_LANGUAGE=python bench/runtime_bench.sh puts Python beside JavaScript).
 # Needs a built server (./scripts/test.sh or ./scripts/run.sh did that) and the engine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,8 +21,8 @@ runs=${1:-200}
 docker_runs=${DOCKER_RUNS:-20}
 port=${BENCH_PORT:-3917}
 image=${SANDBOX_IMAGE:-mcp-harness-sandbox:latest}
-language=${LANGUAGE:-javascript}
-case $language in javascript | python) ;; *) echo "execute_bench: LANGUAGE is javascript or python, not $language" >&2; exit 2 ;; esac
+language=${BENCH_LANGUAGE:-javascript}
+case $language in javascript | python) ;; *) echo "execute_bench: BENCH_LANGUAGE is javascript or python, not $language" >&2; exit 2 ;; esac
 unset NODE_EXTRA_CA_CERTS   # slows node start-up; the sandbox never has it either
 
 server_bin=${HARNESS_BIN:-$root/build/src/mcp-harness}   # another build, for side-by-side runs

@@ -14,6 +14,7 @@ BEGIN = "<!-- summary:begin (bench/run_all.sh rewrites this block) -->"
 END = "<!-- summary:end -->"
 
 RUNSC_MISSING = "bench/runtime_bench.sh did not finish (it needs runsc registered with the engine)"
+PYTHON_MISSING = "BENCH_LANGUAGE=python bench/runtime_bench.sh did not finish"
 
 # The rows of design.md section 9 (and the cold start beside the warm one), in
 # order: key, what, target, and what to say when no script measured it.
@@ -51,6 +52,12 @@ ROWS = [
     ("runtime_toolcall", "runsc: tool calls from one block", "-", RUNSC_MISSING),
     ("runtime_fresh", "runsc: fresh sandboxes per second, 16 clients", "-", RUNSC_MISSING),
     ("runtime_memory", "runsc: memory per idle session", "-", RUNSC_MISSING),
+    # Python beside JavaScript (BENCH_LANGUAGE=python bench/runtime_bench.sh): Python's figure, JavaScript's as the baseline.
+    ("language_first_block", "Python: first block of a fresh task (warm pool claim)", "Python p50 <= 5 ms",
+     PYTHON_MISSING),
+    ("language_session_block", "Python: a block in a live session", "Python p50 <= 1 ms", PYTHON_MISSING),
+    ("language_toolcall", "Python: tool calls from one block", ">= 0.8x JavaScript's rate", PYTHON_MISSING),
+    ("language_memory", "Python: memory per idle session", "-", PYTHON_MISSING),
 ]
 
 

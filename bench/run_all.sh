@@ -4,7 +4,8 @@
 # measured beside it in the same run, the ratio, the target, met or not, and
 # the machine). A benchmark that fails leaves its row marked as failed; the
 # others still run. Takes about a quarter of an hour (8 minutes more where runsc is
-# registered: bench/runtime_bench.sh); heavy on a small machine.
+# registered: bench/runtime_bench.sh; about 4 more for Python beside JavaScript:
+# BENCH_LANGUAGE=python bench/runtime_bench.sh); heavy on a small machine.
 #   bench/run_all.sh            (BENCH_KEEP_JSON=path keeps the raw rows)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +53,9 @@ run describe_bytes -- "$root/bench/describe_bytes.sh"
 if docker info --format '{{json .Runtimes}}' | grep -q '"runsc"'; then  # gVisor beside runc, about 8 minutes
   run runtime_first_block runtime_session_block runtime_toolcall runtime_fresh runtime_memory -- "$root/bench/runtime_bench.sh"
 fi
+# Python beside JavaScript, about 4 minutes
+run language_first_block language_session_block language_toolcall language_memory -- \
+  env BENCH_LANGUAGE=python "$root/bench/runtime_bench.sh"
 
 python3 "$root/bench/render_summary.py" "$rows" "$root/docs/BENCHMARKS.md" "$machine" "$(IFS=';'; echo "${failed[*]:-}")"
 [ -n "${BENCH_KEEP_JSON:-}" ] || rm -f "$rows"

@@ -12,23 +12,23 @@
 # Besides what docker stats reports (the container's memory cgroup: usage less
 # inactive file pages), it prints the cgroup's anonymous and shmem/page-cache
 # parts and the PSS of the processes in it, so the runtimes can be compared.
-# LANGUAGE=python measures Python sandboxes (SESSIONS=1 implied): the Python
-# pool keeps none until Python code is claimed, so the server runs no
+# BENCH_LANGUAGE=python measures Python sandboxes (SESSIONS=1 implied): the
+# Python pool keeps none until Python code is claimed, so the server runs no
 # JavaScript pool and SANDBOX_PYTHON_POOL_MAX=N, the N sessions are opened
 # first (each claim from the pool or a cold start, as it comes; each block
 # returns its container's id, read from /proc/self/mountinfo), then, once the
 # Python pool is at rest, the sessions and the Python sandboxes the pool
-# holds then are read (LANGUAGE=python bench/runtime_bench.sh).
+# holds then are read (BENCH_LANGUAGE=python bench/runtime_bench.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-8}
 port=${BENCH_PORT:-3921}
-language=${LANGUAGE:-javascript}
+language=${BENCH_LANGUAGE:-javascript}
 unset NODE_EXTRA_CA_CERTS
 case $language in
   javascript) pool_env="SANDBOX_POOL_SIZE=$n SANDBOX_POOL_MAX=$n" sessions=${SESSIONS:-0} ;;
   python) pool_env="SANDBOX_POOL_SIZE=0 SANDBOX_PYTHON_POOL_MAX=$n" sessions=1 ;;
-  *) echo "sizing_bench: LANGUAGE is javascript or python, not $language" >&2; exit 2 ;;
+  *) echo "sizing_bench: BENCH_LANGUAGE is javascript or python, not $language" >&2; exit 2 ;;
 esac
 log=$(mktemp)
 # shellcheck disable=SC2086

@@ -20,7 +20,7 @@
 # ALSO_LANGUAGE=python (stdio only): the same server also runs the calls as a
 # Python block (`await call_mcp_tool(...)` in a loop), in a session of its
 # own, as a turn in every round; recorded as with ALSO_RUNTIME, which wins
-# when both are set (LANGUAGE=python bench/runtime_bench.sh).
+# when both are set (BENCH_LANGUAGE=python bench/runtime_bench.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-2000}

@@ -4,6 +4,7 @@
 
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/utf8.hpp"
+#include "harness/mcp_server/py_signature.hpp"
 #include "harness/mcp_server/ts_signature.hpp"
 
 namespace harness::mcp_server {
@@ -86,11 +87,16 @@ json tool_definitions() {
       {"title", "Describe tools"},
       {"description",
        "TypeScript declarations of MCP tools by name (as search_tools gives them): their arguments and, where the "
-       "tool declares it, the shape of what callMCPTool returns."},
+       "tool declares it, the shape of what callMCPTool returns. language: \"python\" gives Python stubs "
+       "(TypedDict) for code run with execute_code's language python."},
       {"inputSchema",
        object_schema(
            {{"names",
-             {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"maxItems", max_describe_names}}}},
+             {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"maxItems", max_describe_names}}},
+            {"language",
+             {{"type", "string"},
+              {"enum", json::array({"typescript", "python"})},
+              {"description", "typescript (default) or python stubs"}}}},
            {"names"})},
       {"outputSchema",
        object_schema({{"declarations",
@@ -193,6 +199,13 @@ boost::asio::awaitable<json> describe_tools(bridge::tool_gateway& tools, const j
   for (const auto& n : *names_it) {
     if (!n.is_string()) co_return tool_error("names must hold strings (tool names as search_tools gives them)");
   }
+  auto language_it = args.find("language");
+  if (language_it != args.end() &&
+      (!language_it->is_string() || (*language_it != "typescript" && *language_it != "python"))) {
+    co_return tool_error("language must be \"typescript\" or \"python\"");
+  }
+  // Python stubs for code run with execute_code's language "python".
+  const bool python = language_it != args.end() && *language_it == "python";
   co_await tools.ready();
   json declarations = json::array();
   json unknown = json::array();
@@ -202,14 +215,16 @@ boost::asio::awaitable<json> describe_tools(bridge::tool_gateway& tools, const j
     auto details = co_await tools.tool_details(name);
     if (!details) {
       unknown.push_back(name);
-      text += "// no tool named " + name.substr(0, 200) + " (search_tools lists them)\n\n";
+      text +=
+          (python ? "# no tool named " : "// no tool named ") + name.substr(0, 200) + " (search_tools lists them)\n\n";
       continue;
     }
-    std::string declaration = ts_declaration(*details);
+    std::string declaration = python ? py_declaration(*details) : ts_declaration(*details);
     text += declaration + "\n\n";
     declarations.push_back({{"name", std::move(name)}, {"declaration", std::move(declaration)}});
   }
-  text += "Call one with: await callMCPTool(\"<name>\", args)";
+  text += python ? "Call one with: await call_mcp_tool(\"<name>\", args)"
+                 : "Call one with: await callMCPTool(\"<name>\", args)";
   co_return tool_result(std::move(text),
                         json{{"declarations", std::move(declarations)}, {"unknown", std::move(unknown)}}, false);
 }

@@ -200,6 +200,31 @@ TEST_F(TaskApprovals, AnApprovedCallWaitsPastTheBlocksLimitAndReachesTheMemorySe
   EXPECT_EQ(after["error"]["code"], "task_finished");
 }
 
+// The same pause in Python: the block waits for the decision past its limit
+// (SANDBOX_TIMEOUT_MS is 2 s here), and the approved call reaches the server.
+TEST_F(TaskApprovals, APythonBlockWaitsForItsApprovalToo) {
+  start();
+  llm.push(json::array({code_step("before = 41\n"
+                                  "made = await call_mcp_tool('memory__create_entities', {'entities': [{'name': "
+                                  "'jane', 'entityType': 'person', 'observations': ['jane.doe@example.com']}]})\n"
+                                  "return {'made': 'jane' in str(made), 'before': before + 1}"),
+                        answer_step("Saved jane.")}));
+  auto r = call("POST", "/task", alice, {{"task", "Remember jane."}, {"mode", "async"}, {"language", "python"}});
+  ASSERT_TRUE(r && r->status == 202) << (r ? r->body : "no answer");
+  const std::string id = r->json()["taskId"];
+  auto view = wait_pending(id);
+  EXPECT_EQ(view["status"], "awaiting_approval");
+  EXPECT_EQ(view["pendingApprovals"][0]["tool"], "memory__create_entities");
+  std::this_thread::sleep_for(2500ms);  // past the block's own limit: the wait does not count
+  decide(id, view["pendingApprovals"][0]["id"], alice, {{"decision", "approve"}}, 200);
+  auto ended = wait_ended(id);
+  ASSERT_EQ(ended["status"], "succeeded") << ended.dump();
+  auto requests = llm.requests();
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_NE(requests[1].body.find("\\\"made\\\":true"), std::string::npos) << requests[1].body;
+  EXPECT_NE(memory_file().find("jane.doe@example.com"), std::string::npos) << "the real value reached the server";
+}
+
 TEST_F(TaskApprovals, ADeniedCallThrowsInTheCodeWhichGoesOn) {
   start();
   llm.push(json::array({code_step(std::string("try { ") + create_jane +
