@@ -4,8 +4,8 @@
 #include <iterator>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "harness/mcp_server/ts_signature.hpp"
@@ -17,18 +17,18 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t max_classes = 24;      // nested objects past this are dict[str, Any]
-constexpr std::size_t max_work = 20000;      // schemas walked, as the TypeScript generator
-constexpr std::size_t max_literals = 20;     // enum values shown; more read as the base type
+constexpr std::size_t max_classes = 24;   // nested objects past this are dict[str, Any]
+constexpr std::size_t max_work = 20000;   // schemas walked, as the TypeScript generator
+constexpr std::size_t max_literals = 20;  // enum values shown; more read as the base type
 constexpr std::size_t max_description_bytes = 2048;
 constexpr std::size_t doc_columns = 96;
 
 bool is_keyword(std::string_view s) {
   static constexpr std::string_view words[] = {
-      "False", "None",   "True",    "and",      "as",   "assert", "async", "await",  "break",
-      "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
-      "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",   "raise",   "return",   "try",  "while",  "with",  "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return std::find(std::begin(words), std::end(words), s) != std::end(words);
 }
 
@@ -154,7 +154,8 @@ class py_writer {
     const json* t = member(s, "type");
     if (t && t->is_array()) {
       std::vector<std::string> parts;
-      for (const auto& one : *t) parts.push_back(one.is_string() ? named_type(one.get<std::string>(), s, hint, depth) : "Any");
+      for (const auto& one : *t)
+        parts.push_back(one.is_string() ? named_type(one.get<std::string>(), s, hint, depth) : "Any");
       return join_union(std::move(parts));
     }
     if (t && t->is_string()) return named_type(t->get<std::string>(), s, hint, depth);

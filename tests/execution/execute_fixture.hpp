@@ -58,7 +58,10 @@ class ExecuteIntegration : public ::testing::Test {
   }
 
   json execute(json body, int expected_status = 200) {
-    auto r = http_call(port, "POST", "/execute", body.dump(), "application/json");
+    // A generous wait for the answer: a cold sandbox (every first Python
+    // block: its pool fills on demand) takes seconds under gVisor on a busy
+    // machine. No test here measures time.
+    auto r = http_call(port, "POST", "/execute", body.dump(), "application/json", "", 60s);
     EXPECT_TRUE(r);
     if (!r) return {};
     EXPECT_EQ(r->status, expected_status) << r->body;

@@ -39,18 +39,19 @@ TEST(PySignature, ATypedDictOfTheArgumentsRequiredFirstAndTheDescriptionAsDocstr
 }
 
 TEST(PySignature, NestedObjectsListsUnionsAndTheResultFromOutputSchema) {
-  json tool = {
-      {"name", "shop__orders"},
-      {"inputSchema",
-       {{"type", "object"},
-        {"properties",
-         {{"ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-          {"limit", {{"type", {"integer", "null"}}, {"default", 10}}},
-          {"filter", {{"type", "object"}, {"properties", {{"region", {{"type", "string"}}}}}}}}}}},
-      {"outputSchema",
-       {{"type", "object"},
-        {"properties", {{"total", {{"type", "number"}}}, {"tags", {{"type", "object"}, {"additionalProperties", {{"type", "boolean"}}}}}}},
-        {"required", {"total"}}}}};
+  json tool = {{"name", "shop__orders"},
+               {"inputSchema",
+                {{"type", "object"},
+                 {"properties",
+                  {{"ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                   {"limit", {{"type", {"integer", "null"}}, {"default", 10}}},
+                   {"filter", {{"type", "object"}, {"properties", {{"region", {{"type", "string"}}}}}}}}}}},
+               {"outputSchema",
+                {{"type", "object"},
+                 {"properties",
+                  {{"total", {{"type", "number"}}},
+                   {"tags", {{"type", "object"}, {"additionalProperties", {{"type", "boolean"}}}}}}},
+                 {"required", {"total"}}}}};
   const std::string py = py_declaration(tool);
   EXPECT_NE(py.find("class Filter(TypedDict):\n    region: NotRequired[str]"), std::string::npos) << py;
   EXPECT_NE(py.find("    filter: NotRequired[Filter]"), std::string::npos) << py;
@@ -59,8 +60,7 @@ TEST(PySignature, NestedObjectsListsUnionsAndTheResultFromOutputSchema) {
   EXPECT_NE(py.find("class ShopOrdersResult(TypedDict):\n    total: float\n    tags: NotRequired[dict[str, bool]]"),
             std::string::npos)
       << py;
-  EXPECT_NE(py.find("async def shop__orders(args: ShopOrdersArgs) -> ShopOrdersResult:\n    ...\n"),
-            std::string::npos)
+  EXPECT_NE(py.find("async def shop__orders(args: ShopOrdersArgs) -> ShopOrdersResult:\n    ...\n"), std::string::npos)
       << py;
   // A class comes before the class that uses it.
   EXPECT_LT(py.find("class Filter("), py.find("class ShopOrdersArgs("));
@@ -120,7 +120,7 @@ TEST(PySignature, RecursiveRefsDeepSchemasAndHugeOnesStayShortAndNeverThrow) {
   json wide = {{"type", "object"}, {"properties", json::object()}};
   for (int i = 0; i < 3000; ++i) {
     wide["properties"]["field_" + std::to_string(i)] = {{"type", "object"},
-                                                         {"properties", {{"x", {{"type", "string"}}}}}};
+                                                        {"properties", {{"x", {{"type", "string"}}}}}};
   }
   const std::string w = py_declaration({{"name", "wide"}, {"inputSchema", wide}});
   EXPECT_LE(w.size(), max_declaration_bytes + 8);
@@ -146,16 +146,19 @@ TEST(PySignature, StubsAreValidPython) {
          {{"type", "object"},
           {"properties", {{"path", {{"type", "string"}, {"description", "where # it is"}}}, {"a-b", {{"const", 3}}}}},
           {"required", {"path"}}}}},
-       {{"name", "9 lives"}, {"inputSchema", {{"type", "object"}, {"properties", {{"x", {{"anyOf", {{{"type", "null"}}, {{"type", "array"}}}}}}}}}}},
-       {{"name", "import"}, {"outputSchema", {{"type", "object"}, {"properties", {{"v", {{"enum", {"a'b", true, nullptr, 3}}}}}}}}}});
+       {{"name", "9 lives"},
+        {"inputSchema",
+         {{"type", "object"}, {"properties", {{"x", {{"anyOf", {{{"type", "null"}}, {{"type", "array"}}}}}}}}}}},
+       {{"name", "import"},
+        {"outputSchema", {{"type", "object"}, {"properties", {{"v", {{"enum", {"a'b", true, nullptr, 3}}}}}}}}}});
   const auto file = std::filesystem::temp_directory_path() / ("harness-py-stubs-" + std::to_string(::getpid()) + ".py");
   {
     std::ofstream out(file);
     out << "from typing import Any, Literal, NotRequired, TypedDict\n\n";
     for (const auto& tool : tools) out << py_declaration(tool) << "\n";
   }
-  const std::string command = "/usr/bin/python3 -I -c \"import ast, sys; ast.parse(open(sys.argv[1]).read())\" " +
-                              file.string() + " 2>&1";
+  const std::string command =
+      "/usr/bin/python3 -I -c \"import ast, sys; ast.parse(open(sys.argv[1]).read())\" " + file.string() + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
