@@ -40,7 +40,10 @@ class task_run {
   asio::awaitable<void> run() {
     // The prompt names the connected servers: a task sent right after
     // start-up waits for those still starting (bounded by their start timeout).
-    if (ctx_.deps.tools) co_await ctx_.deps.tools->ready();
+    if (ctx_.deps.tools) {
+      auto acting = ctx_.deps.tools->acting_for(task_->record.user_id);
+      co_await (acting ? *acting : *ctx_.deps.tools).ready();
+    }
     auto inputs = prompt_for();
     if (ctx_.deps.files) {
       inputs.skills = co_await blocking([&] { return ctx_.deps.files->skills(task_->record.user_id); });
@@ -81,7 +84,7 @@ class task_run {
   // Everything but the skills (which come from the disk, on the thread pool).
   prompt_inputs prompt_for() const {
     prompt_inputs in;
-    if (ctx_.deps.servers) in.servers = ctx_.deps.servers();
+    if (ctx_.deps.servers) in.servers = ctx_.deps.servers(task_->record.user_id);
     in.max_turns = ctx_.config.max_turns;
     in.observation_max_chars = ctx_.config.observation_max_chars;
     in.exec_timeout_ms = static_cast<long>(ctx_.config.exec_timeout.count());

@@ -107,9 +107,9 @@ result<agent_parts> build_agent(const boost::asio::any_io_executor& executor, bo
       tasks->with({to_string(status)}).inc();
     };
   }
-  deps.servers = [registry = inputs.registry] {
+  deps.servers = [registry = inputs.registry](const std::string& user_id) {
     std::vector<std::string> names;
-    for (const auto& tool : registry->list("")) names.push_back(tool.value("name", std::string()));
+    for (const auto& tool : registry->list_for(user_id, "")) names.push_back(tool.value("name", std::string()));
     return agent::server_names(names);
   };
   out.manager = agent::create_agent_manager(executor, std::move(deps), *config, core::real_clock());

@@ -13,44 +13,60 @@ namespace {
 
 class registry_gateway final : public bridge::tool_gateway {
  public:
-  explicit registry_gateway(std::shared_ptr<mcp::tool_registry> registry) : registry_(std::move(registry)) {}
+  // `user`: who the calls act for (user-scoped servers); empty: nobody in particular.
+  registry_gateway(std::shared_ptr<mcp::tool_registry> registry, std::string user)
+      : registry_(std::move(registry)), user_(std::move(user)) {}
+
+  std::shared_ptr<bridge::tool_gateway> acting_for(const std::string& user_id) override {
+    return std::make_shared<registry_gateway>(registry_, user_id);
+  }
 
   // Each helper waits for the servers still starting (bounded by their
-  // start timeout): code run right after start-up sees every tool.
+  // start timeout): code run right after start-up sees every tool. The
+  // user's instances of user-scoped servers whose tools nobody has learned
+  // yet start now, so the first listing shows them too.
   boost::asio::awaitable<void> ready() override {
-    if (!registry_->started()) co_await registry_->wait_started();
+    co_await started();
+    co_await registry_->prepare(user_);
   }
   boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) override {
     co_await ready();
-    co_return registry_->list(query);
+    co_return registry_->list_for(user_, query);
   }
   boost::asio::awaitable<result<nlohmann::json>> tool_details(std::string name) override {
     co_await ready();
-    co_return registry_->details(name);
+    co_return registry_->details_for(user_, name);
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                            std::chrono::steady_clock::time_point not_after,
                                                            bridge::elicit_fn elicit) override {
-    co_await ready();
+    co_await started();  // a call starts the user's instance it needs itself
     auto deadline = mcp::call_deadline::until(not_after);
     deadline.elicit = std::move(elicit);
+    deadline.user = user_;
     co_return co_await registry_->call(std::move(name), std::move(args), std::move(deadline));
   }
   boost::asio::awaitable<result<nlohmann::json>> read_resource(
       std::string server, std::string uri, std::chrono::steady_clock::time_point not_after) override {
-    co_await ready();
-    co_return co_await registry_->read_resource(std::move(server), std::move(uri),
-                                                mcp::call_deadline::until(not_after));
+    co_await started();
+    auto deadline = mcp::call_deadline::until(not_after);
+    deadline.user = user_;
+    co_return co_await registry_->read_resource(std::move(server), std::move(uri), std::move(deadline));
   }
 
  private:
+  boost::asio::awaitable<void> started() {
+    if (!registry_->started()) co_await registry_->wait_started();
+  }
+
   std::shared_ptr<mcp::tool_registry> registry_;
+  std::string user_;
 };
 
 }  // namespace
 
 std::shared_ptr<bridge::tool_gateway> registry_tools(std::shared_ptr<mcp::tool_registry> registry) {
-  return std::make_shared<registry_gateway>(std::move(registry));
+  return std::make_shared<registry_gateway>(std::move(registry), std::string());
 }
 
 pii_filter_factory::pii_filter_factory(std::shared_ptr<const pii::pii_censor> censor,

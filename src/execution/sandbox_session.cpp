@@ -122,6 +122,8 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     const asio::any_io_executor& executor, core::clock& clock, warm_pool& pool, bridge::tool_gateway& tools,
     std::shared_ptr<bridge::data_filter> filter, sandbox_session_options options) {
   if (!filter) filter = std::make_shared<bridge::identity_filter>();
+  // The tools as this session's user reaches them (their instances of user-scoped servers).
+  std::shared_ptr<bridge::tool_gateway> acting = tools.acting_for(options.user_id);
   std::vector<bridge::init_file> files;
   if (options.files) {
     files = co_await core::run_blocking(
@@ -135,8 +137,9 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
     std::unique_ptr<sandbox_session> session(new sandbox_session(executor, options.id, std::move(*lease), filter));
     session->metrics_ = options.metrics;
     session->options_ = options;
-    session->runtime_ =
-        bridge::create_runtime_session(executor, clock, *session->channel_, tools, *session->filter_, options.limits);
+    session->tools_ = acting;
+    session->runtime_ = bridge::create_runtime_session(executor, clock, *session->channel_, acting ? *acting : tools,
+                                                       *session->filter_, options.limits);
     auto init = co_await session->runtime_->init(options.id, files);
     if (init) co_return session;
     core::log_warn("sandbox {} failed at init ({}); discarding it", session->container_->id().substr(0, 12),

@@ -213,7 +213,47 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
   return out;
 }
 
-result<server_config> parse_server(const std::string& name, const json& entry, const env_lookup& env) {
+// Where in `value` (a field of a server entry) `${user.id}` is written, or "".
+std::string user_id_reference(const json& value, const std::string& where) {
+  if (value.is_string()) {
+    return value.get<std::string>().find(user_id_placeholder) != std::string::npos ? where : std::string();
+  }
+  if (value.is_array() || value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      auto found = user_id_reference(item, where + (value.is_array() ? "[" + key + "]" : "." + key));
+      if (!found.empty()) return found;
+    }
+  }
+  return {};
+}
+
+// The entry's "scope", and that `${user.id}` appears only where it can be filled in.
+result<server_scope> parse_scope(const json& entry, const std::string& where) {
+  server_scope scope = server_scope::shared;
+  if (entry.contains("scope")) {
+    const auto& value = entry["scope"];
+    if (value != "shared" && value != "user") {
+      return make_error(mcp::errc::invalid_config, where + ".scope: expected \"shared\" or \"user\"");
+    }
+    scope = value == "user" ? server_scope::user : server_scope::shared;
+  }
+  if (auto in_command = user_id_reference(entry.value("command", json()), where + ".command"); !in_command.empty()) {
+    return make_error(mcp::errc::invalid_config, in_command + ": ${user.id} cannot choose the program",
+                      "name the user in args, env, cwd, url or headers");
+  }
+  if (scope == server_scope::shared) {
+    for (const char* field : {"args", "env", "cwd", "url", "headers", "directories"}) {
+      auto found = user_id_reference(entry.value(field, json()), where + "." + field);
+      if (!found.empty()) {
+        return make_error(mcp::errc::invalid_config, found + ": ${user.id} needs \"scope\": \"user\"",
+                          "add \"scope\": \"user\" to run one instance of this server per user");
+      }
+    }
+  }
+  return scope;
+}
+
+result<server_config> parse_server(const std::string& name, const json& entry, const env_lookup& process) {
   const std::string where = "mcpServers." + name;
   if (!valid_server_name(name)) {
     return make_error(mcp::errc::invalid_config, where + ": invalid server name",
@@ -222,6 +262,14 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
   if (!entry.is_object()) return make_error(mcp::errc::invalid_config, where + ": expected an object");
   server_config server;
   server.name = name;
+  auto scope = parse_scope(entry, where);
+  if (!scope) return scope.error();
+  server.scope = *scope;
+  // ${user.id} stays as written: each user's instance fills it in (user_servers.cpp).
+  const env_lookup env = [&process](const std::string& var) -> std::optional<std::string> {
+    if (var == "user.id") return std::string(user_id_placeholder);
+    return process(var);
+  };
   const bool has_command = entry.contains("command");
   const bool has_url = entry.contains("url");
   if (has_command == has_url) {
@@ -296,6 +344,19 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
   }
   if (has_command && entry.contains("oauth")) {
     return make_error(mcp::errc::invalid_config, where + ".oauth: only remote (url) servers use OAuth");
+  }
+  if (entry.contains("directories")) {
+    const auto& dirs = entry["directories"];
+    if (!dirs.is_array()) return make_error(mcp::errc::invalid_config, where + ".directories: expected an array");
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+      auto dir = expand_string(dirs[i], where + ".directories[" + std::to_string(i) + "]", env);
+      if (!dir) return dir.error();
+      server.directories.push_back(std::move(*dir));
+    }
+  }
+  if (server.scope == server_scope::user && server.kind != transport_kind::stdio && uses_oauth(server)) {
+    return make_error(mcp::errc::invalid_config, where + ": OAuth for a user-scoped server is not supported yet",
+                      "give it an Authorization header, set \"oauth\": false, or keep it shared");
   }
   if (entry.contains("required")) {
     if (!entry["required"].is_boolean())
@@ -398,6 +459,10 @@ std::vector<core::setting_spec> mcp_setting_specs() {
       {"MCP_SHUTDOWN_GRACE_MS", "2000", "stdio shutdown: wait after closing stdin, then after SIGTERM"},
       {"MCP_MAX_MESSAGE_BYTES", "16777216", "largest MCP message (stdio line, HTTP body, SSE event)"},
       {"MCP_MAX_TOOLS_PER_SERVER", "1000", "most tools taken from one MCP server; the rest are dropped (see /health)"},
+      {"MCP_USER_SERVER_IDLE_MS", "600000",
+       "a user's instance of a \"scope\": \"user\" MCP server is stopped after this long without calls"},
+      {"MCP_MAX_USER_SERVERS", "32",
+       "most instances of user-scoped MCP servers at once (idle ones are stopped to make room)"},
       {"OAUTH_REDIRECT_URL", "",
        "where authorization servers send the browser back (this server's /oauth/callback as the browser reaches "
        "it); empty: http://127.0.0.1:<PORT>/oauth/callback"},
@@ -427,6 +492,12 @@ result<mcp_config> load_mcp_config(const core::settings& settings, const env_loo
   config.limits.shutdown_grace = *grace;
   config.limits.max_message_bytes = static_cast<std::size_t>(*max_bytes);
   config.limits.max_tools_per_server = static_cast<std::size_t>(*max_tools);
+  auto user_idle = settings.get_ms("MCP_USER_SERVER_IDLE_MS", 100, 7 * 24 * 3600000LL);
+  if (!user_idle) return user_idle.error();
+  auto user_max = settings.get_int("MCP_MAX_USER_SERVERS", 1, 10000);
+  if (!user_max) return user_max.error();
+  config.user_servers.idle = *user_idle;
+  config.user_servers.max_instances = static_cast<std::size_t>(*user_max);
 
   config.config_path = settings.get("MCP_CONFIG");
   std::ifstream file(config.config_path, std::ios::binary);

@@ -13,6 +13,7 @@
 #include "harness/net/http_client.hpp"
 #include "server_supervisor.hpp"
 #include "tool_result.hpp"
+#include "user_servers.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
@@ -43,9 +44,25 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
                                             "Time of one MCP tool call, from the registry to the server and back.",
                                             {"server", "tool"});
     }
+    std::vector<server_config> per_user;
     for (const auto& server : config_.servers) {
+      if (server.scope == server_scope::user) {
+        per_user.push_back(server);
+        continue;
+      }
       servers_[server.name] =
           std::make_shared<detail::server_supervisor>(executor_, clock_, server, config_.limits, remote_);
+    }
+    user_servers_ = std::make_shared<detail::user_servers>(executor_, clock_, std::move(per_user), config_.limits,
+                                                            config_.user_servers, remote_);
+    if (metrics_ && !user_servers_->names().empty()) {
+      metrics_->add_callback("harness_mcp_user_server_instances",
+                             "Running instances of user-scoped MCP servers (one per user who used one lately).",
+                             core::metric_type::gauge, {}, [weak = std::weak_ptr(user_servers_)] {
+                               auto pool = weak.lock();
+                               return std::vector<core::sample>{
+                                   {{}, pool ? static_cast<double>(pool->instance_count()) : 0.0}};
+                             });
     }
   }
 
@@ -55,7 +72,12 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     co_await for_each_server([](std::shared_ptr<detail::server_supervisor> server) { return server->start(); });
     std::size_t ready = 0;
     for (auto& [name, server] : servers_) ready += server->state() == detail::server_state::ready;
-    core::log_info("mcp: {} of {} servers ready", ready, servers_.size());
+    core::log_info("mcp: {} of {} shared servers ready{}", ready, servers_.size(),
+                   user_servers_->names().empty()
+                       ? std::string()
+                       : "; " + std::to_string(user_servers_->names().size()) +
+                             " user-scoped server(s) start per user on first use");
+    user_servers_->start();
     started_.set();
   }
 
@@ -68,16 +90,24 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   asio::awaitable<void> stop() override {
     auto self = shared_from_this();
     co_await for_each_server([](std::shared_ptr<detail::server_supervisor> server) { return server->stop(); });
+    co_await user_servers_->stop();
   }
 
-  json list(const std::string& query) const override {
+  asio::awaitable<void> prepare(std::string user) override {
+    auto self = shared_from_this();
+    co_await user_servers_->learn_tools(std::move(user));
+  }
+
+  json list_for(const std::string& user, const std::string& query) override {
     std::vector<ranked_tool> tools;
-    for (const auto& [name, server] : servers_) {
-      for (const auto& tool : server->tools()) {
-        tools.push_back({name + std::string(separator) + tool["name"].get<std::string>(),
+    auto add = [&tools](const std::string& server, const std::vector<json>& listed) {
+      for (const auto& tool : listed) {
+        tools.push_back({server + std::string(separator) + tool["name"].get<std::string>(),
                          tool.value("description", std::string()), 0});
       }
-    }
+    };
+    for (const auto& [name, server] : servers_) add(name, server->tools());
+    for (const auto& name : user_servers_->names()) add(name, user_servers_->tools(name, user));
     json out = json::array();
     for (const auto& tool : rank_tools(tools, query)) {
       out.push_back({{"name", tool.name}, {"description", short_description(tool.description)}});
@@ -85,8 +115,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     return out;
   }
 
-  result<json> details(const std::string& name) const override {
-    auto found = find(name);
+  result<json> details_for(const std::string& user, const std::string& name) override {
+    auto found = find(name, user);
     if (!found) return found.error();
     const json& tool = *found->second;
     json out = {{"name", name},
@@ -108,14 +138,23 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::awaitable<result<json>> call_unmetered(std::string name, json arguments, call_deadline timeout) {
     auto self = shared_from_this();
-    auto found = find(name);
-    if (!found) co_return found.error();
     if (!arguments.is_null() && !arguments.is_object()) {
       co_return make_error(mcp::errc::invalid_arguments, "arguments for " + name + " must be a JSON object");
     }
+    const std::size_t split = name.find(separator);
+    const std::string server_name = split == std::string::npos ? std::string() : name.substr(0, split);
+    if (split != 0 && split != std::string::npos && user_servers_->has(server_name)) {
+      // The acting user's own instance, started on first use.
+      auto use = co_await user_servers_->use(server_name, timeout.user);
+      if (!use) co_return use.error();
+      auto tool = usable_tool(use->server(), name.substr(split + separator.size()));
+      if (!tool) co_return tool.error();
+      co_return co_await use->server().call(name.substr(split + separator.size()), std::move(arguments), timeout);
+    }
+    auto found = find(name, {});
+    if (!found) co_return found.error();
     auto server = found->first;
-    co_return co_await server->call(name.substr(name.find(separator) + separator.size()), std::move(arguments),
-                                    timeout);
+    co_return co_await server->call(name.substr(split + separator.size()), std::move(arguments), timeout);
   }
 
   asio::awaitable<result<json>> call(std::string name, json arguments, call_deadline timeout) override {
@@ -130,6 +169,13 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   asio::awaitable<result<json>> read_resource(std::string server, std::string uri, call_deadline timeout) override {
     auto self = shared_from_this();
+    if (user_servers_->has(server)) {
+      auto use = co_await user_servers_->use(server, timeout.user);
+      if (!use) co_return use.error();
+      auto read = co_await use->server().read_resource(std::move(uri), std::move(timeout));
+      if (!read) co_return read.error();
+      co_return resource_contents_value(*read);
+    }
     auto it = servers_.find(server);
     if (it == servers_.end()) {
       co_return make_error(mcp::errc::unknown_tool, "no MCP server named " + server,
@@ -143,12 +189,14 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   core::health_sources health_sources() const override {
     core::health_sources out;
     for (const auto& [name, server] : servers_) out.push_back(server->health());
+    for (auto& source : user_servers_->health_sources()) out.push_back(std::move(source));
     return out;
   }
 
   json status() const override {
     json out = {{"servers", json::object()}};
     for (const auto& [name, server] : servers_) out["servers"][name] = server->status();
+    for (const auto& name : user_servers_->names()) out["servers"][name] = user_servers_->status(name);
     return out;
   }
 
@@ -170,11 +218,15 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     const auto split = name.find(separator);
     std::string_view server = "unknown", tool = "unknown";
     if (split != std::string_view::npos) {
-      auto it = servers_.find(std::string(name.substr(0, split)));
+      const std::string server_name(name.substr(0, split));
+      const std::string tool_name(name.substr(split + separator.size()));
+      auto it = servers_.find(server_name);
       if (it != servers_.end()) {
         server = it->first;
-        const std::string tool_name(name.substr(split + separator.size()));
         if (it->second->find_tool(tool_name)) tool = name.substr(split + separator.size());
+      } else if (user_servers_->has(server_name)) {
+        server = name.substr(0, split);
+        if (find_in(user_servers_->tools(server_name, {}), tool_name)) tool = name.substr(split + separator.size());
       }
     }
     std::string_view outcome = !raw                                               ? std::string_view(code)
@@ -186,11 +238,47 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   using found_tool = std::pair<std::shared_ptr<detail::server_supervisor>, const json*>;
 
-  result<found_tool> find(const std::string& name) const {
+  static const json* find_in(const std::vector<json>& tools, const std::string& tool) {
+    for (const auto& t : tools) {
+      if (t["name"] == tool) return &t;
+    }
+    return nullptr;
+  }
+
+  // `tool` on a user's instance: it must be ready and have the tool.
+  static result<const json*> usable_tool(const detail::server_supervisor& server, const std::string& tool) {
+    if (server.state() != detail::server_state::ready) {
+      auto status = server.status();
+      return make_error(mcp::errc::server_unavailable,
+                        "your instance of MCP server " + server.config().name + " is " +
+                            detail::to_string(server.state()) +
+                            (status.contains("reason") ? ": " + status["reason"].get<std::string>() : std::string()),
+                        "see GET /health; a crashed instance is restarted with backoff");
+    }
+    const json* found = server.find_tool(tool);
+    if (!found) {
+      return make_error(mcp::errc::unknown_tool, "server " + server.config().name + " has no tool " + tool,
+                        "list the tools with list_mcp_tools()");
+    }
+    return found;
+  }
+
+  // The tool `name` as `user` sees it; for a shared server, its supervisor
+  // too (null for a user-scoped one, whose instance use() gives).
+  result<found_tool> find(const std::string& name, const std::string& user) {
     const std::size_t split = name.find(separator);
     if (split == std::string::npos || split == 0) {
       return make_error(mcp::errc::unknown_tool, "no tool named " + name,
                         "tool names are server__tool; list them with list_mcp_tools()");
+    }
+    if (user_servers_->has(name.substr(0, split))) {
+      const json* tool = find_in(user_servers_->tools(name.substr(0, split), user), name.substr(split + 2));
+      if (!tool) {
+        return make_error(mcp::errc::unknown_tool, "server " + name.substr(0, split) + " has no tool " +
+                                                       name.substr(split + 2) + " (as far as its instances have told)",
+                          "list the tools with list_mcp_tools()");
+      }
+      return found_tool{nullptr, tool};
     }
     auto it = servers_.find(name.substr(0, split));
     if (it == servers_.end()) {
@@ -220,7 +308,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
   remote_access remote_;
   core::family<core::counter>* calls_ = nullptr;
   core::family<core::histogram>* call_seconds_ = nullptr;
-  std::map<std::string, std::shared_ptr<detail::server_supervisor>> servers_;
+  std::map<std::string, std::shared_ptr<detail::server_supervisor>> servers_;  // shared servers
+  std::shared_ptr<detail::user_servers> user_servers_;                         // "scope": "user" ones
   core::async_event started_;  // set when start() has settled every server
 };
 

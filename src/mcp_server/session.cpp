@@ -269,11 +269,14 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     }
     if (name == search_tool_name || name == describe_tool_name) {
       if (!deps_->tools) co_return jsonrpc::result(id, tool_error("no MCP servers are configured on this server"));
+      // The tools as this session's user reaches them (user-scoped servers).
+      auto acting = deps_->tools->acting_for(user_id_);
+      auto& tools = acting ? *acting : *deps_->tools;
       json out;  // no co_await inside ?: (GCC 12)
       if (name == search_tool_name) {
-        out = co_await search_tools(*deps_->tools, args);
+        out = co_await search_tools(tools, args);
       } else {
-        out = co_await describe_tools(*deps_->tools, args);
+        out = co_await describe_tools(tools, args);
       }
       co_return jsonrpc::result(id, std::move(out));
     }

@@ -4,6 +4,7 @@
 
 #include "harness/mcp/config.hpp"
 #include "mcp_test_support.hpp"
+#include "user_servers.hpp"
 
 namespace harness::mcp {
 namespace {
@@ -78,6 +79,7 @@ TEST(McpConfig, DefaultConfigFileLoads) {
   ASSERT_TRUE(config) << config.error().describe();
   ASSERT_EQ(config->servers.size(), 2u);
   for (const auto& server : config->servers) {
+    EXPECT_EQ(server.scope, server_scope::user) << "each user has their own files and memory";
     EXPECT_EQ(server.command, "node");
     ASSERT_FALSE(server.args.empty());
     EXPECT_TRUE(std::filesystem::path(server.args[0]).is_absolute()) << server.args[0];
@@ -102,6 +104,72 @@ TEST(McpConfig, ToolsPerServerLimitIsASetting) {
   auto refused = load_mcp_config(*zero, fake_env({}));
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("MCP_MAX_TOOLS_PER_SERVER"), std::string::npos) << refused.error().message;
+}
+
+TEST(McpConfig, UserScopedServersKeepTheUserIdForEachInstance) {
+  const std::string text = R"({"mcpServers": {
+    "notes": {"scope": "user", "command": "node", "args": ["n.js", "${ROOT:-/data/${user.id}}"],
+              "env": {"FILE": "/m/${user.id}.jsonl"}, "directories": ["/data/${user.id}"]},
+    "api": {"scope": "user", "url": "http://127.0.0.1:9/u/${user.id}", "headers": {"X-User": "${user.id}"},
+            "oauth": false},
+    "shared": {"command": "node", "args": ["s.js"]}}})";
+  auto servers = parse_mcp_servers(text, "/cfg", fake_env({}));
+  ASSERT_TRUE(servers) << servers.error().describe();
+  ASSERT_EQ(servers->size(), 3u);
+  const auto& api = (*servers)[0];
+  const auto& notes = (*servers)[1];
+  EXPECT_EQ(api.scope, server_scope::user);
+  EXPECT_EQ(api.url, "http://127.0.0.1:9/u/${user.id}");
+  EXPECT_EQ(notes.args[1], "/data/${user.id}") << "the placeholder survives a default";
+  EXPECT_EQ(notes.env.at("FILE"), "/m/${user.id}.jsonl");
+  EXPECT_EQ(notes.directories, std::vector<std::string>{"/data/${user.id}"});
+  EXPECT_EQ((*servers)[2].scope, server_scope::shared);
+
+  auto alice = detail::for_user(notes, "alice");
+  EXPECT_EQ(alice.args[1], "/data/alice");
+  EXPECT_EQ(alice.env.at("FILE"), "/m/alice.jsonl");
+  EXPECT_EQ(alice.directories, std::vector<std::string>{"/data/alice"});
+  EXPECT_FALSE(alice.required);
+  auto bob = detail::for_user(api, "bob");
+  EXPECT_EQ(bob.url, "http://127.0.0.1:9/u/bob");
+  EXPECT_EQ(bob.headers.at("X-User"), "bob");
+}
+
+TEST(McpConfig, RefusesTheUserIdWhereItCannotBeFilledIn) {
+  struct bad_case {
+    std::string entry, says;
+  };
+  const std::vector<bad_case> cases = {
+      {R"({"command": "node", "args": ["/d/${user.id}"]})", "mcpServers.x.args[0]: ${user.id} needs"},
+      {R"({"command": "node", "env": {"F": "${user.id}"}})", "mcpServers.x.env.F: ${user.id} needs"},
+      {R"({"url": "http://127.0.0.1:9/${user.id}"})", "mcpServers.x.url: ${user.id} needs"},
+      {R"({"scope": "user", "command": "${user.id}"})", "mcpServers.x.command: ${user.id} cannot choose"},
+      {R"({"scope": "everyone", "command": "node"})", "mcpServers.x.scope: expected"},
+      {R"({"scope": "user", "command": "node", "directories": "/d"})", "mcpServers.x.directories: expected an array"},
+      {R"({"scope": "user", "url": "http://127.0.0.1:9/mcp"})", "OAuth for a user-scoped server"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parse_mcp_servers(R"({"mcpServers": {"x": )" + c.entry + "}}", "/cfg", fake_env({}));
+    ASSERT_FALSE(parsed) << c.entry;
+    EXPECT_NE(parsed.error().message.find(c.says), std::string::npos) << c.entry << " -> " << parsed.error().message;
+  }
+}
+
+TEST(McpConfig, UserServerLimitsAreSettings) {
+  core::setting_sources sources;
+  sources.env["MCP_CONFIG"] = testing::source_dir() + "/servers/mcp.json";
+  sources.env["MCP_USER_SERVER_IDLE_MS"] = "1500";
+  sources.env["MCP_MAX_USER_SERVERS"] = "3";
+  auto settings = core::settings::resolve(mcp_setting_specs(), sources);
+  ASSERT_TRUE(settings);
+  auto config = load_mcp_config(*settings, fake_env({}));
+  ASSERT_TRUE(config) << config.error().describe();
+  EXPECT_EQ(config->user_servers.idle, std::chrono::milliseconds(1500));
+  EXPECT_EQ(config->user_servers.max_instances, 3u);
+  sources.env["MCP_MAX_USER_SERVERS"] = "0";
+  auto zero = core::settings::resolve(mcp_setting_specs(), sources);
+  ASSERT_TRUE(zero);
+  EXPECT_FALSE(load_mcp_config(*zero, fake_env({})));
 }
 
 TEST(McpConfig, MissingFileIsAClearError) {

@@ -180,7 +180,8 @@ struct agent_dependencies {
   std::shared_ptr<execution::sandbox_files> files;  // null: no skills, no workspace
   // Where the blocking file work of `files` runs (a thread pool), never the I/O thread.
   boost::asio::any_io_executor blocking;
-  std::function<std::vector<std::string>()> servers;  // server names for the prompt; may be empty
+  // The server names for the prompt of a task of this user; may be empty.
+  std::function<std::vector<std::string>(const std::string& user_id)> servers;
   std::function<void(task_status)> on_task_end;       // metrics hook; may be empty
   std::shared_ptr<core::metrics_registry> metrics;    // sandbox and PII counts; may be null
   // Seals conversation vaults at rest (pii/vault_seal.hpp); null: stored as plain JSON.

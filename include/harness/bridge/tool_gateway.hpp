@@ -25,6 +25,13 @@ using elicit_fn = std::function<boost::asio::awaitable<std::optional<nlohmann::j
 class tool_gateway {
  public:
   virtual ~tool_gateway() = default;
+  // The gateway as `user_id` reaches the tools: with user-scoped MCP
+  // servers, that user's instances. Null: this gateway is the same for
+  // every user (use it as it is).
+  virtual std::shared_ptr<tool_gateway> acting_for(const std::string& user_id) {
+    (void)user_id;
+    return nullptr;
+  }
   // Returns once the tools can be listed (servers still starting have settled).
   virtual boost::asio::awaitable<void> ready() = 0;
   // list_mcp_tools(query?): [{name, description}]

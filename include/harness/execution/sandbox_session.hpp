@@ -92,6 +92,7 @@ class sandbox_session {
   static boost::asio::awaitable<void> drain_stdio(std::shared_ptr<stdio_drain> drain);
   std::shared_ptr<stdio_drain> drain_;
   std::shared_ptr<bridge::data_filter> filter_;
+  std::shared_ptr<bridge::tool_gateway> tools_;  // the gateway acting for the user, when it differs per user
   std::unique_ptr<bridge::runtime_session> runtime_;
   std::shared_ptr<core::metrics_registry> metrics_;
   sandbox_session_options options_;  // whose files, and where the file work runs

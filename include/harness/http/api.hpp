@@ -58,12 +58,14 @@ boost::asio::awaitable<http_response> handle_mcp_post(const request_context& con
 http_response handle_mcp_get(const request_context& context);
 boost::asio::awaitable<http_response> handle_mcp_delete(const request_context& context);
 
-// GET /tools?query=: [{name, description}] of connected servers' tools, best match first.
-http_response handle_list_tools(const request_context& context);
+// GET /tools?query=&userId=: [{name, description}] of connected servers'
+// tools, best match first; with userId, that user's instances of user-scoped
+// servers (started when their tools are not known yet).
+boost::asio::awaitable<http_response> handle_list_tools(const request_context& context);
 
-// GET /tools/{name}: {name, description, inputSchema, outputSchema?,
+// GET /tools/{name}?userId=: {name, description, inputSchema, outputSchema?,
 // annotations?, declaration}: `declaration` is the tool as TypeScript.
-http_response handle_tool_details(const request_context& context);
+boost::asio::awaitable<http_response> handle_tool_details(const request_context& context);
 
 // GET /me: who the request's key is {auth, keyId, label, users, admin}, for
 // the dashboard's sign-in (and any client that wants to check its key).

@@ -8,6 +8,11 @@
 // `${VAR}` and `${VAR:-default}` are expanded in command, args, env, cwd, url
 // and headers from the process environment; `${MCP_CONFIG_DIR}` is the folder
 // holding the file. An unset variable without a default is an error.
+//
+// A server with `"scope": "user"` runs one instance per user (see
+// user_servers.hpp): `${user.id}` in its args, env, cwd, url, headers and
+// `directories` is the acting user's id, filled in when that user's instance
+// starts. A shared server (the default) cannot name `${user.id}`.
 #pragma once
 
 #include <chrono>
@@ -72,9 +77,20 @@ struct oauth_config {
   std::string issuer;
 };
 
+// shared: one instance serves every user; user: one instance per acting user.
+enum class server_scope { shared, user };
+
+// What `${user.id}` is written as in a user-scoped server's fields until an
+// instance for a user fills it in.
+inline constexpr std::string_view user_id_placeholder = "${user.id}";
+
 struct server_config {
   std::string name;  // the key under mcpServers; [A-Za-z0-9_-], no "__" (it separates server__tool)
   transport_kind kind = transport_kind::stdio;
+  server_scope scope = server_scope::shared;
+  // Folders created (mode 700) before the server starts: the per-user roots a
+  // user-scoped server's args or env name, such as data/files/${user.id}.
+  std::vector<std::string> directories;
   // stdio
   std::string command;
   std::vector<std::string> args;
@@ -118,6 +134,9 @@ struct call_deadline {
   // defaults when they cover the required fields, else decline. The time
   // spent waiting for the answer does not count against the deadlines.
   std::function<boost::asio::awaitable<std::optional<nlohmann::json>>(nlohmann::json)> elicit{};
+  // Who the call acts for: a user-scoped server's call goes to this user's
+  // instance (started if need be). Empty: no user, which such a server refuses.
+  std::string user{};
 };
 
 struct client_limits {
@@ -132,10 +151,17 @@ struct client_limits {
   std::chrono::milliseconds restart_backoff_max{30000};
 };
 
+// Instances of user-scoped servers (MCP_USER_SERVER_IDLE_MS, MCP_MAX_USER_SERVERS).
+struct user_server_limits {
+  std::chrono::milliseconds idle{600000};  // an instance without calls this long is stopped
+  std::size_t max_instances = 32;          // at once, over all users and servers
+};
+
 struct mcp_config {
   std::string config_path;  // where the servers came from, for messages
   std::vector<server_config> servers;
   client_limits limits;
+  user_server_limits user_servers;
 };
 
 // Looks up an environment variable; nullopt when unset. Injected so tests need no setenv.

@@ -30,7 +30,9 @@
   /* GET /oauth/callback for no pending authorization (unknown, expired, used) */            \
   X(oauth_callback_invalid, "oauth_callback_invalid", 400)                                   \
   /* OAuth: the authorization server refused the grant or the client (invalid_grant, ...) */ \
-  X(grant_refused, "mcp_grant_refused", 502)
+  X(grant_refused, "mcp_grant_refused", 502)                                                \
+  /* every instance of user-scoped servers is in a call and the cap (MCP_MAX_USER_SERVERS) is reached */ \
+  X(user_servers_busy, "mcp_user_servers_busy", 503)
 
 namespace harness::mcp {
 

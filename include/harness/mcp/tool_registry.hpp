@@ -46,18 +46,29 @@ class tool_registry {
 
   // [{name, description}] of ready servers' tools, best match first. An empty
   // query lists all tools by name; otherwise tools matching no query word are left out.
-  // (GET /tools?query=, list_mcp_tools)
-  virtual nlohmann::json list(const std::string& query) const = 0;
+  // (GET /tools?query=, list_mcp_tools). `user`: whose instances of
+  // user-scoped servers to show (see user_servers.hpp); their tools as last
+  // learned from any instance when the user has none running, and none when
+  // no instance has run yet (prepare() starts the user's).
+  virtual nlohmann::json list_for(const std::string& user, const std::string& query) = 0;
+  nlohmann::json list(const std::string& query) { return list_for({}, query); }
 
   // {name, description, inputSchema, outputSchema?} (GET /tools/{name}, get_mcp_tool_details).
   // Error mcp_unknown_tool when no ready server has it.
-  virtual result<nlohmann::json> details(const std::string& name) const = 0;
+  virtual result<nlohmann::json> details_for(const std::string& user, const std::string& name) = 0;
+  result<nlohmann::json> details(const std::string& name) { return details_for({}, name); }
+
+  // Starts `user`'s instances of the user-scoped servers whose tools are
+  // not known yet, so that list_for(user) shows them; each start is bounded
+  // by the start timeout. Nothing to do without user-scoped servers.
+  virtual boost::asio::awaitable<void> prepare(std::string user) = 0;
 
   // Calls server__tool. On success: the tool's structuredContent if it has one, else
   // its content with text items parsed as JSON where they are JSON (callMCPTool);
   // a resource_link item carries the name of its `server`, for read_resource.
   // A tool result with isError becomes error mcp_tool_error; see tool_result.hpp.
   // `deadline`: see call_deadline (config.hpp); by default the server's own.
+  // Its `user` picks the instance of a user-scoped server.
   virtual boost::asio::awaitable<result<nlohmann::json>> call(std::string name, nlohmann::json arguments,
                                                               call_deadline deadline = {}) = 0;
 

@@ -1,0 +1,122 @@
+// The instances of user-scoped MCP servers ("scope": "user"): one per
+// (server, user), started on that user's first use, stopped after
+// MCP_USER_SERVER_IDLE_MS without calls, at most MCP_MAX_USER_SERVERS at once
+// over all servers and users. When the cap is reached, the instance idle the
+// longest is stopped to make room; when every instance is in a call, the new
+// user's call fails with mcp_user_servers_busy (and /health says so).
+//
+// What one user's instance learns (its tool list) serves the other users of
+// the same server until an instance reports a change: listing tools does not
+// start an instance for every user. Health and metrics count instances; they
+// never carry a user's id.
+//
+// Use it on the registry's executor, like the registry.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/async_event.hpp"
+#include "harness/core/clock.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/health.hpp"
+#include "harness/mcp/config.hpp"
+#include "server_supervisor.hpp"
+
+namespace harness::mcp::detail {
+
+// `server` as `user`'s instance runs it: ${user.id} filled in wherever it is written.
+server_config for_user(const server_config& server, const std::string& user);
+
+// One running instance and what the pool knows of its use.
+struct user_instance {
+  explicit user_instance(const boost::asio::any_io_executor& executor) : started(executor) {}
+  std::shared_ptr<server_supervisor> server;
+  core::steady_time last_used{};
+  int calls = 0;              // in flight
+  core::async_event started;  // set when its first start has settled
+};
+
+// Marks a call on an instance: while it lives the instance is busy (never
+// stopped for idleness or room); its end starts the idle time again.
+class instance_use {
+ public:
+  instance_use(std::shared_ptr<user_instance> instance, core::clock& clock);
+  ~instance_use();
+  instance_use(instance_use&& other) noexcept;
+  instance_use(const instance_use&) = delete;
+  instance_use& operator=(const instance_use&) = delete;
+  instance_use& operator=(instance_use&&) = delete;
+  server_supervisor& server() const { return *instance_->server; }
+
+ private:
+  std::shared_ptr<user_instance> instance_;
+  core::clock* clock_;
+};
+
+class user_servers : public std::enable_shared_from_this<user_servers> {
+ public:
+  user_servers(boost::asio::any_io_executor executor, core::clock& clock, std::vector<server_config> servers,
+               client_limits limits, user_server_limits user_limits, remote_access remote);
+
+  // Starts the loop that stops idle instances; stop() ends it and every instance.
+  void start();
+  boost::asio::awaitable<void> stop();
+
+  bool has(const std::string& server) const { return templates_.count(server) != 0; }
+  std::vector<std::string> names() const;
+
+  // `user`'s instance of `server`, started (and its start waited for) when
+  // the user has none; the returned use keeps it busy. Errors: a user id
+  // that is not safe to write into a command line or path, and
+  // mcp_user_servers_busy when the cap is reached and no instance is idle.
+  boost::asio::awaitable<result<instance_use>> use(std::string server, std::string user);
+
+  // Starts `user`'s instances of the servers whose tools are not known yet,
+  // so a listing can show them (bounded by each start's timeout).
+  boost::asio::awaitable<void> learn_tools(std::string user);
+
+  // The tools of `server` as `user` sees them: from the user's ready
+  // instance, else as last learned from any instance (empty when none has run).
+  const std::vector<nlohmann::json>& tools(const std::string& server, const std::string& user);
+
+  // One health source per user-scoped server ("mcp.<server>") and
+  // "mcp.user_instances" for the cap; status() of one server.
+  core::health_sources health_sources() const;
+  nlohmann::json status(const std::string& server) const;
+  std::size_t instance_count() const { return instances_.size(); }
+
+ private:
+  using instance_key = std::pair<std::string, std::string>;  // server, user
+  boost::asio::awaitable<result<std::shared_ptr<user_instance>>> launch(const std::string& server,
+                                                                        const std::string& user);
+  // Stops the instance idle the longest to make room; false when all are in a call.
+  bool evict_one();
+  void retire(std::map<instance_key, std::shared_ptr<user_instance>>::iterator it, const char* why);
+  boost::asio::awaitable<void> reap_loop();
+  void remember_tools(const std::string& server, const server_supervisor& instance);
+
+  boost::asio::any_io_executor executor_;
+  core::clock& clock_;
+  std::map<std::string, server_config> templates_;
+  client_limits limits_;
+  user_server_limits user_limits_;
+  remote_access remote_;
+  std::map<instance_key, std::shared_ptr<user_instance>> instances_;
+  std::map<std::string, std::vector<nlohmann::json>> learned_;  // per server: the last tool list an instance had
+  std::size_t refused_ = 0;                                     // calls refused at the cap
+  std::size_t stopped_idle_ = 0;
+  std::size_t evicted_ = 0;
+  bool stopping_ = false;
+  std::unique_ptr<core::timer> reaper_;
+};
+
+}  // namespace harness::mcp::detail
