@@ -54,15 +54,15 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
           std::make_shared<detail::server_supervisor>(executor_, clock_, server, config_.limits, remote_);
     }
     user_servers_ = std::make_shared<detail::user_servers>(executor_, clock_, std::move(per_user), config_.limits,
-                                                            config_.user_servers, remote_);
+                                                           config_.user_servers, remote_);
     if (metrics_ && !user_servers_->names().empty()) {
-      metrics_->add_callback("harness_mcp_user_server_instances",
-                             "Running instances of user-scoped MCP servers (one per user who used one lately).",
-                             core::metric_type::gauge, {}, [weak = std::weak_ptr(user_servers_)] {
-                               auto pool = weak.lock();
-                               return std::vector<core::sample>{
-                                   {{}, pool ? static_cast<double>(pool->instance_count()) : 0.0}};
-                             });
+      metrics_->add_callback(
+          "harness_mcp_user_server_instances",
+          "Running instances of user-scoped MCP servers (one per user who used one lately).", core::metric_type::gauge,
+          {}, [weak = std::weak_ptr(user_servers_)] {
+            auto pool = weak.lock();
+            return std::vector<core::sample>{{{}, pool ? static_cast<double>(pool->instance_count()) : 0.0}};
+          });
     }
   }
 
@@ -73,10 +73,9 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     std::size_t ready = 0;
     for (auto& [name, server] : servers_) ready += server->state() == detail::server_state::ready;
     core::log_info("mcp: {} of {} shared servers ready{}", ready, servers_.size(),
-                   user_servers_->names().empty()
-                       ? std::string()
-                       : "; " + std::to_string(user_servers_->names().size()) +
-                             " user-scoped server(s) start per user on first use");
+                   user_servers_->names().empty() ? std::string()
+                                                  : "; " + std::to_string(user_servers_->names().size()) +
+                                                        " user-scoped server(s) start per user on first use");
     user_servers_->start();
     started_.set();
   }
@@ -274,8 +273,9 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     if (user_servers_->has(name.substr(0, split))) {
       const json* tool = find_in(user_servers_->tools(name.substr(0, split), user), name.substr(split + 2));
       if (!tool) {
-        return make_error(mcp::errc::unknown_tool, "server " + name.substr(0, split) + " has no tool " +
-                                                       name.substr(split + 2) + " (as far as its instances have told)",
+        return make_error(mcp::errc::unknown_tool,
+                          "server " + name.substr(0, split) + " has no tool " + name.substr(split + 2) +
+                              " (as far as its instances have told)",
                           "list the tools with list_mcp_tools()");
       }
       return found_tool{nullptr, tool};

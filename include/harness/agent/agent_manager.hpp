@@ -182,8 +182,8 @@ struct agent_dependencies {
   boost::asio::any_io_executor blocking;
   // The server names for the prompt of a task of this user; may be empty.
   std::function<std::vector<std::string>(const std::string& user_id)> servers;
-  std::function<void(task_status)> on_task_end;       // metrics hook; may be empty
-  std::shared_ptr<core::metrics_registry> metrics;    // sandbox and PII counts; may be null
+  std::function<void(task_status)> on_task_end;     // metrics hook; may be empty
+  std::shared_ptr<core::metrics_registry> metrics;  // sandbox and PII counts; may be null
   // Seals conversation vaults at rest (pii/vault_seal.hpp); null: stored as plain JSON.
   std::shared_ptr<const pii::vault_sealer> sealer;
   // Makes each task's data filter over the task's vault (the censor, the
