@@ -361,7 +361,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
     // The task's own guard: maxCallsPerTask counts this task's calls, across its sandboxes.
-    task->filter = deps_.filters->make(task->vault);
+    task->filter = deps_.filters->make(task->vault, {request.user_id, request.admin});
     // A call the policy asks about waits for POST /tasks/{id}/approvals/{id}.
     attach_approvals(task, clock_, config_.approval_timeout,
                      [store = deps_.store, executor = executor_](const store::task_record& now) {

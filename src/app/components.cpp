@@ -231,7 +231,9 @@ result<guard_factory> build_guards(const policy::policy_config& config, const st
     auto details = registry->details(tool);
     return details ? details->value("annotations", nlohmann::json()) : nlohmann::json();
   };
-  return guard_factory([source, annotations] { return std::make_unique<policy::call_guard>(source, annotations); });
+  return guard_factory([source, annotations](const policy::caller_identity& who) {
+    return std::make_unique<policy::call_guard>(source, annotations, who);
+  });
 }
 
 // OAuth for remote MCP servers: tokens in a file sealed with the vault key,

@@ -73,9 +73,10 @@ pii_filter_factory::pii_filter_factory(std::shared_ptr<const pii::pii_censor> ce
                                        std::shared_ptr<core::metrics_registry> metrics, guard_factory guards)
     : censor_(std::move(censor)), metrics_(std::move(metrics)), guards_(std::move(guards)) {}
 
-std::shared_ptr<pii_filter> pii_filter_factory::make(std::shared_ptr<pii::pii_vault> vault) const {
+std::shared_ptr<pii_filter> pii_filter_factory::make(std::shared_ptr<pii::pii_vault> vault,
+                                                     const policy::caller_identity& who) const {
   return std::make_shared<pii_filter>(censor_, std::move(vault), metrics_ ? &pii_detection_counter(*metrics_) : nullptr,
-                                      guards_ ? guards_() : nullptr);
+                                      guards_ ? guards_(who) : nullptr);
 }
 
 pii_filter::pii_filter(std::shared_ptr<const pii::pii_censor> censor, std::shared_ptr<pii::pii_vault> vault,

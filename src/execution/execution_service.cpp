@@ -32,6 +32,7 @@ double ms_between(core::steady_time from, core::steady_time to) {
 struct exec_session {
   std::string id;
   std::string user_id;
+  bool admin = false;  // the request that opened it had admin rights (tool policy "role")
   sandbox::language language = sandbox::language::javascript;  // of its first block, for all
   std::unique_ptr<sandbox_session> sandbox;                    // null while it starts
   core::steady_time last_used{};
@@ -138,6 +139,7 @@ class execution_service_impl final : public execution_service,
       session = std::make_shared<exec_session>();
       session->id = request.session_id.value_or(core::make_id("sess_"));
       session->user_id = request.user_id;
+      session->admin = request.admin;
       session->language = request.language;
       // Before the first wait, so that overlapping requests see each other.
       starting reserved(*this, session, named);
@@ -267,7 +269,8 @@ class execution_service_impl final : public execution_service,
     session.last_used = clock_.steady_now();
     std::shared_ptr<bridge::data_filter> filter;
     if (filters_) {
-      auto pii = filters_->make(std::make_shared<pii::pii_vault>());  // the session's own vault
+      // The session's own vault; the policy's rules see its user and role.
+      auto pii = filters_->make(std::make_shared<pii::pii_vault>(), {session.user_id, session.admin});
       pii->set_approver(std::move(approver));
       filter = std::move(pii);
     }

@@ -43,10 +43,10 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
   std::shared_ptr<mcp_session> open_private(std::string user_id) override {
     auto id = new_id();
     if (!id) return nullptr;
-    return create_session(executor_, clock_, deps_, config_, std::move(*id), std::move(user_id), {});
+    return create_session(executor_, clock_, deps_, config_, std::move(*id), std::move(user_id), {}, true);
   }
 
-  opened_session open(std::string user_id, std::string key_id) override {
+  opened_session open(std::string user_id, std::string key_id, bool admin) override {
     if (stopping_) return {nullptr, session_refusal::stopping};
     if (sessions_.size() >= config_.max_sessions) return {nullptr, session_refusal::server_full};
     std::size_t of_key = 0, of_user = 0;
@@ -58,7 +58,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
     if (of_user >= config_.max_sessions_per_user) return {nullptr, session_refusal::user_full};
     auto id = new_id();
     if (!id) return {nullptr, session_refusal::server_full};
-    auto session = create_session(executor_, clock_, deps_, config_, *id, std::move(user_id), std::move(key_id));
+    auto session = create_session(executor_, clock_, deps_, config_, *id, std::move(user_id), std::move(key_id), admin);
     sessions_[*id] = session;
     return {session, session_refusal::none};
   }

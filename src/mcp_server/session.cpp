@@ -78,7 +78,7 @@ std::string result_text(const bridge::exec_result& block, std::string_view note)
 class session_impl final : public mcp_session, public std::enable_shared_from_this<session_impl> {
  public:
   session_impl(const asio::any_io_executor& executor, core::clock& clock, std::shared_ptr<const face_deps> deps,
-               const face_config& config, std::string id, std::string user_id, std::string key_id)
+               const face_config& config, std::string id, std::string user_id, std::string key_id, bool admin)
       : executor_(executor),
         clock_(clock),
         deps_(std::move(deps)),
@@ -86,6 +86,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         id_(std::move(id)),
         user_id_(std::move(user_id)),
         key_id_(std::move(key_id)),
+        admin_(admin),
         last_active_(clock.steady_now()),
         streams_(executor, clock),
         approver_(std::make_shared<face_approver>(executor, clock, config.approval_timeout, id_, key_id_)) {}
@@ -327,6 +328,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     execution::execute_request request;
     request.user_id = user_id_;
     request.key_id = key_id_;
+    request.admin = admin_;
     request.code = std::move(code);
     request.language = *language;
     request.session_id = id_;
@@ -401,6 +403,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   std::string id_;
   std::string user_id_;
   std::string key_id_;
+  bool admin_;  // opened with admin rights: the tool policy's "role": "admin"
   std::string version_;
   core::steady_time last_active_;
   std::map<std::string, in_flight> in_flight_;  // by the request id's JSON text
@@ -417,9 +420,9 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
 
 std::shared_ptr<mcp_session> create_session(const asio::any_io_executor& executor, core::clock& clock,
                                             std::shared_ptr<const face_deps> deps, const face_config& config,
-                                            std::string id, std::string user_id, std::string key_id) {
+                                            std::string id, std::string user_id, std::string key_id, bool admin) {
   return std::make_shared<session_impl>(executor, clock, std::move(deps), config, std::move(id), std::move(user_id),
-                                        std::move(key_id));
+                                        std::move(key_id), admin);
 }
 
 }  // namespace harness::mcp_server

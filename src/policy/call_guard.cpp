@@ -4,13 +4,13 @@
 
 namespace harness::policy {
 
-call_guard::call_guard(std::shared_ptr<policy_source> source, annotations_lookup annotations)
-    : source_(std::move(source)), annotations_(std::move(annotations)) {}
+call_guard::call_guard(std::shared_ptr<policy_source> source, annotations_lookup annotations, caller_identity who)
+    : source_(std::move(source)), annotations_(std::move(annotations)), who_(std::move(who)) {}
 
 tool_decision call_guard::decide(const std::string& tool) {
   auto policy = source_->current();
   nlohmann::json annotations = annotations_ && policy->uses_annotations() ? annotations_(tool) : nlohmann::json();
-  return policy->decide(tool, annotations);
+  return policy->decide(tool, annotations, who_);
 }
 
 result<call_guard::admission> call_guard::admit(const std::string& tool) {

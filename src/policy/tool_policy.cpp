@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/ids.hpp"
+
 namespace harness::policy {
 namespace {
 
@@ -58,14 +60,34 @@ result<tool_rule> rule_of(const json& value, std::size_t index, const std::vecto
       auto pii = pii_of(field, known, where);
       if (!pii) return pii.error();
       rule.pii = std::move(*pii);
+    } else if (key == "users") {
+      if (!field.is_array() || field.empty() || field.size() > 1000) {
+        return invalid(where + ": \"users\" must be a list of 1 to 1000 user ids such as [\"alice\"]");
+      }
+      for (const auto& user : field) {
+        if (!user.is_string() || !core::is_safe_id(user.get<std::string>(), 64)) {
+          return invalid(
+              fmt::format("{}: \"users\" lists {}, which is not a user id (letters, digits, '.', '_', "
+                          "'-'; at most 64)",
+                          where, user.dump().substr(0, 80)));
+        }
+        rule.users.push_back(user.get<std::string>());
+      }
+    } else if (key == "role") {
+      if (field != "admin" && field != "user") {
+        return invalid(where + ": \"role\" must be \"admin\" or \"user\"");
+      }
+      rule.admin = field == "admin";
     } else if (key == "maxCallsPerTask") {
       if (!field.is_number_unsigned() || field.get<std::uint64_t>() > 1'000'000) {
         return invalid(where + ": \"maxCallsPerTask\" must be a whole number from 0 to 1000000");
       }
       rule.max_calls_per_task = field.get<std::size_t>();
     } else {
-      return invalid(fmt::format("{}: unknown field \"{}\" (a rule has tool, approval, pii, maxCallsPerTask)", where,
-                                 key.substr(0, 60)));
+      return invalid(
+          fmt::format("{}: unknown field \"{}\" (a rule has tool, users, role, approval, pii, "
+                      "maxCallsPerTask)",
+                      where, key.substr(0, 60)));
     }
   }
   if (rule.tool.empty()) return invalid(where + " has no \"tool\"");
@@ -148,12 +170,21 @@ result<tool_policy> tool_policy::parse(const json& document, const std::vector<s
   return policy;
 }
 
-tool_decision tool_policy::decide(std::string_view tool, const json& annotations) const {
+namespace {
+
+bool applies_to(const tool_rule& rule, const caller_identity& who) {
+  if (rule.admin && *rule.admin != who.admin) return false;
+  return rule.users.empty() || std::find(rule.users.begin(), rule.users.end(), who.user) != rule.users.end();
+}
+
+}  // namespace
+
+tool_decision tool_policy::decide(std::string_view tool, const json& annotations, const caller_identity& who) const {
   tool_decision out;
   const tool_rule* rule = nullptr;
   std::size_t index = 0;
   for (; index < rules_.size(); ++index) {
-    if (glob_match(rules_[index].tool, tool)) {
+    if (glob_match(rules_[index].tool, tool) && applies_to(rules_[index], who)) {
       rule = &rules_[index];
       break;
     }

@@ -83,6 +83,27 @@ TEST_F(ToolPolicyIntegration, DeniedAndLimitedCallsThrowInTheCodeWhichGoesOn) {
   EXPECT_NE(again["result"].get<std::string>().find("Echo: x"), std::string::npos) << again.dump();
 }
 
+TEST_F(ToolPolicyIntegration, RulesNamingUsersOrARoleApplyOnlyToThem) {
+  // everything__echo for alice only; memory__delete_* denied to user keys,
+  // which the open caller of a server without keys is not (it has admin rights).
+  write_policy({{{"tool", "everything__echo"}, {"users", {"alice"}}, {"approval", "never"}},
+                {{"tool", "everything__echo"}, {"approval", "deny"}},
+                {{"tool", "memory__delete_*"}, {"role", "user"}, {"approval", "deny"}}});
+  start();
+  const std::string code =
+      "const out = {};\n"
+      "try { out.echo = JSON.stringify(await callMCPTool('everything__echo', {message: 'hi'})).includes('Echo: hi'); }"
+      " catch (e) { out.echo = e.code; }\n"
+      "try { await callMCPTool('memory__delete_entities', {entityNames: ['x']}); out.del = 'ran'; }"
+      " catch (e) { out.del = e.code; }\n"
+      "return out;";
+  auto alice = execute({{"userId", "alice"}, {"code", code}});
+  EXPECT_EQ(alice["result"]["echo"], true) << alice.dump();
+  EXPECT_EQ(alice["result"]["del"], "ran") << "the open caller is not a user key: " << alice.dump();
+  auto bob = execute({{"userId", "bob"}, {"code", code}});
+  EXPECT_EQ(bob["result"]["echo"], "tool_denied") << bob.dump();
+}
+
 TEST_F(ToolPolicyIntegration, EachToolGetsOnlyThePiiKindsItsRuleAllows) {
   write_policy({{{"tool", "everything__*"}, {"pii", "none"}}, {{"tool", "*"}, {"pii", "all"}}});
   start();

@@ -120,17 +120,18 @@ TEST_F(NpmServers, EverythingEchoAddImageLongRunningAndErrors) {
 
 // The shipped servers/mcp.json, as the app loads it, starts both servers from
 // servers/node_modules (workspace and memory file redirected to a temp folder).
-TEST(DefaultConfig, StartsFilesystemAndMemoryServers) {
+TEST(DefaultConfig, StartsFilesystemAndMemoryServersForEachUser) {
   const auto dir = std::filesystem::temp_directory_path() / ("mcp-default-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir / "workspace");
+  std::filesystem::create_directories(dir / "memory");
   auto specs = mcp_setting_specs();
   core::setting_sources sources;
   sources.env["MCP_CONFIG"] = testing::source_dir() + "/servers/mcp.json";
   auto settings = core::settings::resolve(specs, sources);
   ASSERT_TRUE(settings);
+  // Per-user places, as the defaults have them, but under the test's folder.
   auto env = [&](const std::string& name) -> std::optional<std::string> {
-    if (name == "MCP_FS_ROOT") return (dir / "workspace").string();
-    if (name == "MEMORY_FILE_PATH") return (dir / "memory.jsonl").string();
+    if (name == "MCP_FS_ROOT") return (dir / "files" / "${user.id}").string();
+    if (name == "MEMORY_FILE_PATH") return (dir / "memory" / "${user.id}.jsonl").string();
     return std::nullopt;
   };
   auto config = load_mcp_config(*settings, env);
@@ -139,12 +140,17 @@ TEST(DefaultConfig, StartsFilesystemAndMemoryServers) {
   auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), *config);
   run(ctx, registry->start());
   auto status = registry->status();
-  EXPECT_EQ(status["servers"]["fs"]["state"], "ready") << status.dump();
-  EXPECT_EQ(status["servers"]["memory"]["state"], "ready") << status.dump();
-  auto allowed = run(ctx, registry->call("fs__list_allowed_directories", json::object()));
+  EXPECT_EQ(status["servers"]["fs"]["scope"], "user") << status.dump();
+  EXPECT_EQ(status["servers"]["memory"]["instances"], 0) << status.dump();
+  call_deadline as_alice;
+  as_alice.user = "alice";
+  auto allowed = run(ctx, registry->call("fs__list_allowed_directories", json::object(), as_alice));
   ASSERT_TRUE(allowed) << allowed.error().describe();
-  EXPECT_NE(allowed->dump().find("workspace"), std::string::npos) << allowed->dump();
-  EXPECT_FALSE(registry->list("knowledge graph entities").empty());
+  EXPECT_NE(allowed->dump().find((dir / "files" / "alice").string()), std::string::npos) << allowed->dump();
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "files" / "alice")) << "its root is made for it";
+  run(ctx, registry->prepare("alice"));
+  EXPECT_FALSE(registry->list_for("alice", "knowledge graph entities").empty());
+  EXPECT_EQ(registry->status()["servers"]["memory"]["state"], "per_user");
   run(ctx, registry->stop());
   std::filesystem::remove_all(dir);
 }

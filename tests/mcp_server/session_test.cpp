@@ -34,7 +34,7 @@ class McpSession : public ::testing::Test {
   void SetUp() override {
     config.progress_interval = std::chrono::milliseconds(5);
     face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, config);
-    session = face->open("alice", "key_1").session;
+    session = face->open("alice", "key_1", false).session;
     ASSERT_NE(session, nullptr);
   }
   void TearDown() override { run_until_done(io, face->shutdown()); }
@@ -294,7 +294,7 @@ TEST_F(McpSession, SessionsBelongToTheKeyThatOpenedThem) {
 }
 
 TEST_F(McpSession, SessionIdsAreLongAndRandom) {
-  auto other = face->open("alice", "key_1").session;
+  auto other = face->open("alice", "key_1", false).session;
   ASSERT_NE(other, nullptr);
   EXPECT_NE(other->id(), session->id());
   EXPECT_EQ(session->id().size(), 4u + 32u);
@@ -311,9 +311,9 @@ TEST(McpFace, RefusesSessionsPastTheLimit) {
   face_config config;
   config.max_sessions = 2;
   auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, config);
-  EXPECT_NE(face->open("a", "").session, nullptr);
-  EXPECT_NE(face->open("b", "").session, nullptr);
-  auto refused = face->open("c", "");
+  EXPECT_NE(face->open("a", "", false).session, nullptr);
+  EXPECT_NE(face->open("b", "", false).session, nullptr);
+  auto refused = face->open("c", "", false);
   EXPECT_EQ(refused.session, nullptr);
   EXPECT_EQ(refused.refused, session_refusal::server_full);
   run_until_done(io, face->shutdown());
@@ -327,16 +327,16 @@ TEST(McpFace, OneKeyOrOneUserHoldsAtMostItsShare) {
   config.max_sessions_per_key = 2;
   config.max_sessions_per_user = 3;
   auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, config);
-  EXPECT_NE(face->open("alice", "key_1").session, nullptr);
-  EXPECT_NE(face->open("bob", "key_1").session, nullptr);
-  EXPECT_EQ(face->open("carol", "key_1").refused, session_refusal::key_full);
+  EXPECT_NE(face->open("alice", "key_1", false).session, nullptr);
+  EXPECT_NE(face->open("bob", "key_1", false).session, nullptr);
+  EXPECT_EQ(face->open("carol", "key_1", false).refused, session_refusal::key_full);
   // Another key still opens, for a user with room.
-  EXPECT_NE(face->open("alice", "key_2").session, nullptr);
-  EXPECT_NE(face->open("alice", "key_3").session, nullptr);
-  EXPECT_EQ(face->open("alice", "key_4").refused, session_refusal::user_full);
+  EXPECT_NE(face->open("alice", "key_2", false).session, nullptr);
+  EXPECT_NE(face->open("alice", "key_3", false).session, nullptr);
+  EXPECT_EQ(face->open("alice", "key_4", false).refused, session_refusal::user_full);
   // The open caller (no key) counts per user only.
-  EXPECT_NE(face->open("dave", "").session, nullptr);
-  EXPECT_NE(face->open("dave", "").session, nullptr);
+  EXPECT_NE(face->open("dave", "", false).session, nullptr);
+  EXPECT_NE(face->open("dave", "", false).session, nullptr);
   EXPECT_EQ(face->session_count(), 6u);
   run_until_done(io, face->shutdown());
 }
@@ -346,7 +346,7 @@ TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
   face_config config;
   config.replica = "replica-a";
   auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, config);
-  auto session = face->open("a", "").session;
+  auto session = face->open("a", "", false).session;
   ASSERT_NE(session, nullptr);
   EXPECT_TRUE(session->id().ends_with(".replica-a")) << session->id();
   EXPECT_EQ(face->elsewhere(session->id()), "");
@@ -356,7 +356,7 @@ TEST(McpFace, WithReplicasASessionIdNamesItsReplica) {
   EXPECT_EQ(face->elsewhere("not an id"), "");
   // Without replicas, ids carry none and nothing is elsewhere.
   auto single = create_mcp_face(io.get_executor(), core::real_clock(), {}, {});
-  auto plain = single->open("a", "").session;
+  auto plain = single->open("a", "", false).session;
   ASSERT_NE(plain, nullptr);
   EXPECT_EQ(plain->id().find('.'), std::string::npos) << plain->id();
   EXPECT_EQ(single->elsewhere(other), "");

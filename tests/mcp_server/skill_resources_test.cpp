@@ -33,7 +33,7 @@ class SkillResources : public ::testing::Test {
     library->apply_changes("alice", {write_change("skills", "csv-report/SKILL.md", skill_md("csv-report", "Mine."))});
     library->apply_changes("bob", {write_change("skills", "secret/SKILL.md", skill_md("secret", "Bob's."))});
     face = create_mcp_face(io.get_executor(), core::real_clock(), {.skills = library}, {});
-    session = face->open("alice", "key_1").session;
+    session = face->open("alice", "key_1", false).session;
   }
   void TearDown() override { run_until_done(io, face->shutdown()); }
 
@@ -102,7 +102,7 @@ TEST_F(SkillResources, TemplatesNameTheOneShape) {
 TEST(SkillResourcesOff, WithoutALibraryThereAreNoResources) {
   boost::asio::io_context io;
   auto face = create_mcp_face(io.get_executor(), core::real_clock(), {}, {});
-  auto session = face->open("alice", "").session;
+  auto session = face->open("alice", "", false).session;
   auto init = run_until_done(io, session->handle(rpc_request(0, "initialize"), nullptr));
   EXPECT_FALSE((*init)["result"]["capabilities"].contains("resources"));
   auto list = run_until_done(io, session->handle(rpc_request(1, "resources/list"), nullptr));

@@ -88,6 +88,43 @@ TEST(ToolPolicy, EveryMistakeInTheFileIsAnErrorThatNamesIt) {
   EXPECT_NE(parse_error(R"({"rules": ["fs__*"]})").find("must be an object"), std::string::npos);
 }
 
+TEST(ToolPolicy, RulesMayNameUsersAndARole) {
+  auto policy = parse_ok(R"({"rules": [
+      {"tool": "billing__*", "users": ["alice", "bob"], "approval": "never"},
+      {"tool": "billing__*", "approval": "deny"},
+      {"tool": "admin__*", "role": "user", "approval": "deny"},
+      {"tool": "admin__*", "role": "admin", "approval": "ask"}]})");
+  const caller_identity alice{"alice", false}, carol{"carol", false}, root{"carol", true};
+  EXPECT_EQ(policy.decide("billing__charge", nullptr, alice).approval, approval_mode::never);
+  EXPECT_EQ(policy.decide("billing__charge", nullptr, alice).reason, "rule 1 (billing__*)");
+  EXPECT_EQ(policy.decide("billing__charge", nullptr, carol).approval, approval_mode::deny);
+  EXPECT_EQ(policy.decide("billing__charge", nullptr, carol).reason, "rule 2 (billing__*)");
+  EXPECT_EQ(policy.decide("billing__charge", nullptr).approval, approval_mode::deny) << "no user matches no list";
+  EXPECT_EQ(policy.decide("admin__reset", nullptr, carol).approval, approval_mode::deny);
+  EXPECT_EQ(policy.decide("admin__reset", nullptr, root).approval, approval_mode::ask);
+  EXPECT_EQ(policy.decide("admin__reset", nullptr, root).reason, "rule 4 (admin__*)");
+
+  EXPECT_NE(parse_error(R"({"rules": [{"tool": "a", "users": []}]})").find("\"users\""), std::string::npos);
+  EXPECT_NE(parse_error(R"({"rules": [{"tool": "a", "users": "alice"}]})").find("\"users\""), std::string::npos);
+  EXPECT_NE(parse_error(R"({"rules": [{"tool": "a", "users": ["../x"]}]})").find("not a user id"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"rules": [{"tool": "a", "role": "root"}]})").find("\"role\""), std::string::npos);
+}
+
+TEST(CallGuard, AppliesTheRulesOfItsUser) {
+  auto source = fixed_policy(parse_ok(R"({"rules": [
+      {"tool": "billing__*", "users": ["alice"], "maxCallsPerTask": 1},
+      {"tool": "billing__*", "approval": "deny"}]})"));
+  call_guard alice(source, nullptr, {"alice", false});
+  call_guard bob(source, nullptr, {"bob", false});
+  EXPECT_TRUE(alice.admit("billing__charge"));
+  auto again = alice.admit("billing__charge");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, errc::call_limit);
+  auto refused = bob.admit("billing__charge");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, errc::tool_denied);
+}
+
 TEST(ToolPolicy, GlobsMatchWholeNamesWithStarAndQuestionMark) {
   EXPECT_TRUE(glob_match("github__*", "github__create_issue"));
   EXPECT_FALSE(glob_match("github__*", "gitlab__create_issue"));

@@ -51,6 +51,7 @@ struct task_request {
   std::string mode = "sync";                   // recorded; the HTTP layer decides how to answer
   bool restore_pii = true;                     // de-tokenize the final answer for the caller
   std::string key_id;                          // the submitting API key's id, for the record; empty without one
+  bool admin = false;                          // submitted with admin rights: the tool policy's "role": "admin"
   // The language the task's code is written in; none: AGENT_LANGUAGE.
   std::optional<sandbox::language> language;
 };

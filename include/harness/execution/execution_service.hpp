@@ -63,6 +63,9 @@ struct language_pools {
 struct execute_request {
   std::string user_id;
   std::string key_id;  // the caller's API key id; empty for the open caller
+  // Admin rights (an admin key, the open caller, the operator's stdio face):
+  // the role the tool policy's rules see, for a session this request opens.
+  bool admin = false;
   std::string code;
   // The block's language; a session keeps the one of its first block.
   sandbox::language language = sandbox::language::javascript;

@@ -17,8 +17,9 @@ namespace harness::execution {
 
 class pii_filter;  // data_path.hpp
 
-// A fresh call guard of the tool policy for each filter; empty: no policy.
-using guard_factory = std::function<std::unique_ptr<policy::call_guard>()>;
+// A fresh call guard of the tool policy for each filter, for the calls of
+// `who`; empty: no policy.
+using guard_factory = std::function<std::unique_ptr<policy::call_guard>(const policy::caller_identity& who)>;
 
 // Immutable after construction: make() may be called from any owner.
 class pii_filter_factory {
@@ -30,7 +31,8 @@ class pii_filter_factory {
   // A filter over `vault`, the owner's own (a task's conversation vault, or a
   // fresh one per session so tokens never leak between sessions), with a
   // call guard of its own: a policy's per-task limits count that owner's calls.
-  std::shared_ptr<pii_filter> make(std::shared_ptr<pii::pii_vault> vault) const;
+  // `who`: the user (and role) its calls are made for, as the policy's rules see them.
+  std::shared_ptr<pii_filter> make(std::shared_ptr<pii::pii_vault> vault, const policy::caller_identity& who) const;
 
  private:
   std::shared_ptr<const pii::pii_censor> censor_;

@@ -114,10 +114,12 @@ struct opened_session {
 class mcp_face {
  public:
   virtual ~mcp_face() = default;
-  // A session not kept in the table (stdio: one client, one session).
+  // A session not kept in the table (stdio: one client, one session). It is
+  // the operator's: admin rights for the tool policy's "role".
   virtual std::shared_ptr<mcp_session> open_private(std::string user_id) = 0;
   // A new HTTP session in the table, or why there is none (the caps above).
-  virtual opened_session open(std::string user_id, std::string key_id) = 0;
+  // `admin`: the caller's key (or the open caller) has admin rights.
+  virtual opened_session open(std::string user_id, std::string key_id, bool admin) = 0;
   // The live HTTP session with this id opened with this key, else null.
   virtual std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) = 0;
   // The replica that `id` names when that is not this one (the session lives

@@ -23,7 +23,8 @@ using annotations_lookup = std::function<nlohmann::json(const std::string& tool)
 
 class call_guard {
  public:
-  call_guard(std::shared_ptr<policy_source> source, annotations_lookup annotations);
+  // `who`: the user (and role) the guarded calls are made for, for rules that name them.
+  call_guard(std::shared_ptr<policy_source> source, annotations_lookup annotations, caller_identity who = {});
 
   // What admit() found: the call may go (and was counted), or someone must
   // approve it first (`ask` holds why; nothing is counted yet).
@@ -50,6 +51,7 @@ class call_guard {
  private:
   std::shared_ptr<policy_source> source_;
   annotations_lookup annotations_;
+  caller_identity who_;
   status count(const std::string& tool, const tool_decision& decision);
 
   std::map<std::string, std::size_t> calls_;  // per tool, admitted so far

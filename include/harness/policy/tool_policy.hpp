@@ -5,8 +5,16 @@
 // parsing and deciding, no I/O (policy_source.hpp reads and follows the file).
 //
 //   {"rules": [{"tool": "mem__create_entities", "approval": "ask"},
+//              {"tool": "billing__*", "users": ["alice", "bob"], "approval": "never"},
+//              {"tool": "billing__*", "approval": "deny"},
+//              {"tool": "admin__*", "role": "user", "approval": "deny"},
 //              {"tool": "everything__*", "pii": "none"},
 //              {"tool": "*", "approval": "never", "pii": "all"}]}
+//
+// A rule with "users" applies only to calls made for those users, one with
+// "role" only to calls whose request came with that kind of key ("admin": an
+// admin key, the open caller of a server without keys, or the operator's
+// stdio face; "user": a user key).
 #pragma once
 
 #include <cstddef>
@@ -39,8 +47,16 @@ struct pii_grant {
   bool allows(std::string_view kind) const;
 };
 
+// Who a call is made for: what a rule's "users" and "role" are matched against.
+struct caller_identity {
+  std::string user;    // the acting user's id; empty: matches no "users" rule
+  bool admin = false;  // the request came with admin rights (see above)
+};
+
 struct tool_rule {
-  std::string tool;  // a name, or a glob with * and ?
+  std::string tool;                  // a name, or a glob with * and ?
+  std::vector<std::string> users{};  // empty: every user
+  std::optional<bool> admin{};       // "role": "admin" (true) or "user" (false); none: either
   std::optional<approval_mode> approval{};
   std::optional<pii_grant> pii{};
   std::optional<std::size_t> max_calls_per_task{};
@@ -68,7 +84,9 @@ class tool_policy {
   // What the first rule that matches `tool` says; a field it leaves out has
   // its default (approval from APPROVAL_DEFAULT, every PII kind, no call
   // limit). `annotations` is the tool's MCP annotations object (or null).
-  tool_decision decide(std::string_view tool, const nlohmann::json& annotations) const;
+  // `who`: for rules that name users or a role (a rule that names them does
+  // not match a caller it does not name).
+  tool_decision decide(std::string_view tool, const nlohmann::json& annotations, const caller_identity& who = {}) const;
 
   std::size_t size() const { return rules_.size(); }
   // Whether decide() reads the tools' annotations (APPROVAL_DEFAULT=annotations).

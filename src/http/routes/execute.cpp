@@ -47,6 +47,7 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
   execution::execute_request request;
   request.user_id = std::get<std::string>(std::move(user));
   request.key_id = context.caller.key_id;
+  request.admin = context.caller.admin;
   request.code = body["code"].get<std::string>();
   if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
   if (body.contains("language")) request.language = *sandbox::parse_language(body["language"].get<std::string>());

@@ -196,7 +196,8 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
   if (initialize && !request.header("Mcp-Session-Id")) {
     auto user = session_user(context);
     if (auto* refused = std::get_if<http_response>(&user)) co_return std::move(*refused);
-    auto opened = context.svc.mcp->open(std::get<std::string>(std::move(user)), context.caller.key_id);
+    auto opened =
+        context.svc.mcp->open(std::get<std::string>(std::move(user)), context.caller.key_id, context.caller.admin);
     if (!opened.session) co_return session_refused(opened.refused);
     session = std::move(opened.session);
   } else {

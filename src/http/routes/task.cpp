@@ -101,6 +101,7 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   agent::task_request request;
   request.user_id = std::get<std::string>(std::move(user));
   request.key_id = context.caller.key_id;
+  request.admin = context.caller.admin;
   request.task = body["task"].get<std::string>();
   if (body.contains("conversationId")) request.conversation_id = body["conversationId"].get<std::string>();
   request.mode = body.value("mode", std::string("sync"));

@@ -12,15 +12,18 @@ http_response no_registry() {
   return error_response(http::errc::mcp_unavailable, "no MCP tool registry is configured; set MCP_CONFIG");
 }
 
-// The ?userId= the listing is for (that user's instances of user-scoped
-// servers, started if nobody has learned their tools yet); without one, the
-// shared servers' tools and the user-scoped ones' as last learned.
+// The ?userId= the listing is for, or a user key's only user (that user's
+// instances of user-scoped servers, started if nobody has learned their
+// tools yet); without one, the shared servers' tools and the user-scoped
+// ones' as last learned.
 using user_or_answer = std::variant<std::optional<std::string>, http_response>;
 
 boost::asio::awaitable<user_or_answer> prepared_user(const request_context& context) {
   auto named = named_query_user(context);
   if (auto* answer = std::get_if<http_response>(&named)) co_return std::move(*answer);
   auto user = std::get<std::optional<std::string>>(named);
+  // A user key acts for its only user without naming it.
+  if (!user && !context.caller.admin && context.caller.users.size() == 1) user = context.caller.users.front();
   auto registry = context.svc.tools;  // keeps it alive across the await
   if (user) co_await registry->prepare(*user);
   co_return user;
