@@ -20,6 +20,7 @@ using testing::http_config;
 using testing::http_server_fixture;
 using testing::run;
 using testing::spawn_node;
+using testing::sleep_for;
 using testing::wait_health;
 
 TEST(StreamableHttp, HeadersSessionExpiryAndBatches) {
@@ -99,6 +100,42 @@ TEST(StreamableHttp, RegistryMarksAVanishedServerDownAndReconnects) {
   ASSERT_TRUE(wait_health(ctx, *health, true)) << health->check().detail.dump();
   auto stats = run(ctx, registry->call("remote__stats", json::object()));
   ASSERT_TRUE(stats) << stats.error().describe();
+  run(ctx, registry->stop());
+  server->signal(SIGTERM);
+  run(ctx, server->wait_exit(core::real_clock(), std::chrono::seconds(5)));
+}
+
+TEST(StreamableHttp, AUserScopedServerKeepsASessionAndCredentialsPerUser) {
+  asio::io_context ctx;
+  const unsigned short port = free_port(ctx);
+  auto server = spawn_node(ctx, {testing::source_dir() + "/tests/mcp/http_fault_server.js", std::to_string(port)});
+  ASSERT_TRUE(server);
+  mcp_config config;
+  config.limits = testing::test_limits();
+  auto remote = http_config(port);
+  remote.scope = server_scope::user;
+  remote.headers["Authorization"] = "Bearer token-of-" + std::string(user_id_placeholder);
+  config.servers.push_back(remote);
+  auto registry = create_tool_registry(ctx.get_executor(), core::real_clock(), config);
+  run(ctx, registry->start());
+  auto headers_of = [&](const std::string& user) -> json {
+    call_deadline deadline;
+    deadline.user = user;
+    // The first call may come before node listens: the instance then retries with backoff.
+    for (int i = 0; i < 50; ++i) {
+      auto seen = run(ctx, registry->call("remote__headers", json::object(), deadline));
+      if (seen) return *seen;
+      sleep_for(ctx, std::chrono::milliseconds(200));
+    }
+    return nullptr;
+  };
+  auto alice = headers_of("alice");
+  auto bob = headers_of("bob");
+  ASSERT_TRUE(alice.is_object() && bob.is_object()) << alice.dump() << bob.dump();
+  EXPECT_EQ(alice["authorization"], "Bearer token-of-alice");
+  EXPECT_EQ(bob["authorization"], "Bearer token-of-bob");
+  EXPECT_NE(alice["session"], bob["session"]) << "one MCP session per user";
+  EXPECT_EQ(headers_of("alice")["session"], alice["session"]) << "and it is kept";
   run(ctx, registry->stop());
   server->signal(SIGTERM);
   run(ctx, server->wait_exit(core::real_clock(), std::chrono::seconds(5)));

@@ -40,13 +40,21 @@ export async function showTools(ctx, name) {
   await run();
 }
 
+// A user-scoped server ("scope": "user") shows how many users' instances
+// run; mcp.user_instances is the cap on them, not a server.
+function serverChip([name, c]) {
+  // Details reach admin keys only (/health): without them, the status alone.
+  const perUser = c.scope === 'user' ? ` · per user, ${c.instances} running` : '';
+  const cap = name === 'mcp.user_instances' && c.max !== undefined ? ` (${c.instances} of ${c.max})` : '';
+  const label = name === 'mcp.user_instances' ? `user instances: ${c.status}${cap}` : `${name.slice(4)}: ${c.status}`;
+  return h('li', {class: `chip status-${c.status}`, title: c.reason || ''}, label,
+           c.tools !== undefined ? ` · ${c.tools} tools` : '', perUser);
+}
+
 function renderServers(section, health) {
   const entries = Object.entries(health?.components || {}).filter(([n]) => n.startsWith('mcp.'));
   if (!entries.length) return;
-  append(section, h('h2', {}, 'Servers'),
-                 h('ul', {class: 'chips'}, entries.map(([n, c]) => h(
-                                               'li', {class: `chip status-${c.status}`, title: c.reason || ''},
-                                               `${n.slice(4)}: ${c.status}`, c.tools !== undefined ? ` · ${c.tools} tools` : ''))));
+  append(section, h('h2', {}, 'Servers'), h('ul', {class: 'chips'}, entries.map(serverChip)));
 }
 
 async function showTool(ctx, name) {
