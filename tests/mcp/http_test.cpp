@@ -19,8 +19,8 @@ using testing::free_port;
 using testing::http_config;
 using testing::http_server_fixture;
 using testing::run;
-using testing::spawn_node;
 using testing::sleep_for;
+using testing::spawn_node;
 using testing::wait_health;
 
 TEST(StreamableHttp, HeadersSessionExpiryAndBatches) {
