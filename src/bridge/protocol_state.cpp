@@ -153,8 +153,20 @@ class call_pause final : public deadline_pause {
 // Asks the gateway for one validated call of the running block.
 asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_request call) {
   protocol_state& shared = *self;
-  if (call.op == "list_tools") co_return co_await shared.tools.list_tools(call.name);
-  if (call.op == "tool_details") co_return co_await shared.tools.tool_details(call.name);
+  if (call.op == "list_tools" || call.op == "tool_details") {
+    // A listing may start the user's instances of user-scoped servers: that
+    // start is not the code's time, so the block's limit waits for it.
+    auto pause = std::make_shared<call_pause>(self);
+    pause->hold();
+    result<json> listed = json();  // no co_await inside ?: (GCC 12)
+    if (call.op == "list_tools") {
+      listed = co_await shared.tools.list_tools(call.name);
+    } else {
+      listed = co_await shared.tools.tool_details(call.name);
+    }
+    pause->release();
+    co_return listed;
+  }
   if (shared.clock.steady_now() >= shared.call_deadline) {
     co_return make_error(bridge::errc::block_deadline,
                          "the block is about to reach its time limit; the call was not made",
@@ -173,6 +185,12 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
   if (!pause->block_running()) {
     co_return make_error(bridge::errc::stale_call, "the block ended while this call waited for approval");
   }
+  // The user's own instance of the tool's server may have to start first;
+  // the block's limit (and the calls' deadline) waits for that too.
+  pause->hold();
+  co_await shared.tools.prepare_call(call.name);
+  pause->release();
+  if (!pause->block_running()) co_return make_error(bridge::errc::stale_call, "the block ended before the call");
   auto args = shared.filter.out_of_sandbox(std::move(call.args), call.name);
   if (reading) {
     std::string uri = args.value("uri", "");  // named: a temporary in co_await is destroyed twice by GCC 12

@@ -29,6 +29,10 @@ class registry_gateway final : public bridge::tool_gateway {
     co_await started();
     co_await registry_->prepare(user_);
   }
+  boost::asio::awaitable<void> prepare_call(std::string tool) override {
+    co_await started();
+    co_await registry_->prepare_call(user_, std::move(tool));
+  }
   boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) override {
     co_await ready();
     co_return registry_->list_for(user_, query);

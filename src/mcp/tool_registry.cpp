@@ -97,6 +97,14 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     co_await user_servers_->learn_tools(std::move(user));
   }
 
+  asio::awaitable<void> prepare_call(std::string user, std::string tool) override {
+    auto self = shared_from_this();
+    const std::size_t split = tool.find(separator);
+    if (split == std::string::npos || !user_servers_->has(tool.substr(0, split))) co_return;
+    auto use = co_await user_servers_->use(tool.substr(0, split), std::move(user));
+    (void)use;  // the call that follows reports a failure
+  }
+
   json list_for(const std::string& user, const std::string& query) override {
     std::vector<ranked_tool> tools;
     auto add = [&tools](const std::string& server, const std::vector<json>& listed) {

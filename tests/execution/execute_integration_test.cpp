@@ -226,6 +226,26 @@ TEST_F(ExecuteIntegration, BadRequestsAreClearErrors) {
   EXPECT_EQ(no_user->status, 400);
 }
 
+TEST_F(ExecuteIntegration, AUsersInstanceStartingDoesNotCountAgainstTheBlocksLimit) {
+  // A limit shorter than node takes to start the memory server: the user's
+  // first call starts their instance, and the block's clock waits for it.
+  ASSERT_EQ(server->stop(), 0) << server->output();
+  start_server({{"SANDBOX_TIMEOUT_MS", "400"}});
+  json r = execute({{"userId", "newcomer"},
+                    {"code",
+                     "const t = Date.now();\n"
+                     "const graph = await callMCPTool('memory__read_graph', {});\n"
+                     "return {entities: graph.entities.length, tookMs: Date.now() - t};"}});
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["result"]["entities"], 0) << r.dump();
+  auto health = server->call("GET", "/health")->json()["components"];
+  EXPECT_GE(health["mcp.memory"]["instances"].get<int>(), 1) << health.dump();
+  // A block that spends the limit itself still ends at it.
+  json slow = execute({{"userId", "newcomer"}, {"code", "await new Promise((r) => setTimeout(r, 2000)); return 1"}});
+  ASSERT_TRUE(slow.contains("error")) << slow.dump();
+  EXPECT_EQ(slow["error"]["name"], "TimeoutError") << slow.dump();
+}
+
 TEST_F(ExecuteIntegration, WithoutACallSocketFolderTheProtocolStaysOnStdio) {
   ASSERT_EQ(server->stop(), 0) << server->output();
   fs::remove_all(workspace / "sockets");

@@ -34,6 +34,13 @@ class tool_gateway {
   }
   // Returns once the tools can be listed (servers still starting have settled).
   virtual boost::asio::awaitable<void> ready() = 0;
+  // Makes ready what a call of `tool` needs that is not the code's doing:
+  // the user's own instance of a user-scoped server, started on first use.
+  // The bridge holds the block's time limit meanwhile. Default: nothing.
+  virtual boost::asio::awaitable<void> prepare_call(std::string tool) {
+    (void)tool;
+    co_return;
+  }
   // list_mcp_tools(query?): [{name, description}]
   virtual boost::asio::awaitable<result<nlohmann::json>> list_tools(std::string query) = 0;
   // get_mcp_tool_details(name): {name, description, inputSchema, outputSchema?}

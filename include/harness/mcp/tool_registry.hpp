@@ -63,6 +63,11 @@ class tool_registry {
   // by the start timeout. Nothing to do without user-scoped servers.
   virtual boost::asio::awaitable<void> prepare(std::string user) = 0;
 
+  // Starts `user`'s instance of the server of `tool` (server__tool) when it
+  // is user-scoped and the user has none; returns once its start settled.
+  // Nothing for a shared server. A failure shows at the call.
+  virtual boost::asio::awaitable<void> prepare_call(std::string user, std::string tool) = 0;
+
   // Calls server__tool. On success: the tool's structuredContent if it has one, else
   // its content with text items parsed as JSON where they are JSON (callMCPTool);
   // a resource_link item carries the name of its `server`, for read_resource.
