@@ -22,6 +22,7 @@
 #include "harness/http/server.hpp"
 #include "harness/mcp_server/stdio_server.hpp"
 #include "harness/pii/pii_cli.hpp"
+#include "harness/secrets/secrets_cli.hpp"
 
 #include <iostream>
 
@@ -32,6 +33,7 @@ constexpr const char* usage =
     "usage: mcp-harness [--name value ...]   run the server\n"
     "       mcp-harness pii tokenize [--json]   censor stdin with the configured PII detectors\n"
     "       mcp-harness keys add|list|revoke   manage API keys (mcp-harness keys --help)\n"
+    "       mcp-harness secrets set|list|delete --user ID [NAME]   a user's secrets (value on stdin)\n"
     "       mcp-harness mcp [--user NAME] [--name value ...]   serve code mode as a stdio MCP server\n"
     "       mcp-harness --help | --version";
 
@@ -145,6 +147,12 @@ int run(int argc, char** argv) {
     auto settings = load_settings(specs, {});
     if (!settings) return config_failure(settings.error());
     return auth::run_keys_cli({args.begin() + 1, args.end()}, *settings, std::cout, std::cerr, core::real_clock());
+  }
+  if (!args.empty() && args[0] == "secrets") {
+    auto settings = load_settings(specs, {});
+    if (!settings) return config_failure(settings.error());
+    return secrets::run_secrets_cli({args.begin() + 1, args.end()}, *settings, std::cin, std::cout, std::cerr,
+                                    core::real_clock());
   }
   if (!args.empty() && args[0] == "mcp") {
     // Logs go to stderr (they always do): stdout carries only the protocol.

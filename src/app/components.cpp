@@ -38,6 +38,7 @@
 #include "harness/sandbox/runtime_check.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
+#include "harness/secrets/secret_store.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "harness/skills/workspace_store.hpp"
@@ -274,6 +275,9 @@ result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_execu
 // What one build step hands to the later ones.
 struct wiring {
   std::shared_ptr<core::metrics_registry> metrics;
+  // The server's store (SQLite, or the shared one with STORE_URL): tasks, and users' secrets.
+  std::shared_ptr<store::task_store> store;
+  std::shared_ptr<secrets::secret_store> secrets;
   std::shared_ptr<bridge::tool_gateway> tools;  // the registry, as sandbox code reaches it
   // The sandboxes' data filters (censor, tool policy), for the agent's tasks and the execution service's sessions.
   std::shared_ptr<const execution::pii_filter_factory> filters;
@@ -343,9 +347,35 @@ result<mcp::remote_access> build_outbound(components_impl& out, const asio::any_
   return mcp::with_oauth(http, *oauth);
 }
 
+// The store every part shares: the replicas' one (STORE_URL), else this
+// server's SQLite file; and users' secrets in it, sealed with the vault key.
+status open_store(components_impl& out, wiring& w, const core::settings& settings, const std::string& owner) {
+  if (w.shared_store) {
+    w.store = w.shared_store->store;
+  } else {
+    auto config = store::load_store_config(settings);
+    if (!config) return config.error();
+    auto opened = store::open_task_store(*config, owner);
+    if (!opened) return opened.error();
+    w.store = *opened;
+    out.services_.health.push_back(store::store_health(w.store));
+  }
+  auto sealer = pii::load_vault_sealer(settings);
+  if (!sealer) return sealer.error();
+  // A changed secret restarts the user's instances (the registry is made next).
+  w.secrets = std::make_shared<secrets::secret_store>(
+      w.store, std::make_shared<const pii::vault_sealer>(std::move(*sealer)), core::real_clock(),
+      [&registry = out.registry_](const std::string& user, const std::string&) {
+        if (registry) registry->restart_user_instances(user);
+      });
+  out.services_.secrets = w.secrets;
+  return {};
+}
+
 void build_tool_registry(components_impl& out, wiring& w, const asio::any_io_executor& executor,
                          const mcp::mcp_config& servers, mcp::remote_access remote) {
-  out.registry_ = mcp::create_tool_registry(executor, core::real_clock(), servers, w.metrics, std::move(remote));
+  out.registry_ =
+      mcp::create_tool_registry(executor, core::real_clock(), servers, w.metrics, std::move(remote), w.secrets);
   out.services_.tools = out.registry_;
   for (auto& source : out.registry_->health_sources()) out.services_.health.push_back(source);
   w.tools = execution::registry_tools(out.registry_);
@@ -486,7 +516,7 @@ status wire_agent(components_impl& out, const wiring& w, const asio::any_io_exec
                       .filters = w.filters,
                       .approval_timeout = w.approval_timeout,
                       .curl_loop = out.curl_loop_,
-                      .store = w.shared_store ? w.shared_store->store : nullptr};
+                      .store = w.store};
   auto agent = build_agent(executor, out.background_, settings, llm_config, std::move(inputs));
   if (!agent) return agent.error();
   out.agent_ = agent->manager;
@@ -535,6 +565,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
     out->stop_upkeep_ = w.shared_store->stop_upkeep;
     configs->execution.service.directory = w.shared_store->directory;
   }
+  if (auto opened = open_store(*out, w, settings, configs->sandbox.owner); !opened) return opened.error();
   build_tool_registry(*out, w, executor, *mcp_config, std::move(*remote));
   build_sandboxes(*out, executor, *configs);
   if (auto runtime = check_sandbox_runtime(io, *out->engine_, configs->sandbox.runtime); !runtime) {

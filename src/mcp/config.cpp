@@ -3,6 +3,7 @@
 #include "harness/mcp/errors.hpp"
 #include "harness/net/address_guard.hpp"
 #include "harness/net/url.hpp"
+#include "secret_fill.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -227,6 +228,41 @@ std::string user_id_reference(const json& value, const std::string& where) {
   return {};
 }
 
+// Where in `value` `${secret:` is written, or "".
+std::string secret_reference(const json& value, const std::string& where) {
+  if (value.is_string()) {
+    return value.get<std::string>().find(secret_placeholder_open) != std::string::npos ? where : std::string();
+  }
+  if (value.is_array() || value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      auto found = secret_reference(item, where + (value.is_array() ? "[" + key + "]" : "." + key));
+      if (!found.empty()) return found;
+    }
+  }
+  return {};
+}
+
+// `${secret:NAME}` only in a user-scoped server's args, env and headers: the
+// acting user's value goes to that user's instance and nowhere else.
+status check_secret_references(const json& entry, const std::string& where, server_scope scope) {
+  for (const char* field : {"command", "cwd", "url", "directories", "oauth"}) {
+    auto found = secret_reference(entry.value(field, json()), where + "." + field);
+    if (!found.empty()) {
+      return make_error(mcp::errc::invalid_config, found + ": ${secret:NAME} can only be written in args, env or headers");
+    }
+  }
+  if (scope == server_scope::user) return {};
+  for (const char* field : {"args", "env", "headers"}) {
+    auto found = secret_reference(entry.value(field, json()), where + "." + field);
+    if (!found.empty()) {
+      return make_error(mcp::errc::invalid_config, found + ": ${secret:NAME} needs \"scope\": \"user\"",
+                        "a user's secret goes to that user's own instance: add \"scope\": \"user\", or write "
+                        "${VAR} for a value every user shares");
+    }
+  }
+  return {};
+}
+
 // The entry's "scope", and that `${user.id}` appears only where it can be filled in.
 result<server_scope> parse_scope(const json& entry, const std::string& where) {
   server_scope scope = server_scope::shared;
@@ -250,6 +286,7 @@ result<server_scope> parse_scope(const json& entry, const std::string& where) {
       }
     }
   }
+  if (auto ok = check_secret_references(entry, where, scope); !ok) return ok.error();
   return scope;
 }
 
@@ -268,6 +305,8 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
   // ${user.id} stays as written: each user's instance fills it in (user_servers.cpp).
   const env_lookup env = [&process](const std::string& var) -> std::optional<std::string> {
     if (var == "user.id") return std::string(user_id_placeholder);
+    // ${secret:NAME} stays as written too: filled in from the user's secrets.
+    if (var.rfind("secret:", 0) == 0) return "${" + var + "}";
     return process(var);
   };
   const bool has_command = entry.contains("command");
@@ -370,6 +409,7 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
     }
     server.timeout = std::chrono::milliseconds(t.get<std::int64_t>());
   }
+  if (auto names = detail::secret_names(server); !names) return names.error();
   return server;
 }
 

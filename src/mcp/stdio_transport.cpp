@@ -216,12 +216,15 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;
     auto parsed = detail::parse_message(line);
     if (!parsed) {
-      undeliverable(detail::message_not_json(config_.name, line, parsed.error().message), identify_message(line));
+      const std::string shown = redacted(line);
+      undeliverable(detail::message_not_json(config_.name, shown, redacted(parsed.error().message)),
+                    identify_message(line));
       return;
     }
     json message = std::move(*parsed);
     if (!(message.is_object() || message.is_array())) {
-      core::log_warn("mcp {}: ignored a stdout line that is not a JSON-RPC message: {}", config_.name, printable(line));
+      core::log_warn("mcp {}: ignored a stdout line that is not a JSON-RPC message: {}", config_.name,
+                     printable(redacted(line)));
       return;
     }
     if (message.is_array()) {  // a JSON-RPC batch (2025-03-26)
@@ -233,7 +236,13 @@ class stdio_transport final : public transport, public std::enable_shared_from_t
     handlers_.on_message(std::move(message));
   }
 
-  void on_stderr_line(std::string_view line) {
+  // A user's instance replaces the user's secret values (secret_fill.hpp).
+  std::string redacted(std::string_view line) const {
+    return config_.redact ? config_.redact(std::string(line)) : std::string(line);
+  }
+
+  void on_stderr_line(std::string_view raw) {
+    const std::string line = redacted(raw);
     core::log_debug("mcp {} stderr: {}", config_.name, printable(line, 1000));
     stderr_tail_.emplace_back(printable(line, 300));
     if (stderr_tail_.size() > stderr_tail_lines) stderr_tail_.pop_front();

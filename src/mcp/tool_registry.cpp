@@ -26,7 +26,8 @@ constexpr std::string_view separator = "__";
 class tool_registry_impl final : public tool_registry, public std::enable_shared_from_this<tool_registry_impl> {
  public:
   tool_registry_impl(asio::any_io_executor executor, core::clock& clock, mcp_config config,
-                     std::shared_ptr<core::metrics_registry> metrics, remote_access remote)
+                     std::shared_ptr<core::metrics_registry> metrics, remote_access remote,
+                     std::shared_ptr<secret_source> secrets)
       : executor_(std::move(executor)),
         clock_(clock),
         config_(std::move(config)),
@@ -54,7 +55,7 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
           std::make_shared<detail::server_supervisor>(executor_, clock_, server, config_.limits, remote_);
     }
     user_servers_ = std::make_shared<detail::user_servers>(executor_, clock_, std::move(per_user), config_.limits,
-                                                           config_.user_servers, remote_);
+                                                           config_.user_servers, remote_, std::move(secrets));
     if (metrics_ && !user_servers_->names().empty()) {
       metrics_->add_callback(
           "harness_mcp_user_server_instances",
@@ -156,7 +157,13 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
       if (!use) co_return use.error();
       auto tool = usable_tool(use->server(), name.substr(split + separator.size()));
       if (!tool) co_return tool.error();
-      co_return co_await use->server().call(name.substr(split + separator.size()), std::move(arguments), timeout);
+      // The user's secret values stay inside their instance: tokens in, tokens out.
+      const auto* mask = use->mask();
+      if (mask) arguments = mask->restore(std::move(arguments));
+      auto raw = co_await use->server().call(name.substr(split + separator.size()), std::move(arguments), timeout);
+      if (!mask) co_return raw;
+      if (!raw) co_return mask->censor(raw.error());
+      co_return mask->censor(std::move(*raw));
     }
     auto found = find(name, {});
     if (!found) co_return found.error();
@@ -180,8 +187,9 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
       auto use = co_await user_servers_->use(server, timeout.user);
       if (!use) co_return use.error();
       auto read = co_await use->server().read_resource(std::move(uri), std::move(timeout));
-      if (!read) co_return read.error();
-      co_return resource_contents_value(*read);
+      const auto* mask = use->mask();
+      if (!read) co_return mask ? mask->censor(read.error()) : read.error();
+      co_return resource_contents_value(mask ? mask->censor(std::move(*read)) : std::move(*read));
     }
     auto it = servers_.find(server);
     if (it == servers_.end()) {
@@ -192,6 +200,8 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
     if (!read) co_return read.error();
     co_return resource_contents_value(*read);
   }
+
+  void restart_user_instances(const std::string& user) override { user_servers_->restart_user(user); }
 
   core::health_sources health_sources() const override {
     core::health_sources out;
@@ -325,9 +335,9 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
 std::shared_ptr<tool_registry> create_tool_registry(asio::any_io_executor executor, core::clock& clock,
                                                     mcp_config config, std::shared_ptr<core::metrics_registry> metrics,
-                                                    remote_access remote) {
+                                                    remote_access remote, std::shared_ptr<secret_source> secrets) {
   return std::make_shared<tool_registry_impl>(std::move(executor), clock, std::move(config), std::move(metrics),
-                                              std::move(remote));
+                                              std::move(remote), std::move(secrets));
 }
 
 }  // namespace harness::mcp

@@ -122,12 +122,14 @@ instance_use::~instance_use() {
 }
 
 user_servers::user_servers(asio::any_io_executor executor, core::clock& clock, std::vector<server_config> servers,
-                           client_limits limits, user_server_limits user_limits, remote_access remote)
+                           client_limits limits, user_server_limits user_limits, remote_access remote,
+                           std::shared_ptr<secret_source> secrets)
     : executor_(std::move(executor)),
       clock_(clock),
       limits_(limits),
       user_limits_(user_limits),
       remote_(std::move(remote)),
+      secrets_(std::move(secrets)),
       reaper_(clock.make_timer(executor_)) {
   for (auto& server : servers) templates_.emplace(server.name, std::move(server));
 }
@@ -150,7 +152,9 @@ asio::awaitable<void> user_servers::stop() {
   // Held here until every stop has run: an awaitable starts only when awaited.
   auto stopping = std::exchange(instances_, {});
   std::vector<asio::awaitable<void>> stops;
-  for (auto& [key, instance] : stopping) stops.push_back(instance->server->stop());
+  for (auto& [key, instance] : stopping) {
+    if (instance->server) stops.push_back(instance->server->stop());
+  }
   co_await core::when_all(std::move(stops));
 }
 
@@ -173,8 +177,10 @@ asio::awaitable<result<instance_use>> user_servers::use(std::string server, std:
     if (!launched) co_return launched.error();
     co_return instance_use(std::move(*launched), clock_);
   }
-  instance_use use(found->second, clock_);  // busy while it starts: not evicted under us
-  co_await found->second->started.wait();
+  auto instance = found->second;
+  instance_use use(instance, clock_);  // busy while it starts: not evicted under us
+  co_await instance->started.wait();
+  if (instance->failure) co_return *instance->failure;
   co_return std::move(use);
 }
 
@@ -189,19 +195,66 @@ asio::awaitable<result<std::shared_ptr<user_instance>>> user_servers::launch(con
                              " now",
                          "try again shortly, or raise MCP_MAX_USER_SERVERS");
   }
-  auto config = for_user(templates_.at(server), user);
-  if (auto made = make_directories(config); !made) co_return made.error();
+  // In the pool before the first await: a second call of the user waits for this start.
   auto instance = std::make_shared<user_instance>(executor_);
-  instance->server = std::make_shared<server_supervisor>(executor_, clock_, std::move(config), limits_, remote_);
   instance->last_used = clock_.steady_now();
   instances_[{server, user}] = instance;
-  {
-    instance_use starting(instance, clock_);  // not idle, not evictable, until its start has settled
-    co_await instance->server->start();
+  instance_use starting(instance, clock_);  // not idle, not evictable, until its start has settled
+  auto config = co_await configure(server, user, *instance);
+  if (config && stopping_) config = make_error(mcp::errc::server_unavailable, "the harness is stopping");
+  if (config) {
+    if (auto made = make_directories(*config); !made) config = made.error();
   }
+  if (!config) {
+    abandon(server, user, instance, config.error());
+    co_return config.error();
+  }
+  instance->server = std::make_shared<server_supervisor>(executor_, clock_, std::move(*config), limits_, remote_);
+  co_await instance->server->start();
   instance->started.set();
-  remember_tools(server, *instance->server);
+  remember_tools(server, *instance);
   co_return instance;
+}
+
+asio::awaitable<result<server_config>> user_servers::configure(const std::string& server, const std::string& user,
+                                                               user_instance& instance) {
+  auto self = shared_from_this();
+  auto config = for_user(templates_.at(server), user);
+  auto names = secret_names(config);
+  if (!names) co_return names.error();
+  if (names->empty()) co_return config;
+  if (!secrets_) {
+    co_return make_error(mcp::errc::secret_missing, "MCP server " + server + " needs users' secrets, and this harness "
+                                                    "keeps none", "run the harness with its store (STORE_PATH or STORE_URL)");
+  }
+  auto values = co_await secrets_->values(user, *names);
+  if (!values) co_return values.error();
+  auto filled = fill_secrets(std::move(config), *values, user);
+  if (!filled) co_return filled.error();
+  auto mask = std::make_shared<const secret_mask>(*values);
+  filled->redact = [mask](std::string text) { return mask->censor(std::move(text)); };
+  instance.mask = std::move(mask);
+  co_return filled;
+}
+
+void user_servers::abandon(const std::string& server, const std::string& user,
+                           const std::shared_ptr<user_instance>& instance, const error& why) {
+  auto found = instances_.find({server, user});
+  if (found != instances_.end() && found->second == instance) instances_.erase(found);
+  instance->failure = why;
+  instance->started.set();
+}
+
+void user_servers::restart_user(const std::string& user) {
+  for (auto it = instances_.begin(); it != instances_.end();) {
+    auto next = std::next(it);
+    if (it->first.second == user) {
+      auto& instance = *it->second;
+      instance.stale = true;
+      if (instance.calls == 0 && instance.started.is_set()) retire(it, "its user's secrets changed");
+    }
+    it = next;
+  }
 }
 
 bool user_servers::evict_one() {
@@ -237,7 +290,9 @@ asio::awaitable<void> user_servers::reap_loop() {
     for (auto it = instances_.begin(); it != instances_.end();) {
       const auto& instance = *it->second;
       auto next = std::next(it);
-      if (instance.calls == 0 && instance.started.is_set() && now - instance.last_used >= user_limits_.idle) {
+      if (instance.calls == 0 && instance.started.is_set() && instance.stale) {
+        retire(it, "its user's secrets changed");
+      } else if (instance.calls == 0 && instance.started.is_set() && now - instance.last_used >= user_limits_.idle) {
         ++stopped_idle_;
         retire(it, "idle");
       }
@@ -269,23 +324,28 @@ asio::awaitable<void> user_servers::learn_tools(std::string user) {
 const std::vector<json>& user_servers::tools(const std::string& server, const std::string& user) {
   static const std::vector<json> none;
   auto found = instances_.find({server, user});
-  if (found != instances_.end() && found->second->server->state() == server_state::ready) {
-    remember_tools(server, *found->second->server);
-    return found->second->server->tools();
+  if (found != instances_.end() && found->second->server && found->second->server->state() == server_state::ready) {
+    remember_tools(server, *found->second);
   }
   auto learned = learned_.find(server);
   return learned == learned_.end() ? none : learned->second;
 }
 
-void user_servers::remember_tools(const std::string& server, const server_supervisor& instance) {
-  if (instance.state() == server_state::ready) learned_[server] = instance.tools();
+void user_servers::remember_tools(const std::string& server, const user_instance& instance) {
+  if (!instance.server || instance.server->state() != server_state::ready) return;
+  // Shown to every user of the server: never with this user's secret values.
+  auto tools = instance.server->tools();
+  if (instance.mask) {
+    for (auto& tool : tools) tool = instance.mask->censor(std::move(tool));
+  }
+  learned_[server] = std::move(tools);
 }
 
 json user_servers::status(const std::string& server) const {
   std::size_t running = 0, ready = 0, in_calls = 0;
   json pids = json::array();
   for (const auto& [key, instance] : instances_) {
-    if (key.first != server) continue;
+    if (key.first != server || !instance->server) continue;
     ++running;
     if (instance->server->state() == server_state::ready) ++ready;
     if (instance->calls > 0) ++in_calls;

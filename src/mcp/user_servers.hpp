@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,8 @@
 #include "harness/core/error.hpp"
 #include "harness/core/health.hpp"
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/secret_source.hpp"
+#include "secret_fill.hpp"
 #include "server_supervisor.hpp"
 
 namespace harness::mcp::detail {
@@ -39,10 +42,17 @@ server_config for_user(const server_config& server, const std::string& user);
 // One running instance and what the pool knows of its use.
 struct user_instance {
   explicit user_instance(const boost::asio::any_io_executor& executor) : started(executor) {}
-  std::shared_ptr<server_supervisor> server;
+  std::shared_ptr<server_supervisor> server;  // null when it could not be made (see failure)
   core::steady_time last_used{};
   int calls = 0;              // in flight
   core::async_event started;  // set when its first start has settled
+  // Why it was never started (a secret the user has not set): the calls
+  // that waited for it get this; the pool has forgotten it already.
+  std::optional<error> failure;
+  // The user's secret values it was started with, kept inside it; null without any.
+  std::shared_ptr<const secret_mask> mask;
+  // The user changed a secret: stopped once no call is in it.
+  bool stale = false;
 };
 
 // Marks a call on an instance: while it lives the instance is busy (never
@@ -56,6 +66,8 @@ class instance_use {
   instance_use& operator=(const instance_use&) = delete;
   instance_use& operator=(instance_use&&) = delete;
   server_supervisor& server() const { return *instance_->server; }
+  // The user's secret values in this instance; null when it has none.
+  const secret_mask* mask() const { return instance_->mask.get(); }
 
  private:
   std::shared_ptr<user_instance> instance_;
@@ -65,7 +77,8 @@ class instance_use {
 class user_servers : public std::enable_shared_from_this<user_servers> {
  public:
   user_servers(boost::asio::any_io_executor executor, core::clock& clock, std::vector<server_config> servers,
-               client_limits limits, user_server_limits user_limits, remote_access remote);
+               client_limits limits, user_server_limits user_limits, remote_access remote,
+               std::shared_ptr<secret_source> secrets = nullptr);
 
   // Starts the loop that stops idle instances; stop() ends it and every instance.
   void start();
@@ -76,8 +89,9 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
 
   // `user`'s instance of `server`, started (and its start waited for) when
   // the user has none; the returned use keeps it busy. Errors: a user id
-  // that is not safe to write into a command line or path, and
-  // mcp_user_servers_busy when the cap is reached and no instance is idle.
+  // that is not safe to write into a command line or path,
+  // mcp_user_servers_busy when the cap is reached and no instance is idle,
+  // secret_missing when the server names a secret the user has not set.
   boost::asio::awaitable<result<instance_use>> use(std::string server, std::string user);
 
   // Starts `user`'s instances of the servers whose tools are not known yet,
@@ -87,6 +101,10 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   // The tools of `server` as `user` sees them: from the user's ready
   // instance, else as last learned from any instance (empty when none has run).
   const std::vector<nlohmann::json>& tools(const std::string& server, const std::string& user);
+
+  // `user`'s secrets changed: each of the user's instances stops (now, or
+  // when its calls end), so the next call starts one with the new values.
+  void restart_user(const std::string& user);
 
   // One health source per user-scoped server ("mcp.<server>") and
   // "mcp.user_instances" for the cap; status() of one server.
@@ -98,11 +116,17 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   using instance_key = std::pair<std::string, std::string>;  // server, user
   boost::asio::awaitable<result<std::shared_ptr<user_instance>>> launch(const std::string& server,
                                                                         const std::string& user);
+  // The user's config of `server` with its secrets filled in; sets instance.mask.
+  boost::asio::awaitable<result<server_config>> configure(const std::string& server, const std::string& user,
+                                                          user_instance& instance);
+  // The instance could not be started: forgotten, and its waiters told why.
+  void abandon(const std::string& server, const std::string& user, const std::shared_ptr<user_instance>& instance,
+               const error& why);
   // Stops the instance idle the longest to make room; false when all are in a call.
   bool evict_one();
   void retire(std::map<instance_key, std::shared_ptr<user_instance>>::iterator it, const char* why);
   boost::asio::awaitable<void> reap_loop();
-  void remember_tools(const std::string& server, const server_supervisor& instance);
+  void remember_tools(const std::string& server, const user_instance& instance);
 
   boost::asio::any_io_executor executor_;
   core::clock& clock_;
@@ -110,6 +134,7 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   client_limits limits_;
   user_server_limits user_limits_;
   remote_access remote_;
+  std::shared_ptr<secret_source> secrets_;
   std::map<instance_key, std::shared_ptr<user_instance>> instances_;
   std::map<std::string, std::vector<nlohmann::json>> learned_;  // per server: the last tool list an instance had
   std::size_t refused_ = 0;                                     // calls refused at the cap

@@ -103,7 +103,20 @@ CREATE INDEX sessions_by_owner ON sessions (owner);
 // Kept so that a version number means the same schema on both backends.
 constexpr const char* v7_sql = "SELECT 1;";
 
-constexpr std::array<migration, 7> builtin = {{
+// Version 8: users' credentials (secrets, OAuth tokens of user-scoped
+// servers), each sealed with the vault key before it is written.
+constexpr const char* v8_sql = R"sql(
+CREATE TABLE credentials (
+  user_id    TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  sealed     TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY (user_id, kind, name)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<migration, 8> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
@@ -111,6 +124,7 @@ constexpr std::array<migration, 7> builtin = {{
     {5, "owner and lease of each task", v5_sql},
     {6, "the session directory of replicas", v6_sql},
     {7, "skills and workspaces as files rows (PostgreSQL only)", v7_sql},
+    {8, "users' sealed credentials", v8_sql},
 }};
 
 error open_failed(error e) {

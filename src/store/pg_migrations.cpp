@@ -110,7 +110,20 @@ CREATE TABLE files (
 );
 )sql";
 
-constexpr std::array<migration, 7> builtin = {{
+// Version 8: users' credentials (secrets, OAuth tokens of user-scoped
+// servers), each sealed with the vault key before it is written.
+constexpr const char* v8_sql = R"sql(
+CREATE TABLE credentials (
+  user_id    text NOT NULL,
+  kind       text NOT NULL,
+  name       text NOT NULL,
+  sealed     text NOT NULL,
+  updated_ms bigint NOT NULL,
+  PRIMARY KEY (user_id, kind, name)
+);
+)sql";
+
+constexpr std::array<migration, 8> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
@@ -118,6 +131,7 @@ constexpr std::array<migration, 7> builtin = {{
     {5, "owner and lease of each task", v5_sql},
     {6, "the session directory of replicas", v6_sql},
     {7, "skills and workspaces as files rows", v7_sql},
+    {8, "users' sealed credentials", v8_sql},
 }};
 
 error with_code(error e, errc code) {

@@ -349,6 +349,60 @@ class pg_task_store final : public blocking_task_store {
     return track(holder_of(key, now_ms));
   }
 
+  status put_credential(const credential_record& c) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto rows = db_->exec(
+          "INSERT INTO credentials (user_id, kind, name, sealed, updated_ms) VALUES ($1, $2, $3, $4, $5) "
+          "ON CONFLICT (user_id, kind, name) DO UPDATE SET sealed = excluded.sealed, updated_ms = excluded.updated_ms",
+          pg_params().text(c.user_id).text(c.kind).text(c.name).text(c.sealed).int64(c.updated_ms),
+          "cannot store a credential");
+      if (!rows) return rows.error();
+      return {};
+    }());
+  }
+
+  result<std::optional<credential_record>> get_credential(const std::string& user_id, const std::string& kind,
+                                                          const std::string& name) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::optional<credential_record>> {
+      auto rows = db_->exec(
+          "SELECT name, sealed, updated_ms FROM credentials WHERE user_id = $1 AND kind = $2 AND name = $3",
+          pg_params().text(user_id).text(kind).text(name), "cannot read a credential");
+      if (!rows) return rows.error();
+      if (rows->size() == 0) return std::optional<credential_record>();
+      return std::optional<credential_record>(
+          credential_record{user_id, kind, rows->text(0, 0), rows->text(0, 1), rows->int64(0, 2)});
+    }());
+  }
+
+  result<std::vector<credential_record>> list_credentials(const std::string& user_id,
+                                                          const std::string& kind) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::vector<credential_record>> {
+      auto rows = db_->exec(
+          "SELECT name, sealed, updated_ms FROM credentials WHERE user_id = $1 AND kind = $2 ORDER BY name",
+          pg_params().text(user_id).text(kind), "cannot read credentials");
+      if (!rows) return rows.error();
+      std::vector<credential_record> out;
+      for (int row = 0; row < rows->size(); ++row) {
+        out.push_back({user_id, kind, rows->text(row, 0), rows->text(row, 1), rows->int64(row, 2)});
+      }
+      return out;
+    }());
+  }
+
+  result<bool> delete_credential(const std::string& user_id, const std::string& kind,
+                                 const std::string& name) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<bool> {
+      auto rows = db_->exec("DELETE FROM credentials WHERE user_id = $1 AND kind = $2 AND name = $3",
+                            pg_params().text(user_id).text(kind).text(name), "cannot delete a credential");
+      if (!rows) return rows.error();
+      return rows->changed() > 0;
+    }());
+  }
+
   result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::size_t> {

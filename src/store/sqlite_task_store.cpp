@@ -334,6 +334,47 @@ class sqlite_task_store final : public blocking_task_store {
     }());
   }
 
+  status put_credential(const credential_record& c) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> status {
+      auto st = db_->prepare(
+          "INSERT INTO credentials (user_id, kind, name, sealed, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5) "
+          "ON CONFLICT (user_id, kind, name) DO UPDATE SET sealed = excluded.sealed, updated_ms = excluded.updated_ms");
+      if (!st) return st.error();
+      st->bind(1, c.user_id).bind(2, c.kind).bind(3, c.name).bind(4, c.sealed).bind(5, c.updated_ms);
+      return st->run("cannot store a credential");
+    }());
+  }
+
+  result<std::optional<credential_record>> get_credential(const std::string& user_id, const std::string& kind,
+                                                          const std::string& name) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<std::optional<credential_record>> {
+      auto rows = credentials_of(user_id, kind, &name);
+      if (!rows) return rows.error();
+      if (rows->empty()) return std::optional<credential_record>();
+      return std::optional<credential_record>(std::move(rows->front()));
+    }());
+  }
+
+  result<std::vector<credential_record>> list_credentials(const std::string& user_id,
+                                                          const std::string& kind) override {
+    std::lock_guard lock(mutex_);
+    return track(credentials_of(user_id, kind, nullptr));
+  }
+
+  result<bool> delete_credential(const std::string& user_id, const std::string& kind,
+                                 const std::string& name) override {
+    std::lock_guard lock(mutex_);
+    return track([&]() -> result<bool> {
+      auto st = db_->prepare("DELETE FROM credentials WHERE user_id = ?1 AND kind = ?2 AND name = ?3");
+      if (!st) return st.error();
+      st->bind(1, user_id).bind(2, kind).bind(3, name);
+      if (auto s = st->run("cannot delete a credential"); !s) return s.error();
+      return db_->changes() > 0;
+    }());
+  }
+
   result<std::size_t> delete_finished_before(std::int64_t cutoff_ms) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::size_t> {
@@ -385,6 +426,24 @@ class sqlite_task_store final : public blocking_task_store {
       return detail::sqlite_failure(db_->handle(), rc, "cannot count the tasks of conversation " + conversation_id);
     }
     return static_cast<std::size_t>(st->int64(0));
+  }
+
+  // A user's credentials of `kind` by name; only `name`'s when it is given.
+  result<std::vector<credential_record>> credentials_of(const std::string& user_id, const std::string& kind,
+                                                        const std::string* name) {
+    auto st = db_->prepare(
+        "SELECT name, sealed, updated_ms FROM credentials WHERE user_id = ?1 AND kind = ?2 "
+        "AND (?3 IS NULL OR name = ?3) ORDER BY name");
+    if (!st) return st.error();
+    st->bind(1, user_id).bind(2, kind);
+    if (name) st->bind(3, *name);
+    std::vector<credential_record> out;
+    for (int rc = st->step();; rc = st->step()) {
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return detail::sqlite_failure(db_->handle(), rc, "cannot read credentials");
+      out.push_back({user_id, kind, st->text(0), st->text(1), st->int64(2)});
+    }
+    return out;
   }
 
   status insert_task(const task_record& task) {

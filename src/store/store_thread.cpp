@@ -83,6 +83,27 @@ class threaded_task_store final : public task_store {
     return on_thread([b = backend_, cutoff_ms] { return b->delete_finished_before(cutoff_ms); });
   }
 
+  asio::awaitable<status> put_credential(credential_record credential) override {
+    return on_thread([b = backend_, credential = std::move(credential)] { return b->put_credential(credential); });
+  }
+  asio::awaitable<result<std::optional<credential_record>>> get_credential(std::string user_id, std::string kind,
+                                                                           std::string name) override {
+    return on_thread([b = backend_, user_id = std::move(user_id), kind = std::move(kind), name = std::move(name)] {
+      return b->get_credential(user_id, kind, name);
+    });
+  }
+  asio::awaitable<result<std::vector<credential_record>>> list_credentials(std::string user_id,
+                                                                           std::string kind) override {
+    return on_thread([b = backend_, user_id = std::move(user_id), kind = std::move(kind)] {
+      return b->list_credentials(user_id, kind);
+    });
+  }
+  asio::awaitable<result<bool>> delete_credential(std::string user_id, std::string kind, std::string name) override {
+    return on_thread([b = backend_, user_id = std::move(user_id), kind = std::move(kind), name = std::move(name)] {
+      return b->delete_credential(user_id, kind, name);
+    });
+  }
+
   int schema_version() const override { return backend_->schema_version(); }
   core::component_health health() const override { return backend_->health(); }
   // Not on the store thread: both are the backend's own, and watch_changes

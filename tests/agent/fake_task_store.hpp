@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <optional>
 #include <set>
 #include <utility>
@@ -201,6 +202,34 @@ class fake_task_store final : public store::task_store {
     });
     co_return n;
   }
+  // Credentials by (user, kind, name).
+  boost::asio::awaitable<status> put_credential(store::credential_record c) override {
+    if (fail_with) co_return *fail_with;
+    credentials[{c.user_id, c.kind, c.name}] = c;
+    co_return status{};
+  }
+  boost::asio::awaitable<result<std::optional<store::credential_record>>> get_credential(std::string user_id,
+                                                                                         std::string kind,
+                                                                                         std::string name) override {
+    if (fail_with) co_return *fail_with;
+    auto it = credentials.find({user_id, kind, name});
+    co_return it == credentials.end() ? std::optional<store::credential_record>() : it->second;
+  }
+  boost::asio::awaitable<result<std::vector<store::credential_record>>> list_credentials(std::string user_id,
+                                                                                         std::string kind) override {
+    if (fail_with) co_return *fail_with;
+    std::vector<store::credential_record> out;
+    for (const auto& [key, c] : credentials) {
+      if (c.user_id == user_id && c.kind == kind) out.push_back(c);
+    }
+    co_return out;
+  }
+  boost::asio::awaitable<result<bool>> delete_credential(std::string user_id, std::string kind,
+                                                         std::string name) override {
+    if (fail_with) co_return *fail_with;
+    co_return credentials.erase({user_id, kind, name}) > 0;
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, store::credential_record> credentials;
   int schema_version() const override { return store::latest_schema_version(); }
 };
 

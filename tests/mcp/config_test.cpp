@@ -3,7 +3,9 @@
 #include <fstream>
 
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
+#include "secret_fill.hpp"
 #include "user_servers.hpp"
 
 namespace harness::mcp {
@@ -153,6 +155,74 @@ TEST(McpConfig, RefusesTheUserIdWhereItCannotBeFilledIn) {
     ASSERT_FALSE(parsed) << c.entry;
     EXPECT_NE(parsed.error().message.find(c.says), std::string::npos) << c.entry << " -> " << parsed.error().message;
   }
+}
+
+TEST(McpConfig, UsersSecretsAreKeptAsWrittenWhereAUsersInstanceFillsThemIn) {
+  const std::string text = R"({"mcpServers": {
+    "gh": {"scope": "user", "command": "node", "args": ["gh.js", "--token=${secret:GH_TOKEN}"],
+           "env": {"GITHUB_TOKEN": "${secret:GH_TOKEN}", "OTHER": "${secret:Other_2}"}},
+    "api": {"scope": "user", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${secret:API}"}}}})";
+  auto servers = parse_mcp_servers(text, "/cfg", fake_env({}));
+  ASSERT_TRUE(servers) << servers.error().describe();
+  const auto& api = (*servers)[0];
+  const auto& gh = (*servers)[1];
+  EXPECT_EQ(gh.env.at("GITHUB_TOKEN"), "${secret:GH_TOKEN}");
+  EXPECT_EQ(api.headers.at("Authorization"), "Bearer ${secret:API}");
+  EXPECT_TRUE(api.oauth_disabled || !uses_oauth(api)) << "an Authorization header means no OAuth";
+  EXPECT_EQ(detail::secret_names(gh).value(), (std::vector<std::string>{"GH_TOKEN", "Other_2"}));
+
+  auto missing = detail::fill_secrets(gh, {{"GH_TOKEN", "ghp_0123456789"}}, "alice");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, mcp::errc::secret_missing);
+  EXPECT_NE(missing.error().message.find("Other_2"), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().hint.find("secrets set --user alice Other_2"), std::string::npos) << missing.error().hint;
+  auto filled = detail::fill_secrets(gh, {{"GH_TOKEN", "ghp_0123456789"}, {"Other_2", "${secret:GH_TOKEN}x"}}, "a");
+  ASSERT_TRUE(filled) << filled.error().describe();
+  EXPECT_EQ(filled->args[1], "--token=ghp_0123456789");
+  EXPECT_EQ(filled->env.at("GITHUB_TOKEN"), "ghp_0123456789");
+  EXPECT_EQ(filled->env.at("OTHER"), "${secret:GH_TOKEN}x") << "a value is not read for references again";
+}
+
+TEST(McpConfig, RefusesSecretsWhereTheyCouldLeaveTheUsersInstance) {
+  struct bad_case {
+    std::string entry, says;
+  };
+  const std::vector<bad_case> cases = {
+      {R"({"command": "node", "env": {"T": "${secret:T}"}})", "mcpServers.x.env.T: ${secret:NAME} needs"},
+      {R"({"url": "http://127.0.0.1:9/mcp", "headers": {"A": "${secret:T}"}})", "mcpServers.x.headers.A: ${secret"},
+      {R"({"scope": "user", "command": "${secret:T}"})", "mcpServers.x.command: ${secret:NAME} can only"},
+      {R"({"scope": "user", "url": "http://127.0.0.1:9/${secret:T}", "oauth": false})", "mcpServers.x.url: ${secret"},
+      {R"({"scope": "user", "command": "node", "cwd": "/d/${secret:T}"})", "mcpServers.x.cwd: ${secret"},
+      {R"({"scope": "user", "command": "node", "env": {"T": "${secret:9T}"}})", "invalid secret name '9T'"},
+      {R"({"scope": "user", "command": "node", "env": {"T": "${secret:}"}})", "invalid secret name ''"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parse_mcp_servers(R"({"mcpServers": {"x": )" + c.entry + "}}", "/cfg", fake_env({}));
+    ASSERT_FALSE(parsed) << c.entry;
+    EXPECT_NE(parsed.error().message.find(c.says), std::string::npos) << c.entry << " -> " << parsed.error().message;
+  }
+}
+
+TEST(SecretMask, ValuesBecomeTokensOnTheWayOutAndTokensValuesOnTheWayIn) {
+  // "quo\"te" is how the second value looks inside JSON text (a tool's text content).
+  detail::secret_mask mask({{"A_TOKEN", "sk-live-123456"}, {"B", "quo\"te-abcdef"}, {"C", "sk-live-123456-long"}});
+  EXPECT_EQ(mask.censor(std::string("key sk-live-123456 and sk-live-123456-long")), "key [SECRET_1] and [SECRET_3]")
+      << "a value containing another is replaced whole";
+  EXPECT_EQ(mask.censor(std::string(R"({"B": "quo\"te-abcdef"})")), R"({"B": "[SECRET_2]"})");
+  auto censored = mask.censor(nlohmann::json{{"content", {{{"type", "text"}, {"text", "tok=sk-live-123456"}}}},
+                                             {"sk-live-123456", 1}});
+  EXPECT_EQ(censored.dump().find("sk-live"), std::string::npos) << censored.dump();
+  EXPECT_EQ(censored["content"][0]["text"], "tok=[SECRET_1]");
+  EXPECT_TRUE(censored.contains("[SECRET_1]")) << "keys too";
+  auto e = mask.censor(make_error(mcp::errc::tool_error, "bad token sk-live-123456", "retry sk-live-123456"));
+  EXPECT_EQ(e.message, "bad token [SECRET_1]");
+  EXPECT_EQ(e.hint, "retry [SECRET_1]");
+
+  auto restored = mask.restore(nlohmann::json{{"auth", "Bearer [SECRET_1]"}, {"n", 5}, {"list", {"[SECRET_2]"}}});
+  EXPECT_EQ(restored["auth"], "Bearer sk-live-123456");
+  EXPECT_EQ(restored["list"][0], "quo\"te-abcdef");
+  EXPECT_EQ(restored["n"], 5);
+  EXPECT_EQ(mask.restore(nlohmann::json{{"x", "[SECRET_9] [PHONE_1]"}})["x"], "[SECRET_9] [PHONE_1]");
 }
 
 TEST(McpConfig, UserServerLimitsAreSettings) {

@@ -80,6 +80,19 @@ class thread_recording_backend final : public blocking_task_store {
   result<std::size_t> delete_finished_before(std::int64_t cutoff) override {
     return note(), real_->delete_finished_before(cutoff);
   }
+  status put_credential(const store::credential_record& c) override { return note(), real_->put_credential(c); }
+  result<std::optional<store::credential_record>> get_credential(const std::string& user, const std::string& kind,
+                                                                 const std::string& name) override {
+    return note(), real_->get_credential(user, kind, name);
+  }
+  result<std::vector<store::credential_record>> list_credentials(const std::string& user,
+                                                                 const std::string& kind) override {
+    return note(), real_->list_credentials(user, kind);
+  }
+  result<bool> delete_credential(const std::string& user, const std::string& kind,
+                                 const std::string& name) override {
+    return note(), real_->delete_credential(user, kind, name);
+  }
   int schema_version() const override { return real_->schema_version(); }
   core::component_health health() const override { return real_->health(); }
 

@@ -461,6 +461,29 @@ TEST_P(TaskStore, ASessionIsHeldByOneReplicaUntilItsLeaseLapsesOrItIsReleased) {
   EXPECT_EQ(store->hold_session("alice/s1", "r1", 9001, 13000).value(), "r1");
 }
 
+TEST_P(TaskStore, CredentialsArePerUserAndKindAndReplacedByName) {
+  auto store = open_store();
+  EXPECT_FALSE(store->get_credential("alice", "secret", "TOKEN").value().has_value());
+  ASSERT_TRUE(store->put_credential({"alice", "secret", "TOKEN", R"({"sealed":"a"})", 1000}));
+  ASSERT_TRUE(store->put_credential({"alice", "secret", "API_KEY", R"({"sealed":"b"})", 1001}));
+  ASSERT_TRUE(store->put_credential({"alice", "oauth", "github", R"({"sealed":"c"})", 1002}));
+  ASSERT_TRUE(store->put_credential({"bob", "secret", "TOKEN", R"({"sealed":"d"})", 1003}));
+  ASSERT_TRUE(store->put_credential({"alice", "secret", "TOKEN", R"({"sealed":"e"})", 2000}));  // replaces
+  auto token = store->get_credential("alice", "secret", "TOKEN").value();
+  ASSERT_TRUE(token.has_value());
+  EXPECT_EQ(token->sealed, R"({"sealed":"e"})");
+  EXPECT_EQ(token->updated_ms, 2000);
+  auto listed = store->list_credentials("alice", "secret").value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].name, "API_KEY");  // by name
+  EXPECT_EQ(listed[1].name, "TOKEN");
+  EXPECT_EQ(store->list_credentials("alice", "oauth").value().size(), 1u);
+  EXPECT_TRUE(store->delete_credential("alice", "secret", "TOKEN").value());
+  EXPECT_FALSE(store->delete_credential("alice", "secret", "TOKEN").value());
+  EXPECT_EQ(store->get_credential("bob", "secret", "TOKEN").value()->sealed, R"({"sealed":"d"})");
+  EXPECT_EQ(store->list_credentials("carol", "secret").value().size(), 0u);
+}
+
 TEST_P(TaskStore, CreateTaskLimitedRefusesASecondUnfinishedTaskOfOneConversation) {
   auto store = open_store();
   auto first = sample_task("task_1");

@@ -119,6 +119,10 @@ class request_metrics {
 // The /skills routes run the library (files, or PostgreSQL with STORE_URL) on the blocking pool.
 // GET /skills?userId=: {"userId", "skills": [{name, description, files, updated, owner, problem?}]}.
 boost::asio::awaitable<http_response> handle_list_skills(const request_context& context);
+// The acting user's secrets: names only on read (routes/secrets.cpp).
+boost::asio::awaitable<http_response> handle_list_secrets(const request_context& context);
+boost::asio::awaitable<http_response> handle_put_secret(const request_context& context);
+boost::asio::awaitable<http_response> handle_delete_secret(const request_context& context);
 
 // GET /skills/{userId}/{name}: {name, description, skillMd, files: [{path, size}], updated, owner}.
 boost::asio::awaitable<http_response> handle_get_skill(const request_context& context);

@@ -23,6 +23,7 @@
   X(sandbox_unavailable, "sandbox_unavailable", 503)       \
   X(mcp_unavailable, "mcp_unavailable", 503)               \
   X(skills_unavailable, "skills_unavailable", 503)         \
+  X(secrets_unavailable, "secrets_unavailable", 503)       \
   X(workspace_unavailable, "workspace_unavailable", 503)   \
   X(metrics_disabled, "metrics_disabled", 503)             \
   X(host_not_allowed, "host_not_allowed", 421)             \

@@ -32,6 +32,9 @@ class oauth_manager;
 namespace harness::mcp_server {
 class mcp_face;
 }
+namespace harness::secrets {
+class secret_store;
+}
 namespace harness::skills {
 class skill_library;
 class workspace_store;
@@ -80,6 +83,8 @@ struct services {
   std::string agent_unavailable;
   // Users' skills for /skills; null when not configured.
   std::shared_ptr<::harness::skills::skill_library> skills;
+  // Users' secrets for /secrets; null when the server keeps no store.
+  std::shared_ptr<::harness::secrets::secret_store> secrets;
   // Task workspaces for /tasks/{id}/files; null when not configured.
   std::shared_ptr<::harness::skills::workspace_store> workspaces;
   // Where routes run blocking file work (workspace listings and downloads),

@@ -12,7 +12,8 @@
 // A server with `"scope": "user"` runs one instance per user (see
 // user_servers.hpp): `${user.id}` in its args, env, cwd, url, headers and
 // `directories` is the acting user's id, filled in when that user's instance
-// starts. A shared server (the default) cannot name `${user.id}`.
+// starts. A shared server (the default) cannot name `${user.id}`. Its args,
+// env and headers may also name `${secret:NAME}`, the acting user's secret.
 #pragma once
 
 #include <chrono>
@@ -83,6 +84,10 @@ enum class server_scope { shared, user };
 // What `${user.id}` is written as in a user-scoped server's fields until an
 // instance for a user fills it in.
 inline constexpr std::string_view user_id_placeholder = "${user.id}";
+// `${secret:NAME}` in a user-scoped server's args, env and headers: the
+// acting user's secret NAME (secrets/secret_store.hpp), filled in when that
+// user's instance starts; kept as written until then.
+inline constexpr std::string_view secret_placeholder_open = "${secret:";
 
 struct server_config {
   std::string name;  // the key under mcpServers; [A-Za-z0-9_-], no "__" (it separates server__tool)
@@ -112,6 +117,10 @@ struct server_config {
   bool required = true;
   // Per-server override of the request timeout; nullopt: the client default.
   std::optional<std::chrono::milliseconds> timeout;
+  // Not from the file: what the server writes that the harness logs or keeps
+  // (stderr lines, stdout lines that are not JSON-RPC) passes through this
+  // first. A user's instance replaces the user's secret values there.
+  std::function<std::string(std::string)> redact;
 };
 
 // How long one request may take. `timeout`: the deadline without progress

@@ -22,6 +22,7 @@
 #include "harness/core/health.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/mcp/config.hpp"
+#include "harness/mcp/secret_source.hpp"
 #include "harness/mcp/transport.hpp"
 
 namespace harness::mcp {
@@ -88,6 +89,11 @@ class tool_registry {
   virtual boost::asio::awaitable<result<nlohmann::json>> read_resource(std::string server, std::string uri,
                                                                        call_deadline deadline = {}) = 0;
 
+  // `user`'s secrets changed: the user's instances of user-scoped servers
+  // stop (each once no call is in it), so the next call starts one with the
+  // new values.
+  virtual void restart_user_instances(const std::string& user) = 0;
+
   // One health source per server ("mcp.fs": up, state, reason, tools, restarts).
   virtual core::health_sources health_sources() const = 0;
 
@@ -102,9 +108,12 @@ class tool_registry {
 // `remote`: the HTTP client and authorizers for remote servers; without an
 // HTTP client, the registry starts its own when a server needs one.
 // `clock` times the servers' starts, restarts and calls; it must outlive the registry.
+// `secrets`: where user-scoped servers' ${secret:NAME} values come from (null:
+// nowhere, and such a server's calls fail with secret_missing).
 std::shared_ptr<tool_registry> create_tool_registry(boost::asio::any_io_executor executor, core::clock& clock,
                                                     mcp_config config,
                                                     std::shared_ptr<core::metrics_registry> metrics = nullptr,
-                                                    remote_access remote = {});
+                                                    remote_access remote = {},
+                                                    std::shared_ptr<secret_source> secrets = nullptr);
 
 }  // namespace harness::mcp

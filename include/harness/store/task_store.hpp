@@ -74,6 +74,17 @@ struct conversation_record {
   std::int64_t created_ms = 0, updated_ms = 0;
 };
 
+// One credential of a user: a secret set with `secrets set`, or the OAuth
+// tokens of a user-scoped remote server. `sealed` is what the caller sealed
+// with the vault key (secrets/): the store keeps it as given, never reads it.
+struct credential_record {
+  std::string user_id;
+  std::string kind;    // "secret" or "oauth"
+  std::string name;    // the secret's name, or the server's
+  std::string sealed;  // JSON text
+  std::int64_t updated_ms = 0;
+};
+
 struct usage_totals {
   std::int64_t tasks = 0, input_tokens = 0, output_tokens = 0;
 };
@@ -175,6 +186,19 @@ class blocking_task_store {
   // stand for nothing. Returns how many vaults changed.
   virtual result<std::size_t> forget_vaults_before(std::int64_t cutoff_ms, const nlohmann::json& empty) = 0;
 
+  // Users' credentials (schema version 8), by (user_id, kind, name):
+  // put_credential adds or replaces one; get_credential reads one (nullopt
+  // when there is none); list_credentials lists a user's of one kind by
+  // name; delete_credential returns whether there was one.
+  virtual status put_credential(const credential_record& credential) = 0;
+  virtual result<std::optional<credential_record>> get_credential(const std::string& user_id,
+                                                                  const std::string& kind,
+                                                                  const std::string& name) = 0;
+  virtual result<std::vector<credential_record>> list_credentials(const std::string& user_id,
+                                                                  const std::string& kind) = 0;
+  virtual result<bool> delete_credential(const std::string& user_id, const std::string& kind,
+                                         const std::string& name) = 0;
+
   // The schema version this store runs at (after migrations).
   virtual int schema_version() const = 0;
 
@@ -230,6 +254,14 @@ class task_store {
   virtual boost::asio::awaitable<result<std::size_t>> delete_finished_before(std::int64_t cutoff_ms) = 0;
   virtual boost::asio::awaitable<result<std::size_t>> forget_vaults_before(std::int64_t cutoff_ms,
                                                                            nlohmann::json empty) = 0;
+  virtual boost::asio::awaitable<status> put_credential(credential_record credential) = 0;
+  virtual boost::asio::awaitable<result<std::optional<credential_record>>> get_credential(std::string user_id,
+                                                                                          std::string kind,
+                                                                                          std::string name) = 0;
+  virtual boost::asio::awaitable<result<std::vector<credential_record>>> list_credentials(std::string user_id,
+                                                                                          std::string kind) = 0;
+  virtual boost::asio::awaitable<result<bool>> delete_credential(std::string user_id, std::string kind,
+                                                                 std::string name) = 0;
 
   virtual int schema_version() const = 0;
   // Never blocks, never touches the disk (see blocking_task_store::health).
