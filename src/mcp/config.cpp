@@ -248,7 +248,8 @@ status check_secret_references(const json& entry, const std::string& where, serv
   for (const char* field : {"command", "cwd", "url", "directories", "oauth"}) {
     auto found = secret_reference(entry.value(field, json()), where + "." + field);
     if (!found.empty()) {
-      return make_error(mcp::errc::invalid_config, found + ": ${secret:NAME} can only be written in args, env or headers");
+      return make_error(mcp::errc::invalid_config,
+                        found + ": ${secret:NAME} can only be written in args, env or headers");
     }
   }
   if (scope == server_scope::user) return {};

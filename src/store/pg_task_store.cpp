@@ -366,9 +366,9 @@ class pg_task_store final : public blocking_task_store {
                                                           const std::string& name) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::optional<credential_record>> {
-      auto rows = db_->exec(
-          "SELECT name, sealed, updated_ms FROM credentials WHERE user_id = $1 AND kind = $2 AND name = $3",
-          pg_params().text(user_id).text(kind).text(name), "cannot read a credential");
+      auto rows =
+          db_->exec("SELECT name, sealed, updated_ms FROM credentials WHERE user_id = $1 AND kind = $2 AND name = $3",
+                    pg_params().text(user_id).text(kind).text(name), "cannot read a credential");
       if (!rows) return rows.error();
       if (rows->size() == 0) return std::optional<credential_record>();
       return std::optional<credential_record>(
@@ -380,9 +380,9 @@ class pg_task_store final : public blocking_task_store {
                                                           const std::string& kind) override {
     std::lock_guard lock(mutex_);
     return track([&]() -> result<std::vector<credential_record>> {
-      auto rows = db_->exec(
-          "SELECT name, sealed, updated_ms FROM credentials WHERE user_id = $1 AND kind = $2 ORDER BY name",
-          pg_params().text(user_id).text(kind), "cannot read credentials");
+      auto rows =
+          db_->exec("SELECT name, sealed, updated_ms FROM credentials WHERE user_id = $1 AND kind = $2 ORDER BY name",
+                    pg_params().text(user_id).text(kind), "cannot read credentials");
       if (!rows) return rows.error();
       std::vector<credential_record> out;
       for (int row = 0; row < rows->size(); ++row) {

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <tuple>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "harness/store/errors.hpp"

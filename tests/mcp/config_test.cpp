@@ -209,8 +209,8 @@ TEST(SecretMask, ValuesBecomeTokensOnTheWayOutAndTokensValuesOnTheWayIn) {
   EXPECT_EQ(mask.censor(std::string("key sk-live-123456 and sk-live-123456-long")), "key [SECRET_1] and [SECRET_3]")
       << "a value containing another is replaced whole";
   EXPECT_EQ(mask.censor(std::string(R"({"B": "quo\"te-abcdef"})")), R"({"B": "[SECRET_2]"})");
-  auto censored = mask.censor(nlohmann::json{{"content", {{{"type", "text"}, {"text", "tok=sk-live-123456"}}}},
-                                             {"sk-live-123456", 1}});
+  auto censored = mask.censor(
+      nlohmann::json{{"content", {{{"type", "text"}, {"text", "tok=sk-live-123456"}}}}, {"sk-live-123456", 1}});
   EXPECT_EQ(censored.dump().find("sk-live"), std::string::npos) << censored.dump();
   EXPECT_EQ(censored["content"][0]["text"], "tok=[SECRET_1]");
   EXPECT_TRUE(censored.contains("[SECRET_1]")) << "keys too";

@@ -89,8 +89,7 @@ class thread_recording_backend final : public blocking_task_store {
                                                                  const std::string& kind) override {
     return note(), real_->list_credentials(user, kind);
   }
-  result<bool> delete_credential(const std::string& user, const std::string& kind,
-                                 const std::string& name) override {
+  result<bool> delete_credential(const std::string& user, const std::string& kind, const std::string& name) override {
     return note(), real_->delete_credential(user, kind, name);
   }
   int schema_version() const override { return real_->schema_version(); }

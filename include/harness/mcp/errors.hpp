@@ -33,7 +33,7 @@
   X(grant_refused, "mcp_grant_refused", 502)                                                             \
   /* every instance of user-scoped servers is in a call and the cap (MCP_MAX_USER_SERVERS) is reached */ \
   X(user_servers_busy, "mcp_user_servers_busy", 503)                                                     \
-  /* a user-scoped server names ${secret:NAME} and the acting user has not set that secret */             \
+  /* a user-scoped server names ${secret:NAME} and the acting user has not set that secret */            \
   X(secret_missing, "secret_missing", 409)
 
 namespace harness::mcp {

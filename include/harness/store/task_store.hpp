@@ -191,8 +191,7 @@ class blocking_task_store {
   // when there is none); list_credentials lists a user's of one kind by
   // name; delete_credential returns whether there was one.
   virtual status put_credential(const credential_record& credential) = 0;
-  virtual result<std::optional<credential_record>> get_credential(const std::string& user_id,
-                                                                  const std::string& kind,
+  virtual result<std::optional<credential_record>> get_credential(const std::string& user_id, const std::string& kind,
                                                                   const std::string& name) = 0;
   virtual result<std::vector<credential_record>> list_credentials(const std::string& user_id,
                                                                   const std::string& kind) = 0;
