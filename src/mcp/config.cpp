@@ -214,32 +214,24 @@ result<oauth_config> parse_oauth(const json& block, const std::string& where, co
   return out;
 }
 
-// Where in `value` (a field of a server entry) `${user.id}` is written, or "".
-std::string user_id_reference(const json& value, const std::string& where) {
-  if (value.is_string()) {
-    return value.get<std::string>().find(user_id_placeholder) != std::string::npos ? where : std::string();
-  }
+// Where in `value` (a field of a server entry, any depth) `text` is written, or "".
+std::string where_written(const json& value, std::string_view text, const std::string& where) {
+  if (value.is_string()) return value.get<std::string>().find(text) != std::string::npos ? where : std::string();
   if (value.is_array() || value.is_object()) {
     for (const auto& [key, item] : value.items()) {
-      auto found = user_id_reference(item, where + (value.is_array() ? "[" + key + "]" : "." + key));
+      auto found = where_written(item, text, where + (value.is_array() ? "[" + key + "]" : "." + key));
       if (!found.empty()) return found;
     }
   }
   return {};
 }
 
-// Where in `value` `${secret:` is written, or "".
+std::string user_id_reference(const json& value, const std::string& where) {
+  return where_written(value, user_id_placeholder, where);
+}
+
 std::string secret_reference(const json& value, const std::string& where) {
-  if (value.is_string()) {
-    return value.get<std::string>().find(secret_placeholder_open) != std::string::npos ? where : std::string();
-  }
-  if (value.is_array() || value.is_object()) {
-    for (const auto& [key, item] : value.items()) {
-      auto found = secret_reference(item, where + (value.is_array() ? "[" + key + "]" : "." + key));
-      if (!found.empty()) return found;
-    }
-  }
-  return {};
+  return where_written(value, secret_placeholder_open, where);
 }
 
 // `${secret:NAME}` only in a user-scoped server's args, env and headers: the

@@ -7,9 +7,8 @@
 
 #include <filesystem>
 
-#include "llm/fake_llm_server.hpp"
 #include "llm/fake_llm_steps.hpp"
-#include "support/harness_server.hpp"
+#include "users_e2e_fixture.hpp"
 
 namespace harness::testing {
 namespace {
@@ -18,44 +17,20 @@ using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-class SeveralUsers : public ::testing::Test {
+class SeveralUsers : public users_e2e {
  protected:
   void SetUp() override {
-    owner = "harness-users-" + std::to_string(getpid());
-    root = fs::temp_directory_path() / owner;
+    make_root("harness-users");
     fs::create_directories(root / "memory");
     // Each user's instance gets its own root and memory file: ${user.id}
     // in these values is filled in per instance, as in the shipped defaults.
-    server = std::make_unique<harness_server>(end_to_end_env(
-        owner, root.string(), (root / "files" / "${user.id}").string(), llm.openai_base_url(),
-        {{"MEMORY_FILE_PATH", (root / "memory" / "${user.id}.jsonl").string()}, {"SANDBOX_TIMEOUT_MS", "20000"}}));
-    ASSERT_TRUE(server->wait_healthy(1, {"store"})) << server->call("GET", "/health")->body;
-  }
-
-  void TearDown() override {
-    if (server) {
-      EXPECT_EQ(server->stop(), 0) << server->output();
-    }
-    EXPECT_EQ(labelled_containers(owner), 0);
-    fs::remove_all(root);
-  }
-
-  json execute(const std::string& user, const std::string& code) {
-    auto r = server->call("POST", "/execute", json{{"userId", user}, {"code", code}}.dump(), 90s);
-    EXPECT_TRUE(r);
-    if (!r) return {};
-    EXPECT_EQ(r->status, 200) << r->body;
-    return r->json();
+    start((root / "files" / "${user.id}").string(),
+          {{"MEMORY_FILE_PATH", (root / "memory" / "${user.id}.jsonl").string()}, {"SANDBOX_TIMEOUT_MS", "20000"}});
   }
 
   json health() { return server->call("GET", "/health")->json()["components"]; }
 
   std::string files_of(const std::string& user) const { return (root / "files" / user).string(); }
-
-  std::string owner;
-  fs::path root;
-  fake_llm_server llm;
-  std::unique_ptr<harness_server> server;
 };
 
 TEST_F(SeveralUsers, WhatOneUserStoresAnotherCannotListSearchOrRead) {

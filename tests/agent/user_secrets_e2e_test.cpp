@@ -10,10 +10,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "llm/fake_llm_server.hpp"
 #include "llm/fake_llm_steps.hpp"
 #include "support/child_process.hpp"
-#include "support/harness_server.hpp"
+#include "users_e2e_fixture.hpp"
 
 namespace harness::testing {
 namespace {
@@ -29,11 +28,10 @@ std::string read_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-class UserSecrets : public ::testing::Test {
+class UserSecrets : public users_e2e {
  protected:
   void SetUp() override {
-    owner = "harness-secrets-" + std::to_string(getpid());
-    root = fs::temp_directory_path() / owner;
+    make_root("harness-secrets");
     fs::create_directories(root / "files");
     const json config = {
         {"mcpServers",
@@ -50,26 +48,8 @@ class UserSecrets : public ::testing::Test {
              {source_path("servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
               (root / "files").string()}}}}}}};
     std::ofstream(root / "mcp.json") << config.dump(2);
-    server = std::make_unique<harness_server>(end_to_end_env(
-        owner, root.string(), (root / "files").string(), llm.openai_base_url(),
-        {{"MCP_CONFIG", (root / "mcp.json").string()}, {"LOG_LEVEL", "debug"}, {"SANDBOX_TIMEOUT_MS", "20000"}}));
-    ASSERT_TRUE(server->wait_healthy(1, {"store"})) << server->call("GET", "/health")->body;
-  }
-
-  void TearDown() override {
-    if (server) {
-      EXPECT_EQ(server->stop(), 0) << server->output();
-    }
-    EXPECT_EQ(labelled_containers(owner), 0);
-    fs::remove_all(root);
-  }
-
-  json execute(const std::string& user, const std::string& code) {
-    auto r = server->call("POST", "/execute", json{{"userId", user}, {"code", code}}.dump(), 90s);
-    EXPECT_TRUE(r);
-    if (!r) return {};
-    EXPECT_EQ(r->status, 200) << r->body;
-    return r->json();
+    start((root / "files").string(),
+          {{"MCP_CONFIG", (root / "mcp.json").string()}, {"LOG_LEVEL", "debug"}, {"SANDBOX_TIMEOUT_MS", "20000"}});
   }
 
   void set_secret(const std::string& user, const std::string& value) {
@@ -77,11 +57,6 @@ class UserSecrets : public ::testing::Test {
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;
   }
-
-  std::string owner;
-  fs::path root;
-  fake_llm_server llm;
-  std::unique_ptr<harness_server> server;
 };
 
 TEST_F(UserSecrets, TheUsersInstanceGetsTheValueAndEverythingElseSeesAToken) {

@@ -172,6 +172,11 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
       {"GET", "/skills/{userId}/{name}/files/{path...}", "/skills/alice/notes/files/SKILL.md", "", 200, 404,
        "skill_not_found"},
       {"DELETE", "/skills/{userId}/{name}", "/skills/alice/notes", "", 200, 404, "skill_not_found"},
+      // alice's own secrets: set, listed by name, deleted (in this order).
+      {"PUT", "/secrets/{name}", "/secrets/GH_TOKEN?userId=alice", json{{"value", "ghp_0123456789"}}.dump(), 200, 403,
+       "user_not_allowed"},
+      {"GET", "/secrets", "/secrets?userId=alice", "", 200, 403, "user_not_allowed"},
+      {"DELETE", "/secrets/{name}", "/secrets/GH_TOKEN?userId=alice", "", 200, 403, "user_not_allowed"},
       {"GET", "/tasks/{id}/files", "/tasks/" + id + "/files", "", 200, 404, "task_not_found"},
       {"GET", "/tasks/{id}/files/{path...}", "/tasks/" + id + "/files/out.txt", "", 200, 404, "task_not_found"},
       // /mcp names its user at initialize; the other requests need a session (MCP's own errors, no user).
