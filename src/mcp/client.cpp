@@ -326,7 +326,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       if (on_tools_changed_) on_tools_changed_();
     } else if (method == "notifications/message") {
       core::log_debug("mcp {} log: {}", transport_->describe(),
-                      params.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 1000));
+                      shown(params.dump(-1, ' ', false, json::error_handler_t::replace)).substr(0, 1000));
     }
   }
 
@@ -342,12 +342,12 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     const error& problem = message.problem;
     if (!who.looks_like_message) {
       core::log_warn("mcp {}: ignored output that is not a JSON-RPC message ({})", transport_->describe(),
-                     problem.message);
+                     shown(problem.message));
       return;
     }
     if (who.has_method) {
       core::log_warn("mcp {}: dropped a request or notification from the server: {}", transport_->describe(),
-                     problem.describe());
+                     shown(problem.describe()));
       if (who.id && !who.id->is_null()) answer_unreadable_request(*who.id, problem);
       return;
     }
@@ -355,18 +355,18 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       auto it = pending_.find(id_key(*who.id));
       if (it == pending_.end()) {
         core::log_warn("mcp {}: dropped the answer to request {}, which no longer waits: {}", transport_->describe(),
-                       who.id->dump(), problem.describe());
+                       who.id->dump(), shown(problem.describe()));
         return;
       }
       resolve(it->first, request_failed(it->second->method, problem, ""));
       return;
     }
     if (who.complete) {
-      core::log_warn("mcp {}: dropped a message without id: {}", transport_->describe(), problem.describe());
+      core::log_warn("mcp {}: dropped a message without id: {}", transport_->describe(), shown(problem.describe()));
       return;
     }
     core::log_warn("mcp {}: a message without a readable id was lost; failing the {} request(s) in flight: {}",
-                   transport_->describe(), pending_.size(), problem.describe());
+                   transport_->describe(), pending_.size(), shown(problem.describe()));
     const std::string why = pending_.size() == 1
                                 ? ""
                                 : " (its id could not be read, so each of the " + std::to_string(pending_.size()) +
@@ -385,6 +385,9 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     send_in_background(
         {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", invalid_request}, {"message", problem.message}}}});
   }
+
+  // Text of the server's own, as it may be logged (a user's secrets replaced).
+  std::string shown(std::string text) const { return info_.redact ? info_.redact(std::move(text)) : text; }
 
   void on_progress(const json& params) {
     if (!params.is_object() || !params.contains("progressToken")) return;

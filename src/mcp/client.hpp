@@ -32,6 +32,9 @@ const std::vector<std::string>& supported_protocol_versions();
 struct client_info {
   std::string name = "mcp-harness";
   std::string version = "0.1.0";
+  // What the client logs of the server's messages (its log notifications,
+  // output it cannot read) passes through this first (server_config::redact).
+  std::function<std::string(std::string)> redact;
 };
 
 struct server_info {

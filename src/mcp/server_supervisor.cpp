@@ -113,6 +113,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   auto self = shared_from_this();
   client_info info;
   info.version = core::version();
+  info.redact = config_.redact;
   if (client_)
     core::spawn_logged(executor_, client_->close(), "mcp " + config_.name + ": closing the previous session");
   auto transport = create_transport(executor_, clock_, config_, limits_, remote_);

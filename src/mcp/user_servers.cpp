@@ -225,9 +225,7 @@ asio::awaitable<result<server_config>> user_servers::configure(const std::string
   if (names->empty()) co_return config;
   if (!secrets_) {
     co_return make_error(mcp::errc::secret_missing,
-                         "MCP server " + server +
-                             " needs users' secrets, and this harness "
-                             "keeps none",
+                         "MCP server " + server + " needs users' secrets, and this harness keeps none",
                          "run the harness with its store (STORE_PATH or STORE_URL)");
   }
   auto values = co_await secrets_->values(user, *names);

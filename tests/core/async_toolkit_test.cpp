@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/sinks/ringbuffer_sink.h>
-#include <spdlog/spdlog.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,6 +24,7 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/core/with_deadline.hpp"
+#include "support/captured_log.hpp"
 #include "support/fake_clock.hpp"
 
 namespace harness::core {
@@ -235,22 +234,7 @@ TEST(WhenAll, NoOperationsReturnsAtOnce) {
   EXPECT_EQ(got, 0u);
 }
 
-// Routes the default logger to a ring buffer for the test's lifetime.
-class captured_log {
- public:
-  captured_log() : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64)), previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>("test", sink_);
-    logger->set_pattern("%l %v");
-    logger->set_level(spdlog::level::debug);
-    spdlog::set_default_logger(logger);
-  }
-  ~captured_log() { spdlog::set_default_logger(previous_); }
-  std::vector<std::string> lines() const { return sink_->last_formatted(); }
-
- private:
-  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
+using harness::testing::captured_log;
 
 bool contains(const std::vector<std::string>& lines, const std::string& part) {
   for (const auto& l : lines) {

@@ -70,8 +70,8 @@ class AccessGate : public ::testing::Test {
     req.target = req.path;
     req.request_id = "req_1";
     const bool approval = r.pattern.find("{approvalId}") != std::string::npos;
-    bool query_user =
-        r.method == "DELETE" || approval || (r.method == "GET" && r.pattern.find("{userId}") == std::string::npos);
+    bool query_user = r.method == "DELETE" || r.method == "PUT" || approval ||
+                      (r.method == "GET" && r.pattern.find("{userId}") == std::string::npos);
     if (query_user && !r.pattern.starts_with("/health") && !r.pattern.starts_with("/tools") &&
         r.pattern != "/metrics") {
       req.query["userId"] = user;

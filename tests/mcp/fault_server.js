@@ -15,7 +15,10 @@
 // Tools: echo {text}, crash (exits mid-call), hang (never answers; remembers cancellations),
 // cancelled (lists the request ids we were told to cancel), progress {steps, interval_ms},
 // ask_client (sends ping, roots/list, sampling/createMessage, elicitation/create to the client
-// and returns the answers), add_tool (adds tool "added" and sends tools/list_changed), fail (isError).
+// and returns the answers), add_tool (adds tool "added" and sends tools/list_changed), fail (isError),
+// leak {name} (the environment variable `name` everywhere it can go: the result, with quotes
+// around it in JSON text, stderr, a log notification, and as an isError result with `fail: true`),
+// env_is {name, value} (whether the variable holds exactly `value`).
 'use strict';
 const { send, reply, fail, askClient, serve } = require('./stdio_jsonrpc');
 const mode = process.argv[2] || 'normal';
@@ -46,6 +49,8 @@ function tools() {
     { name: 'ask_client', description: 'Sends requests to the client', inputSchema: { type: 'object' } },
     { name: 'add_tool', description: 'Adds a tool and sends list_changed', inputSchema: { type: 'object' } },
     { name: 'fail', description: 'Returns an error result', inputSchema: { type: 'object' } },
+    { name: 'leak', description: 'Sends an environment variable everywhere', inputSchema: { type: 'object' } },
+    { name: 'env_is', description: 'Whether an environment variable holds a value', inputSchema: { type: 'object' } },
   ];
   if (extraTool) t.push({ name: 'added', description: 'Added at run time', inputSchema: { type: 'object' } });
   return t;
@@ -81,6 +86,14 @@ async function call(id, name, args, meta) {
       send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       return reply(id, text('added'));
     case 'fail': return reply(id, { content: [{ type: 'text', text: 'it went wrong' }], isError: true });
+    case 'leak': {
+      const value = process.env[args.name] ?? '';
+      process.stderr.write(`fault_server: leaking ${value}\n`);
+      send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `log ${value}` } });
+      const body = JSON.stringify({ value, quoted: `"${value}"` });
+      return reply(id, { content: [{ type: 'text', text: body }], isError: !!args.fail });
+    }
+    case 'env_is': return reply(id, text({ same: process.env[args.name] === args.value }));
     default: return fail(id, -32602, 'unknown tool ' + name);
   }
 }

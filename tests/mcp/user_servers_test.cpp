@@ -13,6 +13,7 @@
 #include "harness/mcp/errors.hpp"
 #include "harness/mcp/tool_registry.hpp"
 #include "mcp_test_support.hpp"
+#include "support/captured_log.hpp"
 
 namespace harness::mcp {
 namespace {
@@ -23,11 +24,30 @@ using testing::run;
 
 constexpr std::string_view user = user_id_placeholder;
 
+// Users' secrets as a map (the store-backed one is tested in tests/secrets).
+class map_secrets final : public secret_source {
+ public:
+  explicit map_secrets(std::map<std::string, std::map<std::string, std::string>> values) : values_(std::move(values)) {}
+  asio::awaitable<result<std::map<std::string, std::string>>> values(std::string who,
+                                                                     std::vector<std::string> names) override {
+    std::map<std::string, std::string> out;
+    for (const auto& name : names) {
+      auto found = values_[who].find(name);
+      if (found != values_[who].end()) out.insert(*found);
+    }
+    co_return out;
+  }
+
+ private:
+  std::map<std::string, std::map<std::string, std::string>> values_;
+};
+
 struct UserServers : ::testing::Test {
   asio::io_context ctx;
   std::filesystem::path root;
   std::shared_ptr<tool_registry> registry;
   mcp_config config;
+  std::shared_ptr<secret_source> secrets;  // where ${secret:NAME} values come from; none by default
 
   void SetUp() override {
     root = std::filesystem::temp_directory_path() / ("mcp-users-" + std::to_string(::getpid()) + "-" +
@@ -46,7 +66,7 @@ struct UserServers : ::testing::Test {
     config.servers.push_back(memory);
   }
   void start() {
-    registry = create_tool_registry(ctx.get_executor(), core::real_clock(), config);
+    registry = create_tool_registry(ctx.get_executor(), core::real_clock(), config, nullptr, {}, secrets);
     run(ctx, registry->start());
   }
   void TearDown() override {
@@ -201,6 +221,54 @@ TEST_F(UserServers, TheCapStopsTheIdlestInstanceAndRefusesWhenAllAreBusy) {
   ASSERT_TRUE(*slow) << slow->error().describe();
   EXPECT_EQ(cap_health()["refusedAtCap"], 1);
   EXPECT_TRUE(call_as("frank", "memory__read_graph", json::object())) << "room again once grace's call ended";
+}
+
+TEST_F(UserServers, AUsersSecretGoesToTheirInstanceAndComesBackAsAToken) {
+  const std::string value = "tok-\"alice\"-0123456789";  // a quote: JSON text escapes it
+  secrets = std::make_shared<map_secrets>(
+      std::map<std::string, std::map<std::string, std::string>>{{"alice", {{"TOKEN", value}}}});
+  config.servers.clear();
+  auto leaky = testing::fault_server("normal");
+  leaky.name = "leaky";
+  leaky.scope = server_scope::user;
+  leaky.env["TOKEN"] = "${secret:TOKEN}";
+  config.servers.push_back(leaky);
+  harness::testing::captured_log log(4096);
+  start();
+
+  auto leaked = call_as("alice", "leaky__leak", {{"name", "TOKEN"}});
+  ASSERT_TRUE(leaked) << leaked.error().describe();
+  EXPECT_EQ((*leaked)["value"], "[SECRET_1]") << leaked->dump();
+  EXPECT_EQ((*leaked)["quoted"], "\"[SECRET_1]\"") << leaked->dump();
+  auto failed = call_as("alice", "leaky__leak", {{"name", "TOKEN"}, {"fail", true}});
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().describe().find("0123456789"), std::string::npos) << failed.error().describe();
+  EXPECT_NE(failed.error().describe().find("[SECRET_1]"), std::string::npos) << failed.error().describe();
+  // The token is the value again only on its way into her own instance.
+  auto same = call_as("alice", "leaky__env_is", {{"name", "TOKEN"}, {"value", "[SECRET_1]"}});
+  ASSERT_TRUE(same) << same.error().describe();
+  EXPECT_EQ((*same)["same"], true) << same->dump();
+
+  // Bob has none: refused before his instance starts, with the way to set it.
+  auto bobs = call_as("bob", "leaky__leak", {{"name", "TOKEN"}});
+  ASSERT_FALSE(bobs);
+  EXPECT_EQ(bobs.error().code, errc::secret_missing) << bobs.error().describe();
+  EXPECT_NE(bobs.error().message.find("secrets set --user bob TOKEN"), std::string::npos) << bobs.error().message;
+  EXPECT_EQ(status_of("leaky")["instances"], 1) << "only Alice's";
+
+  // Her instance's stderr and log notifications reach the log with the token.
+  for (int i = 0; i < 40 && !log.contains("leaking [SECRET_1]"); ++i) sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(log.contains("leaking [SECRET_1]")) << ::testing::PrintToString(log.lines());
+  EXPECT_TRUE(log.contains("log [SECRET_1]")) << ::testing::PrintToString(log.lines());
+  EXPECT_FALSE(log.contains("0123456789")) << ::testing::PrintToString(log.lines());
+
+  // A changed secret restarts her instance: the next call starts one with the new value.
+  const auto pid = status_of("leaky")["pids"][0];
+  registry->restart_user_instances("alice");
+  sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(status_of("leaky")["instances"], 0);
+  ASSERT_TRUE(call_as("alice", "leaky__leak", {{"name", "TOKEN"}}));
+  EXPECT_NE(status_of("leaky")["pids"][0], pid);
 }
 
 }  // namespace
