@@ -5,7 +5,6 @@
 #include <termios.h>
 
 #include <iostream>
-#include <iterator>
 #include <optional>
 
 #include "harness/core/ids.hpp"
@@ -65,6 +64,9 @@ std::optional<command> parse(const std::vector<std::string>& args, std::ostream&
   return out;
 }
 
+// The largest value (16384 bytes), its line end, and one byte more to tell a longer one.
+constexpr std::size_t max_input = 16384 + 3;
+
 // Standard input without echo when it is a terminal.
 std::string read_value(std::istream& in, std::ostream& err) {
   const bool terminal = &in == &std::cin && ::isatty(STDIN_FILENO) == 1;
@@ -80,7 +82,11 @@ std::string read_value(std::istream& in, std::ostream& err) {
     err << "\n";
     return line;
   }
-  std::string value((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // At most a little over the largest value: a huge input is refused by
+  // check_secret_value without being held whole.
+  std::string value(max_input, '\0');
+  in.read(value.data(), static_cast<std::streamsize>(value.size()));
+  value.resize(static_cast<std::size_t>(in.gcount()));
   if (!value.empty() && value.back() == '\n') value.pop_back();
   if (!value.empty() && value.back() == '\r') value.pop_back();
   return value;

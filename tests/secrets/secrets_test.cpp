@@ -185,6 +185,7 @@ TEST(SecretsCli, UsageErrorsSayWhatIsWrong) {
       {{"set", "--user", "al ice", "GH_TOKEN"}, value, "invalid --user"},
       {{"set", "--user", "alice", "9X"}, value, "invalid secret name"},
       {{"set", "--user", "alice", "GH_TOKEN"}, "short\n", "8 to 16384 bytes"},
+      {{"set", "--user", "alice", "GH_TOKEN"}, std::string(100000, 'x'), "8 to 16384 bytes"},
       {{"show", "--user", "alice"}, "", "unknown secrets command"},
       {{"list", "--user", "alice", "--all"}, "", "unknown option"},
   };
