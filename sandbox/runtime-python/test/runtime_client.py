@@ -64,10 +64,13 @@ class RuntimeClient:
                     self.reply(frame['id'], reply)
 
     def _read_stderr(self):
-        for line in self.child.stderr:
-            with self._changed:
-                self.stderr += line
-                self._changed.notify_all()
+        try:
+            for line in self.child.stderr:
+                with self._changed:
+                    self.stderr += line
+                    self._changed.notify_all()
+        except ValueError:
+            pass  # close() closed the pipe under the read: the test has ended
 
     def wait_stderr(self, fragment, timeout=TIMEOUT):
         """Waits until the runtime's diagnostics contain `fragment` (bytes)."""
