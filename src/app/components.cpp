@@ -38,6 +38,7 @@
 #include "harness/sandbox/runtime_check.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
+#include "harness/secrets/oauth_tokens.hpp"
 #include "harness/secrets/secret_store.hpp"
 #include "harness/skills/sandbox_files.hpp"
 #include "harness/skills/skill_library.hpp"
@@ -244,7 +245,8 @@ result<guard_factory> build_guards(const policy::policy_config& config, const st
 result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_executor& executor,
                                                         const core::settings& settings, const mcp::mcp_config& servers,
                                                         std::shared_ptr<net::http_client> http,
-                                                        std::shared_ptr<std::atomic<unsigned short>> port) {
+                                                        std::shared_ptr<std::atomic<unsigned short>> port,
+                                                        std::shared_ptr<mcp::user_token_store> user_tokens) {
   std::shared_ptr<mcp::oauth_token_store> store = mcp::memory_token_store();
   if (std::any_of(servers.servers.begin(), servers.servers.end(), mcp::uses_oauth)) {
     auto sealer = pii::load_vault_sealer(settings);
@@ -269,7 +271,8 @@ result<std::shared_ptr<mcp::oauth_manager>> build_oauth(const asio::any_io_execu
       return "http://127.0.0.1:" + (bound ? std::to_string(bound) : fallback_port) + "/oauth/callback";
     };
   }
-  return mcp::create_oauth_manager(executor, core::real_clock(), std::move(http), std::move(store), std::move(options));
+  return mcp::create_oauth_manager(executor, core::real_clock(), std::move(http), std::move(store), std::move(options),
+                                   std::move(user_tokens));
 }
 
 // What one build step hands to the later ones.
@@ -278,6 +281,7 @@ struct wiring {
   // The server's store (SQLite, or the shared one with STORE_URL): tasks, and users' secrets.
   std::shared_ptr<store::task_store> store;
   std::shared_ptr<secrets::secret_store> secrets;
+  std::shared_ptr<mcp::user_token_store> oauth_tokens;  // users' tokens of user-scoped remote servers
   std::shared_ptr<bridge::tool_gateway> tools;  // the registry, as sandbox code reaches it
   // The sandboxes' data filters (censor, tool policy), for the agent's tasks and the execution service's sessions.
   std::shared_ptr<const execution::pii_filter_factory> filters;
@@ -336,12 +340,13 @@ result<llm::llm_config> load_llm(components_impl& out, const core::settings& set
 // One outbound HTTP client for the LLM, remote MCP servers and OAuth; the
 // remote MCP servers reach it through OAuth.
 result<mcp::remote_access> build_outbound(components_impl& out, const asio::any_io_executor& executor,
-                                          const core::settings& settings, const mcp::mcp_config& servers) {
+                                          const core::settings& settings, const mcp::mcp_config& servers,
+                                          std::shared_ptr<mcp::user_token_store> user_tokens) {
   auto net_options = net::load_curl_loop_options(settings);
   if (!net_options) return net_options.error();
   out.curl_loop_ = net::start_curl_loop(*net_options);
   auto http = net::create_http_client(out.curl_loop_);
-  auto oauth = build_oauth(executor, settings, servers, http, out.listen_port_);
+  auto oauth = build_oauth(executor, settings, servers, http, out.listen_port_, std::move(user_tokens));
   if (!oauth) return oauth.error();
   out.services_.oauth = *oauth;
   return mcp::with_oauth(http, *oauth);
@@ -360,11 +365,13 @@ status open_store(components_impl& out, wiring& w, const core::settings& setting
     w.store = *opened;
     out.services_.health.push_back(store::store_health(w.store));
   }
-  auto sealer = pii::load_vault_sealer(settings);
-  if (!sealer) return sealer.error();
+  auto loaded = pii::load_vault_sealer(settings);
+  if (!loaded) return loaded.error();
+  auto sealer = std::make_shared<const pii::vault_sealer>(std::move(*loaded));
+  w.oauth_tokens = secrets::stored_oauth_tokens(w.store, sealer, core::real_clock());
   // A changed secret restarts the user's instances (the registry is made next).
   w.secrets = std::make_shared<secrets::secret_store>(
-      w.store, std::make_shared<const pii::vault_sealer>(std::move(*sealer)), core::real_clock(),
+      w.store, sealer, core::real_clock(),
       [&registry = out.registry_](const std::string& user, const std::string&) {
         if (registry) registry->restart_user_instances(user);
       });
@@ -555,9 +562,6 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   auto censor = build_censor(settings);
   if (!censor) return censor.error();
   out->censor_ = *censor;
-  auto remote = build_outbound(*out, executor, settings, *mcp_config);
-  if (!remote) return remote.error();
-
   auto shared_store = open_shared_store(executor, settings, configs->sandbox.owner, out->services_.health);
   if (!shared_store) return shared_store.error();
   w.shared_store = std::move(*shared_store);
@@ -566,6 +570,8 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
     configs->execution.service.directory = w.shared_store->directory;
   }
   if (auto opened = open_store(*out, w, settings, configs->sandbox.owner); !opened) return opened.error();
+  auto remote = build_outbound(*out, executor, settings, *mcp_config, w.oauth_tokens);
+  if (!remote) return remote.error();
   build_tool_registry(*out, w, executor, *mcp_config, std::move(*remote));
   build_sandboxes(*out, executor, *configs);
   if (auto runtime = check_sandbox_runtime(io, *out->engine_, configs->sandbox.runtime); !runtime) {

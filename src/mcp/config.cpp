@@ -386,9 +386,14 @@ result<server_config> parse_server(const std::string& name, const json& entry, c
       server.directories.push_back(std::move(*dir));
     }
   }
-  if (server.scope == server_scope::user && server.kind != transport_kind::stdio && uses_oauth(server)) {
-    return make_error(mcp::errc::invalid_config, where + ": OAuth for a user-scoped server is not supported yet",
-                      "give it an Authorization header, set \"oauth\": false, or keep it shared");
+  // Each user of a user-scoped server authorizes as themselves: only the
+  // grant a person approves fits; the others act as the harness for everyone.
+  if (server.scope == server_scope::user && uses_oauth(server) && server.oauth &&
+      server.oauth->grant != oauth_config::grant_type::authorization_code) {
+    return make_error(mcp::errc::invalid_config,
+                      where + ".oauth.grant: a user-scoped server authorizes each user with authorization_code",
+                      "client_credentials and identity_assertion act as the harness for every user: keep such a "
+                      "server shared");
   }
   if (entry.contains("required")) {
     if (!entry["required"].is_boolean())

@@ -46,6 +46,17 @@ class http_authorizer {
   virtual void on_change(std::function<void()> listener) = 0;
   // When a pending authorization URL stops being valid (nullopt: none pending).
   virtual std::optional<core::steady_time> pending_until() const = 0;
+  // Reads the kept tokens again: true when there are others than those held
+  // (another replica's authorization, or its refresh), which are used now.
+  virtual boost::asio::awaitable<bool> reload() = 0;
+  // Forgets the tokens, kept ones too, after revoking them where the
+  // authorization server can; a pending authorization ends.
+  virtual boost::asio::awaitable<void> forget() = 0;
 };
+
+// mcp_needs_authorization for a user who has not connected their account to
+// the user-scoped server `server`: the link to open (`url`; empty: none yet)
+// goes to them, with the call that failed.
+error connect_your_account(const std::string& server, const std::string& url);
 
 }  // namespace harness::mcp

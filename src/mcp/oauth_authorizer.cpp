@@ -53,6 +53,18 @@ bool covers(const std::vector<std::string>& have, const std::vector<std::string>
 
 }  // namespace
 
+error connect_your_account(const std::string& server, const std::string& url) {
+  if (url.empty()) {
+    return make_error(mcp::errc::needs_authorization, "MCP server " + server + " needs you to connect your account",
+                      "POST /connections/" + server + " gives the link to open");
+  }
+  return make_error(
+      mcp::errc::needs_authorization,
+      "MCP server " + server + " needs you to connect your account: open " + url + " in a browser and approve access",
+      "the call works once you have approved; GET /connections shows the state, POST /connections/" + server +
+          " gives a new link");
+}
+
 class oauth_authorizer::flow_lock {
  public:
   static asio::awaitable<flow_lock> take(oauth_authorizer& owner) {
@@ -93,6 +105,7 @@ oauth_authorizer::oauth_authorizer(asio::any_io_executor executor, core::clock& 
 
 asio::awaitable<std::optional<std::string>> oauth_authorizer::authorization() {
   auto self = shared_from_this();
+  co_await ensure_loaded();
   auto due = [this] {
     return tokens_ && tokens_->expires_at && *tokens_->expires_at - clock_.system_now() <= tokens_->renew_ahead();
   };
@@ -124,10 +137,16 @@ std::optional<std::string> oauth_authorizer::current() const {
 asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std::string> www_authenticate,
                                                      std::optional<std::string> sent) {
   auto self = shared_from_this();
+  co_await ensure_loaded();
   auto lock = co_await flow_lock::take(*this);
   // A token that came while the refused request was out (an approval, a
   // refresh by another request): try that one before judging anything.
   if (tokens_ && sent != "Bearer " + tokens_->access_token) co_return status{};
+  // ... or one another replica kept meanwhile (a user's approval there).
+  if (auto kept = co_await newer_kept_tokens()) {
+    adopt_tokens(std::move(*kept));
+    co_return status{};
+  }
   const auto challenges = parse_www_authenticate(www_authenticate);
   const auto bearer = bearer_challenge(challenges);
   const auto resource_metadata = bearer ? bearer->param("resource_metadata") : std::nullopt;
@@ -156,7 +175,7 @@ asio::awaitable<status> oauth_authorizer::challenged(long code, std::vector<std:
     if (!tokens_->refresh_token.empty()) {
       if (auto refreshed = co_await refresh(); refreshed) co_return status{};
     }
-    forget_tokens();
+    co_await forget_tokens();
   }
   const auto scopes = scopes_for(challenge_scope, step_up);
   if (!grant_is_code()) co_return co_await token_grant(scopes);
@@ -252,9 +271,9 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
   auto tokens =
       co_await request_tokens(*http_, pending.server, pending.client, std::move(fields), pending.scopes, clock_);
   if (!tokens) co_return fail(tokens.error());
-  take_tokens(std::move(*tokens), pending.server.issuer, true);
+  co_await take_tokens(std::move(*tokens), pending.server.issuer, true);
   core::log_info("mcp {}: authorized ({})", server_.name, join_scopes(tokens_->scopes));
-  co_return oauth_completion{server_.name, tokens_->scopes};
+  co_return oauth_completion{server_.name, server_.user, tokens_->scopes};
 }
 
 // --- discovery ---------------------------------------------------------------
@@ -365,7 +384,8 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
       found = fallback_authorization_server(url_);
     }
   }
-  for (const auto* endpoint : {&found->authorization_endpoint, &found->token_endpoint, &found->registration_endpoint}) {
+  for (const auto* endpoint : {&found->authorization_endpoint, &found->token_endpoint, &found->registration_endpoint,
+                               &found->revocation_endpoint}) {
     if (!endpoint->empty() && !acceptable_oauth_url(*endpoint, url_)) {
       co_return make_error(mcp::errc::authorization_failed, "the authorization server of " + server_.name +
                                                                 " has an endpoint that is not https (" +
@@ -391,7 +411,7 @@ asio::awaitable<status> oauth_authorizer::discover(const std::optional<std::stri
   if (tokens_ && !tokens_->issuer.empty() && tokens_->issuer != found->issuer) {
     core::log_warn("mcp {}: the authorization server changed ({} -> {}); its tokens are dropped", server_.name,
                    tokens_->issuer, found->issuer);
-    forget_tokens();
+    co_await forget_tokens();
   }
   server_metadata_ = std::move(found);
   resource_metadata_ = std::move(resource);
@@ -489,6 +509,12 @@ asio::awaitable<status> oauth_authorizer::ensure_client(bool for_new_authorizati
     client_ = std::move(c);
     co_return status{};
   }
+  // The client the kept tokens were issued to: a refresh must come from it.
+  if (kept_client_ && kept_client_issuer_ == as.issuer && !kept_client_->client_id.empty() &&
+      (!for_new_authorization || kept_client_->redirect_uri == redirect)) {
+    client_ = *kept_client_;
+    co_return status{};
+  }
   // A registration from an earlier run with the same authorization server
   // (and, for a new authorization, the same redirect URI).
   if (auto saved = store_->load("client:" + server_.name); saved && saved->is_object()) {
@@ -569,13 +595,19 @@ status oauth_authorizer::ask_person(std::vector<std::string> scopes, bool step_u
     pending_ = std::move(p);
     requested_scopes_ = scopes;
     last_error_.clear();
-    // The log is where an operator of a server running open finds it (/health shows it to admin keys only).
-    core::log_warn(
-        "mcp {}: needs authorization by a person: open {} (also the authorizationUrl of mcp.{} in "
-        "GET /health with an admin key)",
-        server_.name, pending_->url, server_.name);
+    if (for_a_user()) {
+      // The link is the user's, given to them (GET /connections, the failed call); not the operator's log.
+      core::log_info("mcp {}: a user's authorization is asked for", server_.name);
+    } else {
+      // The log is where an operator of a server running open finds it (/health shows it to admin keys only).
+      core::log_warn(
+          "mcp {}: needs authorization by a person: open {} (also the authorizationUrl of mcp.{} in "
+          "GET /health with an admin key)",
+          server_.name, pending_->url, server_.name);
+    }
     changed();
   }
+  if (for_a_user()) return connect_your_account(server_.name, pending_->url);
   return make_error(mcp::errc::needs_authorization,
                     "MCP server " + server_.name + " needs authorization" +
                         (scopes.empty() ? "" : " (scopes: " + join_scopes(scopes) + ")"),
@@ -599,7 +631,7 @@ asio::awaitable<status> oauth_authorizer::token_grant(const std::vector<std::str
   if (resource_metadata_) fields.emplace_back("resource", resource_metadata_->resource);
   auto tokens = co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), scopes, clock_);
   if (!tokens) co_return fail(tokens.error());
-  take_tokens(std::move(*tokens), server_metadata_->issuer, false);
+  co_await take_tokens(std::move(*tokens), server_metadata_->issuer, false);
   co_return status{};
 }
 
@@ -618,16 +650,23 @@ asio::awaitable<status> oauth_authorizer::refresh() {
       co_await request_tokens(*http_, *server_metadata_, *client_, std::move(fields), tokens_->scopes, clock_);
   if (!refreshed) {
     // Only a refusal ends the tokens; a network failure or a 5xx leaves them for the next try.
-    if (refreshed.error().code == mcp::errc::grant_refused) forget_tokens();
+    if (refreshed.error().code == mcp::errc::grant_refused) {
+      // Another replica may have renewed them first (its refresh token replaced ours): use its tokens.
+      if (auto kept = co_await newer_kept_tokens()) {
+        adopt_tokens(std::move(*kept));
+        co_return status{};
+      }
+      co_await forget_tokens();
+    }
     co_return refreshed.error();
   }
   // A server may keep the refresh token the same and not send it again.
   if (refreshed->refresh_token.empty() && tokens_) refreshed->refresh_token = tokens_->refresh_token;
-  take_tokens(std::move(*refreshed), server_metadata_->issuer, false);
+  co_await take_tokens(std::move(*refreshed), server_metadata_->issuer, false);
   co_return status{};
 }
 
-void oauth_authorizer::take_tokens(token_set tokens, const std::string& issuer, bool from_person) {
+asio::awaitable<void> oauth_authorizer::take_tokens(token_set tokens, const std::string& issuer, bool from_person) {
   tokens_ = std::move(tokens);
   tokens_->issuer = issuer;
   if (from_person) {
@@ -635,15 +674,25 @@ void oauth_authorizer::take_tokens(token_set tokens, const std::string& issuer, 
     step_ups_ = 0;
   }
   last_error_.clear();
-  persist();
+  co_await persist();
   schedule_refresh();
   changed();
 }
 
-void oauth_authorizer::forget_tokens() {
+void oauth_authorizer::adopt_tokens(token_set tokens) {
+  tokens_ = std::move(tokens);
+  pending_.reset();
+  step_ups_ = 0;
+  last_error_.clear();
+  core::log_info("mcp {}: using the tokens kept meanwhile (another replica's)", server_.name);
+  schedule_refresh();
+  changed();
+}
+
+asio::awaitable<void> oauth_authorizer::forget_tokens() {
   tokens_.reset();
   refresh_timer_->cancel();
-  persist();
+  co_await persist();
   changed();
 }
 
@@ -675,23 +724,90 @@ void oauth_authorizer::schedule_refresh(std::chrono::seconds at_least) {
   });
 }
 
-void oauth_authorizer::load() {
-  auto saved = store_->load("tokens:" + server_.name);
+asio::awaitable<void> oauth_authorizer::ensure_loaded() {
+  if (loaded_) co_return;
+  auto lock = co_await flow_lock::take(*this);
+  if (loaded_) co_return;
+  loaded_ = true;
+  if (auto kept = co_await newer_kept_tokens()) {
+    tokens_ = std::move(*kept);
+    schedule_refresh();
+  }
+}
+
+asio::awaitable<std::optional<token_set>> oauth_authorizer::newer_kept_tokens() {
+  auto saved = co_await store_->fetch("tokens:" + server_.name);
   if (!saved) {
     core::log_warn("mcp {}: kept OAuth tokens cannot be read ({}); it will be authorized again", server_.name,
                    saved.error().describe());
-    return;
+    co_return std::nullopt;
   }
-  if (!saved->is_object() || !saved->contains("url") || (*saved)["url"] != server_.url) return;
-  tokens_ = token_set::from_json(saved->value("tokens", json::object()));
-  if (tokens_->access_token.empty()) tokens_.reset();
-  schedule_refresh();
+  // Kept for another URL (the config changed): not this server's.
+  if (!saved->is_object() || !saved->contains("url") || (*saved)["url"] != server_.url) co_return std::nullopt;
+  auto kept = token_set::from_json(saved->value("tokens", json::object()));
+  if (kept.access_token.empty() || (tokens_ && tokens_->access_token == kept.access_token)) co_return std::nullopt;
+  if (saved->contains("client") && (*saved)["client"].is_object()) {
+    kept_client_ = client_identity::from_json((*saved)["client"]);
+    kept_client_issuer_ = saved->value("issuer", std::string());
+  }
+  co_return kept;
 }
 
-void oauth_authorizer::persist() {
-  json value = tokens_ ? json{{"url", server_.url}, {"tokens", tokens_->to_json()}} : json();
-  if (auto saved = store_->save("tokens:" + server_.name, value); !saved) {
+asio::awaitable<void> oauth_authorizer::persist() {
+  json value;
+  if (tokens_) {
+    value = {{"url", server_.url}, {"tokens", tokens_->to_json()}};
+    if (client_ && server_metadata_) {
+      value["client"] = client_->to_json();
+      value["issuer"] = server_metadata_->issuer;
+    }
+  }
+  if (auto saved = co_await store_->keep("tokens:" + server_.name, std::move(value)); !saved) {
     core::log_warn("mcp {}: OAuth tokens could not be kept: {}", server_.name, saved.error().describe());
+  }
+}
+
+asio::awaitable<bool> oauth_authorizer::reload() {
+  auto self = shared_from_this();
+  co_await ensure_loaded();
+  auto lock = co_await flow_lock::take(*this);
+  auto kept = co_await newer_kept_tokens();
+  if (!kept) co_return false;
+  adopt_tokens(std::move(*kept));
+  co_return true;
+}
+
+asio::awaitable<void> oauth_authorizer::forget() {
+  auto self = shared_from_this();
+  co_await ensure_loaded();
+  auto lock = co_await flow_lock::take(*this);
+  pending_.reset();
+  step_ups_ = 0;
+  last_error_.clear();
+  if (tokens_) co_await revoke();
+  co_await forget_tokens();
+}
+
+asio::awaitable<void> oauth_authorizer::revoke() {
+  // Kept tokens, no request made yet: find the authorization server first.
+  if (!server_metadata_) {
+    if (auto found = co_await discover(std::nullopt); !found) {
+      core::log_warn("mcp {}: tokens forgotten without revoking them ({})", server_.name, found.error().describe());
+      co_return;
+    }
+  }
+  if (!tokens_ || !server_metadata_ || server_metadata_->revocation_endpoint.empty()) co_return;
+  if (auto identified = co_await ensure_client(); !identified) {
+    core::log_warn("mcp {}: tokens forgotten without revoking them ({})", server_.name, identified.error().describe());
+    co_return;
+  }
+  // The refresh token first: revoking it may end its access tokens too (RFC 7009 section 2.1).
+  const std::pair<std::string, const char*> held[] = {{tokens_->refresh_token, "refresh_token"},
+                                                      {tokens_->access_token, "access_token"}};
+  for (const auto& [token, hint] : held) {
+    if (token.empty()) continue;
+    auto revoked = co_await revoke_token(*http_, *server_metadata_, *client_, token, hint, clock_);
+    if (!revoked) core::log_warn("mcp {}: revoking a token failed: {}", server_.name, revoked.error().describe());
   }
 }
 

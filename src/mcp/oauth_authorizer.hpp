@@ -27,9 +27,6 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
                    std::shared_ptr<net::http_client> http, std::shared_ptr<oauth_token_store> store,
                    oauth_options options);
 
-  // Reads tokens a previous run kept. Call once, before use.
-  void load();
-
   boost::asio::awaitable<std::optional<std::string>> authorization() override;
   std::optional<std::string> current() const override;
   boost::asio::awaitable<status> challenged(long status, std::vector<std::string> www_authenticate,
@@ -37,6 +34,8 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   nlohmann::json describe() const override;
   void on_change(std::function<void()> listener) override;
   std::optional<core::steady_time> pending_until() const override;
+  boost::asio::awaitable<bool> reload() override;
+  boost::asio::awaitable<void> forget() override;
 
   // True when `state` is this server's pending authorization (constant-time compare).
   bool owns_state(const std::string& state) const;
@@ -66,6 +65,12 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   // twice by requests that fail together.
   class flow_lock;
 
+  // Reads the tokens kept (by an earlier run, or another replica) once, before first use.
+  boost::asio::awaitable<void> ensure_loaded();
+  // The tokens kept now, when they differ from the ones held.
+  boost::asio::awaitable<std::optional<token_set>> newer_kept_tokens();
+  // Revokes the tokens held where the authorization server can (best effort).
+  boost::asio::awaitable<void> revoke();
   boost::asio::awaitable<harness::status> discover(const std::optional<std::string>& resource_metadata);
   boost::asio::awaitable<result<nlohmann::json>> fetch_json(const std::string& url);
   // The first of `urls` that answers 200 (with a JSON object): its URL and
@@ -90,9 +95,13 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
     return !server_.oauth || server_.oauth->grant == oauth_config::grant_type::authorization_code;
   }
   // New tokens from `issuer`; `from_person`: they answer the pending authorization.
-  void take_tokens(token_set tokens, const std::string& issuer, bool from_person);
-  void forget_tokens();
-  void persist();
+  boost::asio::awaitable<void> take_tokens(token_set tokens, const std::string& issuer, bool from_person);
+  // Tokens another replica kept: held, and nothing written back.
+  void adopt_tokens(token_set tokens);
+  boost::asio::awaitable<void> forget_tokens();
+  boost::asio::awaitable<void> persist();
+  // A user-scoped server's authorizer: its person is that user, not an operator.
+  bool for_a_user() const { return !server_.user.empty(); }
   void changed();
   void schedule_refresh(std::chrono::seconds at_least = std::chrono::seconds(1));
   error fail(error e);
@@ -109,6 +118,11 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
   std::optional<protected_resource_metadata> resource_metadata_;
   std::optional<authorization_server_metadata> server_metadata_;
   std::optional<client_identity> client_;
+  // The client the kept tokens were issued to, and by which issuer: tokens
+  // are refreshed by the client they belong to.
+  std::optional<client_identity> kept_client_;
+  std::string kept_client_issuer_;
+  bool loaded_ = false;
   std::optional<token_set> tokens_;
   std::optional<pending_authorization> pending_;
   std::vector<std::string> requested_scopes_;  // what the last authorization asked for

@@ -69,6 +69,7 @@ result<authorization_server_metadata> parse_authorization_server_metadata(const 
   out.authorization_endpoint = string_field(doc, "authorization_endpoint");
   out.token_endpoint = string_field(doc, "token_endpoint");
   out.registration_endpoint = string_field(doc, "registration_endpoint");
+  out.revocation_endpoint = string_field(doc, "revocation_endpoint");
   if (out.issuer.empty()) return bad_metadata(url, "has no \"issuer\"");
   if (out.token_endpoint.empty()) return bad_metadata(url, "has no \"token_endpoint\"");
   out.scopes_supported = string_list(doc, "scopes_supported");

@@ -27,6 +27,7 @@ struct authorization_server_metadata {
   std::string authorization_endpoint;
   std::string token_endpoint;
   std::string registration_endpoint;  // empty: no dynamic client registration
+  std::string revocation_endpoint;    // RFC 7009; empty: tokens cannot be revoked there
   std::optional<std::vector<std::string>> scopes_supported;
   std::optional<std::vector<std::string>> code_challenge_methods_supported;
   std::vector<std::string> token_endpoint_auth_methods_supported;  // RFC 8414's default when absent

@@ -294,6 +294,21 @@ asio::awaitable<result<token_set>> request_tokens(net::http_client& http, const 
   co_return out;
 }
 
+asio::awaitable<status> revoke_token(net::http_client& http, const authorization_server_metadata& server,
+                                     const client_identity& client, std::string token, const char* hint,
+                                     const core::clock& clock) {
+  form_fields fields = {{"token", std::move(token)}, {"token_type_hint", hint}};
+  auto r = endpoint_request(server.revocation_endpoint, "application/x-www-form-urlencoded");
+  if (auto ok = authenticate_client(client, server, r, fields, clock); !ok) co_return ok.error();
+  r.body = net::form_encode(fields);
+  const std::string url = r.url;
+  auto answer = co_await http.fetch(std::move(r));
+  if (!answer) co_return endpoint_error("the revocation", url, answer.error().message);
+  // RFC 7009 section 2.2: 200 whether or not the token was valid; the body is not read.
+  if (answer->status != 200) co_return endpoint_error("the revocation", url, oauth_error_of(*answer));
+  co_return status{};
+}
+
 asio::awaitable<result<std::string>> exchange_id_token(net::http_client& http, const identity_provider_config& idp,
                                                        const std::string& audience, const std::string& resource,
                                                        const std::vector<std::string>& scopes) {

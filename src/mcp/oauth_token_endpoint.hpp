@@ -78,6 +78,13 @@ boost::asio::awaitable<result<token_set>> request_tokens(net::http_client& http,
                                                          const std::vector<std::string>& requested_scopes,
                                                          const core::clock& clock);
 
+// RFC 7009: asks the authorization server to revoke `token` (`hint`:
+// "refresh_token" or "access_token"). Errors: mcp_authorization_failed when
+// it answers anything but 200, or cannot be reached.
+boost::asio::awaitable<status> revoke_token(net::http_client& http, const authorization_server_metadata& server,
+                                            const client_identity& client, std::string token, const char* hint,
+                                            const core::clock& clock);
+
 // SEP-990: exchanges the user's ID token at their identity provider
 // (RFC 8693 token exchange) for an identity assertion (ID-JAG) meant for
 // the authorization server `audience` and the resource. Errors:

@@ -119,7 +119,87 @@ class file_store final : public oauth_token_store {
   bool loaded_ = false;
 };
 
+// Users' tokens in memory (a manager given no user_token_store).
+class memory_user_store final : public user_token_store {
+ public:
+  boost::asio::awaitable<result<json>> load(std::string user, std::string server) override {
+    co_return values_.load({user, server});
+  }
+  boost::asio::awaitable<status> save(std::string user, std::string server, json value) override {
+    co_return values_.save({user, server}, value);
+  }
+
+ private:
+  struct keyed {
+    result<json> load(const std::pair<std::string, std::string>& key) {
+      auto it = map.find(key);
+      return it == map.end() ? json() : it->second;
+    }
+    status save(const std::pair<std::string, std::string>& key, const json& value) {
+      if (value.is_null()) {
+        map.erase(key);
+      } else {
+        map[key] = value;
+      }
+      return {};
+    }
+    std::map<std::pair<std::string, std::string>, json> map;
+  } values_;
+};
+
+// What one user's authorizer of a user-scoped server reads and writes: its
+// tokens ("tokens:<server>") in the user's own place, the rest (the issuer
+// pin, the registered client: one per server) in the shared store.
+class user_scoped_store final : public oauth_token_store {
+ public:
+  user_scoped_store(std::shared_ptr<oauth_token_store> shared, std::shared_ptr<user_token_store> users,
+                    std::string user)
+      : shared_(std::move(shared)), users_(std::move(users)), user_(std::move(user)) {}
+
+  result<json> load(const std::string& key) override {
+    if (is_tokens(key)) return make_error(core::errc::internal_error, "a user's OAuth tokens are read with fetch()");
+    return shared_->load(key);
+  }
+  status save(const std::string& key, const json& value) override {
+    if (is_tokens(key)) return make_error(core::errc::internal_error, "a user's OAuth tokens are kept with keep()");
+    return shared_->save(key, value);
+  }
+  boost::asio::awaitable<result<json>> fetch(std::string key) override {
+    if (!is_tokens(key)) co_return co_await shared_->fetch(std::move(key));
+    co_return co_await users_->load(user_, key.substr(tokens_prefix.size()));
+  }
+  boost::asio::awaitable<status> keep(std::string key, json value) override {
+    if (!is_tokens(key)) co_return co_await shared_->keep(std::move(key), std::move(value));
+    co_return co_await users_->save(user_, key.substr(tokens_prefix.size()), std::move(value));
+  }
+
+ private:
+  static constexpr std::string_view tokens_prefix = "tokens:";
+  static bool is_tokens(const std::string& key) { return key.rfind(tokens_prefix, 0) == 0; }
+
+  std::shared_ptr<oauth_token_store> shared_;
+  std::shared_ptr<user_token_store> users_;
+  std::string user_;
+};
+
 }  // namespace
+
+std::shared_ptr<user_token_store> memory_user_token_store() {
+  return std::make_shared<memory_user_store>();
+}
+
+std::shared_ptr<oauth_token_store> user_scoped_token_store(std::shared_ptr<oauth_token_store> shared,
+                                                           std::shared_ptr<user_token_store> users, std::string user) {
+  return std::make_shared<user_scoped_store>(std::move(shared), std::move(users), std::move(user));
+}
+
+boost::asio::awaitable<result<json>> oauth_token_store::fetch(std::string key) {
+  co_return load(key);
+}
+
+boost::asio::awaitable<status> oauth_token_store::keep(std::string key, json value) {
+  co_return save(key, value);
+}
 
 std::shared_ptr<oauth_token_store> memory_token_store() {
   return std::make_shared<memory_store>();

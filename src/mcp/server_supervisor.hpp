@@ -48,6 +48,8 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
 
   const server_config& config() const { return config_; }
   server_state state() const { return state_; }
+  // Its OAuth (a remote server's); null without.
+  const std::shared_ptr<http_authorizer>& authorizer() const { return authorizer_; }
   const std::vector<nlohmann::json>& tools() const { return tools_; }
   const nlohmann::json* find_tool(const std::string& tool) const;
   nlohmann::json status() const;

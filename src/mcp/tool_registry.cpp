@@ -11,6 +11,7 @@
 #include "harness/core/when_all.hpp"
 #include "harness/mcp/errors.hpp"
 #include "harness/net/http_client.hpp"
+#include "http_authorizer.hpp"
 #include "server_supervisor.hpp"
 #include "tool_result.hpp"
 #include "user_servers.hpp"
@@ -203,6 +204,25 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   void restart_user_instances(const std::string& user) override { user_servers_->restart_user(user); }
 
+  asio::awaitable<json> connections(std::string user) override {
+    auto self = shared_from_this();
+    json out = json::array();
+    for (const auto& server : user_servers_->oauth_servers()) {
+      out.push_back(co_await user_servers_->connection(server, user));
+    }
+    co_return out;
+  }
+
+  asio::awaitable<result<json>> connect(std::string user, std::string server) override {
+    auto self = shared_from_this();
+    co_return co_await user_servers_->connect(std::move(server), std::move(user));
+  }
+
+  asio::awaitable<harness::status> disconnect(std::string user, std::string server) override {
+    auto self = shared_from_this();
+    co_return co_await user_servers_->disconnect(std::move(server), std::move(user));
+  }
+
   core::health_sources health_sources() const override {
     core::health_sources out;
     for (const auto& [name, server] : servers_) out.push_back(server->health());
@@ -264,6 +284,11 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
 
   // `tool` on a user's instance: it must be ready and have the tool.
   static result<const json*> usable_tool(const detail::server_supervisor& server, const std::string& tool) {
+    if (server.state() == detail::server_state::needs_authorization && server.authorizer()) {
+      // The user has not connected their account: the link to do it goes to them, with the failed call.
+      const auto oauth = server.authorizer()->describe();
+      return connect_your_account(server.config().name, oauth.value("authorizationUrl", std::string()));
+    }
     if (server.state() != detail::server_state::ready) {
       auto status = server.status();
       return make_error(mcp::errc::server_unavailable,

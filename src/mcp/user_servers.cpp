@@ -9,6 +9,7 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/mcp/errors.hpp"
+#include "http_authorizer.hpp"
 
 namespace harness::mcp::detail {
 namespace asio = boost::asio;
@@ -102,6 +103,7 @@ server_config for_user(const server_config& server, const std::string& user) {
   for (auto& dir : out.directories) dir = fill_in(std::move(dir), user);
   out.cwd = fill_in(std::move(out.cwd), user);
   out.url = fill_in(std::move(out.url), user);
+  out.user = user;
   // One user's instance down is that user's problem, not the harness's.
   out.required = false;
   return out;
@@ -178,10 +180,32 @@ asio::awaitable<result<instance_use>> user_servers::use(std::string server, std:
     co_return instance_use(std::move(*launched), clock_);
   }
   auto instance = found->second;
-  instance_use use(instance, clock_);  // busy while it starts: not evicted under us
-  co_await instance->started.wait();
-  if (instance->failure) co_return *instance->failure;
-  co_return std::move(use);
+  {
+    instance_use use(instance, clock_);  // busy while it starts: not evicted under us
+    co_await instance->started.wait();
+    if (instance->failure) co_return *instance->failure;
+    if (!co_await retire_if_authorized_elsewhere(server, user, instance)) co_return std::move(use);
+  }
+  auto launched = co_await launch(server, user);
+  if (!launched) co_return launched.error();
+  co_return instance_use(std::move(*launched), clock_);
+}
+
+asio::awaitable<bool> user_servers::retire_if_authorized_elsewhere(const std::string& server, const std::string& user,
+                                                                   const std::shared_ptr<user_instance>& instance) {
+  auto self = shared_from_this();
+  if (!instance->server || instance->server->state() != server_state::needs_authorization) co_return false;
+  auto authorizer = instance->server->authorizer();
+  if (!authorizer) co_return false;
+  // Authorized already (the user approved through this replica, and its
+  // restart has not run yet), or tokens kept since through another.
+  const bool authorized = authorizer->describe().value("state", "") == "authorized";
+  if (!authorized && !co_await authorizer->reload()) co_return false;
+  auto found = instances_.find({server, user});
+  // Another call may have done it meanwhile; a call still in it keeps it (it fails as it would have).
+  if (found == instances_.end() || found->second != instance || instance->calls > 1) co_return false;
+  retire(found, "its user has authorized it");
+  co_return true;
 }
 
 asio::awaitable<result<std::shared_ptr<user_instance>>> user_servers::launch(const std::string& server,
@@ -256,6 +280,96 @@ void user_servers::restart_user(const std::string& user) {
     }
     it = next;
   }
+}
+
+std::vector<std::string> user_servers::oauth_servers() const {
+  std::vector<std::string> out;
+  for (const auto& [name, server] : templates_) {
+    if (uses_oauth(server)) out.push_back(name);
+  }
+  return out;
+}
+
+std::shared_ptr<http_authorizer> user_servers::authorizer_of(const std::string& server, const std::string& user) {
+  auto found = instances_.find({server, user});
+  if (found != instances_.end() && found->second->server && found->second->server->authorizer()) {
+    return found->second->server->authorizer();
+  }
+  return remote_.authorizer_for ? remote_.authorizer_for(for_user(templates_.at(server), user)) : nullptr;
+}
+
+namespace {
+
+harness::status check_connection(const std::map<std::string, server_config>& templates, const std::string& server,
+                        const std::string& user) {
+  auto it = templates.find(server);
+  if (it == templates.end() || !uses_oauth(it->second)) {
+    return make_error(mcp::errc::no_such_connection, "no user-scoped remote MCP server with OAuth is named " + server,
+                      "GET /connections lists the servers each user connects their own account to");
+  }
+  if (!fits_in_a_path(user)) {
+    return make_error(mcp::errc::invalid_arguments, "the user id cannot name a connection",
+                      "user ids are 1-64 characters of letters, digits, '.', '_' and '-'");
+  }
+  return {};
+}
+
+// The authorizer's own states, as a user reads their connection.
+json connection_view(const std::string& server, const json& oauth, bool ready) {
+  json out = {{"server", server}};
+  const std::string state = oauth.value("state", std::string("not_authorized"));
+  if (ready || state == "authorized") {
+    out["state"] = "connected";
+    if (oauth.contains("scopes")) out["scopes"] = oauth["scopes"];
+    if (oauth.contains("expiresAt")) out["expiresAt"] = oauth["expiresAt"];
+  } else if (state == "failed") {
+    out["state"] = "error";
+    out["error"] = oauth.value("error", std::string());
+  } else {
+    out["state"] = "needs_authorization";
+    if (oauth.contains("authorizationUrl")) {
+      out["authorizationUrl"] = oauth["authorizationUrl"];
+      out["expiresAt"] = oauth.value("authorizationExpiresAt", std::string());
+    } else {
+      out["connect"] = "POST /connections/" + server;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+asio::awaitable<json> user_servers::connection(std::string server, std::string user) {
+  auto self = shared_from_this();
+  auto authorizer = authorizer_of(server, user);
+  if (!authorizer) co_return json{{"server", server}, {"state", "error"}, {"error", "OAuth is not available"}};
+  co_await authorizer->reload();  // tokens kept since (another replica's), or the ones kept at all
+  auto found = instances_.find({server, user});
+  const bool ready = found != instances_.end() && found->second->server &&
+                     found->second->server->state() == server_state::ready;
+  co_return connection_view(server, authorizer->describe(), ready);
+}
+
+asio::awaitable<result<json>> user_servers::connect(std::string server, std::string user) {
+  auto self = shared_from_this();
+  if (auto ok = check_connection(templates_, server, user); !ok) co_return ok.error();
+  auto use = co_await this->use(server, user);
+  // Waiting for the user is what a connection starts with; anything else is its answer.
+  if (!use && use.error().code != mcp::errc::needs_authorization && use.error().code != mcp::errc::server_unavailable) {
+    co_return use.error();
+  }
+  co_return co_await connection(server, user);
+}
+
+asio::awaitable<harness::status> user_servers::disconnect(std::string server, std::string user) {
+  auto self = shared_from_this();
+  if (auto ok = check_connection(templates_, server, user); !ok) co_return ok;
+  auto authorizer = authorizer_of(server, user);
+  if (auto found = instances_.find({server, user}); found != instances_.end() && found->second->started.is_set()) {
+    retire(found, "its user disconnected it");
+  }
+  if (authorizer) co_await authorizer->forget();
+  co_return harness::status{};
 }
 
 bool user_servers::evict_one() {

@@ -106,6 +106,19 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   // when its calls end), so the next call starts one with the new values.
   void restart_user(const std::string& user);
 
+  // The user-scoped remote servers that use OAuth, and `user`'s connection
+  // to one: {"server", "state": "connected" | "needs_authorization" |
+  // "error", "authorizationUrl" and "expiresAt" while a link is open,
+  // "scopes", "error"}.
+  std::vector<std::string> oauth_servers() const;
+  boost::asio::awaitable<nlohmann::json> connection(std::string server, std::string user);
+  // Starts `user`'s instance of `server` (and so the authorization, when
+  // the user has none), then says where it stands (connection()).
+  boost::asio::awaitable<result<nlohmann::json>> connect(std::string server, std::string user);
+  // Stops `user`'s instance of `server` and forgets their tokens, revoking
+  // them where the authorization server can.
+  boost::asio::awaitable<harness::status> disconnect(std::string server, std::string user);
+
   // One health source per user-scoped server ("mcp.<server>") and
   // "mcp.user_instances" for the cap; status() of one server.
   core::health_sources health_sources() const;
@@ -119,6 +132,13 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   // The user's config of `server` with its secrets filled in; sets instance.mask.
   boost::asio::awaitable<result<server_config>> configure(const std::string& server, const std::string& user,
                                                           user_instance& instance);
+  // An instance waiting for its user's authorization, when there are tokens
+  // now (the user approved, here or through another replica): stopped, so
+  // the call starts one that uses them at once. True when it was.
+  boost::asio::awaitable<bool> retire_if_authorized_elsewhere(const std::string& server, const std::string& user,
+                                                             const std::shared_ptr<user_instance>& instance);
+  // The authorizer of `user`'s instance of `server`: its running instance's, else a fresh one.
+  std::shared_ptr<http_authorizer> authorizer_of(const std::string& server, const std::string& user);
   // The instance could not be started: forgotten, and its waiters told why.
   void abandon(const std::string& server, const std::string& user, const std::shared_ptr<user_instance>& instance,
                const error& why);

@@ -177,6 +177,10 @@ TEST_F(AuthEndToEnd, EveryRouteAnswersEachKindOfCallerRightly) {
        "user_not_allowed"},
       {"GET", "/secrets", "/secrets?userId=alice", "", 200, 403, "user_not_allowed"},
       {"DELETE", "/secrets/{name}", "/secrets/GH_TOKEN?userId=alice", "", 200, 403, "user_not_allowed"},
+      // alice's connections: none configured here, so a named one is not found, for her alone.
+      {"GET", "/connections", "/connections?userId=alice", "", 200, 403, "user_not_allowed"},
+      {"POST", "/connections/{server}", "/connections/notes?userId=alice", "", 404, 403, "user_not_allowed"},
+      {"DELETE", "/connections/{server}", "/connections/notes?userId=alice", "", 404, 403, "user_not_allowed"},
       {"GET", "/tasks/{id}/files", "/tasks/" + id + "/files", "", 200, 404, "task_not_found"},
       {"GET", "/tasks/{id}/files/{path...}", "/tasks/" + id + "/files/out.txt", "", 200, 404, "task_not_found"},
       // /mcp names its user at initialize; the other requests need a session (MCP's own errors, no user).

@@ -148,13 +148,24 @@ TEST(McpConfig, RefusesTheUserIdWhereItCannotBeFilledIn) {
       {R"({"scope": "user", "command": "${user.id}"})", "mcpServers.x.command: ${user.id} cannot choose"},
       {R"({"scope": "everyone", "command": "node"})", "mcpServers.x.scope: expected"},
       {R"({"scope": "user", "command": "node", "directories": "/d"})", "mcpServers.x.directories: expected an array"},
-      {R"({"scope": "user", "url": "http://127.0.0.1:9/mcp"})", "OAuth for a user-scoped server"},
+      {R"({"scope": "user", "url": "http://127.0.0.1:9/mcp", "oauth": {"grant": "client_credentials", "clientId": "c"}})",
+       "a user-scoped server authorizes each user with authorization_code"},
   };
   for (const auto& c : cases) {
     auto parsed = parse_mcp_servers(R"({"mcpServers": {"x": )" + c.entry + "}}", "/cfg", fake_env({}));
     ASSERT_FALSE(parsed) << c.entry;
     EXPECT_NE(parsed.error().message.find(c.says), std::string::npos) << c.entry << " -> " << parsed.error().message;
   }
+}
+
+TEST(McpConfig, AUserScopedRemoteServerUsesOAuthPerUserAndItsInstanceKnowsItsUser) {
+  auto servers = parse_mcp_servers(R"({"mcpServers": {"notes": {"scope": "user", "url": "http://127.0.0.1:9/mcp"}}})",
+                                   "/cfg", fake_env({}));
+  ASSERT_TRUE(servers) << servers.error().describe();
+  const auto& notes = servers->at(0);
+  EXPECT_TRUE(uses_oauth(notes));
+  EXPECT_EQ(notes.user, "");
+  EXPECT_EQ(detail::for_user(notes, "alice").user, "alice");
 }
 
 TEST(McpConfig, UsersSecretsAreKeptAsWrittenWhereAUsersInstanceFillsThemIn) {

@@ -7,8 +7,11 @@
 //   node oauth_mcp_server.js [--tls cert.pem key.pem] [--host localhost]
 //
 // ACCESS_TTL (seconds, default 3600) is the access tokens' lifetime.
-// GET /stats reports what happened ({registrations, authorizations, codes,
-// refreshes, calls, lastScope}); tokens are never shown.
+// /authorize takes the person who approves as `user` (default "operator"):
+// their tokens say so, and the whoami tool answers with it. /revoke revokes
+// (RFC 7009). GET /stats reports what happened ({registrations,
+// authorizations, codes, refreshes, revocations, calls, callsBy, lastScope});
+// tokens are never shown.
 'use strict';
 const crypto = require('crypto');
 const fs = require('fs');
@@ -20,7 +23,8 @@ const tls = args.indexOf('--tls');
 const hostArg = args.indexOf('--host');
 const host = hostArg >= 0 ? args[hostArg + 1] : 'localhost';
 const ttl = Number(process.env.ACCESS_TTL || 3600);
-const stats = { registrations: 0, authorizations: 0, codes: 0, refreshes: 0, calls: 0, lastScope: '' };
+const stats = { registrations: 0, authorizations: 0, codes: 0, refreshes: 0, revocations: 0, calls: 0, callsBy: {},
+                lastScope: '' };
 const clients = new Map(); // id -> {secret, redirects}
 const codes = new Map(); // code -> {client, redirect, challenge, scope, resource}
 const tokens = new Map(); // access token -> {scope, expires}
@@ -43,11 +47,11 @@ function clientOf(req, form) {
   return null;
 }
 
-function issue(res, client, scope) {
+function issue(res, client, scope, user) {
   const access = 'at-' + random();
   const refresh = 'rt-' + random();
-  tokens.set(access, { scope, expires: Date.now() + ttl * 1000 });
-  refreshTokens.set(refresh, { client, scope });
+  tokens.set(access, { scope, user, expires: Date.now() + ttl * 1000, refresh });
+  refreshTokens.set(refresh, { client, scope, user });
   json(res, 200, { access_token: access, token_type: 'Bearer', expires_in: ttl, refresh_token: refresh, scope });
 }
 
@@ -88,7 +92,9 @@ function mcp(req, res, body) {
   }
   if (message.method === 'tools/call') {
     stats.calls++;
-    return reply({ content: [{ type: 'text', text: JSON.stringify({ scope: token.scope, calls: stats.calls }) }] });
+    stats.callsBy[token.user] = (stats.callsBy[token.user] || 0) + 1;
+    return reply({ content: [{ type: 'text', text: JSON.stringify({ scope: token.scope, user: token.user,
+                                                                    calls: stats.calls }) }] });
   }
   json(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no such method' } });
 }
@@ -108,6 +114,7 @@ function handle(req, res) {
         authorization_endpoint: base + '/authorize',
         token_endpoint: base + '/token',
         registration_endpoint: base + '/register',
+        revocation_endpoint: base + '/revoke',
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
@@ -133,7 +140,8 @@ function handle(req, res) {
       }
       stats.authorizations++;
       const code = 'code-' + random();
-      codes.set(code, { client: q.client_id, redirect: q.redirect_uri, challenge: q.code_challenge, scope: q.scope || '' });
+      codes.set(code, { client: q.client_id, redirect: q.redirect_uri, challenge: q.code_challenge, scope: q.scope || '',
+                        user: q.user || 'operator' });
       const back = new URL(q.redirect_uri);
       back.searchParams.set('code', code);
       back.searchParams.set('state', q.state);
@@ -154,16 +162,29 @@ function handle(req, res) {
         }
         stats.codes++;
         stats.lastScope = grant.scope;
-        return issue(res, client, grant.scope);
+        return issue(res, client, grant.scope, grant.user);
       }
       if (form.grant_type === 'refresh_token') {
         const grant = refreshTokens.get(form.refresh_token);
         if (!grant || grant.client !== client) return json(res, 400, { error: 'invalid_grant' });
         refreshTokens.delete(form.refresh_token);
         stats.refreshes++;
-        return issue(res, client, grant.scope);
+        return issue(res, client, grant.scope, grant.user);
       }
       return json(res, 400, { error: 'unsupported_grant_type' });
+    }
+    if (url.pathname === '/revoke' && req.method === 'POST') {
+      if (!clientOf(req, form)) return json(res, 401, { error: 'invalid_client' });
+      // A refresh token takes its access tokens with it.
+      const grant = refreshTokens.get(form.token);
+      if (grant) {
+        refreshTokens.delete(form.token);
+        for (const [access, t] of tokens) if (t.refresh === form.token) tokens.delete(access);
+      }
+      tokens.delete(form.token);
+      stats.revocations++;
+      res.writeHead(200);
+      return res.end();
     }
     if (url.pathname === '/mcp' && req.method === 'POST') return mcp(req, res, body);
     if (url.pathname === '/mcp') {

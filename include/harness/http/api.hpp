@@ -123,6 +123,10 @@ boost::asio::awaitable<http_response> handle_list_skills(const request_context& 
 boost::asio::awaitable<http_response> handle_list_secrets(const request_context& context);
 boost::asio::awaitable<http_response> handle_put_secret(const request_context& context);
 boost::asio::awaitable<http_response> handle_delete_secret(const request_context& context);
+// The acting user's connections to user-scoped remote servers with OAuth (routes/connections.cpp).
+boost::asio::awaitable<http_response> handle_list_connections(const request_context& context);
+boost::asio::awaitable<http_response> handle_connect(const request_context& context);
+boost::asio::awaitable<http_response> handle_disconnect(const request_context& context);
 
 // GET /skills/{userId}/{name}: {name, description, skillMd, files: [{path, size}], updated, owner}.
 boost::asio::awaitable<http_response> handle_get_skill(const request_context& context);

@@ -115,6 +115,9 @@ struct server_config {
   bool allow_private_network = false;
   // A required server that is down makes /health "degraded" (503); default true.
   bool required = true;
+  // Not from the file: the user a user-scoped server's instance acts for
+  // (empty for a shared server). Its OAuth tokens are this user's.
+  std::string user;
   // Per-server override of the request timeout; nullopt: the client default.
   std::optional<std::chrono::milliseconds> timeout;
   // Not from the file: what the server writes that the harness logs or keeps

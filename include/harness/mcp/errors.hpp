@@ -34,7 +34,9 @@
   /* every instance of user-scoped servers is in a call and the cap (MCP_MAX_USER_SERVERS) is reached */ \
   X(user_servers_busy, "mcp_user_servers_busy", 503)                                                     \
   /* a user-scoped server names ${secret:NAME} and the acting user has not set that secret */            \
-  X(secret_missing, "secret_missing", 409)
+  X(secret_missing, "secret_missing", 409)                                                               \
+  /* /connections/{server} names no user-scoped remote server that uses OAuth */                         \
+  X(no_such_connection, "no_such_connection", 404)
 
 namespace harness::mcp {
 

@@ -11,6 +11,12 @@
 // expire and kept in a token store (the app's is a file sealed with the
 // vault key).
 //
+// A user-scoped remote server ("scope": "user") has one authorizer per
+// (server, user): each user authorizes with their own account, and their
+// tokens are kept per user in the server's store (user_token_store), so
+// replicas share them. The issuer pin and the registered client stay per
+// server, in the token file.
+//
 // Thread-safety: everything on the manager's executor (the I/O thread).
 #pragma once
 
@@ -47,6 +53,22 @@ class oauth_token_store {
   virtual result<nlohmann::json> load(const std::string& key) = 0;
   // Saves (null: forgets) the value for `key`.
   virtual status save(const std::string& key, const nlohmann::json& value) = 0;
+  // The same for a store that does I/O (a user's tokens in the server's
+  // store); by default the ones above.
+  virtual boost::asio::awaitable<result<nlohmann::json>> fetch(std::string key);
+  virtual boost::asio::awaitable<status> keep(std::string key, nlohmann::json value);
+};
+
+// Where user-scoped servers' tokens are kept: one JSON value per (user,
+// server), confidential, shared by replicas (the app: the store's
+// credentials, sealed with the vault key).
+class user_token_store {
+ public:
+  virtual ~user_token_store() = default;
+  // The value kept, or null.
+  virtual boost::asio::awaitable<result<nlohmann::json>> load(std::string user, std::string server) = 0;
+  // Keeps `value` (null: forgets it).
+  virtual boost::asio::awaitable<status> save(std::string user, std::string server, nlohmann::json value) = 0;
 };
 
 // Kept in memory only (tests, tools).
@@ -57,6 +79,14 @@ std::shared_ptr<oauth_token_store> memory_token_store();
 std::shared_ptr<oauth_token_store> file_token_store(std::filesystem::path path,
                                                     std::function<nlohmann::json(const nlohmann::json&)> seal,
                                                     std::function<result<nlohmann::json>(const nlohmann::json&)> open);
+
+// Users' tokens kept in memory only (tests, a harness without a store).
+std::shared_ptr<user_token_store> memory_user_token_store();
+
+// The store one user's authorizer of a user-scoped server uses: its tokens
+// in `users` under (user, server), everything else in `shared`.
+std::shared_ptr<oauth_token_store> user_scoped_token_store(std::shared_ptr<oauth_token_store> shared,
+                                                           std::shared_ptr<user_token_store> users, std::string user);
 
 struct oauth_options {
   // The harness's GET /oauth/callback as the browser reaches it.
@@ -70,6 +100,7 @@ struct oauth_options {
 // What a completed authorization was for.
 struct oauth_completion {
   std::string server;
+  std::string user;  // whose account it was, for a user-scoped server (else empty)
   std::vector<std::string> scopes;
 };
 
@@ -77,7 +108,8 @@ class oauth_manager {
  public:
   virtual ~oauth_manager() = default;
   // The authorizer of a remote server (the same one each time for a server
-  // name), or null for a server that does not use OAuth (uses_oauth).
+  // name, and a user's instance's user), or null for a server that does not
+  // use OAuth (uses_oauth).
   virtual std::shared_ptr<http_authorizer> authorizer_for(const server_config& server) = 0;
   // Completes the authorization a browser came back from, given the query of
   // its GET /oauth/callback: exchanges the code and keeps the tokens. Errors:
@@ -88,9 +120,11 @@ class oauth_manager {
 };
 
 // `clock` gives token expiry, assertion times and the refresh timers; it must outlive the manager.
+// `users` keeps users' tokens of user-scoped servers (null: kept in memory only).
 std::shared_ptr<oauth_manager> create_oauth_manager(boost::asio::any_io_executor executor, core::clock& clock,
                                                     std::shared_ptr<net::http_client> http,
-                                                    std::shared_ptr<oauth_token_store> store, oauth_options options);
+                                                    std::shared_ptr<oauth_token_store> store, oauth_options options,
+                                                    std::shared_ptr<user_token_store> users = nullptr);
 
 // The remote_access (transport.hpp) that gives each server the manager's authorizer.
 struct remote_access;

@@ -94,6 +94,19 @@ class tool_registry {
   // new values.
   virtual void restart_user_instances(const std::string& user) = 0;
 
+  // `user`'s connections to the user-scoped remote servers that use OAuth
+  // (each user authorizes with their own account): an array of {"server",
+  // "state": "connected" | "needs_authorization" | "error",
+  // "authorizationUrl" (while a link is open), "scopes", "error"}.
+  virtual boost::asio::awaitable<nlohmann::json> connections(std::string user) = 0;
+  // Starts `user`'s authorization for `server` (when not connected) and
+  // returns its entry as connections() shows it. Errors: no_such_connection,
+  // mcp_user_servers_busy.
+  virtual boost::asio::awaitable<result<nlohmann::json>> connect(std::string user, std::string server) = 0;
+  // Forgets `user`'s tokens for `server` (revoked where the authorization
+  // server can) and stops their instance. Errors: no_such_connection.
+  virtual boost::asio::awaitable<harness::status> disconnect(std::string user, std::string server) = 0;
+
   // One health source per server ("mcp.fs": up, state, reason, tools, restarts).
   virtual core::health_sources health_sources() const = 0;
 

@@ -1,6 +1,8 @@
-// GET /oauth/callback: where an authorization server sends the operator's
-// browser back after they approved (or refused) access for a remote MCP
-// server. It needs no API key (a browser coming back from another site has
+// GET /oauth/callback: where an authorization server sends the browser back
+// after a person approved (or refused) access for a remote MCP server: the
+// operator for a shared server, a user for their own connection to a
+// user-scoped one (the flow, found by its state, was started for that user,
+// and the tokens become theirs). It needs no API key (a browser coming back from another site has
 // none): the `state` it carries is the credential, random, bound to one
 // pending authorization, single use and short-lived. The answer is a small
 // page for a person, with the JSON status code the API uses.
@@ -64,6 +66,13 @@ boost::asio::awaitable<http_response> handle_oauth_callback(const request_contex
   }
   std::string scopes;
   for (const auto& s : done->scopes) scopes += (scopes.empty() ? "" : " ") + s;
+  if (!done->user.empty()) {
+    // A user-scoped server: the flow was started for this user, and the tokens are theirs alone.
+    co_return page(200, "Connected",
+                   "MCP server " + done->server + " is connected for user " + done->user +
+                       (scopes.empty() ? "" : " (scopes: " + scopes + ")") +
+                       ". Their code uses it from now on; you can close this window.");
+  }
   co_return page(200, "Authorized",
                  "MCP server " + done->server + " is authorized" + (scopes.empty() ? "" : " (scopes: " + scopes + ")") +
                      ". The harness connects to it now; you can close this window.");

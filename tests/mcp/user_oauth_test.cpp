@@ -1,0 +1,216 @@
+// Per-user OAuth for a user-scoped remote server, in process against a real
+// authorization server and MCP server (tests/mcp/oauth_mcp_server.js over
+// plain HTTP on loopback): each user connects their own account, their calls
+// carry only their own token, a second registry sharing the users' token
+// store (a replica) uses a connection made through the first, and
+// disconnecting revokes the tokens at the authorization server.
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+
+#include "harness/core/clock.hpp"
+#include "harness/mcp/errors.hpp"
+#include "harness/mcp/oauth.hpp"
+#include "harness/mcp/tool_registry.hpp"
+#include "harness/mcp/transport.hpp"
+#include "harness/net/http_client.hpp"
+#include "harness/net/url.hpp"
+#include "support/child_process.hpp"
+#include "support/run_sync.hpp"
+
+namespace harness::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+namespace asio = boost::asio;
+
+// oauth_mcp_server.js over plain HTTP as http://localhost:<port>.
+struct plain_oauth_server {
+  std::unique_ptr<child_process> child;
+  unsigned short port = 0;
+  plain_oauth_server() {
+    child = std::make_unique<child_process>(
+        std::vector<std::string>{find_on_path("node"), source_path("tests/mcp/oauth_mcp_server.js")},
+        std::map<std::string, std::string>{{"NODE_EXTRA_CA_CERTS", ""}});
+    auto line = child->wait_for_output("listening ", 20s);
+    if (!line) throw std::runtime_error("oauth_mcp_server.js did not start: " + child->output());
+    port = static_cast<unsigned short>(std::stoi(line->substr(line->find("listening ") + 10)));
+  }
+  std::string url(const std::string& path) const { return "http://localhost:" + std::to_string(port) + path; }
+};
+
+// One harness's side: an OAuth manager and a registry with the user-scoped
+// server, sharing `users` (the store replicas share) with any other.
+struct replica {
+  std::shared_ptr<mcp::oauth_manager> oauth;
+  std::shared_ptr<mcp::tool_registry> registry;
+
+  replica(asio::io_context& ctx, std::shared_ptr<net::http_client> http, const std::string& url,
+          std::shared_ptr<mcp::user_token_store> users) {
+    mcp::oauth_options options;
+    options.redirect_uri = [] { return std::string("http://127.0.0.1:9/oauth/callback"); };
+    oauth = mcp::create_oauth_manager(ctx.get_executor(), core::real_clock(), http, mcp::memory_token_store(), options,
+                                      std::move(users));
+    mcp::server_config notes;
+    notes.name = "notes";
+    notes.kind = mcp::transport_kind::http;
+    notes.scope = mcp::server_scope::user;
+    notes.url = url;
+    notes.allow_private_network = true;  // loopback, as the config does for it
+    mcp::mcp_config config;
+    config.servers.push_back(notes);
+    config.limits.startup_timeout = 20s;
+    registry = mcp::create_tool_registry(ctx.get_executor(), core::real_clock(), config, nullptr,
+                                         mcp::with_oauth(http, oauth));
+  }
+};
+
+class UserOAuth : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    http = net::create_http_client(net::start_curl_loop());
+    users = mcp::memory_user_token_store();
+    one = std::make_unique<replica>(ctx, http, remote.url("/mcp"), users);
+    run_until_done(ctx, one->registry->start());
+  }
+  void TearDown() override {
+    for (auto* r : {one.get(), two.get()}) {
+      if (r) run_until_done(ctx, r->registry->stop());
+    }
+  }
+
+  result<json> whoami(replica& on, const std::string& user) {
+    mcp::call_deadline deadline(20000ms);
+    deadline.user = user;
+    return run_until_done(ctx, on.registry->call("notes__whoami", json::object(), deadline));
+  }
+
+  // The link in a needs_authorization message.
+  static std::string link_in(const std::string& message) {
+    const std::string marker = "open ";
+    auto at = message.find(marker);
+    if (at == std::string::npos) return {};
+    at += marker.size();
+    return message.substr(at, message.find(' ', at) - at);
+  }
+
+  // A person (`person`) opens `link` and approves; the browser comes back to `on`'s callback.
+  result<mcp::oauth_completion> approve(replica& on, const std::string& link, const std::string& person) {
+    net::request r;
+    r.url = link + "&user=" + person;
+    auto redirect = run_until_done(ctx, http->fetch(r));
+    if (!redirect) return redirect.error();
+    EXPECT_EQ(redirect->status, 302) << redirect->body;
+    auto back = net::parse_url(redirect->header("location").value_or(""));
+    EXPECT_TRUE(back);
+    std::map<std::string, std::string> query;
+    for (auto& [k, v] : net::form_decode(back ? back->query : "")) query[k] = v;
+    return run_until_done(ctx, on.oauth->complete(query));
+  }
+
+  json stats() {
+    net::request r;
+    r.url = remote.url("/stats");
+    auto answer = run_until_done(ctx, http->fetch(r));
+    return answer ? json::parse(answer->body) : json();
+  }
+
+  asio::io_context ctx;
+  plain_oauth_server remote;
+  std::shared_ptr<net::http_client> http;
+  std::shared_ptr<mcp::user_token_store> users;
+  std::unique_ptr<replica> one, two;
+};
+
+TEST_F(UserOAuth, EachUserConnectsTheirOwnAccountAndCallsAsThemselves) {
+  // Alice's first call fails at once, with her link.
+  auto first = whoami(*one, "alice");
+  ASSERT_FALSE(first);
+  EXPECT_EQ(first.error().code, mcp::errc::needs_authorization) << first.error().describe();
+  const std::string alice_link = link_in(first.error().message);
+  ASSERT_EQ(alice_link.rfind(remote.url("/authorize?"), 0), 0u) << first.error().message;
+  EXPECT_NE(first.error().hint.find("/connections"), std::string::npos);
+
+  // Her connection says the same.
+  auto listed = run_until_done(ctx, one->registry->connections("alice"));
+  ASSERT_EQ(listed.size(), 1u) << listed.dump();
+  EXPECT_EQ(listed[0]["server"], "notes");
+  EXPECT_EQ(listed[0]["state"], "needs_authorization");
+  EXPECT_EQ(listed[0]["authorizationUrl"], alice_link);
+
+  auto done = approve(*one, alice_link, "alice");
+  ASSERT_TRUE(done) << done.error().describe();
+  EXPECT_EQ(done->server, "notes");
+  EXPECT_EQ(done->user, "alice");
+  auto as_alice = whoami(*one, "alice");
+  ASSERT_TRUE(as_alice) << as_alice.error().describe();
+  EXPECT_EQ((*as_alice)["user"], "alice") << as_alice->dump();
+  EXPECT_EQ(run_until_done(ctx, one->registry->connections("alice"))[0]["state"], "connected");
+
+  // Bob has not connected: his call is refused before it reaches the server, with a link of his own.
+  const int calls_before = stats()["calls"];
+  auto as_bob = whoami(*one, "bob");
+  ASSERT_FALSE(as_bob);
+  EXPECT_EQ(as_bob.error().code, mcp::errc::needs_authorization);
+  const std::string bob_link = link_in(as_bob.error().message);
+  EXPECT_NE(bob_link, alice_link);
+  EXPECT_EQ(stats()["calls"], calls_before);
+  EXPECT_EQ(run_until_done(ctx, one->registry->connections("bob"))[0]["state"], "needs_authorization");
+
+  // Bob connects his own account; each now acts as themselves.
+  ASSERT_TRUE(approve(*one, bob_link, "bob"));
+  auto bob_now = whoami(*one, "bob");
+  ASSERT_TRUE(bob_now) << bob_now.error().describe();
+  EXPECT_EQ((*bob_now)["user"], "bob");
+  EXPECT_EQ((*whoami(*one, "alice"))["user"], "alice");
+  // One registration serves every user; each user approved once.
+  EXPECT_EQ(stats()["registrations"], 1);
+  EXPECT_EQ(stats()["authorizations"], 2);
+
+  // A callback can be used once only: the same state again completes nothing.
+  auto again = approve(*one, alice_link, "mallory");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, mcp::errc::oauth_callback_invalid);
+  EXPECT_EQ((*whoami(*one, "alice"))["user"], "alice");
+}
+
+TEST_F(UserOAuth, AConnectionMadeThroughOneReplicaWorksOnTheOtherAndDisconnectingRevokesIt) {
+  two = std::make_unique<replica>(ctx, http, remote.url("/mcp"), users);
+  run_until_done(ctx, two->registry->start());
+  // Alice's instance on replica two waits for her too.
+  auto waiting = whoami(*two, "alice");
+  ASSERT_FALSE(waiting);
+  EXPECT_EQ(waiting.error().code, mcp::errc::needs_authorization);
+
+  // She connects through replica one.
+  auto started = run_until_done(ctx, one->registry->connect("alice", "notes"));
+  ASSERT_TRUE(started) << started.error().describe();
+  EXPECT_EQ((*started)["state"], "needs_authorization");
+  ASSERT_TRUE(approve(*one, (*started)["authorizationUrl"], "alice"));
+
+  // Replica two reads her tokens from the shared store: no second approval.
+  auto on_two = whoami(*two, "alice");
+  ASSERT_TRUE(on_two) << on_two.error().describe();
+  EXPECT_EQ((*on_two)["user"], "alice");
+  EXPECT_EQ(stats()["authorizations"], 1);
+  EXPECT_EQ(stats()["callsBy"]["alice"], 1);
+
+  // Disconnecting through replica two revokes her tokens and forgets them everywhere.
+  auto forgotten = run_until_done(ctx, two->registry->disconnect("alice", "notes"));
+  ASSERT_TRUE(forgotten) << forgotten.error().describe();
+  EXPECT_GE(stats()["revocations"], 1);
+  EXPECT_TRUE(run_until_done(ctx, users->load("alice", "notes"))->is_null());
+  auto after = whoami(*one, "alice");  // replica one still held them: the server refuses them now
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().code, mcp::errc::needs_authorization) << after.error().describe();
+  EXPECT_EQ(stats()["callsBy"]["alice"], 1);
+
+  // Unknown servers are named as such.
+  auto unknown = run_until_done(ctx, one->registry->connect("alice", "nope"));
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, mcp::errc::no_such_connection);
+}
+
+}  // namespace
+}  // namespace harness::testing
