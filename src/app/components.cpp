@@ -282,7 +282,7 @@ struct wiring {
   std::shared_ptr<store::task_store> store;
   std::shared_ptr<secrets::secret_store> secrets;
   std::shared_ptr<mcp::user_token_store> oauth_tokens;  // users' tokens of user-scoped remote servers
-  std::shared_ptr<bridge::tool_gateway> tools;  // the registry, as sandbox code reaches it
+  std::shared_ptr<bridge::tool_gateway> tools;          // the registry, as sandbox code reaches it
   // The sandboxes' data filters (censor, tool policy), for the agent's tasks and the execution service's sessions.
   std::shared_ptr<const execution::pii_filter_factory> filters;
   std::chrono::milliseconds approval_timeout{0};
@@ -371,8 +371,7 @@ status open_store(components_impl& out, wiring& w, const core::settings& setting
   w.oauth_tokens = secrets::stored_oauth_tokens(w.store, sealer, core::real_clock());
   // A changed secret restarts the user's instances (the registry is made next).
   w.secrets = std::make_shared<secrets::secret_store>(
-      w.store, sealer, core::real_clock(),
-      [&registry = out.registry_](const std::string& user, const std::string&) {
+      w.store, sealer, core::real_clock(), [&registry = out.registry_](const std::string& user, const std::string&) {
         if (registry) registry->restart_user_instances(user);
       });
   out.services_.secrets = w.secrets;

@@ -301,7 +301,7 @@ std::shared_ptr<http_authorizer> user_servers::authorizer_of(const std::string& 
 namespace {
 
 harness::status check_connection(const std::map<std::string, server_config>& templates, const std::string& server,
-                        const std::string& user) {
+                                 const std::string& user) {
   auto it = templates.find(server);
   if (it == templates.end() || !uses_oauth(it->second)) {
     return make_error(mcp::errc::no_such_connection, "no user-scoped remote MCP server with OAuth is named " + server,
@@ -345,8 +345,8 @@ asio::awaitable<json> user_servers::connection(std::string server, std::string u
   if (!authorizer) co_return json{{"server", server}, {"state", "error"}, {"error", "OAuth is not available"}};
   co_await authorizer->reload();  // tokens kept since (another replica's), or the ones kept at all
   auto found = instances_.find({server, user});
-  const bool ready = found != instances_.end() && found->second->server &&
-                     found->second->server->state() == server_state::ready;
+  const bool ready =
+      found != instances_.end() && found->second->server && found->second->server->state() == server_state::ready;
   co_return connection_view(server, authorizer->describe(), ready);
 }
 

@@ -136,7 +136,7 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   // now (the user approved, here or through another replica): stopped, so
   // the call starts one that uses them at once. True when it was.
   boost::asio::awaitable<bool> retire_if_authorized_elsewhere(const std::string& server, const std::string& user,
-                                                             const std::shared_ptr<user_instance>& instance);
+                                                              const std::shared_ptr<user_instance>& instance);
   // The authorizer of `user`'s instance of `server`: its running instance's, else a fresh one.
   std::shared_ptr<http_authorizer> authorizer_of(const std::string& server, const std::string& user);
   // The instance could not be started: forgotten, and its waiters told why.
