@@ -45,6 +45,7 @@ observation make_observation(const observation_inputs& in) {
 nlohmann::json tool_call_event(const bridge::tool_call_record& call, int turn, const llm_transcript& transcript) {
   using json = nlohmann::json;
   json out{{"turn", turn}, {"name", call.name}, {"ms", call.ms}, {"ok", call.ok}, {"resultBytes", call.reply_bytes}};
+  if (!call.error_code.empty()) out["error"] = call.error_code;
   if (call.args_bytes == 0) return out;  // a helper: no arguments
   if (call.args_json.size() == call.args_bytes) {
     // Whole: our own dump, so it parses; censored as a document.

@@ -1,6 +1,7 @@
 #include "task_loop.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
@@ -274,8 +275,15 @@ class task_run {
       task_->events.append("log",
                            {{"turn", turn}, {"level", log.level}, {"text", transcript.from_sandbox(log.text).str()}});
     }
+    std::set<std::string> to_connect;  // user-scoped servers the user has not connected their account to
     for (const auto& call : outcome.tool_calls) {
       task_->events.append("tool_call", tool_call_event(call, turn, transcript));
+      if (call.error_code == "mcp_needs_authorization") to_connect.insert(call.name.substr(0, call.name.find("__")));
+    }
+    for (const auto& server : to_connect) {
+      // Where the dashboard offers "Connect": the link comes fresh from POST /connections/{server}.
+      task_->events.append("needs_authorization",
+                           {{"turn", turn}, {"server", server}, {"connect", "POST /connections/" + server}});
     }
     if (!outcome.files_report.is_null())
       task_->events.append("files", transcript.json_from_sandbox(outcome.files_report));

@@ -257,6 +257,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json f
     record.ms = std::chrono::duration<double, std::milli>(shared->clock.steady_now() - started).count();
     record.ok = answer.has_value();
     record.reply_bytes = line.size();
+    if (!answer) record.error_code = std::string(answer.error().code.wire_name());
     shared->calls.push_back(std::move(record));
   }
   co_await shared->send(std::move(line));

@@ -62,6 +62,7 @@ struct tool_call_record {
   std::string args_json{};
   std::size_t args_bytes = 0;   // the full size of that JSON (0 for the helpers)
   std::size_t reply_bytes = 0;  // the size of the reply frame the sandbox got (the censored result, or the error)
+  std::string error_code{};     // the error's wire name when it failed ("mcp_needs_authorization", ...)
 };
 
 struct file_change {
