@@ -57,6 +57,10 @@ class registry_gateway final : public bridge::tool_gateway {
     deadline.user = user_;
     co_return co_await registry_->read_resource(std::move(server), std::move(uri), std::move(deadline));
   }
+  boost::asio::awaitable<result<nlohmann::json>> connect(std::string server) override {
+    co_await started();
+    co_return co_await registry_->connect(user_, std::move(server));
+  }
 
  private:
   boost::asio::awaitable<void> started() {

@@ -47,7 +47,9 @@ class http_authorizer {
   // When a pending authorization URL stops being valid (nullopt: none pending).
   virtual std::optional<core::steady_time> pending_until() const = 0;
   // Reads the kept tokens again: true when there are others than those held
-  // (another replica's authorization, or its refresh), which are used now.
+  // (another replica's authorization, or its refresh), which are used now,
+  // or when a user's tokens are no longer kept (they disconnected through
+  // another replica), which are dropped.
   virtual boost::asio::awaitable<bool> reload() = 0;
   // Forgets the tokens, kept ones too, after revoking them where the
   // authorization server can; a pending authorization ends.

@@ -735,22 +735,31 @@ asio::awaitable<void> oauth_authorizer::ensure_loaded() {
   }
 }
 
-asio::awaitable<std::optional<token_set>> oauth_authorizer::newer_kept_tokens() {
+asio::awaitable<result<std::optional<token_set>>> oauth_authorizer::kept_tokens() {
   auto saved = co_await store_->fetch("tokens:" + server_.name);
-  if (!saved) {
-    core::log_warn("mcp {}: kept OAuth tokens cannot be read ({}); it will be authorized again", server_.name,
-                   saved.error().describe());
-    co_return std::nullopt;
-  }
+  if (!saved) co_return saved.error();
   // Kept for another URL (the config changed): not this server's.
-  if (!saved->is_object() || !saved->contains("url") || (*saved)["url"] != server_.url) co_return std::nullopt;
+  if (!saved->is_object() || !saved->contains("url") || (*saved)["url"] != server_.url) {
+    co_return std::optional<token_set>();
+  }
   auto kept = token_set::from_json(saved->value("tokens", json::object()));
-  if (kept.access_token.empty() || (tokens_ && tokens_->access_token == kept.access_token)) co_return std::nullopt;
+  if (kept.access_token.empty()) co_return std::optional<token_set>();
   if (saved->contains("client") && (*saved)["client"].is_object()) {
     kept_client_ = client_identity::from_json((*saved)["client"]);
     kept_client_issuer_ = saved->value("issuer", std::string());
   }
-  co_return kept;
+  co_return std::optional<token_set>(std::move(kept));
+}
+
+asio::awaitable<std::optional<token_set>> oauth_authorizer::newer_kept_tokens() {
+  auto kept = co_await kept_tokens();
+  if (!kept) {
+    core::log_warn("mcp {}: kept OAuth tokens cannot be read ({}); it will be authorized again", server_.name,
+                   kept.error().describe());
+    co_return std::nullopt;
+  }
+  if (!*kept || (tokens_ && tokens_->access_token == (*kept)->access_token)) co_return std::nullopt;
+  co_return std::move(*kept);
 }
 
 asio::awaitable<void> oauth_authorizer::persist() {
@@ -771,10 +780,21 @@ asio::awaitable<bool> oauth_authorizer::reload() {
   auto self = shared_from_this();
   co_await ensure_loaded();
   auto lock = co_await flow_lock::take(*this);
-  auto kept = co_await newer_kept_tokens();
-  if (!kept) co_return false;
-  adopt_tokens(std::move(*kept));
-  co_return true;
+  auto kept = co_await kept_tokens();
+  if (!kept) co_return false;  // unreadable: what is held stays
+  if (*kept && (!tokens_ || tokens_->access_token != (*kept)->access_token)) {
+    adopt_tokens(std::move(**kept));
+    co_return true;
+  }
+  // A user's tokens gone from the store: they disconnected through another replica.
+  if (!*kept && tokens_ && for_a_user()) {
+    core::log_info("mcp {}: a user's tokens were forgotten elsewhere; dropped here too", server_.name);
+    tokens_.reset();
+    refresh_timer_->cancel();
+    changed();
+    co_return true;
+  }
+  co_return false;
 }
 
 asio::awaitable<void> oauth_authorizer::forget() {

@@ -67,6 +67,8 @@ class oauth_authorizer final : public http_authorizer, public std::enable_shared
 
   // Reads the tokens kept (by an earlier run, or another replica) once, before first use.
   boost::asio::awaitable<void> ensure_loaded();
+  // The tokens kept now (nullopt: none); an error when they cannot be read.
+  boost::asio::awaitable<result<std::optional<token_set>>> kept_tokens();
   // The tokens kept now, when they differ from the ones held.
   boost::asio::awaitable<std::optional<token_set>> newer_kept_tokens();
   // Revokes the tokens held where the authorization server can (best effort).

@@ -199,8 +199,11 @@ asio::awaitable<bool> user_servers::retire_if_authorized_elsewhere(const std::st
   if (!authorizer) co_return false;
   // Authorized already (the user approved through this replica, and its
   // restart has not run yet), or tokens kept since through another.
-  const bool authorized = authorizer->describe().value("state", "") == "authorized";
-  if (!authorized && !co_await authorizer->reload()) co_return false;
+  auto authorized = [&] { return authorizer->describe().value("state", "") == "authorized"; };
+  if (!authorized()) {
+    co_await authorizer->reload();
+    if (!authorized()) co_return false;
+  }
   auto found = instances_.find({server, user});
   // Another call may have done it meanwhile; a call still in it keeps it (it fails as it would have).
   if (found == instances_.end() || found->second != instance || instance->calls > 1) co_return false;
@@ -343,8 +346,14 @@ asio::awaitable<json> user_servers::connection(std::string server, std::string u
   auto self = shared_from_this();
   auto authorizer = authorizer_of(server, user);
   if (!authorizer) co_return json{{"server", server}, {"state", "error"}, {"error", "OAuth is not available"}};
-  co_await authorizer->reload();  // tokens kept since (another replica's), or the ones kept at all
+  // Tokens kept since (another replica's), the ones kept at all, or none any more.
+  const bool changed = co_await authorizer->reload();
   auto found = instances_.find({server, user});
+  if (changed && found != instances_.end() && found->second->started.is_set() &&
+      authorizer->describe().value("state", "") != "authorized") {
+    retire(found, "its user disconnected it through another replica");
+    found = instances_.end();
+  }
   const bool ready =
       found != instances_.end() && found->second->server && found->second->server->state() == server_state::ready;
   co_return connection_view(server, authorizer->describe(), ready);

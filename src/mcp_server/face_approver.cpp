@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/utf8.hpp"
 
@@ -43,6 +44,24 @@ void face_approver::set_client_capabilities(const json& capabilities) {
   // {} and {"form": {}} both offer form mode; {"url": {}} alone does not.
   auto it = capabilities.is_object() ? capabilities.find("elicitation") : capabilities.end();
   can_elicit_ = it != capabilities.end() && it->is_object() && (it->empty() || it->contains("form"));
+  can_elicit_url_ = it != capabilities.end() && it->is_object() && it->contains("url");
+}
+
+boost::asio::awaitable<std::optional<std::string>> face_approver::elicit_url(std::string url, std::string message) {
+  if (!can_elicit_url_ || !send_) co_return std::nullopt;
+  if (budget_.refusal(requests_.in_flight(), "this session")) co_return std::nullopt;
+  json params = {{"mode", "url"}, {"elicitationId", core::make_id("elicit_")}, {"url", std::move(url)},
+                 {"message", std::move(message)}};
+  const auto started = clock_.steady_now();
+  std::string method = "elicitation/create";  // a named local: GCC 12
+  auto reply = co_await requests_.ask(std::move(method), std::move(params), send_, started + timeout_);
+  budget_.spent(clock_.steady_now() - started);
+  const auto& response = reply.response;
+  if (!response || !response->contains("result") || !(*response)["result"].is_object()) co_return std::nullopt;
+  auto action = (*response)["result"].value("action", std::string());
+  core::log_info("mcp session {}: the client was asked to open a link to connect an account ({})", session_id_,
+                 action);
+  co_return action;
 }
 
 boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_request request) {

@@ -31,6 +31,8 @@ class face_approver final : public policy::approver {
   // From the client's initialize: its capabilities.
   void set_client_capabilities(const nlohmann::json& capabilities);
   bool can_elicit() const { return can_elicit_; }
+  // The client declared URL-mode elicitation (2025-11-25): it can open a link for its user.
+  bool can_elicit_url() const { return can_elicit_url_; }
 
   // Where to ask: the execute_code request in hand (empty between requests).
   void set_channel(client_requests::send_fn send) { send_ = std::move(send); }
@@ -54,6 +56,12 @@ class face_approver final : public policy::approver {
   // when it cannot be asked, does not answer in time, or answers an error.
   boost::asio::awaitable<std::optional<nlohmann::json>> elicit(nlohmann::json params) override;
 
+  // Asks the client (URL mode) to offer its user `url`, such as the link that
+  // connects their account to a user-scoped server: the user's action
+  // ("accept": they opened it, "decline", "cancel"), or nullopt when the
+  // client cannot be asked or does not answer in time.
+  boost::asio::awaitable<std::optional<std::string>> elicit_url(std::string url, std::string message);
+
  private:
   core::clock& clock_;
   client_requests requests_;
@@ -61,6 +69,7 @@ class face_approver final : public policy::approver {
   std::string session_id_;
   std::string key_id_;
   bool can_elicit_ = false;
+  bool can_elicit_url_ = false;
   client_requests::send_fn send_;
   policy::approval_budget budget_{timeout_};  // how much more the session may wait
 };

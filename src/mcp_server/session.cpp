@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -346,6 +347,9 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     // opened the next one, which this block's outcome must not touch.
     const auto generation = sandbox_generation_;
     auto out = co_await deps_->execution->execute(std::move(request));
+    // Asked while this request's stream is still the session's channel.
+    std::string to_connect;
+    if (out && !another_running) to_connect = co_await ask_to_connect(out->block);
     if (!another_running) approver_->set_channel(nullptr);
     const bool still_ours = generation == sandbox_generation_;
     if (out && had_sandbox && still_ours && note.empty() && out->opened) {
@@ -384,9 +388,40 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       structured["result"] = block.value;
     }
     if (!block.files_report.is_null()) structured["saved"] = block.files_report;
+    if (!to_connect.empty()) note += (note.empty() ? "" : "; ") + to_connect;
     if (!note.empty()) structured["note"] = note;
     std::string text = result_text(block, note);
     co_return tool_result(std::move(text), std::move(structured), !block.ok);
+  }
+
+  // The block called user-scoped servers the user has not connected their
+  // account to: the link to do it goes to the client as a URL-mode
+  // elicitation when it declared that, else into the result's note. Returns
+  // the note (empty: nothing to connect).
+  asio::awaitable<std::string> ask_to_connect(const bridge::exec_result& block) {
+    std::set<std::string> servers;
+    for (const auto& call : block.tool_calls) {
+      if (call.error_code == "mcp_needs_authorization") servers.insert(call.name.substr(0, call.name.find("__")));
+    }
+    if (servers.empty() || !deps_->tools) co_return std::string();
+    auto gateway = deps_->tools->acting_for(user_id_);
+    if (!gateway) gateway = deps_->tools;
+    std::string note;
+    for (const auto& server : servers) {
+      auto entry = co_await gateway->connect(server);
+      if (!entry || !(*entry).value("authorizationUrl", json()).is_string()) continue;
+      const std::string url = (*entry)["authorizationUrl"];
+      const std::string why = "MCP server " + server + " needs your account connected: open " + url +
+                              " and approve access, then run the code again";
+      // Named: GCC 12 mishandles temporaries made in a co_await expression.
+      std::string message = "Connect your account to MCP server " + server + " so that your code can use it.";
+      auto action = co_await approver_->elicit_url(url, std::move(message));
+      note += (note.empty() ? "" : "; ") +
+              (action ? "the client was asked to open the link that connects your account to MCP server " + server +
+                            " (" + *action + "); run the code again once approved"
+                      : why);
+    }
+    co_return note;
   }
 
   // The execution service no longer holds (or is about to end) this

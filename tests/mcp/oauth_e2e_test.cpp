@@ -18,6 +18,7 @@
 #include "harness/net/url.hpp"
 #include "net/net_test_support.hpp"
 #include "support/harness_server.hpp"
+#include "support/oauth_test_server.hpp"
 #include "support/run_sync.hpp"
 
 namespace harness::testing {
@@ -27,23 +28,10 @@ using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-// The remote server (tests/mcp/oauth_mcp_server.js) over HTTPS as https://localhost:<port>.
-struct oauth_server {
-  std::unique_ptr<child_process> child;
-  unsigned short port = 0;
-
-  oauth_server(const net::testing::test_ca& ca, const std::map<std::string, std::string>& env = {}) {
-    std::map<std::string, std::string> all = env;
-    all["NODE_EXTRA_CA_CERTS"] = "";  // empty: off (it only slows node's start-up here)
-    child = std::make_unique<child_process>(
-        std::vector<std::string>{find_on_path("node"), source_path("tests/mcp/oauth_mcp_server.js"), "--tls",
-                                 ca.server_pem, ca.server_key},
-        all);
-    auto line = child->wait_for_output("listening ", 20s);
-    if (!line) throw std::runtime_error("oauth_mcp_server.js did not start: " + child->output());
-    port = static_cast<unsigned short>(std::stoi(line->substr(line->find("listening ") + 10)));
-  }
-  std::string url(const std::string& path) const { return "https://localhost:" + std::to_string(port) + path; }
+// The remote server over HTTPS as https://localhost:<port>.
+struct oauth_server : oauth_test_server {
+  explicit oauth_server(const net::testing::test_ca& ca, const std::map<std::string, std::string>& env = {})
+      : oauth_test_server(ca.server_pem, ca.server_key, env) {}
 };
 
 json fetch_json(net::http_client& http, const std::string& url) {

@@ -15,7 +15,7 @@
 #include "harness/mcp/transport.hpp"
 #include "harness/net/http_client.hpp"
 #include "harness/net/url.hpp"
-#include "support/child_process.hpp"
+#include "support/oauth_test_server.hpp"
 #include "support/run_sync.hpp"
 
 namespace harness::testing {
@@ -24,21 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace asio = boost::asio;
-
-// oauth_mcp_server.js over plain HTTP as http://localhost:<port>.
-struct plain_oauth_server {
-  std::unique_ptr<child_process> child;
-  unsigned short port = 0;
-  plain_oauth_server() {
-    child = std::make_unique<child_process>(
-        std::vector<std::string>{find_on_path("node"), source_path("tests/mcp/oauth_mcp_server.js")},
-        std::map<std::string, std::string>{{"NODE_EXTRA_CA_CERTS", ""}});
-    auto line = child->wait_for_output("listening ", 20s);
-    if (!line) throw std::runtime_error("oauth_mcp_server.js did not start: " + child->output());
-    port = static_cast<unsigned short>(std::stoi(line->substr(line->find("listening ") + 10)));
-  }
-  std::string url(const std::string& path) const { return "http://localhost:" + std::to_string(port) + path; }
-};
 
 // One harness's side: an OAuth manager and a registry with the user-scoped
 // server, sharing `users` (the store replicas share) with any other.
@@ -117,7 +102,7 @@ class UserOAuth : public ::testing::Test {
   }
 
   asio::io_context ctx;
-  plain_oauth_server remote;
+  oauth_test_server remote;  // plain HTTP
   std::shared_ptr<net::http_client> http;
   std::shared_ptr<mcp::user_token_store> users;
   std::unique_ptr<replica> one, two;

@@ -60,6 +60,13 @@ class tool_gateway {
     (void)server, (void)uri, (void)not_after;
     co_return make_error(core::errc::invalid_argument, "reading MCP resources is not offered here");
   }
+  // The acting user's connection to the user-scoped server `server` (whose
+  // call failed with mcp_needs_authorization), started when not connected:
+  // {"server", "state", "authorizationUrl"?, ...} as GET /connections shows it.
+  virtual boost::asio::awaitable<result<nlohmann::json>> connect(std::string server) {
+    (void)server;
+    co_return make_error(core::errc::invalid_argument, "connecting accounts is not offered here");
+  }
 };
 
 // Stops the running block's deadline while held (a call waits for a person's
