@@ -50,7 +50,9 @@ void face_approver::set_client_capabilities(const json& capabilities) {
 boost::asio::awaitable<std::optional<std::string>> face_approver::elicit_url(std::string url, std::string message) {
   if (!can_elicit_url_ || !send_) co_return std::nullopt;
   if (budget_.refusal(requests_.in_flight(), "this session")) co_return std::nullopt;
-  json params = {{"mode", "url"}, {"elicitationId", core::make_id("elicit_")}, {"url", std::move(url)},
+  json params = {{"mode", "url"},
+                 {"elicitationId", core::make_id("elicit_")},
+                 {"url", std::move(url)},
                  {"message", std::move(message)}};
   const auto started = clock_.steady_now();
   std::string method = "elicitation/create";  // a named local: GCC 12
@@ -59,8 +61,7 @@ boost::asio::awaitable<std::optional<std::string>> face_approver::elicit_url(std
   const auto& response = reply.response;
   if (!response || !response->contains("result") || !(*response)["result"].is_object()) co_return std::nullopt;
   auto action = (*response)["result"].value("action", std::string());
-  core::log_info("mcp session {}: the client was asked to open a link to connect an account ({})", session_id_,
-                 action);
+  core::log_info("mcp session {}: the client was asked to open a link to connect an account ({})", session_id_, action);
   co_return action;
 }
 

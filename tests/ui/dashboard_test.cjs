@@ -7,7 +7,9 @@
 //
 // Environment: HARNESS_URL, USER_KEY (alice), ADMIN_KEY, LLM_URL (the fake's
 // base, for /_fake/script), FILES_DIR (the filesystem server's root),
-// OPEN_URL (a second server that has no key yet, so it runs open).
+// OPEN_URL (a second server that has no key yet, so it runs open), OAUTH_URL
+// (tests/mcp/oauth_mcp_server.js: a user-scoped MCP server's OAuth, whose
+// /authorize approves by itself and sends the browser back to the harness).
 'use strict';
 const assert = require('node:assert/strict');
 const path = require('node:path');
@@ -19,6 +21,7 @@ const adminKey = process.env.ADMIN_KEY;
 const llm = process.env.LLM_URL;
 const filesDir = process.env.FILES_DIR;
 const openServer = process.env.OPEN_URL;
+const oauthServer = process.env.OAUTH_URL;
 const shots = process.env.SCREENSHOT_DIR || '';
 const timeout = 20000;
 
@@ -42,6 +45,21 @@ async function shot(page, name) {
   if (!shots) return;
   await page.screenshot({path: path.join(shots, `${name}.png`), fullPage: true});
   console.log(`screenshot ${name}.png`);
+}
+
+// The next tab that opens the authorization server's /authorize gets a stand-in
+// page, so the dashboard is seen with its link first; resolves to the URL the
+// tab opened ({seen}), which the test then visits for real.
+async function holdAuthorize(context) {
+  let opened;
+  const seen = new Promise((resolve) => {
+    opened = resolve;
+  });
+  await context.route(`${oauthServer}/authorize**`, async (route) => {
+    opened(route.request().url());
+    await route.fulfill({status: 200, contentType: 'text/plain', body: 'held by the dashboard test'});
+  }, {times: 1});
+  return {seen};
 }
 
 async function signIn(page, key) {
@@ -190,6 +208,65 @@ async function main() {
   await shot(page, 'tool');
   console.log('ok: tool search and a tool declaration');
 
+  // 6b. Connections: alice connects her own account at the user-scoped OAuth server in a new tab.
+  await page.getByRole('link', {name: 'Connections'}).click();
+  await page.getByRole('heading', {name: 'Connections', exact: true}).waitFor();
+  const notesRow = page.locator('#connection-list tr[data-server="notes"]');
+  await notesRow.and(page.locator('[data-state="needs_authorization"]')).waitFor();
+  let {seen: opened} = await holdAuthorize(context);
+  const [popup] = await Promise.all([context.waitForEvent('page'), notesRow.getByRole('button', {name: 'Connect'}).click()]);
+  const link = notesRow.locator('a.authorize');
+  await link.waitFor();
+  const href = await link.getAttribute('href');
+  assert.ok(href.startsWith(`${oauthServer}/authorize?`), `the link goes to the authorization server: ${href}`);
+  assert.equal(await link.getAttribute('target'), '_blank');
+  assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+  assert.equal(await opened, href, 'the new tab opened the same link');
+  await shot(page, 'connections');
+  // The authorization server approves and sends the tab back to the harness's callback.
+  await popup.goto(href);
+  await popup.getByText('is connected for user alice').waitFor();
+  await popup.close();
+  // The page looks again while a link is open: connected, without a reload.
+  await notesRow.and(page.locator('[data-state="connected"]')).waitFor();
+  assert.equal((await api('GET', '/connections?userId=alice')).connections[0].state, 'connected');
+  page.once('dialog', (dialog) => dialog.accept());
+  await notesRow.getByRole('button', {name: 'Disconnect'}).click();
+  await notesRow.and(page.locator('[data-state="needs_authorization"]')).waitFor();
+  await notesRow.getByRole('button', {name: 'Connect'}).waitFor();
+  const revoked = await (await fetch(`${oauthServer}/stats`)).json();
+  assert.ok(revoked.revocations >= 1, `disconnecting revoked the tokens: ${JSON.stringify(revoked)}`);
+  console.log('ok: a connection is made in a new tab, shows connected, and is disconnected');
+
+  // 6c. A task's call to the server she has not connected: the task page says so and offers Connect.
+  await script([
+    {reply: {toolCalls: [{name: 'execute_code', arguments: {code: "return await callMCPTool('notes__whoami', {});"}}],
+             usage: {inputTokens: 700, outputTokens: 20}}},
+    {reply: {text: 'The notes server needs your account.', usage: {inputTokens: 800, outputTokens: 8}}},
+  ]);
+  const unconnected = await api('POST', '/task', {task: 'Ask the notes server who I am', mode: 'async'});
+  await page.goto(`${base}/ui/#/tasks/${unconnected.taskId}`);
+  const needs = page.locator('.needs-authorization', {hasText: 'notes'});
+  await needs.waitFor({timeout: 30000});
+  assert.match(await needs.innerText(), /needs the user's own account connected: alice/);
+  const failedCall = page.locator('table.calls tr', {hasText: 'notes__whoami'});
+  assert.match(await failedCall.innerText(), /failed mcp_needs_authorization/, 'the failed call shows its error code');
+  await page.locator('#result', {hasText: 'The notes server needs your account.'}).waitFor({timeout: 30000});
+  ({seen: opened} = await holdAuthorize(context));
+  const [again] = await Promise.all([context.waitForEvent('page'), needs.getByRole('button', {name: 'Connect'}).click()]);
+  const taskLink = needs.locator('a.authorize');
+  await taskLink.waitFor();
+  const taskHref = await taskLink.getAttribute('href');
+  assert.ok(taskHref.startsWith(`${oauthServer}/authorize?`), taskHref);
+  assert.equal(await taskLink.getAttribute('rel'), 'noopener noreferrer');
+  assert.equal(await opened, taskHref, 'the new tab opened the same link');
+  await shot(page, 'task-needs-authorization');
+  await again.goto(taskHref);
+  await again.getByText('is connected for user alice').waitFor();
+  await again.close();
+  assert.equal((await api('GET', '/connections?userId=alice')).connections[0].state, 'connected');
+  console.log('ok: the task page shows a call that needs the user\'s account, and Connect connects it');
+
   // 7. An admin: every user's tasks, and the pool.
   await page.getByRole('button', {name: 'Sign out'}).click();
   // By keyboard: the key field has the focus, Enter signs in, Tab reaches the pages.
@@ -219,8 +296,19 @@ async function main() {
   await open.locator('.who', {hasText: 'open server'}).waitFor();
   await open.getByText('No tasks here yet').waitFor();
   await shot(open, 'open-server');
+  // It has no user-scoped OAuth server: its Connections page says there is nothing to connect.
+  open.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 40[14]/.test(m.text())) problems.push(`console (open server): ${m.text()}`);
+  });
+  await open.getByRole('link', {name: 'Connections'}).click();
+  await open.getByText('Name a user').waitFor();
+  await open.locator('#user').fill('alice');
+  await open.getByRole('button', {name: 'Show'}).click();
+  await open.getByText('Nothing to connect').waitFor();
+  assert.match(await open.locator('#connection-list').innerText(), /No user-scoped MCP server with OAuth is configured/);
+  assert.equal(await open.locator('#connection-list table').count(), 0);
   await open.close();
-  console.log('ok: an open server is said to be open');
+  console.log('ok: an open server is said to be open, and its Connections page has nothing to connect');
 
   // 9. The pages come with their security headers.
   const response = await fetch(`${base}/ui/`);

@@ -1,14 +1,20 @@
 // The dashboard end to end: the real mcp-harness binary (its UI built in) with
 // keys made by its own `keys` command, the real Docker engine and sandbox, the
 // npm MCP servers, SQLite and the fake LLM over HTTP; dashboard_test.cjs drives
-// Debian's chromium through playwright-core against it. After the test no
-// container of ours is left.
+// Debian's chromium through playwright-core against it. A user-scoped remote
+// server behind OAuth (tests/mcp/oauth_mcp_server.js over plain HTTP on
+// loopback) gives the Connections page an account to connect. After the test
+// no container of ours is left.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "llm/fake_llm_server.hpp"
 #include "support/harness_server.hpp"
@@ -38,11 +44,28 @@ TEST(Dashboard, InARealBrowser) {
 
   // The memory server's writes wait for a person: the task page's approval buttons decide them.
   std::ofstream(root / "policy.json") << R"({"rules": [{"tool": "memory__create_entities", "approval": "ask"}]})";
+
+  // servers/mcp.json (its paths made absolute) plus "notes": each user connects their own account to it.
+  child_process oauth({node, source_path("tests/mcp/oauth_mcp_server.js")}, {{"NODE_EXTRA_CA_CERTS", ""}});
+  auto listening = oauth.wait_for_output("listening ", 20s);
+  ASSERT_TRUE(listening) << "oauth_mcp_server.js did not start: " << oauth.output();
+  const std::string oauth_url =
+      "http://localhost:" + std::to_string(std::stoi(listening->substr(listening->find("listening ") + 10)));
+  std::stringstream shipped;
+  shipped << std::ifstream(source_path("servers/mcp.json")).rdbuf();
+  std::string config_text = shipped.str();
+  const std::string config_dir = "${MCP_CONFIG_DIR}";
+  for (auto at = config_text.find(config_dir); at != std::string::npos; at = config_text.find(config_dir, at)) {
+    config_text.replace(at, config_dir.size(), source_path("servers"));
+  }
+  auto config = nlohmann::json::parse(config_text);
+  config["mcpServers"]["notes"] = {{"scope", "user"}, {"url", oauth_url + "/mcp"}};
+  std::ofstream(root / "mcp.json") << config.dump(2);
   fake_llm_server llm;
   {
     harness_server server(end_to_end_env(owner, root.string(), files.string(), llm.openai_base_url(),
                                          {{"API_KEYS_FILE", keys_file.string()},
-                                          {"MCP_CONFIG", source_path("servers/mcp.json")},
+                                          {"MCP_CONFIG", (root / "mcp.json").string()},
                                           {"TOOL_POLICY_FILE", (root / "policy.json").string()},
                                           // The default rate limit stays on: the pages must live within it.
                                           {"SANDBOX_TIMEOUT_MS", "20000"}}));
@@ -69,6 +92,7 @@ TEST(Dashboard, InARealBrowser) {
         {"LLM_URL", "http://127.0.0.1:" + std::to_string(llm.port())},
         {"FILES_DIR", files.string()},
         {"OPEN_URL", "http://127.0.0.1:" + std::to_string(open_server.port())},
+        {"OAUTH_URL", oauth_url},
         {"NODE_EXTRA_CA_CERTS", ""},  // empty: off (it only slows node's start-up here)
     };
     if (const char* dir = std::getenv("SCREENSHOT_DIR")) env["SCREENSHOT_DIR"] = dir;

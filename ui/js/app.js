@@ -1,6 +1,7 @@
 // The dashboard's shell: sign-in, the page router (#/page/...), the header.
 import {api, ApiError, session, setKey} from './api.js';
 import {append, clear, h, notice} from './dom.js';
+import {showConnections} from './pages/connections.js';
 import {showSignIn} from './pages/signin.js';
 import {showSkills} from './pages/skills.js';
 import {showSystem} from './pages/system.js';
@@ -21,6 +22,7 @@ const routes = [
   [/^#\/skills(?:\/([^/]+)\/([^/]+))?\/?$/, (m, ctx) => showSkills(ctx, m[1] && decodeURIComponent(m[1]),
                                                                    m[2] && decodeURIComponent(m[2]))],
   [/^#\/tools(?:\/(.+))?$/, (m, ctx) => showTools(ctx, m[1] && decodeURIComponent(m[1]))],
+  [/^#\/connections\/?$/, (m, ctx) => showConnections(ctx)],
   [/^#\/system\/?$/, (m, ctx) => showSystem(ctx)],
 ];
 

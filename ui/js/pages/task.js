@@ -5,6 +5,7 @@
 import {api, download, query, streamEvents} from '../api.js';
 import {append, clear, formatBytes, formatMs, formatTime, h, notice, statusBadge} from '../dom.js';
 import {codeBlock} from '../highlight.js';
+import {connectControl} from './connections.js';
 
 export async function showTask(ctx, id) {
   const path = `/tasks/${encodeURIComponent(id)}`;
@@ -85,7 +86,19 @@ export async function showTask(ctx, id) {
         }
         append(t.calls, h('tr', {class: d.ok ? '' : 'failed'}, h('td', {}, h('code', {}, d.name)),
                          h('td', {}, argsCell(d)), h('td', {class: 'num'}, formatBytes(d.resultBytes)),
-                         h('td', {class: 'num'}, formatMs(d.ms)), h('td', {}, d.ok ? 'ok' : 'failed')));
+                         h('td', {class: 'num'}, formatMs(d.ms)),
+                         h('td', {}, d.ok ? 'ok' : 'failed', d.error ? [' ', h('code', {class: 'error-code'}, String(d.error))] : null)));
+        break;
+      }
+      case 'needs_authorization': {
+        // A call went to a server where each user connects their own account, and this user has not.
+        const t = turnOf(d.turn);
+        const server = String(d.server || '');
+        append((t.block || t.body), h('div', {class: 'notice warn needs-authorization', role: 'status'},
+                                     h('p', {}, h('code', {}, server), ` needs the user's own account connected: ${view.userId} `,
+                                       'has not connected it, so the code could not call it. ', connectControl(view.userId, server),
+                                       ' (or see ', h('a', {href: `#/connections?userId=${encodeURIComponent(view.userId)}`}, 'Connections'),
+                                       ')')));
         break;
       }
       case 'observation': {
