@@ -136,5 +136,43 @@ TEST_F(FaceApprover, AClientWithoutTheCapabilityIsNeverAsked) {
   EXPECT_FALSE(approver->can_elicit());
 }
 
+TEST_F(FaceApprover, AConnectionLinkGoesToAClientThatOpensLinksAsAUrlElicitation) {
+  auto offer = [this]() {
+    std::optional<std::optional<std::string>> out;
+    auto asking = [](face_approver& a, std::optional<std::optional<std::string>>& answer) -> asio::awaitable<void> {
+      answer = co_await a.elicit_url("https://auth.example/authorize?state=s1", "Connect your account to notes.");
+    };
+    asio::co_spawn(io, asking(*approver, out), asio::detached);
+    io.restart();
+    io.poll();
+    return out;
+  };
+  approver->set_channel([this](json message) {
+    sent.push_back(message);
+    answer_with({{"action", "accept"}});
+  });
+  // A form-only client is not offered the link this way (the note carries it instead).
+  approver->set_client_capabilities({{"elicitation", {{"form", json::object()}}}});
+  EXPECT_FALSE(approver->can_elicit_url());
+  auto unasked = offer();
+  ASSERT_TRUE(unasked);
+  EXPECT_FALSE(*unasked);
+  EXPECT_TRUE(sent.empty());
+
+  approver->set_client_capabilities({{"elicitation", {{"url", json::object()}}}});
+  EXPECT_TRUE(approver->can_elicit_url());
+  auto accepted = offer();
+  ASSERT_TRUE(accepted && *accepted);
+  EXPECT_EQ(**accepted, "accept");
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0]["method"], "elicitation/create");
+  const auto& params = sent[0]["params"];
+  EXPECT_EQ(params["mode"], "url");
+  EXPECT_EQ(params["url"], "https://auth.example/authorize?state=s1");
+  EXPECT_EQ(params["message"], "Connect your account to notes.");
+  EXPECT_TRUE(params["elicitationId"].is_string() && !params["elicitationId"].get<std::string>().empty());
+  EXPECT_FALSE(params.contains("requestedSchema"));
+}
+
 }  // namespace
 }  // namespace harness::mcp_server
