@@ -70,7 +70,7 @@ class AccessGate : public ::testing::Test {
     req.target = req.path;
     req.request_id = "req_1";
     const bool approval = r.pattern.find("{approvalId}") != std::string::npos;
-    bool query_user = r.method == "DELETE" || r.method == "PUT" || approval ||
+    bool query_user = r.method == "DELETE" || r.method == "PUT" || approval || r.pattern.starts_with("/connections") ||
                       (r.method == "GET" && r.pattern.find("{userId}") == std::string::npos);
     if (query_user && !r.pattern.starts_with("/health") && !r.pattern.starts_with("/tools") &&
         r.pattern != "/metrics") {
