@@ -161,6 +161,14 @@ class tool_registry_impl final : public tool_registry, public std::enable_shared
       // The user's secret values stay inside their instance: tokens in, tokens out.
       const auto* mask = use->mask();
       if (mask) arguments = mask->restore(std::move(arguments));
+      if (mask && timeout.elicit) {
+        // What the instance asks the person (an elicitation) is text from it too.
+        timeout.elicit = [ask = std::move(timeout.elicit),
+                          held = use->shared_mask()](json params) -> asio::awaitable<std::optional<json>> {
+          auto censored = held->censor(std::move(params));  // named: GCC 12 and temporaries in co_await
+          co_return co_await ask(std::move(censored));
+        };
+      }
       auto raw = co_await use->server().call(name.substr(split + separator.size()), std::move(arguments), timeout);
       if (!mask) co_return raw;
       if (!raw) co_return mask->censor(raw.error());

@@ -68,6 +68,7 @@ class instance_use {
   server_supervisor& server() const { return *instance_->server; }
   // The user's secret values in this instance; null when it has none.
   const secret_mask* mask() const { return instance_->mask.get(); }
+  const std::shared_ptr<const secret_mask>& shared_mask() const { return instance_->mask; }
 
  private:
   std::shared_ptr<user_instance> instance_;

@@ -13,8 +13,7 @@
 
 #include "llm/fake_llm_server.hpp"
 #include "llm/fake_llm_steps.hpp"
-#include "support/harness_server.hpp"
-#include "support/postgres_server.hpp"
+#include "two_replicas_fixture.hpp"
 
 namespace harness::testing {
 namespace {
@@ -23,53 +22,12 @@ using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-class Replicas : public ::testing::Test {
+class Replicas : public two_replicas {
  protected:
   void SetUp() override {
-    const auto pid = std::to_string(getpid());
-    owner_a = "harness-replica-a-" + pid;
-    owner_b = "harness-replica-b-" + pid;
-    root = fs::temp_directory_path() / ("harness-replicas-" + pid);
-    fs::create_directories(root / "files");
-    store_url = postgres_server::shared().create_database();
-    a = start(owner_a);
-    b = start(owner_b);
-  }
-
-  void TearDown() override {
-    for (auto* server : {&a, &b}) {
-      if (*server) {
-        EXPECT_EQ((*server)->stop(), 0) << (*server)->output();
-      }
-    }
-    EXPECT_EQ(labelled_containers(owner_a), 0);
-    EXPECT_EQ(labelled_containers(owner_b), 0);
-    fs::remove_all(root);
-  }
-
-  // A replica: its own files and sandboxes, the shared store, a short lease so
-  // that the crash test need not wait 30 s.
-  std::unique_ptr<harness_server> start(const std::string& owner) {
-    auto dir = root / owner;
-    fs::create_directories(dir);
-    auto server = std::make_unique<harness_server>(
-        end_to_end_env(owner, dir.string(), (root / "files").string(), llm.openai_base_url(),
-                       {{"STORE_URL", store_url},
-                        {"TASK_LEASE_MS", "1500"},
-                        {"AGENT_MAX_TASKS_PER_USER", "1"},
-                        // One vault key for both: a conversation moves between them.
-                        {"VAULT_KEY", std::string(64, 'a')}}));
-    EXPECT_TRUE(server->wait_healthy(1, {"store"})) << server->call("GET", "/health")->body;
-    return server;
-  }
-
-  static json call(harness_server& server, const std::string& method, const std::string& target, const json& body,
-                   int expected_status, const std::string& headers = {}) {
-    auto r = server.call(method, target, body.is_null() ? std::string() : body.dump(), 30s, headers);
-    EXPECT_TRUE(r);
-    if (!r) return {};
-    EXPECT_EQ(r->status, expected_status) << method << " " << target << ": " << r->body;
-    return r->body.empty() ? json() : r->json();
+    // A short lease, so that the crash test need not wait 30 s; one task per user at a time.
+    prepare("replicas", {{"TASK_LEASE_MS", "1500"}, {"AGENT_MAX_TASKS_PER_USER", "1"}});
+    start_both();
   }
 
   // Polls GET /tasks/{id} on `server` until the task has `status`; its view then.
@@ -84,11 +42,6 @@ class Replicas : public ::testing::Test {
     ADD_FAILURE() << "task " << id << " never reached " << status << ": " << view.dump();
     return view;
   }
-
-  std::string owner_a, owner_b, store_url;
-  fs::path root;
-  fake_llm_server llm;
-  std::unique_ptr<harness_server> a, b;
 };
 
 TEST_F(Replicas, ATaskPostedToAIsStreamedFromBAndFollowedUpOnB) {

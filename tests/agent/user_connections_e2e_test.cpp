@@ -14,12 +14,10 @@
 
 #include "harness/net/http_client.hpp"
 #include "harness/net/url.hpp"
-#include "llm/fake_llm_server.hpp"
 #include "llm/fake_llm_steps.hpp"
-#include "support/harness_server.hpp"
 #include "support/oauth_test_server.hpp"
-#include "support/postgres_server.hpp"
 #include "support/run_sync.hpp"
+#include "two_replicas_fixture.hpp"
 
 namespace harness::testing {
 namespace {
@@ -28,63 +26,25 @@ using namespace std::chrono_literals;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-class UserConnections : public ::testing::Test {
+class UserConnections : public two_replicas {
  protected:
   void SetUp() override {
-    const auto pid = std::to_string(getpid());
-    owner_a = "harness-conn-a-" + pid;
-    owner_b = "harness-conn-b-" + pid;
-    root = fs::temp_directory_path() / ("harness-connections-" + pid);
-    fs::remove_all(root);
-    fs::create_directories(root / "files");
+    prepare("connections", {});
     std::ofstream(root / "mcp.json")
         << json{{"mcpServers", {{"notes", {{"scope", "user"}, {"url", remote.url("/mcp")}}}}}}.dump();
-    store_url = postgres_server::shared().create_database();
-    a = start(owner_a);
-    b = start(owner_b);
+    settings["MCP_CONFIG"] = (root / "mcp.json").string();
+    start_both();
     browser = net::create_http_client(net::start_curl_loop());
-  }
-
-  void TearDown() override {
-    for (auto* server : {&a, &b}) {
-      if (*server) {
-        EXPECT_EQ((*server)->stop(), 0) << (*server)->output();
-      }
-    }
-    EXPECT_EQ(labelled_containers(owner_a), 0);
-    EXPECT_EQ(labelled_containers(owner_b), 0);
-    fs::remove_all(root);
-  }
-
-  std::unique_ptr<harness_server> start(const std::string& owner) {
-    auto dir = root / owner;
-    fs::create_directories(dir);
-    auto server = std::make_unique<harness_server>(
-        end_to_end_env(owner, dir.string(), (root / "files").string(), llm.openai_base_url(),
-                       {{"STORE_URL", store_url},
-                        {"MCP_CONFIG", (root / "mcp.json").string()},
-                        // One vault key for both: what one seals the other opens.
-                        {"VAULT_KEY", std::string(64, 'c')}}));
-    EXPECT_TRUE(server->wait_healthy(1, {"store"})) << server->call("GET", "/health")->body;
-    return server;
-  }
-
-  static json call(harness_server& server, const std::string& method, const std::string& target, int status,
-                   const json& body = nullptr) {
-    auto r = server.call(method, target, body.is_null() ? std::string() : body.dump(), 60s);
-    EXPECT_TRUE(r);
-    if (!r) return {};
-    EXPECT_EQ(r->status, status) << method << " " << target << ": " << r->body;
-    return r->body.empty() ? json() : r->json();
   }
 
   // The tool's answer, or {code, message} of the error the call threw.
   static json whoami(harness_server& server, const std::string& user) {
-    return call(server, "POST", "/execute", 200,
+    return call(server, "POST", "/execute",
                 {{"userId", user},
                  {"code",
                   "try { return await callMCPTool('notes__whoami', {}); }\n"
-                  "catch (e) { return {code: e.code, message: e.message}; }"}})["result"];
+                  "catch (e) { return {code: e.code, message: e.message}; }"}},
+                200)["result"];
   }
 
   json stats() {
@@ -115,16 +75,12 @@ class UserConnections : public ::testing::Test {
   }
 
   oauth_test_server remote;  // plain HTTP on loopback
-  std::string owner_a, owner_b, store_url;
-  fs::path root;
-  fake_llm_server llm;
   std::shared_ptr<net::http_client> browser;
-  std::unique_ptr<harness_server> a, b;
 };
 
 TEST_F(UserConnections, AliceConnectsThroughOneReplicaAndActsAsHerselfOnBoth) {
   // Not connected: listed so, and her code's call fails at once with her link.
-  auto listed = call(*a, "GET", "/connections?userId=alice", 200);
+  auto listed = call(*a, "GET", "/connections?userId=alice", nullptr, 200);
   ASSERT_EQ(listed["connections"].size(), 1u) << listed.dump();
   EXPECT_EQ(listed["connections"][0]["server"], "notes");
   EXPECT_EQ(listed["connections"][0]["state"], "needs_authorization");
@@ -133,19 +89,19 @@ TEST_F(UserConnections, AliceConnectsThroughOneReplicaAndActsAsHerselfOnBoth) {
   EXPECT_NE(refused["message"].get<std::string>().find(remote.url("/authorize?")), std::string::npos) << refused.dump();
 
   // She connects through A.
-  auto started = call(*a, "POST", "/connections/notes?userId=alice", 200);
+  auto started = call(*a, "POST", "/connections/notes?userId=alice", nullptr, 200);
   ASSERT_EQ(started["state"], "needs_authorization") << started.dump();
   const std::string link = started["authorizationUrl"];
   ASSERT_EQ(link.rfind(remote.url("/authorize?"), 0), 0u) << link;
   auto page = approve(*a, link, "alice");
   EXPECT_NE(page.find("notes is connected for user alice"), std::string::npos) << page;
-  EXPECT_EQ(call(*a, "GET", "/connections?userId=alice", 200)["connections"][0]["state"], "connected");
+  EXPECT_EQ(call(*a, "GET", "/connections?userId=alice", nullptr, 200)["connections"][0]["state"], "connected");
 
   // Her code acts as alice, on A and on B (B reads her tokens from the shared store).
   EXPECT_EQ(whoami(*a, "alice")["user"], "alice");
   auto on_b = whoami(*b, "alice");
   EXPECT_EQ(on_b["user"], "alice") << on_b.dump();
-  EXPECT_EQ(call(*b, "GET", "/connections?userId=alice", 200)["connections"][0]["state"], "connected");
+  EXPECT_EQ(call(*b, "GET", "/connections?userId=alice", nullptr, 200)["connections"][0]["state"], "connected");
   EXPECT_EQ(stats()["authorizations"], 1);
 
   // Bob is refused with a link of his own; nothing reaches the server as anyone for him.
@@ -159,7 +115,7 @@ TEST_F(UserConnections, AliceConnectsThroughOneReplicaAndActsAsHerselfOnBoth) {
   llm.push(json::array({code_step("try { return await callMCPTool('notes__whoami', {}); }\n"
                                   "catch (e) { return e.code; }"),
                         answer_step("You need to connect your notes account.")}));
-  auto task = call(*b, "POST", "/task", 200, {{"userId", "bob"}, {"task", "Who am I in notes?"}});
+  auto task = call(*b, "POST", "/task", {{"userId", "bob"}, {"task", "Who am I in notes?"}}, 200);
   ASSERT_EQ(task["status"], "succeeded") << task.dump();
   auto events = b->call("GET", "/tasks/" + task["taskId"].get<std::string>() + "/events", {}, 30s);
   ASSERT_TRUE(events);
@@ -168,16 +124,17 @@ TEST_F(UserConnections, AliceConnectsThroughOneReplicaAndActsAsHerselfOnBoth) {
   EXPECT_NE(events->body.find(R"("error":"mcp_needs_authorization")"), std::string::npos) << events->body;
 
   // Alice disconnects through B: her tokens are revoked and forgotten on both.
-  auto gone = call(*b, "DELETE", "/connections/notes?userId=alice", 200);
+  auto gone = call(*b, "DELETE", "/connections/notes?userId=alice", nullptr, 200);
   EXPECT_EQ(gone["disconnected"], true);
   EXPECT_GE(stats()["revocations"], 1);
-  EXPECT_EQ(call(*a, "GET", "/connections?userId=alice", 200)["connections"][0]["state"], "needs_authorization");
+  EXPECT_EQ(call(*a, "GET", "/connections?userId=alice", nullptr, 200)["connections"][0]["state"],
+            "needs_authorization");
   auto after = whoami(*a, "alice");
   EXPECT_EQ(after["code"], "mcp_needs_authorization") << after.dump();
   EXPECT_EQ(stats()["callsBy"]["alice"], 2);
 
   // A server that is not a user-scoped one with OAuth has no connection.
-  auto unknown = call(*a, "POST", "/connections/fs?userId=alice", 404);
+  auto unknown = call(*a, "POST", "/connections/fs?userId=alice", nullptr, 404);
   EXPECT_EQ(unknown["error"]["code"], "no_such_connection");
 }
 

@@ -16,7 +16,8 @@
 // cancelled (lists the request ids we were told to cancel), progress {steps, interval_ms},
 // ask_client (sends ping, roots/list, sampling/createMessage, elicitation/create to the client
 // and returns the answers), add_tool (adds tool "added" and sends tools/list_changed), fail (isError),
-// leak {name} (the environment variable `name` everywhere it can go: the result, with quotes
+// leak {name, ask?} (the environment variable `name` everywhere it can go: an elicitation when
+// `ask`, the result, with quotes
 // around it in JSON text, stderr, a log notification, and as an isError result with `fail: true`),
 // env_is {name, value} (whether the variable holds exactly `value`).
 'use strict';
@@ -90,6 +91,12 @@ async function call(id, name, args, meta) {
       const value = process.env[args.name] ?? '';
       process.stderr.write(`fault_server: leaking ${value}\n`);
       send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `log ${value}` } });
+      if (args.ask) {
+        await askClient('elicitation/create', {
+          message: `ask ${value}`,
+          requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+        });
+      }
       const body = JSON.stringify({ value, quoted: `"${value}"` });
       return reply(id, { content: [{ type: 'text', text: body }], isError: !!args.fail });
     }

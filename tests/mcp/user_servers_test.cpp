@@ -244,6 +244,17 @@ TEST_F(UserServers, AUsersSecretGoesToTheirInstanceAndComesBackAsAToken) {
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().describe().find("0123456789"), std::string::npos) << failed.error().describe();
   EXPECT_NE(failed.error().describe().find("[SECRET_1]"), std::string::npos) << failed.error().describe();
+  // What her instance asks the person (an elicitation) passes the mask too.
+  json asked;
+  call_deadline deadline;
+  deadline.user = "alice";
+  deadline.elicit = [&asked](json params) -> asio::awaitable<std::optional<json>> {
+    asked = std::move(params);
+    co_return json{{"action", "decline"}};
+  };
+  auto asking = run(ctx, registry->call("leaky__leak", {{"name", "TOKEN"}, {"ask", true}}, deadline));
+  ASSERT_TRUE(asking) << asking.error().describe();
+  EXPECT_EQ(asked.value("message", ""), "ask [SECRET_1]") << asked.dump();
   // The token is the value again only on its way into her own instance.
   auto same = call_as("alice", "leaky__env_is", {{"name", "TOKEN"}, {"value", "[SECRET_1]"}});
   ASSERT_TRUE(same) << same.error().describe();
