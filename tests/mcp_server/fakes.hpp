@@ -49,6 +49,14 @@ class fake_tools final : public bridge::tool_gateway {
                                           bridge::elicit_fn) override {
     co_return json(nullptr);
   }
+  // Every user-scoped server waits for its user, with this link.
+  asio::awaitable<result<json>> connect(std::string server) override {
+    connected.push_back(server);
+    co_return json{{"server", server},
+                   {"state", "needs_authorization"},
+                   {"authorizationUrl", "https://auth.example/authorize?state=s1"}};
+  }
+  std::vector<std::string> connected;  // the servers connect() was asked for
 };
 
 // Answers each block with what the test set; a block can be held until the

@@ -189,6 +189,52 @@ TEST_F(McpSession, AFailedBlockIsAToolErrorWithItsStack) {
   EXPECT_NE(text.find("at line 2"), std::string::npos) << text;
 }
 
+// A block whose call went to a user-scoped server the user has not connected.
+void needs_account(execution::execute_outcome& answer) {
+  answer.block.ok = false;
+  answer.block.failure = bridge::failure_kind::code;
+  answer.block.error = {{"name", "MCPToolError"}, {"message", "MCP server notes needs you to connect your account"}};
+  bridge::tool_call_record call;
+  call.name = "notes__whoami";
+  call.error_code = "mcp_needs_authorization";
+  answer.block.tool_calls = {call, call};
+}
+
+TEST_F(McpSession, AClientThatCannotOpenLinksGetsTheUsersLinkInTheNote) {
+  result_of(rpc_request(0, "initialize",
+                        {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", json::object()}}}}));
+  needs_account(execution->answer);
+  auto r = result_of(call(1, "execute_code", {{"code", "await callMCPTool('notes__whoami', {})"}}));
+  EXPECT_EQ(tools->connected, std::vector<std::string>{"notes"});  // once per server
+  const std::string note = r["structuredContent"].value("note", "");
+  EXPECT_NE(note.find("MCP server notes needs your account connected: open https://auth.example/authorize?state=s1"),
+            std::string::npos)
+      << r.dump();
+}
+
+TEST_F(McpSession, AClientThatOpensLinksIsAskedWithAUrlElicitation) {
+  result_of(
+      rpc_request(0, "initialize",
+                  {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", {{"url", json::object()}}}}}}));
+  needs_account(execution->answer);
+  std::vector<json> asked;
+  auto notify = [&](json message) {
+    asked.push_back(message);
+    // The client answers on its own message, as a response to our request.
+    json response = {{"jsonrpc", "2.0"}, {"id", message["id"]}, {"result", {{"action", "accept"}}}};
+    asio::co_spawn(io, session->handle(std::move(response), nullptr), asio::detached);
+  };
+  auto r = run_until_done(io, session->handle(call(1, "execute_code", {{"code", "x"}}), notify));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0]["method"], "elicitation/create");
+  EXPECT_EQ(asked[0]["params"]["mode"], "url");
+  EXPECT_EQ(asked[0]["params"]["url"], "https://auth.example/authorize?state=s1");
+  const std::string note = (*r)["result"]["structuredContent"].value("note", "");
+  EXPECT_NE(note.find("the client was asked to open the link"), std::string::npos) << r->dump();
+  EXPECT_NE(note.find("(accept)"), std::string::npos) << r->dump();
+}
+
 TEST_F(McpSession, ResetEndsTheSandboxSessionBeforeRunning) {
   result_of(call(1, "execute_code", {{"code", "globalThis.x = 1"}}));
   result_of(call(2, "execute_code", {{"code", "return typeof x"}, {"reset", true}}));
