@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 
 #include "harness/core/clock.hpp"
 #include "harness/mcp/errors.hpp"
@@ -195,6 +196,72 @@ TEST_F(UserOAuth, AConnectionMadeThroughOneReplicaWorksOnTheOtherAndDisconnectin
   auto unknown = run_until_done(ctx, one->registry->connect("alice", "nope"));
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().code, mcp::errc::no_such_connection);
+}
+
+// The official TypeScript SDK's example server with OAuth (simpleStreamableHttp.js --oauth, SDK 1.32.2): its
+// authorization server on another port, dynamic registration, PKCE, a demo login that approves at once.
+TEST(UserOAuthOfficialServer, EachUserAuthorizesSeparatelyAgainstTheSdksExampleServer) {
+  asio::io_context ctx;
+  auto free_port = [&ctx] {
+    asio::ip::tcp::acceptor acceptor(ctx, {asio::ip::make_address("127.0.0.1"), 0});
+    return std::to_string(acceptor.local_endpoint().port());
+  };
+  const std::string mcp_port = free_port(), auth_port = free_port();
+  child_process example(
+      {find_on_path("node"),
+       source_path("tests/mcp/versions/node_modules/sdk-2025-11-25/dist/esm/examples/server/simpleStreamableHttp.js"),
+       "--oauth"},
+      {{"MCP_PORT", mcp_port}, {"MCP_AUTH_PORT", auth_port}, {"NODE_EXTRA_CA_CERTS", ""}});
+  ASSERT_TRUE(example.wait_for_output("listening on port " + mcp_port, 30s)) << example.output();
+
+  auto http = net::create_http_client(net::start_curl_loop());
+  replica one(ctx, http, "http://localhost:" + mcp_port + "/mcp", mcp::memory_user_token_store());
+  run_until_done(ctx, one.registry->start());
+  auto greet = [&](const std::string& user) {
+    mcp::call_deadline deadline(20000ms);
+    deadline.user = user;
+    return run_until_done(ctx, one.registry->call("notes__greet", {{"name", user}}, deadline));
+  };
+  auto link_of = [](const error& e) {
+    const auto at = e.message.find("open ") + 5;
+    return e.message.substr(at, e.message.find(' ', at) - at);
+  };
+
+  auto first = greet("alice");
+  ASSERT_FALSE(first);
+  ASSERT_EQ(first.error().code, mcp::errc::needs_authorization) << first.error().describe();
+  const std::string alice_link = link_of(first.error());
+  EXPECT_EQ(alice_link.rfind("http://localhost:" + auth_port + "/authorize?", 0), 0u) << alice_link;
+
+  // The demo login approves at once: the browser goes straight back to the callback.
+  net::request open;
+  open.url = alice_link;
+  auto redirect = run_until_done(ctx, http->fetch(open));
+  ASSERT_TRUE(redirect) << redirect.error().describe();
+  ASSERT_EQ(redirect->status, 302) << redirect->body;
+  auto back = net::parse_url(redirect->header("location").value_or(""));
+  ASSERT_TRUE(back);
+  std::map<std::string, std::string> query;
+  for (auto& [k, v] : net::form_decode(back->query)) query[k] = v;
+  auto done = run_until_done(ctx, one.oauth->complete(query));
+  ASSERT_TRUE(done) << done.error().describe();
+  EXPECT_EQ(done->user, "alice");
+
+  auto hello = greet("alice");
+  ASSERT_TRUE(hello) << hello.error().describe();
+  EXPECT_NE(hello->dump().find("Hello, alice"), std::string::npos) << hello->dump();
+  // Bob has his own authorization to make: the call does not go out with alice's token.
+  auto bobs = greet("bob");
+  ASSERT_FALSE(bobs);
+  EXPECT_EQ(bobs.error().code, mcp::errc::needs_authorization);
+  EXPECT_NE(link_of(bobs.error()), alice_link);
+
+  // Disconnected, alice is asked again.
+  ASSERT_TRUE(run_until_done(ctx, one.registry->disconnect("alice", "notes")));
+  auto again = greet("alice");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, mcp::errc::needs_authorization);
+  run_until_done(ctx, one.registry->stop());
 }
 
 }  // namespace
