@@ -69,20 +69,28 @@ def read_frames(stream, on_frame, on_end):
     hands each to on_frame; on_end() when the stream ends."""
     try:
         for line in stream:
-            if not line.strip():
-                continue
-            try:
-                frame = json.loads(line)
-            except ValueError:
-                diagnose('ignoring a line that is not JSON')
-                continue
-            if not isinstance(frame, dict):
-                diagnose('ignoring a line that is not a JSON object')
-                continue
-            on_frame(frame)
+            frame = parse_line(line)
+            if frame is not None:
+                on_frame(frame)
     except (OSError, ValueError) as err:
         diagnose(f'reading frames failed: {err}')
     on_end()
+
+
+def parse_line(line):
+    """One line from the host as a frame (a dict), or None for a blank line
+    or one that is not a JSON object (said on stderr)."""
+    if not line.strip():
+        return None
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        diagnose('ignoring a line that is not JSON')
+        return None
+    if not isinstance(frame, dict):
+        diagnose('ignoring a line that is not a JSON object')
+        return None
+    return frame
 
 
 _stderr = sys.__stderr__

@@ -10,8 +10,10 @@ from a block that has finished (a left-over task or thread) fails at once
 with code 'stale_call' and sends no frame, as the host would refuse it.
 
 A call may come from any thread with an event loop of its own (asyncio.run
-inside a block runs on one): its future belongs to the caller's loop, and
-the reply, read by a reader thread, is handed to that loop thread-safely.
+inside a block runs on one): its future belongs to the caller's loop. A
+reply read on that loop settles it at once; one read elsewhere (the stdin
+reader, the call socket's watch thread, or the runtime's loop for a call
+from another loop) is handed to that loop thread-safely.
 """
 import asyncio
 import itertools
@@ -63,12 +65,17 @@ class Calls:
                 self._pending.pop(call_id, None)
 
     def deliver(self, frame):
-        """A `reply` frame (called on a reader thread)."""
+        """A `reply` frame (called on whichever thread read it)."""
         with self._lock:
             entry = self._pending.pop(frame.get('id'), None)
         if entry is None:
             return
         loop, future = entry
+        # (asyncio._get_running_loop: the cheap form of get_running_loop that
+        # returns None instead of raising; public since Python 3.7.)
+        if asyncio._get_running_loop() is loop:
+            _settle(future, frame)
+            return
         try:
             loop.call_soon_threadsafe(_settle, future, frame)
         except RuntimeError:

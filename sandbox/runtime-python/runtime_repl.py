@@ -4,11 +4,13 @@ It boots, warms up, says `ready`, takes `init` (session, limits, files), then
 runs each `exec` as the body of an async function over the session's
 globals (runtime_blocks.py). The twin of sandbox/runtime/runtime.js.
 
-Threads: reader threads (stdin, and the call socket once linked) parse
-frames. `reply`, `stop` and `link` are handled right there, so a reply
-reaches a call even while a block blocks its loop (asyncio.run inside a
-block, time.sleep); every other frame queues for the event loop, which runs
-them one after another.
+Threads: a reader thread parses the frames on stdin; once linked, the
+event loop reads the call socket itself, with a watch thread that reads in
+its place while a block holds the loop (runtime_call_socket.py). `reply`,
+`stop` and `link` are handled where they are read, so a reply reaches a
+call even while a block blocks its loop (asyncio.run inside a block,
+time.sleep); every other frame queues for the event loop, which runs them
+one after another.
 """
 import asyncio
 import builtins
@@ -51,7 +53,7 @@ class Runtime:
         self.agent_files = blocks.AgentFiles()
         self.skills = skills.install(ROOTS['skills'])
         self.queue = asyncio.Queue()
-        self.linked = False
+        self.socket_reader = None  # once linked (runtime_call_socket.SocketReader)
         self.warmed_up = False
         self.namespace = None
         self.namespace_used = False  # a block ran in it: init must start a fresh one
@@ -71,22 +73,32 @@ class Runtime:
     # --- frames -------------------------------------------------------------
 
     def on_frame(self, frame):
-        """Called on a reader thread for every frame the host sends."""
+        """Called for every frame the host sends, on whichever thread read it
+        (the stdin reader, the loop, or the call socket's watch thread)."""
         kind = frame.get('type')
         if kind == 'reply':
             self.calls.deliver(frame)
         elif kind == 'stop':
             os._exit(0)
         elif kind == 'link':
-            if not self.linked:
-                self.linked = call_socket.link(frame, self.output, self.on_frame, self.on_end)
+            if self.socket_reader is None:
+                self.socket_reader = call_socket.link(frame, self.output, self.loop, self.on_frame, self.on_end)
         else:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, frame)
+            self.to_loop(self.queue.put_nowait, frame)
+
+    def to_loop(self, fn, *args):
+        """Runs fn(*args) on the loop: now when called there (the call
+        socket's frames), else through its thread-safe queue, which also
+        wakes it."""
+        if asyncio._get_running_loop() is self.loop:
+            fn(*args)
+        else:
+            self.loop.call_soon_threadsafe(fn, *args)
 
     def on_end(self):
         """The host closed stdin (or the call socket once linked): stop,
         after the frames already received."""
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, _EXIT)
+        self.to_loop(self.queue.put_nowait, _EXIT)
 
     async def serve(self):
         await self.warm_up()
@@ -149,6 +161,9 @@ class Runtime:
         self.sink.reset(self.limits['logBytes'])
         started = time.perf_counter()
         context = scope.enter(exec_id)
+        reader = self.socket_reader
+        if reader is not None:
+            reader.block_started()
         try:
             result = await self.loop.create_task(self.evaluate(str(frame.get('code') or '')), context=context)
             context.run(self.sink.flush)
@@ -167,6 +182,8 @@ class Runtime:
                                'to /workspace'}})
             self.output.send_line(data)
         finally:
+            if reader is not None:
+                reader.block_ended()
             scope.leave()
 
     async def evaluate(self, code):

@@ -1,6 +1,8 @@
 """The MCP helpers: call/reply round trips, errors, concurrent calls, and
 calls of a finished block (the real runtime.py as a child process)."""
+import os
 import threading
+import time
 import unittest
 
 from support import RuntimeTest
@@ -194,6 +196,46 @@ class CallSocketTest(RuntimeTest):
         self.assertEqual([f['type'] for f in rt.stdout_frames], ['ready'], 'nothing but ready on stdout')
         # The host closing the socket stops the runtime, as closing stdin does.
         rt.close_socket()
+        self.assertEqual(rt.wait_exit(), 0)
+
+    def test_calls_get_their_replies_while_the_block_holds_the_loop(self):
+        # The loop reads the socket; a block that holds it (a thread pool's
+        # map, asyncio.run, time.sleep) leaves the reading to the watch thread.
+        rt = self.runtime(lambda f: {'ok': True, 'result': f['args']['i'] * 10}, ready=False)
+        rt.ready()
+        rt.link()
+        rt.init()
+        done = rt.exec('\n'.join([
+            'import concurrent.futures, threading, time',
+            'def one(i):',
+            '    return asyncio.run(call_mcp_tool("t__echo", {"i": i}))',
+            'with concurrent.futures.ThreadPoolExecutor(4) as pool:',
+            '    mapped = list(pool.map(one, range(8)))',
+            'ran = asyncio.run(call_mcp_tool("t__echo", {"i": 9}))',
+            'slept = []',
+            't = threading.Thread(target=lambda: slept.append(one(10)))',
+            't.start()',
+            'time.sleep(0.3)',  # the loop is held while the thread's call is answered
+            'return {"mapped": mapped, "ran": ran, "slept": slept, "direct": await call_mcp_tool("t__echo", {"i": 11})}',
+        ]))
+        self.assertEqual(self.assertOk(done)['value'],
+                         {'mapped': [i * 10 for i in range(8)], 'ran': 90, 'slept': [100], 'direct': 110})
+        self.assertEqual(len(done['calls']), 11)
+        self.assertEqual([f['type'] for f in rt.stdout_frames], ['ready'])
+
+    def test_stop_ends_a_block_that_holds_the_loop(self):
+        rt = self.runtime(tools, ready=False)
+        rt.ready()
+        rt.link()
+        rt.init()
+        rt.send({'type': 'exec', 'id': 'x1',
+                 'code': 'import time\nopen("started", "w").close()\nwhile True:\n    time.sleep(0.01)'})
+        started = os.path.join(rt.workspace, 'started')
+        for _ in range(2000):  # the block holds the loop before stop is sent
+            if os.path.exists(started):
+                break
+            time.sleep(0.01)
+        rt.send({'type': 'stop'})
         self.assertEqual(rt.wait_exit(), 0)
 
     def test_a_socket_that_cannot_be_reached_leaves_frames_on_stdio(self):
