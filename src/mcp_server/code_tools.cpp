@@ -47,6 +47,74 @@ std::string string_or_empty(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// execute_code's entry. In the stateless era (2026-07-28) a call runs in a
+// fresh sandbox unless it names a session handle from open_session; the
+// handle is mirrored into the Mcp-Param-Session header (x-mcp-header), so a
+// load balancer can send a session's calls to the replica that holds it.
+json execute_definition(bool stateless) {
+  const char* state_words =
+      stateless ? "Without session, each call runs in a fresh sandbox; to keep top-level variables between calls, "
+                  "open_session and pass its handle as session (reset: true starts that session afresh). "
+                : "Top-level variables persist between calls of this session; reset: true starts afresh. ";
+  json properties{
+      {"code", {{"type", "string"}, {"description", "JavaScript (or Python); may use await and return"}}},
+      {"language",
+       {{"type", "string"},
+        {"enum", json::array({"javascript", "python"})},
+        {"description", "the code's language (default javascript)"}}},
+      {"reset", {{"type", "boolean"}, {"description", "discard this session's variables and sandbox before running"}}}};
+  if (stateless) {
+    properties["session"] = {{"type", "string"},
+                             {"description", "a handle from open_session: run in that session's sandbox"},
+                             {"x-mcp-header", "Session"}};
+  }
+  return {{"name", execute_tool_name},
+          {"title", "Execute code"},
+          {"description",
+           fmt::format(
+               "Runs JavaScript (the body of an async function) in a sandbox with no network. Call tools with "
+               "`await callMCPTool(name, args)`; find them with `await list_mcp_tools(query)` and "
+               "`await get_mcp_tool_details(name)` or with search_tools; `await readMCPResource(link)` reads a "
+               "resource_link a tool returned. `return` a JSON value to see it; console.log output is returned too. "
+               "{}The user's skills are in /skills (files saved there are kept), scratch files go in /workspace. "
+               "language: \"python\" runs Python 3 instead (numpy and pandas included): the same helpers as "
+               "coroutines, `await call_mcp_tool(name, args)`, `await list_mcp_tools(query)`, "
+               "`await get_mcp_tool_details(name)`; a session keeps the language of its first call (reset: true to "
+               "change it).",
+               state_words)},
+          {"inputSchema", object_schema(std::move(properties), {"code"})},
+          {"outputSchema", object_schema({{"ok", {{"type", "boolean"}}},
+                                          {"result", json::object()},
+                                          {"error", {{"type", "object"}}},
+                                          {"logs", {{"type", "array"}}},
+                                          {"toolCalls", {{"type", "array"}}},
+                                          {"saved", {{"type", "object"}}},
+                                          {"note", {{"type", "string"}}}},
+                                         {"ok", "logs", "toolCalls"})},
+          {"annotations", annotations("Execute code", false, true)}};
+}
+
+// open_session and close_session: the stateless era's REPL state.
+json session_tools() {
+  json handle = {{"type", "string"}, {"description", "the handle open_session returned"}};
+  json open{{"name", open_session_tool_name},
+            {"title", "Open a session"},
+            {"description",
+             "Opens a sandbox session whose top-level variables, imports and functions persist between "
+             "execute_code calls that pass its handle as session. It ends with close_session, or after a while "
+             "unused. Only you (this user and key) can use the handle."},
+            {"inputSchema", object_schema(json::object(), json::array())},
+            {"outputSchema", object_schema({{"session", {{"type", "string"}}}}, {"session"})},
+            {"annotations", annotations("Open a session", false, false)}};
+  json close{{"name", close_session_tool_name},
+             {"title", "Close a session"},
+             {"description", "Ends a session from open_session: its sandbox and variables are discarded."},
+             {"inputSchema", object_schema({{"session", handle}}, {"session"})},
+             {"outputSchema", object_schema({{"closed", {{"type", "boolean"}}}}, {"closed"})},
+             {"annotations", annotations("Close a session", false, false)}};
+  return json::array({std::move(open), std::move(close)});
+}
+
 }  // namespace
 
 json tool_result(std::string text, json structured, bool is_error) {
@@ -59,7 +127,7 @@ json tool_error(std::string message) {
   return tool_result(std::move(message), nullptr, true);
 }
 
-json tool_definitions() {
+json tool_definitions(bool stateless) {
   json tool_entry = object_schema(
       {{"name", {{"type", "string"}}}, {"signature", {{"type", "string"}}}, {"description", {{"type", "string"}}}},
       {"name", "signature", "description"});
@@ -106,48 +174,30 @@ json tool_definitions() {
                       {"unknown", {{"type", "array"}, {"items", {{"type", "string"}}}}}},
                      {"declarations", "unknown"})},
       {"annotations", annotations("Describe tools", true, false)}};
-  json execute{
-      {"name", execute_tool_name},
-      {"title", "Execute code"},
-      {"description",
-       "Runs JavaScript (the body of an async function) in a sandbox with no network. Call tools with "
-       "`await callMCPTool(name, args)`; find them with `await list_mcp_tools(query)` and "
-       "`await get_mcp_tool_details(name)` or with search_tools; `await readMCPResource(link)` reads a resource_link "
-       "a tool returned. `return` a JSON value to see it; console.log output "
-       "is returned too. Top-level variables persist between calls of this session; reset: true starts afresh. "
-       "The user's skills are in /skills (files saved there are kept), scratch files go in /workspace. "
-       "language: \"python\" runs Python 3 instead (numpy and pandas included): the same helpers as coroutines, "
-       "`await call_mcp_tool(name, args)`, `await list_mcp_tools(query)`, `await get_mcp_tool_details(name)`; "
-       "this session keeps the language of its first call (reset: true to change it)."},
-      {"inputSchema",
-       object_schema(
-           {{"code", {{"type", "string"}, {"description", "JavaScript (or Python); may use await and return"}}},
-            {"language",
-             {{"type", "string"},
-              {"enum", json::array({"javascript", "python"})},
-              {"description", "the code's language (default javascript)"}}},
-            {"reset",
-             {{"type", "boolean"}, {"description", "discard this session's variables and sandbox before running"}}}},
-           {"code"})},
-      {"outputSchema", object_schema({{"ok", {{"type", "boolean"}}},
-                                      {"result", json::object()},
-                                      {"error", {{"type", "object"}}},
-                                      {"logs", {{"type", "array"}}},
-                                      {"toolCalls", {{"type", "array"}}},
-                                      {"saved", {{"type", "object"}}},
-                                      {"note", {{"type", "string"}}}},
-                                     {"ok", "logs", "toolCalls"})},
-      {"annotations", annotations("Execute code", false, true)}};
-  return json::array({std::move(search), std::move(describe), std::move(execute)});
+  json execute = execute_definition(stateless);
+  json tools = json::array({std::move(search), std::move(describe), std::move(execute)});
+  if (stateless) {
+    for (auto& tool : session_tools()) tools.push_back(std::move(tool));
+  }
+  return tools;
 }
 
-std::string instructions() {
-  return "Work by writing code. 1. search_tools {query} finds the MCP tools you can call. 2. describe_tools {names} "
-         "gives their TypeScript declarations. 3. execute_code {code} runs JavaScript in a sandbox: call tools with "
-         "`await callMCPTool(\"server__tool\", args)`, filter and join their results in code, and `return` only what "
-         "you need. Variables persist between execute_code calls of this session. Personal data in tool results "
-         "(emails, phone numbers, card numbers...) arrives as tokens like [EMAIL_1]: pass them to tools unchanged and "
-         "the real values are restored there. Save reusable code as a skill in /skills/<name>/ with a SKILL.md.";
+std::string instructions(bool stateless) {
+  const char* state = stateless ? "Each execute_code call starts from a fresh sandbox unless you pass a session "
+                                  "handle from open_session, whose variables persist until close_session. "
+                                : "Variables persist between execute_code calls of this session. ";
+  return std::string(
+             "Work by writing code. 1. search_tools {query} finds the MCP tools you can call. 2. describe_tools "
+             "{names} "
+             "gives their TypeScript declarations. 3. execute_code {code} runs JavaScript in a sandbox: call tools "
+             "with "
+             "`await callMCPTool(\"server__tool\", args)`, filter and join their results in code, and `return` only "
+             "what "
+             "you need. ") +
+         state +
+         "Personal data in tool results (emails, phone numbers, card numbers...) arrives as tokens like [EMAIL_1]: "
+         "pass them to tools unchanged and the real values are restored there. Save reusable code as a skill in "
+         "/skills/<name>/ with a SKILL.md.";
 }
 
 boost::asio::awaitable<json> search_tools(bridge::tool_gateway& tools, const json& args) {

@@ -1,4 +1,4 @@
-// The three tools of code mode: their tools/list entries, and the two that
+// The tools of code mode: their tools/list entries, and the two that
 // only read the upstream tool catalogue (execute_code lives in the session,
 // which owns the sandbox). Answers are CallToolResult objects; a bad argument
 // is a tool error (isError) the model can read and fix, not a protocol error.
@@ -18,12 +18,16 @@ namespace harness::mcp_server {
 inline constexpr const char* search_tool_name = "search_tools";
 inline constexpr const char* describe_tool_name = "describe_tools";
 inline constexpr const char* execute_tool_name = "execute_code";
+// The stateless era's (2026-07-28) two more: REPL state under a handle.
+inline constexpr const char* open_session_tool_name = "open_session";
+inline constexpr const char* close_session_tool_name = "close_session";
 
-// The "tools" array of tools/list.
-nlohmann::json tool_definitions();
+// The "tools" array of tools/list; `stateless`: of the 2026-07-28 era, with
+// open_session, close_session and execute_code's `session`.
+nlohmann::json tool_definitions(bool stateless = false);
 
-// The "instructions" of the initialize result: how to use the three tools.
-std::string instructions();
+// The "instructions" of initialize (server/discover when `stateless`): how to use the tools.
+std::string instructions(bool stateless = false);
 
 // {query, limit?}: upstream tools ranked by the words of the query, each
 // with a one-line signature.

@@ -11,6 +11,7 @@
 #include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
+#include "modern_requests.hpp"
 #include "session.hpp"
 
 namespace harness::mcp_server {
@@ -23,13 +24,14 @@ using json = nlohmann::json;
 // open) proves its session with.
 constexpr std::size_t session_id_bytes = 16;
 
-class face_impl final : public mcp_face, public std::enable_shared_from_this<face_impl> {
+class face_impl final : public mcp_face, public session_table, public std::enable_shared_from_this<face_impl> {
  public:
   face_impl(const asio::any_io_executor& executor, core::clock& clock, face_deps deps, face_config config)
       : executor_(executor),
         clock_(clock),
         deps_(std::make_shared<const face_deps>(std::move(deps))),
         config_(config),
+        modern_(executor, clock, deps_, config, *this),
         sweep_(executor, clock, "mcp sessions: idle sweep") {}
 
   void start_sweep() {
@@ -47,6 +49,10 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
   }
 
   opened_session open(std::string user_id, std::string key_id, bool admin) override {
+    return open_styled(std::move(user_id), std::move(key_id), admin, session_style::protocol);
+  }
+
+  opened_session open_styled(std::string user_id, std::string key_id, bool admin, session_style style) override {
     if (stopping_) return {nullptr, session_refusal::stopping};
     if (sessions_.size() >= config_.max_sessions) return {nullptr, session_refusal::server_full};
     std::size_t of_key = 0, of_user = 0;
@@ -58,7 +64,8 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
     if (of_user >= config_.max_sessions_per_user) return {nullptr, session_refusal::user_full};
     auto id = new_id();
     if (!id) return {nullptr, session_refusal::server_full};
-    auto session = create_session(executor_, clock_, deps_, config_, *id, std::move(user_id), std::move(key_id), admin);
+    auto session =
+        create_session(executor_, clock_, deps_, config_, *id, std::move(user_id), std::move(key_id), admin, style);
     sessions_[*id] = session;
     return {session, session_refusal::none};
   }
@@ -89,6 +96,12 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
     stopping_ = true;
     sweep_.stop();
     co_await core::close_all(sessions_, &close_session);
+    co_await modern_.shutdown();
+  }
+
+  asio::awaitable<std::optional<json>> handle_modern(json message, mcp_caller caller, notify_fn notify) override {
+    auto self = shared_from_this();  // the face outlives the request
+    co_return co_await modern_.handle(std::move(message), std::move(caller), std::move(notify));
   }
 
   std::size_t session_count() const override { return sessions_.size(); }
@@ -124,6 +137,7 @@ class face_impl final : public mcp_face, public std::enable_shared_from_this<fac
   core::clock& clock_;
   std::shared_ptr<const face_deps> deps_;
   face_config config_;
+  modern_requests modern_;  // after deps_ and config_, which it is made from
   core::periodic_job sweep_;
   std::map<std::string, std::shared_ptr<mcp_session>> sessions_;
   bool stopping_ = false;

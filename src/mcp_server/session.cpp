@@ -79,7 +79,8 @@ std::string result_text(const bridge::exec_result& block, std::string_view note)
 class session_impl final : public mcp_session, public std::enable_shared_from_this<session_impl> {
  public:
   session_impl(const asio::any_io_executor& executor, core::clock& clock, std::shared_ptr<const face_deps> deps,
-               const face_config& config, std::string id, std::string user_id, std::string key_id, bool admin)
+               const face_config& config, std::string id, std::string user_id, std::string key_id, bool admin,
+               session_style style)
       : executor_(executor),
         clock_(clock),
         deps_(std::move(deps)),
@@ -88,9 +89,16 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         user_id_(std::move(user_id)),
         key_id_(std::move(key_id)),
         admin_(admin),
+        style_(style),
         last_active_(clock.steady_now()),
         streams_(executor, clock),
-        approver_(std::make_shared<face_approver>(executor, clock, config.approval_timeout, id_, key_id_)) {}
+        approver_(std::make_shared<face_approver>(executor, clock, config.approval_timeout, id_, key_id_)) {
+    if (style_ != session_style::protocol) {
+      approver_->refuse_asking(
+          "the tool policy asks for approval, and in MCP 2026-07-28 a server asks through input_required results, "
+          "which this server does not offer yet; use a 2025-11-25 session (initialize) for calls that need approval");
+    }
+  }
 
   const std::string& id() const override { return id_; }
   const std::string& user_id() const override { return user_id_; }
@@ -164,7 +172,9 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     const json& params = params_it != message.end() ? *params_it : no_params;
     if (method == "initialize") co_return jsonrpc::result(id, initialize(params));
     if (method == "ping") co_return jsonrpc::result(id, json::object());
-    if (method == "tools/list") co_return jsonrpc::result(id, {{"tools", tool_definitions()}});
+    if (method == "tools/list") {
+      co_return jsonrpc::result(id, {{"tools", tool_definitions(style_ != session_style::protocol)}});
+    }
     if (method == "tools/call") co_return co_await call_tool(params, id, key, std::move(notify));
     if (method == "logging/setLevel") co_return set_log_level(params, id);
     if (deps_->skills && method.starts_with("resources/")) co_return co_await resources(method, params, id);
@@ -332,7 +342,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.admin = admin_;
     request.code = std::move(code);
     request.language = *language;
-    request.session_id = id_;
+    if (style_ != session_style::one_shot) request.session_id = id_;  // one-shot: a fresh sandbox, gone after
     request.approver = approver_;
     // A call the tool policy asks about is put to the client on this
     // request's stream. Another execute_code of the session still running
@@ -341,7 +351,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f.second.executing; });
     if (!another_running) approver_->set_channel(notify);
     in_flight_[key].executing = true;
-    has_sandbox_ = true;
+    has_sandbox_ = style_ != session_style::one_shot;
     // Whether this block's sandbox is still the session's when it ends: a
     // cancel or reset meanwhile has dropped it, and a later block may have
     // opened the next one, which this block's outcome must not touch.
@@ -439,6 +449,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   std::string user_id_;
   std::string key_id_;
   bool admin_;  // opened with admin rights: the tool policy's "role": "admin"
+  session_style style_;
   std::string version_;
   core::steady_time last_active_;
   std::map<std::string, in_flight> in_flight_;  // by the request id's JSON text
@@ -455,9 +466,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
 
 std::shared_ptr<mcp_session> create_session(const asio::any_io_executor& executor, core::clock& clock,
                                             std::shared_ptr<const face_deps> deps, const face_config& config,
-                                            std::string id, std::string user_id, std::string key_id, bool admin) {
+                                            std::string id, std::string user_id, std::string key_id, bool admin,
+                                            session_style style) {
   return std::make_shared<session_impl>(executor, clock, std::move(deps), config, std::move(id), std::move(user_id),
-                                        std::move(key_id), admin);
+                                        std::move(key_id), admin, style);
 }
 
 }  // namespace harness::mcp_server

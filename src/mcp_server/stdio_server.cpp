@@ -17,6 +17,7 @@
 #include "harness/core/line_splitter.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/mcp_server/modern.hpp"
 #include "jsonrpc.hpp"
 
 namespace harness::mcp_server {
@@ -67,10 +68,23 @@ class line_writer {
   bool broken_ = false;
 };
 
-asio::awaitable<void> answer(std::shared_ptr<mcp_session> session, json message, std::shared_ptr<line_writer> writer,
-                             std::shared_ptr<std::size_t> running, std::shared_ptr<core::async_signal> settled) {
+// One message: of the 2026-07-28 era (its _meta names the version) to the
+// face's stateless side, acting for the operator's user; else to the one
+// 2025-era session of this client.
+asio::awaitable<void> answer(std::shared_ptr<mcp_face> face, std::shared_ptr<mcp_session> session, json message,
+                             std::shared_ptr<line_writer> writer, std::shared_ptr<std::size_t> running,
+                             std::shared_ptr<core::async_signal> settled) {
   notify_fn notify = [writer](json note) { writer->send(note); };  // named: no lambda temporary in co_await (GCC 12)
-  auto reply = co_await session->handle(std::move(message), notify);
+  std::optional<json> reply;
+  if (modern::claimed_version(message)) {
+    reply = modern::check_envelope(message);
+    if (!reply) {
+      mcp_caller caller{session->user_id(), {}, true};  // stdio is the operator's: admin, as open_private says
+      reply = co_await face->handle_modern(std::move(message), std::move(caller), notify);
+    }
+  } else {
+    reply = co_await session->handle(std::move(message), notify);
+  }
   if (reply) writer->send(*reply);
   --*running;
   settled->notify_all();
@@ -125,7 +139,7 @@ asio::awaitable<void> serve_stdio(std::shared_ptr<mcp_face> face, core::clock& c
         continue;
       }
       ++*running;
-      auto answering = answer(session, std::move(message), writer, running, settled);
+      auto answering = answer(face, session, std::move(message), writer, running, settled);
       core::spawn_logged(executor, std::move(answering), "mcp stdio: answering");
     }
   }

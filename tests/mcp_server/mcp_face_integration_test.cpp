@@ -1,6 +1,7 @@
 // Code mode as an MCP server, end to end, through the official MCP SDK client
 // (tests/mcp_server/sdk_client_test.cjs on Node, the SDK from
-// tests/conformance/node_modules): the real mcp-harness binary with a real
+// tests/conformance/node_modules; and sdk2_client_test.cjs, the 2.x client
+// from tests/mcp/versions pinned to 2026-07-28): the real mcp-harness binary with a real
 // key file made by its own `keys` command, the real Docker engine and sandbox
 // image, and the npm filesystem and memory servers. Once over Streamable HTTP
 // at /mcp of the running server, once over stdio with `mcp-harness mcp --user
@@ -133,11 +134,11 @@ class McpFaceSdk : public ::testing::Test {
     fs::remove_all(root, ec);
   }
 
-  // Runs the script with `script_env`; its exit code (-1 on timeout) and output.
-  std::pair<int, std::string> run_script(std::map<std::string, std::string> script_env) {
+  // Runs the script (the 1.x one unless told) with `script_env`; its exit code (-1 on timeout) and output.
+  std::pair<int, std::string> run_script(std::map<std::string, std::string> script_env, const std::string& which = {}) {
     script_env["NODE_EXTRA_CA_CERTS"] = "";  // empty: off (it only slows node's start-up here)
     script_env["MCP_TEST_EXPECT_SKILL"] = skill_name;
-    child_process child({node, script}, script_env);
+    child_process child({node, which.empty() ? script : which}, script_env);
     auto code = child.wait_exit(300s);  // the script gives up by itself after 240 s
     if (!code) child.send_signal(SIGKILL);
     return {code.value_or(-1), child.output()};
@@ -152,6 +153,32 @@ class McpFaceSdk : public ::testing::Test {
     EXPECT_TRUE(eventually([&] { return processes_holding(needle).empty(); }, timeout))
         << "processes are left " << when << ":\n"
         << joined(processes_holding(needle));
+  }
+
+  // The stdio scripts' settings: `mcp-harness mcp --user alice` with exactly
+  // the server's environment, the test's own plus the settings above (the SDK
+  // passes on only HOME, LOGNAME, PATH, SHELL, TERM and USER).
+  std::map<std::string, std::string> stdio_script_env() {
+    json child_env = json::object();
+    for (char** e = environ; *e; ++e) {
+      std::string entry(*e);
+      auto eq = entry.find('=');
+      if (eq != std::string::npos) child_env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    for (const auto& [name, value] : env) child_env[name] = value;
+    child_env.erase("PORT");
+    child_env["API_KEYS_FILE"] = keys_file.string();  // not read for stdio; the same file as the HTTP test's
+    return {{"MCP_TEST_TRANSPORT", "stdio"},
+            {"MCP_TEST_COMMAND", binary_path("src/mcp-harness")},
+            {"MCP_TEST_ARGS", json::array({"mcp", "--user", "alice"}).dump()},
+            {"MCP_TEST_ENV_JSON", child_env.dump(-1, ' ', false, json::error_handler_t::replace)},
+            {"MCP_TEST_CWD", source_path("")}};
+  }
+
+  std::string sdk2_script() {
+    EXPECT_TRUE(fs::exists(source_path("tests/mcp/versions/node_modules/@modelcontextprotocol/client/package.json")))
+        << "the 2.x SDK is not installed in tests/mcp/versions (run scripts/setup.sh)";
+    return source_path("tests/mcp_server/sdk2_client_test.cjs");
   }
 
   std::string owner;
@@ -187,24 +214,7 @@ TEST_F(McpFaceSdk, StreamableHttpWithAKey) {
 }
 
 TEST_F(McpFaceSdk, StdioStartedByTheSdk) {
-  // The child gets exactly the server's environment: the test's own plus the
-  // settings above (the SDK passes on only HOME, LOGNAME, PATH, SHELL, TERM and USER).
-  json child_env = json::object();
-  for (char** e = environ; *e; ++e) {
-    std::string entry(*e);
-    auto eq = entry.find('=');
-    if (eq != std::string::npos) child_env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [name, value] : env) child_env[name] = value;
-  child_env.erase("PORT");
-  child_env["API_KEYS_FILE"] = keys_file.string();  // not read for stdio; the same file as the HTTP test's
-
-  auto [code, output] =
-      run_script({{"MCP_TEST_TRANSPORT", "stdio"},
-                  {"MCP_TEST_COMMAND", binary_path("src/mcp-harness")},
-                  {"MCP_TEST_ARGS", json::array({"mcp", "--user", "alice"}).dump()},
-                  {"MCP_TEST_ENV_JSON", child_env.dump(-1, ' ', false, json::error_handler_t::replace)},
-                  {"MCP_TEST_CWD", source_path("")}});
+  auto [code, output] = run_script(stdio_script_env());
   EXPECT_EQ(code, 0) << output;
 
   // The script waited for `mcp-harness mcp` to exit after closing its stdin;
@@ -224,6 +234,33 @@ TEST_F(McpFaceSdk, StdioStartedByTheSdk) {
       15s))
       << "mcp-harness mcp (pid " << pid << ") is still running";
   expect_nothing_left("after the stdio server exited");
+}
+
+// The 2026-07-28 era through the SDK's 2.x client pinned to it: stateless
+// requests, session handles (bob, through the admin key, cannot use alice's),
+// raw header and version checks; and the same SDK in its default mode still
+// on 2025-11-25.
+TEST_F(McpFaceSdk, NewEraOverStreamableHttp) {
+  harness_server server(env);
+  ASSERT_TRUE(server.wait_healthy(1, {}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
+      << server.call("GET", "/health")->body;
+  auto [code, output] = run_script({{"MCP_TEST_TRANSPORT", "http"},
+                                    {"MCP_TEST_URL", "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp"},
+                                    {"MCP_TEST_KEY", alice_key},
+                                    {"MCP_TEST_ADMIN_KEY", admin_key}},
+                                   sdk2_script());
+  EXPECT_EQ(code, 0) << output;
+  // Every handle the script opened, it closed: the pool's one sandbox is left.
+  EXPECT_TRUE(eventually([&] { return labelled_containers(owner) <= 1; }, 20s))
+      << labelled_containers(owner) << " containers labelled " << owner << " while the server runs";
+  EXPECT_EQ(server.stop(), 0) << server.output();
+  expect_nothing_left("after the server stopped");
+}
+
+TEST_F(McpFaceSdk, NewEraOverStdio) {
+  auto [code, output] = run_script(stdio_script_env(), sdk2_script());
+  EXPECT_EQ(code, 0) << output;
+  expect_nothing_left("after the stdio servers exited");
 }
 
 }  // namespace

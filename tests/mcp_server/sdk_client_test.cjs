@@ -36,6 +36,7 @@ const { Client } = sdkRequire('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = sdkRequire('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { StdioClientTransport } = sdkRequire('@modelcontextprotocol/sdk/client/stdio.js');
 const { ElicitRequestSchema } = sdkRequire('@modelcontextprotocol/sdk/types.js');
+const { Skip, assert, short, sleep, textOf, runChecks } = require('./check_runner.cjs');
 
 const env = process.env;
 const transportKind = env.MCP_TEST_TRANSPORT;
@@ -59,41 +60,6 @@ if (transportKind === 'stdio' && !env.MCP_TEST_COMMAND) {
 }
 
 // ---------------------------------------------------------------- helpers
-
-class Skip extends Error {}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-function short(value, limit = 600) {
-  let s;
-  try {
-    s = typeof value === 'string' ? value : JSON.stringify(value);
-  } catch {
-    s = String(value);
-  }
-  return s.length > limit ? `${s.slice(0, limit)}...` : s;
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function textOf(result) {
-  return (result.content || [])
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
-}
 
 // What the child wrote on stderr (stdio), kept to show when a check fails.
 let childStderr = '';
@@ -681,53 +647,14 @@ check('close', async () => {
 
 // ---------------------------------------------------------------- runner
 
-async function main() {
-  const only = env.MCP_TEST_ONLY ? env.MCP_TEST_ONLY.split(';').map((s) => s.trim()).filter(Boolean) : null;
-  let failed = 0;
-  let passed = 0;
-  let connected = true;
-  for (const c of checks) {
-    if (c.transport && c.transport !== transportKind) continue;
-    if (only && !c.always && !only.some((part) => c.name.includes(part))) continue;
-    const started = Date.now();
-    if (!connected) {
-      console.log(`not ok - ${c.name}: not run, connect failed`);
-      ++failed;
-      continue;
-    }
-    try {
-      await withTimeout(Promise.resolve().then(c.fn), CHECK_TIMEOUT_MS, c.name);
-      console.log(`ok - ${c.name} (${Date.now() - started} ms)`);
-      ++passed;
-    } catch (e) {
-      if (e instanceof Skip) {
-        console.log(`skip - ${c.name}: ${e.message}`);
-        continue;
-      }
-      ++failed;
-      console.log(`not ok - ${c.name} (${Date.now() - started} ms): ${e && e.stack ? e.stack : e}`);
-      if (c.name === 'connect') connected = false;
-    }
-  }
-  console.log(`# ${transportKind}: ${passed} passed, ${failed} failed`);
-  if (clientErrors.length) console.log(`# client errors (not counted): ${short(clientErrors.slice(0, 5), 1000)}`);
-  if (failed && childStderr) console.log(`# the stdio child's stderr (last part):\n${childStderr.slice(-6000)}`);
-  return failed;
-}
-
-const watchdog = setTimeout(() => {
-  console.log(`not ok - the whole run took more than ${WATCHDOG_MS} ms`);
-  if (childStderr) console.log(`# the stdio child's stderr (last part):\n${childStderr.slice(-6000)}`);
-  process.exit(1);
-}, WATCHDOG_MS);
-
-main().then(
-  (failed) => {
-    clearTimeout(watchdog);
-    process.exit(failed ? 1 : 0);
-  },
-  (e) => {
-    console.log(`not ok - the runner failed: ${e && e.stack ? e.stack : e}`);
-    process.exit(1);
-  },
-);
+runChecks(checks, {
+  transport: transportKind,
+  only: env.MCP_TEST_ONLY ? env.MCP_TEST_ONLY.split(';').map((s) => s.trim()).filter(Boolean) : null,
+  checkTimeoutMs: CHECK_TIMEOUT_MS,
+  watchdogMs: WATCHDOG_MS,
+  onFailures: () => [
+    clientErrors.length ? `# client errors (not counted): ${short(clientErrors.slice(0, 5), 1000)}` : '',
+    childStderr ? `# the stdio child's stderr (last part):\n${childStderr.slice(-6000)}` : '',
+  ].filter(Boolean).join('\n'),
+  onWatchdog: () => (childStderr ? `# the stdio child's stderr (last part):\n${childStderr.slice(-6000)}` : ''),
+});

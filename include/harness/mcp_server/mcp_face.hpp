@@ -106,6 +106,14 @@ enum class session_refusal {
   user_full,    // the user holds max_sessions_per_user
 };
 
+// Who a request of the 2026-07-28 era acts for: with no protocol session to
+// remember it, the transport says it with every request.
+struct mcp_caller {
+  std::string user_id;
+  std::string key_id;  // empty when the server runs open
+  bool admin = false;  // the tool policy's "role": "admin"
+};
+
 struct opened_session {
   std::shared_ptr<mcp_session> session;  // null when refused
   session_refusal refused = session_refusal::none;
@@ -130,6 +138,12 @@ class mcp_face {
   // Ends every session (server shutdown).
   virtual boost::asio::awaitable<void> shutdown() = 0;
   virtual std::size_t session_count() const = 0;
+  // One message of the 2026-07-28 era (modern.hpp), already checked with
+  // modern::check_envelope: stateless, acting for `caller`. REPL state lives
+  // under session handles (open_session), kept in the same table as the
+  // sessions above. A notification gets nullopt.
+  virtual boost::asio::awaitable<std::optional<nlohmann::json>> handle_modern(nlohmann::json message, mcp_caller caller,
+                                                                              notify_fn notify) = 0;
 };
 
 // Starts the idle sweep of HTTP sessions on `executor`.
@@ -142,7 +156,8 @@ std::shared_ptr<mcp_face> create_mcp_face(const boost::asio::any_io_executor& ex
 enum class message_kind { request, notification, other };
 message_kind kind_of(const nlohmann::json& message);
 
-// The protocol versions this server speaks, newest first.
+// The 2025-era protocol versions this server speaks through initialize,
+// newest first (the 2026-07-28 era's: modern::versions()).
 const std::vector<std::string>& supported_versions();
 
 }  // namespace harness::mcp_server

@@ -1,11 +1,21 @@
-// /mcp: code mode over MCP's Streamable HTTP transport. POST carries one
-// JSON-RPC message; the answer is JSON, or an SSE stream when the request
-// asked for progress (its progress notifications, then the answer), which a
-// client that lost the connection resumes with GET and Last-Event-ID. A
-// plain GET is 405 (no messages of the server's own); DELETE ends the
-// session. The session id comes with initialize in Mcp-Session-Id and belongs
-// to the key that opened it. Errors use JSON-RPC's shape, as MCP clients
-// expect; the key check before them is the gate's (401 with WWW-Authenticate).
+// /mcp: code mode over MCP's Streamable HTTP transport, in both eras,
+// decided per request (docs/MCP_SERVER.md, "Two eras").
+//
+// 2025 era: POST carries one JSON-RPC message; the answer is JSON, or an SSE
+// stream when the request asked for progress (its progress notifications,
+// then the answer), which a client that lost the connection resumes with
+// GET and Last-Event-ID. A plain GET is 405 (no messages of the server's
+// own); DELETE ends the session. The session id comes with initialize in
+// Mcp-Session-Id and belongs to the key that opened it.
+//
+// 2026-07-28 era (a request whose params._meta names the version, or whose
+// MCP-Protocol-Version header does): POST only, no session id; the headers
+// must agree with the body (-32020), the envelope must be complete (-32602)
+// and of a version spoken here (-32022), all with 400; the answer is JSON.
+// GET and DELETE in this era are 405.
+//
+// Errors use JSON-RPC's shape, as MCP clients expect; the key check before
+// them is the gate's (401 with WWW-Authenticate).
 #include <boost/asio/this_coro.hpp>
 
 #include <fmt/format.h>
@@ -16,6 +26,7 @@
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
+#include "harness/mcp_server/modern.hpp"
 
 namespace harness::http {
 namespace {
@@ -73,6 +84,33 @@ http_response session_refused(mcp_server::session_refusal why) {
   return answer;
 }
 
+// A version header of neither era: -32022 with what is spoken, as 2026-07-28 answers.
+http_response unsupported_version_header(std::string_view version) {
+  std::vector<std::string> supported = mcp_server::modern::versions();
+  for (const auto& v : mcp_server::supported_versions()) supported.push_back(v);
+  json body{{"jsonrpc", "2.0"},
+            {"id", nullptr},
+            {"error",
+             {{"code", mcp_server::modern::unsupported_version},
+              {"message", fmt::format("Unsupported MCP-Protocol-Version {}; this server speaks {}",
+                                      version.substr(0, 40), fmt::join(supported, ", "))},
+              {"data", {{"supported", supported}, {"requested", version.substr(0, 40)}}}}}};
+  return rpc_answer(400, body);
+}
+
+bool modern_header(const http_request& request) {
+  auto version = request.header("MCP-Protocol-Version");
+  return version && mcp_server::modern::is_modern_version(*version);
+}
+
+// 2026-07-28 has no GET stream and no session to DELETE.
+http_response no_sessions_in_this_era() {
+  auto r = rpc_failure(405, -32600,
+                       "Method Not Allowed: MCP 2026-07-28 has no sessions and no server stream; POST each request");
+  r.set_header("Allow", "POST");
+  return r;
+}
+
 // Checks every /mcp request shares: Origin (DNS rebinding) and the protocol version header.
 std::optional<http_response> refuse_early(const request_context& context) {
   const auto& request = context.request;
@@ -83,10 +121,9 @@ std::optional<http_response> refuse_early(const request_context& context) {
   }
   if (auto version = request.header("MCP-Protocol-Version")) {
     const auto& versions = mcp_server::supported_versions();
-    if (std::find(versions.begin(), versions.end(), *version) == versions.end()) {
-      return rpc_failure(400, -32000,
-                         fmt::format("Bad Request: unsupported MCP-Protocol-Version {}; this server speaks {}",
-                                     version->substr(0, 40), fmt::join(versions, ", ")));
+    if (!mcp_server::modern::is_modern_version(*version) &&
+        std::find(versions.begin(), versions.end(), *version) == versions.end()) {
+      return unsupported_version_header(*version);
     }
   }
   if (!context.svc.mcp) return rpc_failure(503, -32603, "the MCP server face is not configured on this server");
@@ -174,6 +211,44 @@ bool wants_progress(const json& message) {
   return meta != params->end() && meta->is_object() && meta->contains("progressToken");
 }
 
+std::optional<std::string> header_text(const http_request& request, std::string_view name) {
+  auto value = request.header(name);
+  if (!value) return std::nullopt;
+  return std::string(*value);
+}
+
+// A POST of the 2026-07-28 era: checked, then handled statelessly for the
+// caller (the same user rule as initialize: ?userId=, or the key's only user).
+asio::awaitable<http_response> handle_modern_post(const request_context& context, json message) {
+  namespace modern = mcp_server::modern;
+  const auto& request = context.request;
+  if (!modern::claimed_version(message)) co_return rpc_answer(400, *modern::check_envelope(message));
+  const modern::request_headers headers{header_text(request, "MCP-Protocol-Version"),
+                                        header_text(request, "Mcp-Method"), header_text(request, "Mcp-Name"),
+                                        header_text(request, "Mcp-Param-Session")};
+  if (auto mismatch = modern::check_headers(message, headers)) co_return rpc_answer(400, *mismatch);
+  if (auto bad = modern::check_envelope(message)) co_return rpc_answer(400, *bad);
+  auto user = session_user(context);
+  if (auto* refused = std::get_if<http_response>(&user)) co_return std::move(*refused);
+  mcp_server::mcp_caller caller{std::get<std::string>(std::move(user)), context.caller.key_id, context.caller.admin};
+  const auto kind = mcp_server::kind_of(message);
+  const mcp_server::notify_fn no_notes;  // a JSON answer carries no notifications
+  auto answer = co_await context.svc.mcp->handle_modern(std::move(message), std::move(caller), no_notes);
+  if (!answer) {
+    http_response accepted;
+    accepted.status = 202;
+    co_return accepted;
+  }
+  unsigned status = kind == message_kind::request ? 200 : 400;
+  // A session handle of another replica: the load balancer's mistake, 421 as in the 2025 era.
+  if (const auto* error = answer->contains("error") ? &(*answer)["error"] : nullptr;
+      error && error->is_object() && error->contains("data") && (*error)["data"].is_object() &&
+      (*error)["data"].contains("replica")) {
+    status = 421;
+  }
+  co_return rpc_answer(status, *answer);
+}
+
 }  // namespace
 
 asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
@@ -188,6 +263,9 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
   if (message.is_discarded()) co_return rpc_failure(400, -32700, "Parse error: " + why);
   if (message.is_array()) {
     co_return rpc_failure(400, -32600, "Invalid Request: batches are not supported; send one message per POST");
+  }
+  if (mcp_server::modern::claimed_version(message) || modern_header(request)) {
+    co_return co_await handle_modern_post(context, std::move(message));
   }
   const auto kind = mcp_server::kind_of(message);
   const bool initialize = kind == message_kind::request && message["method"] == "initialize";
@@ -241,6 +319,7 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
 // server's own, and this server sends none (405, as the transport allows).
 http_response handle_mcp_get(const request_context& context) {
   if (auto refused = refuse_early(context)) return *refused;
+  if (modern_header(context.request)) return no_sessions_in_this_era();
   auto last = context.request.header("Last-Event-ID");
   if (!last) {
     auto r = rpc_failure(405, -32000,
@@ -273,6 +352,7 @@ http_response handle_mcp_get(const request_context& context) {
 
 asio::awaitable<http_response> handle_mcp_delete(const request_context& context) {
   if (auto refused = refuse_early(context)) co_return *refused;
+  if (modern_header(context.request)) co_return no_sessions_in_this_era();
   auto found = named_session(context);
   if (auto* refused = std::get_if<http_response>(&found)) co_return std::move(*refused);
   auto face = context.svc.mcp;

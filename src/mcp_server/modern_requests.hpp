@@ -1,0 +1,69 @@
+// The face's requests of the 2026-07-28 era: stateless. Each request names
+// who it acts for (the transport's caller) and carries its own envelope, so
+// nothing is remembered between requests except REPL state under a session
+// handle: open_session mints one in the face's session table, execute_code
+// with `session` runs there, close_session ends it. A handle belongs to the
+// user and key that opened it; to anyone else it is as unknown as a made-up
+// one. A request without a handle runs in a one-shot session of its own.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "harness/mcp_server/mcp_face.hpp"
+#include "session.hpp"
+
+namespace harness::mcp_server {
+
+// The face's table of sessions as the stateless era uses it for handles
+// (face.cpp implements it; the caps and the idle sweep are the table's).
+class session_table {
+ public:
+  virtual ~session_table() = default;
+  virtual opened_session open_styled(std::string user_id, std::string key_id, bool admin, session_style style) = 0;
+  virtual std::shared_ptr<mcp_session> find(const std::string& id, const std::string& key_id) = 0;
+  virtual std::string elsewhere(const std::string& id) const = 0;
+  virtual boost::asio::awaitable<bool> end(std::string id, std::string key_id) = 0;
+};
+
+class modern_requests {
+ public:
+  modern_requests(const boost::asio::any_io_executor& executor, core::clock& clock,
+                  std::shared_ptr<const face_deps> deps, face_config config, session_table& table);
+
+  // One message that passed modern::check_envelope (and the transport's
+  // header checks): its answer, or nullopt for a notification.
+  boost::asio::awaitable<std::optional<nlohmann::json>> handle(nlohmann::json message, mcp_caller caller,
+                                                               notify_fn notify);
+
+  // Ends the one-shot requests still running (server shutdown).
+  boost::asio::awaitable<void> shutdown();
+
+ private:
+  boost::asio::awaitable<nlohmann::json> call_tool(const nlohmann::json& message, const mcp_caller& caller,
+                                                   notify_fn notify);
+  boost::asio::awaitable<nlohmann::json> open_session(const nlohmann::json& id, const mcp_caller& caller);
+  boost::asio::awaitable<nlohmann::json> close_session(const nlohmann::json& id, const nlohmann::json& args,
+                                                       const mcp_caller& caller);
+  // A handle's session when it is this caller's; else the answer to give.
+  std::variant<std::shared_ptr<mcp_session>, nlohmann::json> session_for(const nlohmann::json& id,
+                                                                         const std::string& handle,
+                                                                         const mcp_caller& caller);
+  // Runs the request in a session of its own, closed after.
+  boost::asio::awaitable<std::optional<nlohmann::json>> one_shot(nlohmann::json message, const mcp_caller& caller,
+                                                                 notify_fn notify);
+  nlohmann::json discover() const;
+
+  boost::asio::any_io_executor executor_;
+  core::clock& clock_;
+  std::shared_ptr<const face_deps> deps_;
+  face_config config_;
+  session_table& table_;
+  std::uint64_t next_one_shot_ = 1;
+  std::map<std::uint64_t, std::shared_ptr<mcp_session>> one_shots_;  // running, by number
+};
+
+}  // namespace harness::mcp_server

@@ -1,0 +1,253 @@
+// The 2026-07-28 era of the face against the fakes: the envelope and header
+// checks, server/discover, lists with caching hints, one-shot execute_code,
+// session handles bound to their user and key, approvals refused with a
+// reason. The official SDK 2.4.0 client against the real server is in
+// mcp_face_integration_test.cpp.
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+
+#include "harness/mcp_server/mcp_face.hpp"
+#include "harness/mcp_server/modern.hpp"
+#include "mcp_server/fakes.hpp"
+#include "support/run_sync.hpp"
+
+namespace harness::mcp_server {
+namespace {
+
+namespace asio = boost::asio;
+using json = nlohmann::json;
+using fakes::fake_execution;
+using fakes::fake_tools;
+using harness::testing::run_until_done;
+
+json envelope(json capabilities = json::object()) {
+  return {{modern::version_key, "2026-07-28"},
+          {modern::capabilities_key, std::move(capabilities)},
+          {modern::client_info_key, {{"name", "test"}, {"version", "1"}}}};
+}
+
+json request(int id, std::string method, json params = json::object()) {
+  params["_meta"] = envelope();
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", std::move(method)}, {"params", std::move(params)}};
+}
+
+json call(int id, const char* tool, json args) {
+  return request(id, "tools/call", {{"name", tool}, {"arguments", std::move(args)}});
+}
+
+class McpModern : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, config);
+  }
+  void TearDown() override { run_until_done(io, face->shutdown()); }
+
+  std::optional<json> send(json message, mcp_caller caller = {"alice", "key_1", false}) {
+    return run_until_done(io, face->handle_modern(std::move(message), std::move(caller), nullptr));
+  }
+  json result_of(json message, mcp_caller caller = {"alice", "key_1", false}) {
+    auto answer = send(std::move(message), std::move(caller));
+    EXPECT_TRUE(answer.has_value());
+    if (!answer) return nullptr;
+    EXPECT_FALSE(answer->contains("error")) << answer->dump();
+    return (*answer)["result"];
+  }
+  std::string open_session(mcp_caller caller = {"alice", "key_1", false}) {
+    auto r = result_of(call(1, "open_session", json::object()), std::move(caller));
+    EXPECT_FALSE(r.value("isError", true)) << r.dump();
+    return r["structuredContent"].value("session", "");
+  }
+
+  asio::io_context io;
+  face_config config;
+  std::shared_ptr<fake_tools> tools = std::make_shared<fake_tools>();
+  std::shared_ptr<fake_execution> execution = std::make_shared<fake_execution>(io);
+  std::shared_ptr<mcp_face> face;
+};
+
+TEST(McpModernEnvelope, AMessageIsOfTheNewEraWhenItsMetaNamesAVersion) {
+  EXPECT_EQ(modern::claimed_version(request(1, "tools/list")), "2026-07-28");
+  EXPECT_EQ(modern::claimed_version(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}}), std::nullopt);
+  EXPECT_EQ(modern::claimed_version(json{{"params", {{"_meta", {{"progressToken", 1}}}}}}), std::nullopt);
+  EXPECT_EQ(modern::claimed_version(json{{"params", {{"_meta", {{modern::version_key, 7}}}}}}), "");
+  EXPECT_EQ(modern::claimed_version(json::array()), std::nullopt);
+}
+
+TEST(McpModernEnvelope, AnUnsupportedVersionIsRefusedWithEveryVersionSpokenHere) {
+  auto message = request(3, "tools/list");
+  message["params"]["_meta"][modern::version_key] = "2099-01-01";
+  auto error = modern::check_envelope(message);
+  ASSERT_TRUE(error);
+  EXPECT_EQ((*error)["id"], 3);
+  EXPECT_EQ((*error)["error"]["code"], modern::unsupported_version);
+  EXPECT_EQ((*error)["error"]["data"]["requested"], "2099-01-01");
+  const auto& supported = (*error)["error"]["data"]["supported"];
+  EXPECT_EQ(supported[0], "2026-07-28");
+  EXPECT_NE(std::find(supported.begin(), supported.end(), "2025-11-25"), supported.end()) << supported.dump();
+}
+
+TEST(McpModernEnvelope, TheClientsCapabilitiesAreRequired) {
+  auto message = request(4, "tools/list");
+  message["params"]["_meta"].erase(modern::capabilities_key);
+  auto error = modern::check_envelope(message);
+  ASSERT_TRUE(error);
+  EXPECT_EQ((*error)["error"]["code"], -32602);
+  EXPECT_EQ((*error)["error"]["data"]["envelope"]["key"], modern::capabilities_key);
+  EXPECT_FALSE(modern::check_envelope(request(5, "tools/list")));
+  // No version at all (a new-era header, a body without the envelope).
+  auto bare = json{{"jsonrpc", "2.0"}, {"id", 6}, {"method", "tools/list"}};
+  EXPECT_EQ((*modern::check_envelope(bare))["error"]["code"], -32602);
+}
+
+TEST(McpModernEnvelope, HeadersMustSayWhatTheBodySays) {
+  auto message = call(1, "execute_code", {{"code", "return 1"}, {"session", "mcp_abc"}});
+  modern::request_headers headers{"2026-07-28", "tools/call", "execute_code", std::nullopt};
+  EXPECT_FALSE(modern::check_headers(message, headers));
+  headers.session = "mcp_abc";
+  EXPECT_FALSE(modern::check_headers(message, headers));
+  headers.name = "=?base64?ZXhlY3V0ZV9jb2Rl?=";  // "execute_code", wrapped
+  EXPECT_FALSE(modern::check_headers(message, headers));
+
+  auto refused = [&](modern::request_headers h) {
+    auto error = modern::check_headers(message, h);
+    return error ? (*error)["error"]["code"].get<int>() : 0;
+  };
+  EXPECT_EQ(refused({std::nullopt, "tools/call", "execute_code", std::nullopt}), modern::header_mismatch);
+  EXPECT_EQ(refused({"2025-11-25", "tools/call", "execute_code", std::nullopt}), modern::header_mismatch);
+  EXPECT_EQ(refused({"2026-07-28", "tools/list", "execute_code", std::nullopt}), modern::header_mismatch);
+  EXPECT_EQ(refused({"2026-07-28", "tools/call", std::nullopt, std::nullopt}), modern::header_mismatch);
+  EXPECT_EQ(refused({"2026-07-28", "tools/call", "search_tools", std::nullopt}), modern::header_mismatch);
+  EXPECT_EQ(refused({"2026-07-28", "tools/call", "=?base64?!!?=", std::nullopt}), modern::header_mismatch);
+  EXPECT_EQ(refused({"2026-07-28", "tools/call", "execute_code", "mcp_other"}), modern::header_mismatch);
+  auto error = modern::check_headers(message, {"2026-07-28", "tools/call", "search_tools", std::nullopt});
+  EXPECT_EQ((*error)["error"]["data"]["mismatch"]["header"], "Mcp-Name");
+  EXPECT_EQ((*error)["error"]["data"]["mismatch"]["body"], "execute_code");
+  // resources/read names its uri; other methods need no Mcp-Name.
+  auto read = request(2, "resources/read", {{"uri", "skill://a/SKILL.md"}});
+  EXPECT_FALSE(modern::check_headers(read, {"2026-07-28", "resources/read", "skill://a/SKILL.md", std::nullopt}));
+  EXPECT_TRUE(modern::check_headers(read, {"2026-07-28", "resources/read", std::nullopt, std::nullopt}));
+  EXPECT_FALSE(modern::check_headers(request(3, "tools/list"), {"2026-07-28", "tools/list", std::nullopt, {}}));
+}
+
+TEST_F(McpModern, DiscoverDescribesTheServerWithCachingHints) {
+  auto r = result_of(request(1, "server/discover"));
+  EXPECT_EQ(r["resultType"], "complete");
+  EXPECT_EQ(r["supportedVersions"], json::array({"2026-07-28"}));
+  EXPECT_TRUE(r["capabilities"].contains("tools"));
+  EXPECT_NE(r["instructions"].get<std::string>().find("open_session"), std::string::npos);
+  EXPECT_EQ(r["_meta"][modern::server_info_key]["name"], "mcp-harness");
+  EXPECT_EQ(r["cacheScope"], "public");
+  EXPECT_GT(r["ttlMs"].get<long long>(), 0);
+}
+
+TEST_F(McpModern, ToolsListAddsTheSessionToolsAndMirrorsTheHandleIntoAHeader) {
+  auto r = result_of(request(1, "tools/list"));
+  std::vector<std::string> names;
+  for (const auto& tool : r["tools"]) names.push_back(tool["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"search_tools", "describe_tools", "execute_code", "open_session",
+                                             "close_session"}));
+  const auto& session = r["tools"][2]["inputSchema"]["properties"]["session"];
+  EXPECT_EQ(session["x-mcp-header"], "Session");
+  EXPECT_EQ(r["resultType"], "complete");
+  EXPECT_EQ(r["cacheScope"], "public");
+  EXPECT_TRUE(r.contains("ttlMs"));
+}
+
+TEST_F(McpModern, WithoutAHandleCodeRunsInAFreshSandbox) {
+  auto r = result_of(call(1, "execute_code", {{"code", "return 1 + 1"}}));
+  EXPECT_FALSE(r["isError"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["structuredContent"]["result"]["sum"], 2);
+  EXPECT_EQ(r["resultType"], "complete");
+  ASSERT_EQ(execution->requests.size(), 1u);
+  EXPECT_FALSE(execution->requests[0].session_id.has_value());  // one-shot: nothing kept
+  EXPECT_EQ(execution->requests[0].user_id, "alice");
+  EXPECT_EQ(face->session_count(), 0u);
+}
+
+TEST_F(McpModern, AHandleKeepsItsSandboxSessionUntilClosed) {
+  const auto handle = open_session();
+  ASSERT_FALSE(handle.empty());
+  EXPECT_EQ(face->session_count(), 1u);
+  for (int i = 0; i < 2; ++i) {
+    auto r = result_of(call(2 + i, "execute_code", {{"code", "x = 1"}, {"session", handle}}));
+    EXPECT_FALSE(r["isError"].get<bool>()) << r.dump();
+  }
+  ASSERT_EQ(execution->requests.size(), 2u);
+  EXPECT_EQ(execution->requests[0].session_id, handle);
+  EXPECT_EQ(execution->requests[1].session_id, handle);
+  auto closed = result_of(call(4, "close_session", {{"session", handle}}));
+  EXPECT_TRUE(closed["structuredContent"]["closed"].get<bool>());
+  EXPECT_EQ(execution->ended, std::vector<std::string>{"alice/" + handle});
+  EXPECT_EQ(face->session_count(), 0u);
+  auto after = result_of(call(5, "execute_code", {{"code", "x"}, {"session", handle}}));
+  EXPECT_TRUE(after["isError"].get<bool>());
+  EXPECT_NE(after["content"][0]["text"].get<std::string>().find("unknown session"), std::string::npos);
+}
+
+TEST_F(McpModern, AnotherUsersOrKeysHandleIsAsUnknownAsAMadeUpOne) {
+  const auto handle = open_session();
+  auto text_for = [&](mcp_caller caller, std::string session) {
+    auto r = result_of(call(2, "execute_code", {{"code", "1"}, {"session", std::move(session)}}), std::move(caller));
+    EXPECT_TRUE(r["isError"].get<bool>()) << r.dump();
+    return r["content"][0]["text"].get<std::string>();
+  };
+  const auto made_up = text_for({"alice", "key_1", false}, "mcp_00000000000000000000000000000000");
+  const auto other_user = text_for({"bob", "key_1", false}, handle);
+  const auto other_key = text_for({"alice", "key_2", false}, handle);
+  // The same words for all three, so a handle's existence does not show.
+  for (const auto& text : {made_up, other_user, other_key}) {
+    EXPECT_TRUE(text.starts_with("unknown session mcp_")) << text;
+    EXPECT_NE(text.find("was never yours"), std::string::npos) << text;
+  }
+  EXPECT_TRUE(execution->requests.empty());  // none of them ran
+  auto close = result_of(call(3, "close_session", {{"session", handle}}), {"bob", "key_1", false});
+  EXPECT_TRUE(close["isError"].get<bool>());
+  EXPECT_EQ(face->session_count(), 1u);  // still alice's
+}
+
+TEST_F(McpModern, AHandleOfAnotherReplicaNamesIt) {
+  run_until_done(io, face->shutdown());
+  config.replica = "replica-a";
+  face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, config);
+  const auto handle = open_session();
+  EXPECT_TRUE(handle.ends_with(".replica-a")) << handle;
+  const auto theirs = handle.substr(0, handle.size() - 1) + "b";
+  auto answer = send(call(2, "execute_code", {{"code", "1"}, {"session", theirs}}));
+  ASSERT_TRUE(answer && answer->contains("error")) << answer->dump();
+  EXPECT_EQ((*answer)["error"]["data"]["replica"], "replica-b");
+}
+
+TEST_F(McpModern, SessionsCountAgainstTheSameCaps) {
+  run_until_done(io, face->shutdown());
+  config.max_sessions_per_user = 1;
+  face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, config);
+  open_session();
+  auto r = result_of(call(2, "open_session", json::object()));
+  EXPECT_TRUE(r["isError"].get<bool>());
+  EXPECT_NE(r["content"][0]["text"].get<std::string>().find("MCP_MAX_SESSIONS_PER_USER"), std::string::npos);
+}
+
+TEST_F(McpModern, UnknownMethodsAndNotificationsAndResponses) {
+  auto unknown = send(request(1, "initialize"));
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ((*unknown)["error"]["code"], -32601);
+  EXPECT_FALSE(
+      send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}, {"params", {{"_meta", envelope()}}}}));
+  auto response = send(json{{"jsonrpc", "2.0"}, {"id", 9}, {"result", json::object()}});
+  ASSERT_TRUE(response);
+  EXPECT_EQ((*response)["error"]["code"], -32600);
+  auto ping = result_of(request(2, "ping"));
+  EXPECT_EQ(ping["resultType"], "complete");
+}
+
+TEST_F(McpModern, SearchAndDescribeActForTheCaller) {
+  auto r = result_of(call(1, "search_tools", {{"query", "read"}}));
+  ASSERT_EQ(r["structuredContent"]["tools"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["structuredContent"]["tools"][0]["name"], "fs__read_file");
+  auto d = result_of(call(2, "describe_tools", {{"names", {"fs__read_file"}}}));
+  EXPECT_EQ(d["structuredContent"]["declarations"].size(), 1u);
+}
+
+}  // namespace
+}  // namespace harness::mcp_server

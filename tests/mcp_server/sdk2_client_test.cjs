@@ -1,0 +1,260 @@
+// Code mode in the MCP 2026-07-28 era through the official TypeScript SDK's
+// 2.x client (@modelcontextprotocol/client 2.4.0, from tests/mcp/versions),
+// pinned to 2026-07-28, against a running mcp-harness over Streamable HTTP or
+// `mcp-harness mcp` over stdio: server/discover, tools/list with caching
+// hints, execute_code in a fresh sandbox, state under a session handle,
+// another user's handle refused, approvals refused with the reason, and the
+// 2025 era still served to the same SDK in its default (legacy) mode. Over
+// HTTP also raw requests: header mismatches, versions, GET and DELETE.
+//
+// Environment (as sdk_client_test.cjs):
+//   MCP_TEST_TRANSPORT   http | stdio
+//   MCP_TEST_URL         http: the /mcp endpoint
+//   MCP_TEST_KEY         http, optional: a key of exactly one user
+//   MCP_TEST_ADMIN_KEY   http, optional: an admin key, to act for another user (bob)
+//   MCP_TEST_COMMAND, MCP_TEST_ARGS, MCP_TEST_ENV_JSON, MCP_TEST_CWD   stdio: the child
+'use strict';
+
+const path = require('node:path');
+const { createRequire } = require('node:module');
+const { Skip, assert, short, sleep, textOf, runChecks } = require('./check_runner.cjs');
+
+const sdkRequire = createRequire(path.join(__dirname, '../mcp/versions/package.json'));
+const { Client, StreamableHTTPClientTransport } = sdkRequire('@modelcontextprotocol/client');
+const { StdioClientTransport } = sdkRequire('@modelcontextprotocol/client/stdio');
+
+const env = process.env;
+const transportKind = env.MCP_TEST_TRANSPORT;
+const MODERN = '2026-07-28';
+if (transportKind !== 'http' && transportKind !== 'stdio') {
+  console.error('MCP_TEST_TRANSPORT must be http or stdio');
+  process.exit(2);
+}
+
+let childStderr = '';
+
+function newTransport({ key = env.MCP_TEST_KEY, userId } = {}) {
+  if (transportKind === 'http') {
+    const headers = key ? { Authorization: `Bearer ${key}` } : {};
+    const url = new URL(env.MCP_TEST_URL);
+    if (userId) url.searchParams.set('userId', userId);
+    return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  }
+  const t = new StdioClientTransport({
+    command: env.MCP_TEST_COMMAND,
+    args: env.MCP_TEST_ARGS ? JSON.parse(env.MCP_TEST_ARGS) : ['mcp'],
+    env: env.MCP_TEST_ENV_JSON ? JSON.parse(env.MCP_TEST_ENV_JSON) : {},
+    cwd: env.MCP_TEST_CWD || undefined,
+    stderr: 'pipe',
+  });
+  t.stderr.on('data', (d) => {
+    childStderr = (childStderr + d.toString()).slice(-16000);
+  });
+  return t;
+}
+
+// mode: { pin: '2026-07-28' }, 'auto', or 'legacy' (the SDK's default).
+async function connect(mode, options = {}) {
+  const client = new Client({ name: 'mcp-harness-sdk2-test', version: '1.0.0' }, {
+    versionNegotiation: { mode },
+    capabilities: { elicitation: { form: {} } },
+  });
+  const transport = newTransport(options);
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function execute(client, code, extra = {}) {
+  return client.callTool({ name: 'execute_code', arguments: { code, ...extra } });
+}
+
+async function run(client, code, extra = {}) {
+  const r = await execute(client, code, extra);
+  assert(!r.isError && r.structuredContent && r.structuredContent.ok === true, `the block failed: ${short(r)}`);
+  return r.structuredContent.result;
+}
+
+async function openSession(client) {
+  const r = await client.callTool({ name: 'open_session', arguments: {} });
+  assert(!r.isError && typeof r.structuredContent?.session === 'string', `open_session: ${short(r)}`);
+  return r.structuredContent.session;
+}
+
+function envelope() {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  };
+}
+
+async function rawPost(headers, body) {
+  const h = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers };
+  if (env.MCP_TEST_KEY) h.Authorization = `Bearer ${env.MCP_TEST_KEY}`;
+  const response = await fetch(env.MCP_TEST_URL, { method: 'POST', headers: h, body: JSON.stringify(body) });
+  const text = await response.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+// ---------------------------------------------------------------- checks
+
+const ctx = { client: null, session: null };
+const checks = [];
+function check(name, fn, { transport, always } = {}) {
+  checks.push({ name, fn, transport, always });
+}
+
+check('connect pinned to 2026-07-28', async () => {
+  const { client } = await connect({ pin: MODERN });
+  ctx.client = client;
+  assert(client.getProtocolEra() === 'modern', `era ${client.getProtocolEra()}`);
+  assert(client.getNegotiatedProtocolVersion() === MODERN, `version ${client.getNegotiatedProtocolVersion()}`);
+  const discovered = client.getDiscoverResult();
+  assert(discovered && discovered.supportedVersions.includes(MODERN), `discover: ${short(discovered)}`);
+  assert(discovered._meta['io.modelcontextprotocol/serverInfo'].name === 'mcp-harness', short(discovered._meta));
+  assert(discovered.ttlMs > 0 && discovered.cacheScope === 'public', `caching hints: ${short(discovered)}`);
+  assert((discovered.instructions || '').includes('open_session'), 'the instructions do not mention open_session');
+}, { always: true });
+
+check('tools/list has the session tools and caching hints', async () => {
+  const listed = await ctx.client.listTools();
+  const names = listed.tools.map((t) => t.name);
+  for (const name of ['search_tools', 'describe_tools', 'execute_code', 'open_session', 'close_session']) {
+    assert(names.includes(name), `${name} missing from ${names}`);
+  }
+  assert(listed.ttlMs > 0 && listed.cacheScope === 'public', `hints: ${listed.ttlMs} ${listed.cacheScope}`);
+  const execute = listed.tools.find((t) => t.name === 'execute_code');
+  assert(execute.inputSchema.properties.session['x-mcp-header'] === 'Session', short(execute.inputSchema));
+});
+
+check('execute_code without a session runs in a fresh sandbox', async () => {
+  assert(await run(ctx.client, 'return 1 + 1') === 2, 'not 2');
+  await run(ctx.client, 'globalThis.left = "behind"; return 1');
+  assert(await run(ctx.client, 'return typeof globalThis.left') === 'undefined', 'state leaked between one-shot calls');
+});
+
+check('search_tools and a real MCP server through code', async () => {
+  const found = await ctx.client.callTool({ name: 'search_tools', arguments: { query: 'read graph' } });
+  assert(found.structuredContent.tools.some((t) => t.name === 'memory__read_graph'), short(found));
+  const graph = await run(ctx.client, "return await callMCPTool('memory__read_graph', {})");
+  assert(graph !== undefined, 'no graph');
+});
+
+check('a session handle keeps state until closed', async () => {
+  ctx.session = await openSession(ctx.client);
+  await run(ctx.client, 'let counter = 41', { session: ctx.session });
+  assert(await run(ctx.client, 'counter += 1; return counter', { session: ctx.session }) === 42, 'state lost');
+  assert(await run(ctx.client, 'return typeof counter') === 'undefined', 'a one-shot call saw the session');
+  const py = await openSession(ctx.client);
+  await run(ctx.client, 'import statistics\nvalues = [1, 2, 3]', { session: py, language: 'python' });
+  assert(await run(ctx.client, 'return statistics.mean(values)', { session: py, language: 'python' }) === 2, 'py');
+  await ctx.client.callTool({ name: 'close_session', arguments: { session: py } });
+});
+
+check('another user\'s handle is unknown, as a made-up one', async () => {
+  if (transportKind !== 'http' || !env.MCP_TEST_ADMIN_KEY) throw new Skip('needs HTTP and MCP_TEST_ADMIN_KEY');
+  const { client } = await connect({ pin: MODERN }, { key: env.MCP_TEST_ADMIN_KEY, userId: 'bob' });
+  try {
+    const theirs = await execute(client, 'return counter', { session: ctx.session });
+    const madeUp = await execute(client, 'return 1', { session: 'mcp_00000000000000000000000000000000' });
+    for (const r of [theirs, madeUp]) {
+      assert(r.isError && textOf(r).startsWith('unknown session'), `not refused: ${short(r)}`);
+    }
+    const closing = await client.callTool({ name: 'close_session', arguments: { session: ctx.session } });
+    assert(closing.isError, `bob closed alice's session: ${short(closing)}`);
+  } finally {
+    await client.close();
+  }
+  assert(await run(ctx.client, 'return counter', { session: ctx.session }) === 42, 'alice lost her session');
+});
+
+check('a call the policy asks about is refused, saying why', async () => {
+  const r = await execute(ctx.client, "return await callMCPTool('fs__list_directory', {path: '.'})");
+  assert(r.structuredContent && r.structuredContent.ok === false, `not refused: ${short(r)}`);
+  assert(JSON.stringify(r.structuredContent).includes('input_required'), `no reason: ${short(r)}`);
+});
+
+check('close_session ends it', async () => {
+  const closed = await ctx.client.callTool({ name: 'close_session', arguments: { session: ctx.session } });
+  assert(!closed.isError && closed.structuredContent.closed === true, short(closed));
+  const after = await execute(ctx.client, 'return counter', { session: ctx.session });
+  assert(after.isError && textOf(after).startsWith('unknown session'), short(after));
+});
+
+check('raw: headers that disagree with the body are -32020', async () => {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } };
+  const wrongMethod = await rawPost({ 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call' }, body);
+  assert(wrongMethod.status === 400 && wrongMethod.json.error.code === -32020, short(wrongMethod.json));
+  const call = { jsonrpc: '2.0', id: 2, method: 'tools/call',
+    params: { name: 'execute_code', arguments: { code: 'return 1' }, _meta: envelope() } };
+  const noName = await rawPost({ 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call' }, call);
+  assert(noName.status === 400 && noName.json.error.data.mismatch.header === 'Mcp-Name', short(noName.json));
+  const ok = await rawPost({ 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'execute_code' },
+    call);
+  assert(ok.status === 200 && ok.json.result.structuredContent.result === 1, short(ok.json));
+  assert(!ok.headers.get('mcp-session-id'), 'a session id in the new era');
+}, { transport: 'http' });
+
+check('raw: an unsupported version is -32022 naming the versions spoken', async () => {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/list',
+    params: { _meta: { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } };
+  const r = await rawPost({ 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' }, body);
+  assert(r.status === 400 && r.json.error.code === -32022, short(r.json));
+  assert(r.json.error.data.supported.includes(MODERN) && r.json.error.data.requested === '2099-01-01', short(r.json));
+  const bare = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+  const missing = await rawPost({ 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/list' }, bare);
+  assert(missing.status === 400 && missing.json.error.code === -32602, short(missing.json));
+}, { transport: 'http' });
+
+check('raw: GET and DELETE in the new era are 405', async () => {
+  for (const method of ['GET', 'DELETE']) {
+    const headers = { 'MCP-Protocol-Version': MODERN, Accept: 'text/event-stream' };
+    if (env.MCP_TEST_KEY) headers.Authorization = `Bearer ${env.MCP_TEST_KEY}`;
+    const r = await fetch(env.MCP_TEST_URL, { method, headers });
+    await r.text();
+    assert(r.status === 405 && r.headers.get('allow') === 'POST', `${method}: ${r.status} ${r.headers.get('allow')}`);
+  }
+}, { transport: 'http' });
+
+check('auto mode negotiates the new era, as the specification says', async () => {
+  const { client } = await connect('auto');
+  try {
+    assert(client.getProtocolEra() === 'modern', `era ${client.getProtocolEra()}`);
+    assert(await run(client, 'return 3') === 3, 'not 3');
+  } finally {
+    await client.close();
+  }
+});
+
+check('the SDK\'s default (legacy) mode still gets the 2025 era', async () => {
+  const { client, transport } = await connect('legacy');
+  try {
+    assert(client.getProtocolEra() !== 'modern', `era ${client.getProtocolEra()}`);
+    assert(client.getNegotiatedProtocolVersion() === '2025-11-25', client.getNegotiatedProtocolVersion());
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert(!names.includes('open_session'), `2025 tools: ${names}`);
+    await run(client, 'let kept = 7');
+    assert(await run(client, 'return kept') === 7, 'the 2025 session lost its state');
+    if (transportKind === 'http') await transport.terminateSession();
+  } finally {
+    await client.close();
+  }
+});
+
+check('close', async () => {
+  await ctx.client.close();
+  await sleep(10);
+}, { always: true });
+
+runChecks(checks, {
+  transport: transportKind,
+  connectName: 'connect pinned to 2026-07-28',
+  onFailures: () => (childStderr ? `# the stdio child's stderr (last part):\n${childStderr.slice(-6000)}` : ''),
+  onWatchdog: () => (childStderr ? `# the stdio child's stderr (last part):\n${childStderr.slice(-6000)}` : ''),
+});
