@@ -6,6 +6,7 @@
 #include "harness/core/version.hpp"
 #include "harness/mcp_server/modern.hpp"
 #include "jsonrpc.hpp"
+#include "skill_resources.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -87,6 +88,10 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
     // The user's skills: theirs alone, and they change when the user saves one.
     const bool templates = method == "resources/templates/list";
     auto answer = co_await one_shot(std::move(message), caller, std::move(notify));
+    // 2026-07-28 retired "resource not found" (-32002) for invalid params.
+    if (answer->contains("error") && (*answer)["error"].value("code", 0) == resource_not_found) {
+      (*answer)["error"]["code"] = jsonrpc::invalid_params;
+    }
     co_return completed(cacheable(std::move(*answer), templates ? stable_ttl_ms : 0, templates ? "public" : "private"));
   }
   const char* offered = deps_->skills ? "server/discover, ping, tools/list, tools/call, resources/list, "

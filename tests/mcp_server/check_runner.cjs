@@ -40,6 +40,22 @@ function textOf(result) {
     .join('\n');
 }
 
+// The stdio child the environment names (MCP_TEST_COMMAND, MCP_TEST_ARGS as
+// a JSON array, default ["mcp"]; MCP_TEST_ENV_JSON, the child's whole
+// environment; MCP_TEST_CWD), through the SDK's `Transport` class
+// (StdioClientTransport); its stderr goes to `onStderr(text)`.
+function stdioTransport(Transport, env, onStderr) {
+  const t = new Transport({
+    command: env.MCP_TEST_COMMAND,
+    args: env.MCP_TEST_ARGS ? JSON.parse(env.MCP_TEST_ARGS) : ['mcp'],
+    env: env.MCP_TEST_ENV_JSON ? JSON.parse(env.MCP_TEST_ENV_JSON) : {},
+    cwd: env.MCP_TEST_CWD || undefined,
+    stderr: 'pipe',
+  });
+  t.stderr.on('data', (d) => onStderr(d.toString()));
+  return t;
+}
+
 // Runs `checks` ({name, fn, transport?, always?}) in order and exits the
 // process: 0 when none failed. `transport`: a check with another transport
 // is left out. `only`: parts of names to run (the `always` ones run anyway).
@@ -97,4 +113,4 @@ function runChecks(checks, { transport, only = null, connectName = 'connect', ch
   );
 }
 
-module.exports = { Skip, assert, short, sleep, withTimeout, textOf, runChecks };
+module.exports = { Skip, assert, short, sleep, withTimeout, textOf, stdioTransport, runChecks };

@@ -175,6 +175,26 @@ class McpFaceSdk : public ::testing::Test {
             {"MCP_TEST_CWD", source_path("")}};
   }
 
+  // Runs a script (the 1.x one unless told) against a running server with
+  // alice's key and `extra`. The script ends every session it opened, so
+  // while the server runs only the warm pool's one sandbox is left, and
+  // nothing once it stopped.
+  void run_over_http(std::map<std::string, std::string> extra, const std::string& which = {}) {
+    harness_server server(env);
+    ASSERT_TRUE(server.wait_healthy(1, {}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
+        << server.call("GET", "/health")->body;
+    extra["MCP_TEST_TRANSPORT"] = "http";
+    extra["MCP_TEST_URL"] = "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp";
+    extra["MCP_TEST_KEY"] = alice_key;
+    auto [code, output] = run_script(std::move(extra), which);
+    EXPECT_EQ(code, 0) << output;
+    EXPECT_TRUE(eventually([&] { return labelled_containers(owner) <= 1; }, 20s))
+        << labelled_containers(owner) << " containers labelled " << owner
+        << " while the server runs (the pool holds 1): a session's sandbox outlived its MCP session";
+    EXPECT_EQ(server.stop(), 0) << server.output();
+    expect_nothing_left("after the server stopped");
+  }
+
   std::string sdk2_script() {
     EXPECT_TRUE(fs::exists(source_path("tests/mcp/versions/node_modules/@modelcontextprotocol/client/package.json")))
         << "the 2.x SDK is not installed in tests/mcp/versions (run scripts/setup.sh)";
@@ -193,24 +213,7 @@ class McpFaceSdk : public ::testing::Test {
 };
 
 TEST_F(McpFaceSdk, StreamableHttpWithAKey) {
-  harness_server server(env);
-  ASSERT_TRUE(server.wait_healthy(1, {}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
-      << server.call("GET", "/health")->body;
-
-  auto [code, output] = run_script({{"MCP_TEST_TRANSPORT", "http"},
-                                    {"MCP_TEST_URL", "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp"},
-                                    {"MCP_TEST_KEY", alice_key},
-                                    {"MCP_TEST_OTHER_USER", "bob"}});
-  EXPECT_EQ(code, 0) << output;
-
-  // The script ended every session it opened: what is left while the server
-  // runs is the warm pool's one sandbox.
-  EXPECT_TRUE(eventually([&] { return labelled_containers(owner) <= 1; }, 20s))
-      << labelled_containers(owner) << " containers labelled " << owner
-      << " while the server runs (the pool holds 1): a session's sandbox outlived its MCP session";
-
-  EXPECT_EQ(server.stop(), 0) << server.output();
-  expect_nothing_left("after the server stopped");
+  run_over_http({{"MCP_TEST_OTHER_USER", "bob"}});
 }
 
 TEST_F(McpFaceSdk, StdioStartedByTheSdk) {
@@ -241,20 +244,7 @@ TEST_F(McpFaceSdk, StdioStartedByTheSdk) {
 // raw header and version checks; and the same SDK in its default mode still
 // on 2025-11-25.
 TEST_F(McpFaceSdk, NewEraOverStreamableHttp) {
-  harness_server server(env);
-  ASSERT_TRUE(server.wait_healthy(1, {}, 60s, "Authorization: Bearer " + admin_key + "\r\n"))
-      << server.call("GET", "/health")->body;
-  auto [code, output] = run_script({{"MCP_TEST_TRANSPORT", "http"},
-                                    {"MCP_TEST_URL", "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp"},
-                                    {"MCP_TEST_KEY", alice_key},
-                                    {"MCP_TEST_ADMIN_KEY", admin_key}},
-                                   sdk2_script());
-  EXPECT_EQ(code, 0) << output;
-  // Every handle the script opened, it closed: the pool's one sandbox is left.
-  EXPECT_TRUE(eventually([&] { return labelled_containers(owner) <= 1; }, 20s))
-      << labelled_containers(owner) << " containers labelled " << owner << " while the server runs";
-  EXPECT_EQ(server.stop(), 0) << server.output();
-  expect_nothing_left("after the server stopped");
+  run_over_http({{"MCP_TEST_ADMIN_KEY", admin_key}}, sdk2_script());
 }
 
 TEST_F(McpFaceSdk, NewEraOverStdio) {

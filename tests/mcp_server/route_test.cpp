@@ -7,6 +7,7 @@
 #include "harness/http/api.hpp"
 #include "harness/http/services.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
+#include "harness/mcp_server/modern.hpp"
 #include "http/run_dispatch.hpp"
 #include "mcp_server/fakes.hpp"
 
@@ -187,6 +188,84 @@ TEST_F(McpRoute, DeleteEndsTheSession) {
   EXPECT_EQ(run_dispatch(routes, svc, r).status, 404u);
   auto later = post(rpc_request(1, "ping"), {{"Mcp-Session-Id", id}});
   EXPECT_EQ(later.status, 404u);
+}
+
+// The 2026-07-28 era on the same endpoint: a request whose _meta names the
+// version is stateless, checked against its headers.
+json modern_request(int id, std::string method, json params = json::object()) {
+  params["_meta"] = {{mcp_server::modern::version_key, "2026-07-28"},
+                     {mcp_server::modern::capabilities_key, json::object()}};
+  return rpc_request(id, std::move(method), std::move(params));
+}
+
+header_list modern_headers(std::string method, std::optional<std::string> name = std::nullopt) {
+  header_list headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", std::move(method)}};
+  if (name) headers.emplace_back("Mcp-Name", std::move(*name));
+  return headers;
+}
+
+TEST_F(McpRoute, ANewEraRequestIsAnsweredWithoutASession) {
+  auto discover = post(modern_request(1, "server/discover"), modern_headers("server/discover"));
+  ASSERT_EQ(discover.status, 200u) << discover.body;
+  EXPECT_EQ(body(discover)["result"]["supportedVersions"][0], "2026-07-28");
+  EXPECT_FALSE(discover.header("Mcp-Session-Id").has_value());
+  auto code = modern_request(2, "tools/call", {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}});
+  auto run = post(code, modern_headers("tools/call", "execute_code"));
+  ASSERT_EQ(run.status, 200u) << run.body;
+  EXPECT_EQ(body(run)["result"]["resultType"], "complete");
+  EXPECT_EQ(svc.mcp->session_count(), 0u);
+  auto note =
+      post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}, {"params", modern_request(0, "x")["params"]}},
+           modern_headers("notifications/initialized"));
+  EXPECT_EQ(note.status, 202u) << note.body;
+}
+
+TEST_F(McpRoute, NewEraHeadersMustAgreeWithTheBody) {
+  auto code = modern_request(2, "tools/call", {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}});
+  auto no_name = post(code, modern_headers("tools/call"));
+  EXPECT_EQ(no_name.status, 400u);
+  EXPECT_EQ(body(no_name)["error"]["code"], mcp_server::modern::header_mismatch);
+  auto wrong_method = post(code, modern_headers("tools/list", "execute_code"));
+  EXPECT_EQ(body(wrong_method)["error"]["code"], mcp_server::modern::header_mismatch);
+  auto no_version = post(modern_request(1, "tools/list"), {{"Mcp-Method", "tools/list"}});
+  EXPECT_EQ(no_version.status, 400u);
+  EXPECT_EQ(body(no_version)["error"]["data"]["mismatch"]["header"], "MCP-Protocol-Version");
+  EXPECT_TRUE(execution->requests.empty());
+}
+
+TEST_F(McpRoute, NewEraVersionsAndEnvelopesAreChecked) {
+  auto future = modern_request(1, "tools/list");
+  future["params"]["_meta"][mcp_server::modern::version_key] = "2099-01-01";
+  auto r = post(future, {{"MCP-Protocol-Version", "2099-01-01"}, {"Mcp-Method", "tools/list"}});
+  EXPECT_EQ(r.status, 400u);
+  EXPECT_EQ(body(r)["error"]["code"], mcp_server::modern::unsupported_version);
+  EXPECT_EQ(body(r)["error"]["data"]["requested"], "2099-01-01");
+  // A new-era header on a body without the envelope.
+  auto bare = post(rpc_request(2, "tools/list"), modern_headers("tools/list"));
+  EXPECT_EQ(bare.status, 400u);
+  EXPECT_EQ(body(bare)["error"]["code"], -32602);
+}
+
+TEST_F(McpRoute, NewEraGetAndDeleteAre405) {
+  for (const char* method : {"GET", "DELETE"}) {
+    auto r = make_request(method, "/mcp");
+    r.headers = {{"MCP-Protocol-Version", "2026-07-28"}};
+    auto answer = run_dispatch(routes, svc, r);
+    EXPECT_EQ(answer.status, 405u) << method;
+    EXPECT_EQ(answer.header("Allow"), "POST") << method;
+  }
+}
+
+TEST_F(McpRoute, AHandleOfAnotherReplicaIs421) {
+  harness::testing::run_until_done(io, svc.mcp->shutdown());
+  svc.mcp = mcp_server::create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution},
+                                        {.replica = "replica-a"});
+  auto code = modern_request(1, "tools/call",
+                             {{"name", "execute_code"},
+                              {"arguments", {{"code", "1"}, {"session", "mcp_00000000000000000000000000000000.b"}}}});
+  auto r = post(code, modern_headers("tools/call", "execute_code"));
+  EXPECT_EQ(r.status, 421u) << r.body;
+  EXPECT_EQ(body(r)["error"]["data"]["replica"], "b");
 }
 
 TEST_F(McpRoute, WithoutTheFaceItIs503) {

@@ -17,7 +17,7 @@
 
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { Skip, assert, short, sleep, textOf, runChecks } = require('./check_runner.cjs');
+const { Skip, assert, short, sleep, textOf, stdioTransport, runChecks } = require('./check_runner.cjs');
 
 const sdkRequire = createRequire(path.join(__dirname, '../mcp/versions/package.json'));
 const { Client, StreamableHTTPClientTransport } = sdkRequire('@modelcontextprotocol/client');
@@ -40,17 +40,9 @@ function newTransport({ key = env.MCP_TEST_KEY, userId } = {}) {
     if (userId) url.searchParams.set('userId', userId);
     return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   }
-  const t = new StdioClientTransport({
-    command: env.MCP_TEST_COMMAND,
-    args: env.MCP_TEST_ARGS ? JSON.parse(env.MCP_TEST_ARGS) : ['mcp'],
-    env: env.MCP_TEST_ENV_JSON ? JSON.parse(env.MCP_TEST_ENV_JSON) : {},
-    cwd: env.MCP_TEST_CWD || undefined,
-    stderr: 'pipe',
+  return stdioTransport(StdioClientTransport, env, (text) => {
+    childStderr = (childStderr + text).slice(-16000);
   });
-  t.stderr.on('data', (d) => {
-    childStderr = (childStderr + d.toString()).slice(-16000);
-  });
-  return t;
 }
 
 // mode: { pin: '2026-07-28' }, 'auto', or 'legacy' (the SDK's default).

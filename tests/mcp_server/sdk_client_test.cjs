@@ -36,7 +36,7 @@ const { Client } = sdkRequire('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = sdkRequire('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { StdioClientTransport } = sdkRequire('@modelcontextprotocol/sdk/client/stdio.js');
 const { ElicitRequestSchema } = sdkRequire('@modelcontextprotocol/sdk/types.js');
-const { Skip, assert, short, sleep, textOf, runChecks } = require('./check_runner.cjs');
+const { Skip, assert, short, sleep, textOf, stdioTransport, runChecks } = require('./check_runner.cjs');
 
 const env = process.env;
 const transportKind = env.MCP_TEST_TRANSPORT;
@@ -71,17 +71,9 @@ function newTransport(options = {}) {
     if (key) headers.Authorization = `Bearer ${key}`;
     return new StreamableHTTPClientTransport(new URL(env.MCP_TEST_URL), { requestInit: { headers } });
   }
-  const t = new StdioClientTransport({
-    command: env.MCP_TEST_COMMAND,
-    args: env.MCP_TEST_ARGS ? JSON.parse(env.MCP_TEST_ARGS) : ['mcp'],
-    env: env.MCP_TEST_ENV_JSON ? JSON.parse(env.MCP_TEST_ENV_JSON) : {},
-    cwd: env.MCP_TEST_CWD || undefined,
-    stderr: 'pipe',
+  return stdioTransport(StdioClientTransport, env, (text) => {
+    childStderr = (childStderr + text).slice(-16000);
   });
-  t.stderr.on('data', (d) => {
-    childStderr = (childStderr + d.toString()).slice(-16000);
-  });
-  return t;
 }
 
 // Client-side errors that are not failures of a check (e.g. the SDK's GET
