@@ -380,7 +380,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       }
       co_return tool_error("the code could not be run: " + out.error().describe());
     }
-    if (out->ended && still_ours) {
+    // A one-shot sandbox always ends with its block: nothing to say.
+    if (out->ended && still_ours && style_ != session_style::one_shot) {
       drop_sandbox();
       if (note.empty()) {
         note =

@@ -155,8 +155,10 @@ TEST_F(McpModern, ToolsListAddsTheSessionToolsAndMirrorsTheHandleIntoAHeader) {
 }
 
 TEST_F(McpModern, WithoutAHandleCodeRunsInAFreshSandbox) {
+  execution->answer.ended = true;  // as the execution service says of every one-shot block
   auto r = result_of(call(1, "execute_code", {{"code", "return 1 + 1"}}));
   EXPECT_FALSE(r["isError"].get<bool>()) << r.dump();
+  EXPECT_FALSE(r["structuredContent"].contains("note")) << r.dump();  // nothing was lost
   EXPECT_EQ(r["structuredContent"]["result"]["sum"], 2);
   EXPECT_EQ(r["resultType"], "complete");
   ASSERT_EQ(execution->requests.size(), 1u);

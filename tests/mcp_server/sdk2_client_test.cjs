@@ -126,7 +126,8 @@ check('tools/list has the session tools and caching hints', async () => {
 });
 
 check('execute_code without a session runs in a fresh sandbox', async () => {
-  assert(await run(ctx.client, 'return 1 + 1') === 2, 'not 2');
+  const first = await execute(ctx.client, 'return 1 + 1');
+  assert(first.structuredContent.result === 2 && !first.structuredContent.note, `not a plain 2: ${short(first)}`);
   await run(ctx.client, 'globalThis.left = "behind"; return 1');
   assert(await run(ctx.client, 'return typeof globalThis.left') === 'undefined', 'state leaked between one-shot calls');
 });
