@@ -128,7 +128,10 @@ std::optional<json> check_headers(const json& message, const request_headers& he
   if (headers.protocol_version != version) {
     return mismatch(message, "MCP-Protocol-Version", version, headers.protocol_version);
   }
-  const std::string method = message.is_object() ? message.value("method", std::string()) : std::string();
+  // Read without value(), which throws on a "method" that is not text.
+  const auto method_it = message.is_object() ? message.find("method") : message.end();
+  const std::string method =
+      method_it != message.end() && method_it->is_string() ? method_it->get<std::string>() : std::string();
   if (headers.method != method) return mismatch(message, "Mcp-Method", method, headers.method);
   std::optional<std::string_view> name;
   if (method == "tools/call" || method == "prompts/get") name = string_param(message, "name");

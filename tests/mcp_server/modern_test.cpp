@@ -128,6 +128,14 @@ TEST(McpModernEnvelope, HeadersMustSayWhatTheBodySays) {
   EXPECT_FALSE(modern::check_headers(read, {"2026-07-28", "resources/read", "skill://a/SKILL.md", std::nullopt}));
   EXPECT_TRUE(modern::check_headers(read, {"2026-07-28", "resources/read", std::nullopt, std::nullopt}));
   EXPECT_FALSE(modern::check_headers(request(3, "tools/list"), {"2026-07-28", "tools/list", std::nullopt, {}}));
+  // Hostile bodies are refused, not thrown on.
+  auto odd = request(4, "tools/call", {{"name", 7}, {"arguments", "not an object"}});
+  odd["method"] = 5;
+  auto refusal = modern::check_headers(odd, {"2026-07-28", "tools/call", "x", "y"});
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ((*refusal)["error"]["code"], modern::header_mismatch);
+  odd["method"] = "tools/call";
+  EXPECT_TRUE(modern::check_headers(odd, {"2026-07-28", "tools/call", "x", "y"}));
 }
 
 TEST_F(McpModern, DiscoverDescribesTheServerWithCachingHints) {
