@@ -120,6 +120,7 @@ class face_impl final : public mcp_face, public session_table, public std::enabl
   static asio::awaitable<void> close_session(std::shared_ptr<mcp_session> session) { co_await session->close(); }
 
   void end_idle_sessions() {
+    modern_.sweep();
     auto now = clock_.steady_now();
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       auto session = it->second;

@@ -66,7 +66,6 @@ boost::asio::awaitable<std::optional<std::string>> face_approver::elicit_url(std
 }
 
 boost::asio::awaitable<approval_answer> face_approver::ask(policy::approval_request request) {
-  if (!refusal_.empty()) co_return denied(refusal_);
   if (!can_elicit_) {
     co_return denied(
         "the tool policy asks for approval, and this MCP client declared no elicitation capability, so nobody "

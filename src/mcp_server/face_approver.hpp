@@ -30,9 +30,6 @@ class face_approver final : public policy::approver {
 
   // From the client's initialize: its capabilities.
   void set_client_capabilities(const nlohmann::json& capabilities);
-  // Every approval is denied with `why` (the 2026-07-28 era, until it asks
-  // through input_required).
-  void refuse_asking(std::string why) { refusal_ = std::move(why); }
   bool can_elicit() const { return can_elicit_; }
   // The client declared URL-mode elicitation (2025-11-25): it can open a link for its user.
   bool can_elicit_url() const { return can_elicit_url_; }
@@ -73,7 +70,6 @@ class face_approver final : public policy::approver {
   std::string key_id_;
   bool can_elicit_ = false;
   bool can_elicit_url_ = false;
-  std::string refusal_;  // set: every approval is denied with it
   client_requests::send_fn send_;
   policy::approval_budget budget_{timeout_};  // how much more the session may wait
 };

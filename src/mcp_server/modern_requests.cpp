@@ -57,7 +57,13 @@ const json& arguments_of(const json& message) {
 
 modern_requests::modern_requests(const asio::any_io_executor& executor, core::clock& clock,
                                  std::shared_ptr<const face_deps> deps, face_config config, session_table& table)
-    : executor_(executor), clock_(clock), deps_(std::move(deps)), config_(std::move(config)), table_(table) {}
+    : executor_(executor),
+      clock_(clock),
+      deps_(std::move(deps)),
+      config_(std::move(config)),
+      table_(table),
+      // A paused call is kept while its approval may still be answered, and a minute more.
+      runs_(executor, clock, config_.approval_timeout + std::chrono::minutes(1), config_.replica) {}
 
 asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_caller caller, notify_fn notify) {
   switch (kind_of(message)) {
@@ -115,21 +121,41 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   const json& params = params_of(message);
   const std::string name = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
   const json& args = arguments_of(message);
+  // A retry with the client's input for a call that asked for it.
+  if (params.contains("requestState")) co_return co_await runs_.resume(message, caller);
   if (name == open_session_tool_name) co_return co_await open_session(id, caller);
   if (name == close_session_tool_name) co_return co_await close_session(id, args, caller);
-  auto handle = args.find("session");
-  if (name != execute_tool_name || handle == args.end() || handle->is_null()) {
+  if (name != execute_tool_name) {
     auto answer = co_await one_shot(message, caller, std::move(notify));
     co_return std::move(*answer);
   }
+  auto handle = args.find("session");
+  if (handle == args.end() || handle->is_null()) co_return co_await execute_one_shot(message, caller);
   if (!handle->is_string()) {
     co_return jsonrpc::result(id, tool_error("session must be a string: a handle from open_session"));
   }
   auto found = session_for(id, handle->get<std::string>(), caller);
   if (auto* refused = std::get_if<json>(&found)) co_return std::move(*refused);
   auto session = std::get<std::shared_ptr<mcp_session>>(std::move(found));
-  auto answer = co_await session->handle(message, std::move(notify));
-  co_return answer.value_or(jsonrpc::error(id, jsonrpc::internal_error, "the request was cancelled"));
+  session->set_client_capabilities(modern::client_capabilities(message));  // this request's, for what it may ask
+  const input_runs::finish_fn nothing_to_end;                              // the handle's session stays
+  co_return co_await runs_.start(std::move(session), message, caller, nothing_to_end);
+}
+
+asio::awaitable<json> modern_requests::execute_one_shot(json message, const mcp_caller& caller) {
+  const auto number = next_one_shot_++;
+  auto session = create_session(executor_, clock_, deps_, config_, fmt::format("one-shot-{}", number), caller.user_id,
+                                caller.key_id, caller.admin, session_style::one_shot);
+  session->set_client_capabilities(modern::client_capabilities(message));
+  one_shots_[number] = session;
+  input_runs::finish_fn finish = [this, number, session] { return end_one_shot(this, number, session); };
+  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish));
+}
+
+asio::awaitable<void> modern_requests::end_one_shot(modern_requests* self, std::uint64_t number,
+                                                    std::shared_ptr<mcp_session> session) {
+  self->one_shots_.erase(number);
+  co_await session->close();
 }
 
 std::variant<std::shared_ptr<mcp_session>, json> modern_requests::session_for(const json& id, const std::string& handle,
@@ -207,6 +233,7 @@ asio::awaitable<std::optional<json>> modern_requests::one_shot(json message, con
 }
 
 asio::awaitable<void> modern_requests::shutdown() {
+  co_await runs_.shutdown();
   auto running = std::move(one_shots_);
   one_shots_.clear();
   for (auto& [number, session] : running) co_await session->close();

@@ -5,6 +5,9 @@
 // with `session` runs there, close_session ends it. A handle belongs to the
 // user and key that opened it; to anyone else it is as unknown as a made-up
 // one. A request without a handle runs in a one-shot session of its own.
+// An execute_code that needs the client's input on the way (an approval, an
+// upstream elicitation) answers input_required and goes on when the client
+// retries with the responses (input_runs.hpp).
 #pragma once
 
 #include <map>
@@ -14,6 +17,7 @@
 #include <variant>
 
 #include "harness/mcp_server/mcp_face.hpp"
+#include "input_runs.hpp"
 #include "session.hpp"
 
 namespace harness::mcp_server {
@@ -41,6 +45,8 @@ class modern_requests {
 
   // Ends the one-shot requests still running (server shutdown).
   boost::asio::awaitable<void> shutdown();
+  // Drops calls that waited too long for their client's input.
+  void sweep() { runs_.sweep(); }
 
  private:
   boost::asio::awaitable<nlohmann::json> call_tool(const nlohmann::json& message, const mcp_caller& caller,
@@ -55,6 +61,10 @@ class modern_requests {
   // Runs the request in a session of its own, closed after.
   boost::asio::awaitable<std::optional<nlohmann::json>> one_shot(nlohmann::json message, const mcp_caller& caller,
                                                                  notify_fn notify);
+  // execute_code in a session of its own, which may pause for the client's input.
+  boost::asio::awaitable<nlohmann::json> execute_one_shot(nlohmann::json message, const mcp_caller& caller);
+  static boost::asio::awaitable<void> end_one_shot(modern_requests* self, std::uint64_t number,
+                                                   std::shared_ptr<mcp_session> session);
   nlohmann::json discover() const;
 
   boost::asio::any_io_executor executor_;
@@ -64,6 +74,7 @@ class modern_requests {
   session_table& table_;
   std::uint64_t next_one_shot_ = 1;
   std::map<std::uint64_t, std::shared_ptr<mcp_session>> one_shots_;  // running, by number
+  input_runs runs_;
 };
 
 }  // namespace harness::mcp_server

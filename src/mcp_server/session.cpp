@@ -92,13 +92,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
         style_(style),
         last_active_(clock.steady_now()),
         streams_(executor, clock),
-        approver_(std::make_shared<face_approver>(executor, clock, config.approval_timeout, id_, key_id_)) {
-    if (style_ != session_style::protocol) {
-      approver_->refuse_asking(
-          "the tool policy asks for approval, and in MCP 2026-07-28 a server asks through input_required results, "
-          "which this server does not offer yet; use a 2025-11-25 session (initialize) for calls that need approval");
-    }
-  }
+        approver_(std::make_shared<face_approver>(executor, clock, config.approval_timeout, id_, key_id_)) {}
 
   const std::string& id() const override { return id_; }
   const std::string& user_id() const override { return user_id_; }
@@ -108,6 +102,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   bool busy() const override { return !in_flight_.empty(); }
   event_stream_table& streams() override { return streams_; }
   bool can_elicit() const override { return approver_->can_elicit(); }
+  void set_client_capabilities(const json& capabilities) override { approver_->set_client_capabilities(capabilities); }
 
   asio::awaitable<std::optional<json>> handle(json message, notify_fn notify) override {
     auto self = shared_from_this();  // alive across the awaits, even if the table lets go

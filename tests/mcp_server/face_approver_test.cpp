@@ -136,19 +136,6 @@ TEST_F(FaceApprover, AClientWithoutTheCapabilityIsNeverAsked) {
   EXPECT_FALSE(approver->can_elicit());
 }
 
-// The 2026-07-28 era has no server-initiated requests: until approvals go
-// through input_required, they are denied with the reason, even for a
-// client that declared elicitation.
-TEST_F(FaceApprover, ARefusalDeniesWithItsReasonAndAsksNobody) {
-  approver->set_client_capabilities({{"elicitation", {{"form", json::object()}}}});
-  approver->refuse_asking("not in this era");
-  auto answer = ask_with(nullptr);
-  ASSERT_TRUE(answer);
-  EXPECT_EQ(answer->outcome, approval_outcome::denied);
-  EXPECT_EQ(answer->reason, "not in this era");
-  EXPECT_TRUE(sent.empty());
-}
-
 TEST_F(FaceApprover, AConnectionLinkGoesToAClientThatOpensLinksAsAUrlElicitation) {
   auto offer = [this]() {
     std::optional<std::optional<std::string>> out;

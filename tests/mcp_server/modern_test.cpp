@@ -5,6 +5,8 @@
 // mcp_face_integration_test.cpp.
 #include <gtest/gtest.h>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include "harness/mcp_server/mcp_face.hpp"
@@ -57,6 +59,24 @@ class McpModern : public ::testing::Test {
     auto r = result_of(call(1, "open_session", json::object()), std::move(caller));
     EXPECT_FALSE(r.value("isError", true)) << r.dump();
     return r["structuredContent"].value("session", "");
+  }
+
+  // Starts a request without waiting; its answer lands in `out`.
+  void start(json message, std::optional<json>& out, mcp_caller caller = {"alice", "key_1", false}) {
+    auto handling = [](std::shared_ptr<mcp_face> f, json m, mcp_caller c,
+                       std::optional<json>& answer) -> asio::awaitable<void> {
+      answer = co_await f->handle_modern(std::move(m), std::move(c), nullptr);
+    };
+    asio::co_spawn(io, handling(face, std::move(message), std::move(caller), out), asio::detached);
+  }
+  // Runs handlers until `done` holds (or a bound of rounds passes).
+  template <class Done>
+  bool poll_until(Done done) {
+    for (int i = 0; i < 10000 && !done(); ++i) {
+      io.restart();
+      io.poll();
+    }
+    return done();
   }
 
   asio::io_context io;
@@ -236,6 +256,86 @@ TEST_F(McpModern, SessionsCountAgainstTheSameCaps) {
   auto r = result_of(call(2, "open_session", json::object()));
   EXPECT_TRUE(r["isError"].get<bool>());
   EXPECT_NE(r["content"][0]["text"].get<std::string>().find("MCP_MAX_SESSIONS_PER_USER"), std::string::npos);
+}
+
+// Multi round-trip requests: an approval the block waits for is asked
+// through input_required, and the client's retry answers it.
+TEST_F(McpModern, AnApprovalIsAskedThroughInputRequiredAndTheRetryAnswersIt) {
+  execution->hold = true;
+  auto first_call = call(1, "execute_code", {{"code", "await callMCPTool('fs__write_file', {})"}});
+  first_call["params"]["_meta"][modern::capabilities_key] = {{"elicitation", {{"form", json::object()}}}};
+  std::optional<json> first;
+  start(first_call, first);
+  ASSERT_TRUE(poll_until([&] { return execution->requests.size() == 1; }));
+  auto approver = execution->requests[0].approver;
+  ASSERT_NE(approver, nullptr);
+  std::optional<policy::approval_answer> decided;
+  auto asking = [](std::shared_ptr<policy::approver> a,
+                   std::optional<policy::approval_answer>& out) -> asio::awaitable<void> {
+    policy::approval_request request{"fs__write_file", {{"path", "a.txt"}}, "await callMCPTool(...)", "rule 1"};
+    out = co_await a->ask(std::move(request));  // a named request: GCC 12 and temporaries in co_await
+  };
+  asio::co_spawn(io, asking(approver, decided), asio::detached);
+  ASSERT_TRUE(poll_until([&] { return first.has_value(); }));
+  const json& asked = (*first)["result"];
+  ASSERT_EQ(asked["resultType"], "input_required") << first->dump();
+  ASSERT_EQ(asked["inputRequests"].size(), 1u);
+  const auto key = asked["inputRequests"].items().begin().key();
+  const auto& request = asked["inputRequests"][key];
+  EXPECT_EQ(request["method"], "elicitation/create");
+  EXPECT_EQ(request["params"]["mode"], "form");
+  EXPECT_NE(request["params"]["message"].get<std::string>().find("fs__write_file"), std::string::npos);
+  const std::string state = asked["requestState"];
+  EXPECT_TRUE(state.starts_with("mrtr_")) << state;
+
+  // Another user's retry with the same state: unknown, and nothing answered.
+  auto theirs = call(2, "execute_code", {{"code", "x"}});
+  theirs["params"]["requestState"] = state;
+  theirs["params"]["inputResponses"] = {{key, {{"action", "accept"}, {"content", json::object()}}}};
+  auto refused = send(theirs, {"bob", "key_1", false});
+  ASSERT_TRUE(refused && refused->contains("error")) << refused->dump();
+  EXPECT_NE((*refused)["error"]["message"].get<std::string>().find("unknown requestState"), std::string::npos);
+  EXPECT_FALSE(decided.has_value());
+
+  auto retry = first_call;
+  retry["id"] = 3;
+  retry["params"]["requestState"] = state;
+  retry["params"]["inputResponses"] = {{key, {{"action", "accept"}, {"content", {{"scope", "call"}}}}}};
+  std::optional<json> second;
+  start(retry, second);
+  ASSERT_TRUE(poll_until([&] { return decided.has_value(); }));
+  EXPECT_EQ(decided->outcome, policy::approval_outcome::approved);
+  EXPECT_FALSE(second.has_value());  // the block still runs
+  execution->hold = false;
+  execution->release.set();
+  ASSERT_TRUE(poll_until([&] { return second.has_value(); }));
+  EXPECT_EQ((*second)["id"], 3);
+  EXPECT_EQ((*second)["result"]["resultType"], "complete") << second->dump();
+  EXPECT_EQ((*second)["result"]["structuredContent"]["result"]["sum"], 2);
+  // The run is over: its state is unknown now.
+  auto again = send(retry);
+  EXPECT_NE((*again)["error"]["message"].get<std::string>().find("unknown requestState"), std::string::npos);
+}
+
+TEST_F(McpModern, AClientWithoutElicitationIsNotAskedAndTheCallIsDeniedSayingWhy) {
+  execution->hold = true;
+  std::optional<json> answer;
+  start(call(1, "execute_code", {{"code", "1"}}), answer);  // capabilities {}: no elicitation
+  ASSERT_TRUE(poll_until([&] { return execution->requests.size() == 1; }));
+  std::optional<policy::approval_answer> decided;
+  auto asking = [](std::shared_ptr<policy::approver> a,
+                   std::optional<policy::approval_answer>& out) -> asio::awaitable<void> {
+    policy::approval_request request{"fs__write_file", json::object(), "", "rule 1"};
+    out = co_await a->ask(std::move(request));
+  };
+  asio::co_spawn(io, asking(execution->requests[0].approver, decided), asio::detached);
+  ASSERT_TRUE(poll_until([&] { return decided.has_value(); }));
+  EXPECT_EQ(decided->outcome, policy::approval_outcome::denied);
+  EXPECT_NE(decided->reason.find("no elicitation capability"), std::string::npos) << decided->reason;
+  execution->hold = false;
+  execution->release.set();
+  ASSERT_TRUE(poll_until([&] { return answer.has_value(); }));
+  EXPECT_EQ((*answer)["result"]["resultType"], "complete");
 }
 
 TEST_F(McpModern, UnknownMethodsAndNotificationsAndResponses) {

@@ -45,11 +45,21 @@ function newTransport({ key = env.MCP_TEST_KEY, userId } = {}) {
   });
 }
 
+// What the server asked through elicitation/create (in the new era: the
+// inputRequests of input_required results, which the SDK answers and
+// retries with on its own), and the answers to give, in order.
+const asked = [];
+const answers = [];
+
 // mode: { pin: '2026-07-28' }, 'auto', or 'legacy' (the SDK's default).
 async function connect(mode, options = {}) {
   const client = new Client({ name: 'mcp-harness-sdk2-test', version: '1.0.0' }, {
     versionNegotiation: { mode },
     capabilities: { elicitation: { form: {} } },
+  });
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params);
+    return answers.shift() || { action: 'decline' };
   });
   const transport = newTransport(options);
   await client.connect(transport);
@@ -167,10 +177,31 @@ check('another user\'s handle is unknown, as a made-up one', async () => {
   assert(await run(ctx.client, 'return counter', { session: ctx.session }) === 42, 'alice lost her session');
 });
 
-check('a call the policy asks about is refused, saying why', async () => {
-  const r = await execute(ctx.client, "return await callMCPTool('fs__list_directory', {path: '.'})");
-  assert(r.structuredContent && r.structuredContent.ok === false, `not refused: ${short(r)}`);
-  assert(JSON.stringify(r.structuredContent).includes('input_required'), `no reason: ${short(r)}`);
+check('approvals and upstream elicitations go through input_required, answered by the SDK', async () => {
+  const roots = await run(ctx.client, "return await callMCPTool('fs__list_allowed_directories', {})");
+  const m = JSON.stringify(roots).match(/(\/[^\s"',\\\]]+)/);
+  assert(m, `no allowed directory in ${short(roots)}`);
+  const code = `try {
+      const r = await callMCPTool('fs__list_directory', {path: ${JSON.stringify(m[1])}});
+      return 'listed ' + JSON.stringify(r).length;
+    } catch (e) { return e.code + ': ' + e.message; }`;
+  asked.length = 0;
+  answers.push({ action: 'accept', content: { scope: 'call' } }, { action: 'decline' });
+  const first = await run(ctx.client, code);
+  assert(String(first).startsWith('listed '), `the approved call did not run: ${short(first)}`);
+  assert(asked.length === 1 && asked[0].message.includes('fs__list_directory'), `asked: ${short(asked)}`);
+  // In a session too, and a decline refuses the call.
+  const session = await openSession(ctx.client);
+  const second = await run(ctx.client, code, { session });
+  assert(String(second).startsWith('approval_denied: ') && String(second).includes('the user declined'),
+    `a declined call: ${short(second)}`);
+  // An upstream server's own elicitation during a call reaches the client the same way.
+  answers.push({ action: 'accept', content: { name: 'Ann Era' } });
+  const upstream = await run(ctx.client,
+    "return JSON.stringify(await callMCPTool('everything__trigger-elicitation-request', {}))", { session });
+  assert(asked.length === 3 && String(asked[2].message).includes('Please provide inputs'), short(asked[2]));
+  assert(String(upstream).includes('Ann Era'), `the server did not get the answer: ${short(upstream)}`);
+  await ctx.client.callTool({ name: 'close_session', arguments: { session } });
 });
 
 check('close_session ends it', async () => {

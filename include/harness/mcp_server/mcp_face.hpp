@@ -95,6 +95,9 @@ class mcp_session {
   // The client declared the elicitation capability: a tools/call may need a
   // stream to ask over (an approval), so HTTP answers it with SSE.
   virtual bool can_elicit() const = 0;
+  // The client's capabilities, for what the session may ask it: said at
+  // initialize in the 2025 era, with every request in 2026-07-28.
+  virtual void set_client_capabilities(const nlohmann::json& capabilities) = 0;
 };
 
 // Why open() made no session.
