@@ -31,7 +31,9 @@ class McpRoute : public ::testing::Test {
     r.headers.emplace_back("Content-Type", "application/json");
     r.headers.emplace_back("Accept", "application/json, text/event-stream");
     r.body = message.dump();
-    return run_dispatch(routes, svc, r);
+    // On the face's own executor, as the server runs it (a new-era call runs
+    // on a coroutine of the face's).
+    return harness::testing::run_until_done(io, dispatch(routes, svc, r));
   }
   // Opens a session; returns its id.
   std::string initialize() {
