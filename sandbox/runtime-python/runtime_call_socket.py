@@ -38,25 +38,31 @@ def _sleep():
     time.sleep(WATCH_SECONDS)
 
 
-def link(frame, output, loop, on_frame, on_close):
-    """Connects to frame['socket'], says hello with frame['token'] and moves
-    `output` there. Returns the SocketReader (started), or None when the
-    socket cannot be used."""
+def link(frame, output, loop, on_frame, on_close, adopt):
+    """Connects to frame['socket'], hands the SocketReader to adopt() and
+    only then says hello with frame['token'] and moves `output` there: the
+    host sends blocks once it has the hello, and the runtime must know its
+    reader by then (a block tells it that it runs). Returns True when linked."""
     path = frame.get('socket')
     if not isinstance(path, str) or not path:
-        return None
+        return False
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
-        hello = channel.dumps({'type': 'hello', 'token': str(frame.get('token'))})
-        output.switch_to(sock, hello)
     except OSError as err:
         channel.diagnose(f'call socket: {err}; frames stay on stdio')
         sock.close()
-        return None
+        return False
     reader = SocketReader(sock, loop, on_frame, on_close)
+    adopt(reader)
+    try:
+        output.switch_to(sock, channel.dumps({'type': 'hello', 'token': str(frame.get('token'))}))
+    except OSError as err:
+        channel.diagnose(f'call socket: {err}; frames stay on stdio')
+        sock.close()
+        return False
     reader.start()
-    return reader
+    return True
 
 
 class SocketReader:

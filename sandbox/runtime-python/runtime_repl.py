@@ -82,9 +82,12 @@ class Runtime:
             os._exit(0)
         elif kind == 'link':
             if self.socket_reader is None:
-                self.socket_reader = call_socket.link(frame, self.output, self.loop, self.on_frame, self.on_end)
+                call_socket.link(frame, self.output, self.loop, self.on_frame, self.on_end, self.adopt_reader)
         else:
             self.to_loop(self.queue.put_nowait, frame)
+
+    def adopt_reader(self, reader):
+        self.socket_reader = reader
 
     def to_loop(self, fn, *args):
         """Runs fn(*args) on the loop: now when called there (the call

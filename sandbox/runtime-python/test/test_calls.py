@@ -215,7 +215,7 @@ class CallSocketTest(RuntimeTest):
             'slept = []',
             't = threading.Thread(target=lambda: slept.append(one(10)))',
             't.start()',
-            'time.sleep(0.3)',  # the loop is held while the thread's call is answered
+            't.join()',  # the loop is held until the thread's call is answered
             'return {"mapped": mapped, "ran": ran, "slept": slept, "direct": await call_mcp_tool("t__echo", {"i": 11})}',
         ]))
         self.assertEqual(self.assertOk(done)['value'],
