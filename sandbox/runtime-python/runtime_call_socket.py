@@ -59,6 +59,7 @@ def link(frame, output, loop, on_frame, on_close, adopt):
         output.switch_to(sock, channel.dumps({'type': 'hello', 'token': str(frame.get('token'))}))
     except OSError as err:
         channel.diagnose(f'call socket: {err}; frames stay on stdio')
+        adopt(None)
         sock.close()
         return False
     reader.start()

@@ -90,11 +90,14 @@ class Runtime:
         self.socket_reader = reader
 
     def to_loop(self, fn, *args):
-        """Runs fn(*args) on the loop: now when called there (the call
-        socket's frames), else through its thread-safe queue, which also
-        wakes it."""
+        """Runs fn(*args) on the loop, in the order frames were read: with
+        call_soon when called there (the call socket's frames; no wake-up
+        through the self-pipe needed), else through its thread-safe queue,
+        which also wakes it. Both append to the same queue of callbacks, so
+        a frame the watch thread read is never overtaken by a later one the
+        loop read."""
         if asyncio._get_running_loop() is self.loop:
-            fn(*args)
+            self.loop.call_soon(fn, *args)
         else:
             self.loop.call_soon_threadsafe(fn, *args)
 

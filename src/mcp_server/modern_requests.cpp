@@ -137,8 +137,10 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   auto found = session_for(id, handle->get<std::string>(), caller);
   if (auto* refused = std::get_if<json>(&found)) co_return std::move(*refused);
   auto session = std::get<std::shared_ptr<mcp_session>>(std::move(found));
-  session->set_client_capabilities(modern::client_capabilities(message));  // this request's, for what it may ask
-  const input_runs::finish_fn nothing_to_end;                              // the handle's session stays
+  // This request's capabilities, for what its block may ask; not while
+  // another request's block runs there (this one is refused as busy).
+  if (!session->busy()) session->set_client_capabilities(modern::client_capabilities(message));
+  const input_runs::finish_fn nothing_to_end;  // the handle's session stays
   co_return co_await runs_.start(std::move(session), message, caller, nothing_to_end);
 }
 
@@ -161,7 +163,7 @@ asio::awaitable<void> modern_requests::end_one_shot(modern_requests* self, std::
 std::variant<std::shared_ptr<mcp_session>, json> modern_requests::session_for(const json& id, const std::string& handle,
                                                                               const mcp_caller& caller) {
   auto session = table_.find(handle, caller.key_id);
-  if (session && session->user_id() == caller.user_id) return session;
+  if (session && session->is_handle() && session->user_id() == caller.user_id) return session;
   if (auto replica = table_.elsewhere(handle); !replica.empty()) {
     // Infrastructure, not the model's to fix: the transport answers 421.
     json answer = jsonrpc::error(

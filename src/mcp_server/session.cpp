@@ -103,6 +103,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   event_stream_table& streams() override { return streams_; }
   bool can_elicit() const override { return approver_->can_elicit(); }
   void set_client_capabilities(const json& capabilities) override { approver_->set_client_capabilities(capabilities); }
+  bool is_handle() const override { return style_ == session_style::handle; }
 
   asio::awaitable<std::optional<json>> handle(json message, notify_fn notify) override {
     auto self = shared_from_this();  // alive across the awaits, even if the table lets go
@@ -291,10 +292,12 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       auto out = co_await execute(args, key, std::move(progress_token), std::move(notify));
       co_return jsonrpc::result(id, std::move(out));
     }
+    const char* tools = style_ == session_style::protocol
+                            ? "search_tools, describe_tools and execute_code"
+                            : "search_tools, describe_tools, execute_code, open_session and close_session";
     co_return jsonrpc::error(id, jsonrpc::invalid_params,
-                             "unknown tool: " + name.substr(0, 100) +
-                                 " (this server's tools are search_tools, describe_tools and execute_code; the "
-                                 "upstream tools are called from code with callMCPTool)");
+                             "unknown tool: " + name.substr(0, 100) + " (this server's tools are " + tools +
+                                 "; the upstream tools are called from code with callMCPTool)");
   }
 
   asio::awaitable<json> execute(const json& args, const std::string& key, json progress_token, notify_fn notify) {

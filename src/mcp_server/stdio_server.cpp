@@ -78,7 +78,9 @@ asio::awaitable<void> answer(std::shared_ptr<mcp_face> face, std::shared_ptr<mcp
   std::optional<json> reply;
   if (modern::claimed_version(message)) {
     reply = modern::check_envelope(message);
-    if (!reply) {
+    if (reply && kind_of(message) != message_kind::request) {
+      reply.reset();  // a notification gets no answer, not even an error
+    } else if (!reply) {
       mcp_caller caller{session->user_id(), {}, true};  // stdio is the operator's: admin, as open_private says
       reply = co_await face->handle_modern(std::move(message), std::move(caller), notify);
     }

@@ -248,6 +248,31 @@ TEST_F(McpRoute, NewEraVersionsAndEnvelopesAreChecked) {
   EXPECT_EQ(body(bare)["error"]["code"], -32602);
 }
 
+TEST_F(McpRoute, NewEraUnknownMethodsAre404) {
+  auto r = post(modern_request(1, "prompts/list"), modern_headers("prompts/list"));
+  EXPECT_EQ(r.status, 404u) << r.body;
+  EXPECT_EQ(body(r)["error"]["code"], -32601);
+}
+
+// A 2026-07-28 handle does not open a 2025 session, nor a 2025 session id a handle.
+TEST_F(McpRoute, HandlesAndSessionIdsDoNotCross) {
+  auto open = modern_request(1, "tools/call", {{"name", "open_session"}, {"arguments", json::object()}});
+  auto opened = post(open, modern_headers("tools/call", "open_session"));
+  const std::string handle = body(opened)["result"]["structuredContent"]["session"];
+  auto as_session = post(rpc_request(2, "tools/list"), {{"Mcp-Session-Id", handle}});
+  EXPECT_EQ(as_session.status, 404u) << as_session.body;
+  auto deleted = make_request("DELETE", "/mcp");
+  deleted.headers = {{"Mcp-Session-Id", handle}};
+  EXPECT_EQ(harness::testing::run_until_done(io, dispatch(routes, svc, deleted)).status, 404u);
+  const auto id = initialize();
+  auto code = modern_request(3, "tools/call",
+                             {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}, {"session", id}}}});
+  auto as_handle = post(code, modern_headers("tools/call", "execute_code"));
+  EXPECT_TRUE(body(as_handle)["result"]["isError"].get<bool>()) << as_handle.body;
+  EXPECT_TRUE(execution->requests.empty());
+  EXPECT_EQ(svc.mcp->session_count(), 2u);
+}
+
 TEST_F(McpRoute, NewEraGetAndDeleteAre405) {
   for (const char* method : {"GET", "DELETE"}) {
     auto r = make_request(method, "/mcp");

@@ -98,6 +98,9 @@ class mcp_session {
   // The client's capabilities, for what the session may ask it: said at
   // initialize in the 2025 era, with every request in 2026-07-28.
   virtual void set_client_capabilities(const nlohmann::json& capabilities) = 0;
+  // A 2026-07-28 session handle (open_session), not a 2025 protocol session:
+  // each is found only by its own era's requests.
+  virtual bool is_handle() const = 0;
 };
 
 // Why open() made no session.

@@ -137,6 +137,7 @@ std::variant<std::shared_ptr<mcp_server::mcp_session>, http_response> named_sess
     return rpc_failure(400, -32000, "Bad Request: no Mcp-Session-Id header; start a session with initialize");
   }
   auto session = context.svc.mcp->find(std::string(*id), context.caller.key_id);
+  if (session && session->is_handle()) session = nullptr;  // a 2026-07-28 handle is no 2025 session
   if (!session) {
     // 421 Misdirected Request: the session's sandbox and state are on that replica.
     if (auto replica = context.svc.mcp->elsewhere(std::string(*id)); !replica.empty()) {
@@ -240,6 +241,10 @@ asio::awaitable<http_response> handle_modern_post(const request_context& context
     co_return accepted;
   }
   unsigned status = kind == message_kind::request ? 200 : 400;
+  // The transport's rule for a method the server does not have.
+  if (answer->contains("error") && (*answer)["error"].is_object() && (*answer)["error"].value("code", 0) == -32601) {
+    status = 404;
+  }
   // A session handle of another replica: the load balancer's mistake, 421 as in the 2025 era.
   if (const auto* error = answer->contains("error") ? &(*answer)["error"] : nullptr;
       error && error->is_object() && error->contains("data") && (*error)["data"].is_object() &&
