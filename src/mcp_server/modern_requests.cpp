@@ -145,13 +145,18 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
 }
 
 asio::awaitable<json> modern_requests::execute_one_shot(json message, const mcp_caller& caller) {
+  auto [number, session] = open_one_shot(caller);
+  session->set_client_capabilities(modern::client_capabilities(message));
+  input_runs::finish_fn finish = [this, number, session] { return end_one_shot(this, number, session); };
+  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish));
+}
+
+std::pair<std::uint64_t, std::shared_ptr<mcp_session>> modern_requests::open_one_shot(const mcp_caller& caller) {
   const auto number = next_one_shot_++;
   auto session = create_session(executor_, clock_, deps_, config_, fmt::format("one-shot-{}", number), caller.user_id,
                                 caller.key_id, caller.admin, session_style::one_shot);
-  session->set_client_capabilities(modern::client_capabilities(message));
   one_shots_[number] = session;
-  input_runs::finish_fn finish = [this, number, session] { return end_one_shot(this, number, session); };
-  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish));
+  return {number, std::move(session)};
 }
 
 asio::awaitable<void> modern_requests::end_one_shot(modern_requests* self, std::uint64_t number,
@@ -223,14 +228,10 @@ asio::awaitable<json> modern_requests::close_session(const json& id, const json&
 
 asio::awaitable<std::optional<json>> modern_requests::one_shot(json message, const mcp_caller& caller,
                                                                notify_fn notify) {
-  const auto number = next_one_shot_++;
-  auto session = create_session(executor_, clock_, deps_, config_, fmt::format("one-shot-{}", number), caller.user_id,
-                                caller.key_id, caller.admin, session_style::one_shot);
-  one_shots_[number] = session;
+  auto [number, session] = open_one_shot(caller);
   const json id = message["id"];
   auto answer = co_await session->handle(std::move(message), std::move(notify));
-  one_shots_.erase(number);
-  co_await session->close();
+  co_await end_one_shot(this, number, session);
   co_return answer.value_or(jsonrpc::error(id, jsonrpc::internal_error, "the request was cancelled"));
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "harness/mcp_server/mcp_face.hpp"
@@ -63,6 +64,8 @@ class modern_requests {
                                                                  notify_fn notify);
   // execute_code in a session of its own, which may pause for the client's input.
   boost::asio::awaitable<nlohmann::json> execute_one_shot(nlohmann::json message, const mcp_caller& caller);
+  // A one-shot session, kept in one_shots_ (so shutdown ends it) until end_one_shot.
+  std::pair<std::uint64_t, std::shared_ptr<mcp_session>> open_one_shot(const mcp_caller& caller);
   static boost::asio::awaitable<void> end_one_shot(modern_requests* self, std::uint64_t number,
                                                    std::shared_ptr<mcp_session> session);
   nlohmann::json discover() const;
