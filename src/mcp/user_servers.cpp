@@ -158,6 +158,12 @@ asio::awaitable<void> user_servers::stop() {
     if (instance->server) stops.push_back(instance->server->stop());
   }
   co_await core::when_all(std::move(stops));
+  // Instances retired before (idle, disconnected, evicted) may still be stopping: their requests
+  // must not outlive the registry's stop, which the caller takes as "nothing of mine runs now".
+  if (retiring_ > 0) {
+    all_retired_ = std::make_unique<core::async_event>(executor_);
+    co_await all_retired_->wait();
+  }
 }
 
 asio::awaitable<result<instance_use>> user_servers::use(std::string server, std::string user) {
@@ -399,7 +405,19 @@ void user_servers::retire(std::map<instance_key, std::shared_ptr<user_instance>>
   const std::string server = it->first.first;
   instances_.erase(it);
   core::log_info("mcp {}: stopping a user's instance ({}); {} instance(s) left", server, why, instances_.size());
-  core::spawn_logged(executor_, instance->server->stop(), "mcp " + server + ": stopping a user's instance");
+  ++retiring_;
+  core::spawn_logged(executor_, finish_retiring(std::move(instance)), "mcp " + server + ": stopping a user's instance");
+}
+
+asio::awaitable<void> user_servers::finish_retiring(std::shared_ptr<user_instance> instance) {
+  auto self = shared_from_this();
+  struct counted_out {  // also when the stop throws: stop() must not wait for it forever
+    user_servers* pool;
+    ~counted_out() {
+      if (--pool->retiring_ == 0 && pool->all_retired_) pool->all_retired_->set();
+    }
+  } counted{this};
+  if (instance->server) co_await instance->server->stop();
 }
 
 asio::awaitable<void> user_servers::reap_loop() {

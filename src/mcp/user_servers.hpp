@@ -146,6 +146,7 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   // Stops the instance idle the longest to make room; false when all are in a call.
   bool evict_one();
   void retire(std::map<instance_key, std::shared_ptr<user_instance>>::iterator it, const char* why);
+  boost::asio::awaitable<void> finish_retiring(std::shared_ptr<user_instance> instance);
   boost::asio::awaitable<void> reap_loop();
   void remember_tools(const std::string& server, const user_instance& instance);
 
@@ -162,6 +163,8 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   std::size_t stopped_idle_ = 0;
   std::size_t evicted_ = 0;
   bool stopping_ = false;
+  std::size_t retiring_ = 0;                        // instances out of the map whose stop is still running
+  std::unique_ptr<core::async_event> all_retired_;  // made by stop() while some are
   std::unique_ptr<core::timer> reaper_;
 };
 

@@ -18,6 +18,7 @@
 #include "harness/net/url.hpp"
 #include "support/oauth_test_server.hpp"
 #include "support/run_sync.hpp"
+#include "support/stopped_curl_loop.hpp"
 
 namespace harness::testing {
 namespace {
@@ -55,7 +56,7 @@ struct replica {
 class UserOAuth : public ::testing::Test {
  protected:
   void SetUp() override {
-    http = net::create_http_client(net::start_curl_loop());
+    http = net::create_http_client(curl.loop);
     users = mcp::memory_user_token_store();
     one = std::make_unique<replica>(ctx, http, remote.url("/mcp"), users);
     run_until_done(ctx, one->registry->start());
@@ -103,6 +104,7 @@ class UserOAuth : public ::testing::Test {
   }
 
   asio::io_context ctx;
+  stopped_curl_loop curl;    // stopped before ctx goes
   oauth_test_server remote;  // plain HTTP
   std::shared_ptr<net::http_client> http;
   std::shared_ptr<mcp::user_token_store> users;
@@ -214,7 +216,8 @@ TEST(UserOAuthOfficialServer, EachUserAuthorizesSeparatelyAgainstTheSdksExampleS
       {{"MCP_PORT", mcp_port}, {"MCP_AUTH_PORT", auth_port}, {"NODE_EXTRA_CA_CERTS", ""}});
   ASSERT_TRUE(example.wait_for_output("listening on port " + mcp_port, 30s)) << example.output();
 
-  auto http = net::create_http_client(net::start_curl_loop());
+  stopped_curl_loop curl;  // stopped before ctx goes
+  auto http = net::create_http_client(curl.loop);
   replica one(ctx, http, "http://localhost:" + mcp_port + "/mcp", mcp::memory_user_token_store());
   run_until_done(ctx, one.registry->start());
   auto greet = [&](const std::string& user) {
