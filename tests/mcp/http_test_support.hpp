@@ -19,6 +19,7 @@
 #include "harness/mcp/errors.hpp"
 #include "harness/net/http_client.hpp"
 #include "mcp_test_support.hpp"
+#include "support/stopped_curl_loop.hpp"
 
 namespace harness::mcp::testing {
 
@@ -66,7 +67,8 @@ inline bool wait_health(boost::asio::io_context& ctx, const core::health_source&
 struct http_server_fixture {
   boost::asio::io_context& ctx;
   std::unique_ptr<detail::child_process> child;
-  std::shared_ptr<net::http_client> http = net::create_http_client(net::start_curl_loop());
+  harness::testing::stopped_curl_loop curl;  // stopped before ctx goes
+  std::shared_ptr<net::http_client> http = net::create_http_client(curl.loop);
   std::shared_ptr<client> c;
   result<server_info> info = make_error(harness::core::errc::internal_error, "");
 
