@@ -153,7 +153,14 @@ class execution_service_impl final : public execution_service,
     execute_outcome out;
     {
       busy_scope busy(*session, clock_);
+      if (request.stop) {
+        std::weak_ptr<exec_session> weak = session;
+        request.stop->arm([weak] {
+          if (auto s = weak.lock(); s && s->sandbox) s->sandbox->kill();
+        });
+      }
       out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
+      if (request.stop) request.stop->disarm();
     }
     out.ended = !named || session->sandbox->broken();
     if (named) out.session_id = session->id;

@@ -10,6 +10,9 @@ std::vector<core::setting_spec> face_setting_specs() {
       {"MCP_MAX_SESSIONS", "64", "live /mcp sessions at once (initialize past it answers 503)"},
       {"MCP_MAX_SESSIONS_PER_KEY", "16", "live /mcp sessions one API key may hold (past it: 429)"},
       {"MCP_MAX_SESSIONS_PER_USER", "16", "live /mcp sessions one user may hold (past it: 429)"},
+      {"MCP_TASK_AFTER_MS", "1000",
+       "an MCP 2026-07-28 execute_code from a client that declares the Tasks extension answers with a task (polled "
+       "with tasks/get) once it ran this long; shorter blocks answer directly"},
       {"MCP_ALLOWED_ORIGINS", "",
        "comma-separated browser origins (scheme://host[:port]) allowed to call /mcp besides the server's own; any "
        "other Origin header is refused with 403, against DNS rebinding"},
@@ -30,6 +33,9 @@ result<face_settings> load_face_settings(const core::settings& s) {
   if (!per_user) return per_user.error();
   out.face.max_sessions_per_key = static_cast<std::size_t>(*per_key);
   out.face.max_sessions_per_user = static_cast<std::size_t>(*per_user);
+  auto task_after = s.get_int("MCP_TASK_AFTER_MS", 0, 600000);
+  if (!task_after) return task_after.error();
+  out.face.task_after = std::chrono::milliseconds(*task_after);
   const std::string& origins = s.get("MCP_ALLOWED_ORIGINS");
   std::size_t start = 0;
   while (start <= origins.size()) {

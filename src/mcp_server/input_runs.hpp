@@ -9,6 +9,15 @@
 // the answers to the waiting requests, and waits for the answer or the next
 // input. A run belongs to the user and key that started it: to anyone else
 // its requestState is unknown.
+//
+// A run may also become a task (the io.modelcontextprotocol/tasks extension,
+// for a client that declares it): when the call has neither answered nor
+// asked for input within `task_after`, it answers `resultType: "task"` with a
+// task id instead, and the block goes on. tasks/get then reports the run
+// (working, input_required with its inputRequests, completed with the
+// CallToolResult, failed with the JSON-RPC error, cancelled), tasks/update
+// hands input responses on, tasks/cancel stops the block. A task is kept
+// `keep` after its block ended or its client last asked, whichever is later.
 #pragma once
 
 #include <chrono>
@@ -17,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "harness/mcp_server/mcp_face.hpp"
 
@@ -30,19 +40,25 @@ class input_runs {
   // A finished run whose answer nobody collected, or a paused one nobody
   // answered, is dropped `keep` after it was last touched (sweep()).
   // `replica`: this replica's name, ending every requestState (empty: none).
+  // `task_after`: how long a call that may become a task runs before it does.
   input_runs(const boost::asio::any_io_executor& executor, core::clock& clock, std::chrono::milliseconds keep,
-             std::string replica);
+             std::chrono::milliseconds task_after, std::string replica);
 
   // Runs `message` (a tools/call) on `session` and answers with its result,
-  // or with input_required when the session asks for input first.
+  // or with input_required when the session asks for input first, or (when
+  // `may_task`) with a task once it ran `task_after` without either.
   boost::asio::awaitable<nlohmann::json> start(std::shared_ptr<mcp_session> session, nlohmann::json message,
-                                               mcp_caller caller, finish_fn finish);
+                                               mcp_caller caller, finish_fn finish, bool may_task);
 
   // A retry: `message` carries params.requestState and params.inputResponses.
   // Hands the responses on and answers as start() does; an unknown state
   // (or another caller's) gets an invalid-params error, one of another
   // replica an error whose data names it.
-  boost::asio::awaitable<nlohmann::json> resume(nlohmann::json message, const mcp_caller& caller);
+  boost::asio::awaitable<nlohmann::json> resume(nlohmann::json message, const mcp_caller& caller, bool may_task);
+
+  // tasks/get, tasks/update and tasks/cancel (params.taskId): the answer to
+  // `message`. A task of another caller is as unknown as a made-up id.
+  boost::asio::awaitable<nlohmann::json> task_request(nlohmann::json message, const mcp_caller& caller);
 
   // Drops runs untouched for longer than `keep`.
   void sweep();
@@ -52,13 +68,24 @@ class input_runs {
 
  private:
   struct run;
-  boost::asio::awaitable<nlohmann::json> next(std::shared_ptr<run> r, nlohmann::json id);
-  static boost::asio::awaitable<void> drive(std::shared_ptr<run> r, nlohmann::json message);
+  boost::asio::awaitable<nlohmann::json> next(std::shared_ptr<run> r, nlohmann::json id, bool may_task);
+  boost::asio::awaitable<void> drive(std::shared_ptr<run> r, nlohmann::json message);
   boost::asio::awaitable<void> drop(std::string token);
+  // The run `token` names when it is `caller`'s and of the kind asked for;
+  // else the error answer (naming the replica that holds it, if another).
+  std::variant<std::shared_ptr<run>, nlohmann::json> find(const nlohmann::json& id, const std::string& token,
+                                                         const mcp_caller& caller, bool task) const;
+  // Hands the client's inputResponses to the session's waiting requests.
+  boost::asio::awaitable<void> deliver(const std::shared_ptr<run>& r, const nlohmann::json& params);
+  // Moves what the session asked into the requests put to the client.
+  static void put_to_client(run& r);
+  nlohmann::json become_task(run& r, const nlohmann::json& id);
+  nlohmann::json task_fields(const run& r) const;
 
   boost::asio::any_io_executor executor_;
   core::clock& clock_;
   std::chrono::milliseconds keep_;
+  std::chrono::milliseconds task_after_;
   std::string replica_;
   std::map<std::string, std::shared_ptr<run>> runs_;  // by requestState
 };

@@ -111,6 +111,12 @@ json client_capabilities(const json& message) {
   return capabilities != meta->end() && capabilities->is_object() ? *capabilities : json::object();
 }
 
+bool declares_extension(const json& message, std::string_view extension) {
+  const json capabilities = client_capabilities(message);
+  auto extensions = capabilities.find("extensions");
+  return extensions != capabilities.end() && extensions->is_object() && extensions->contains(extension);
+}
+
 std::optional<std::string> header_value(std::string_view raw) {
   constexpr std::string_view open = "=?base64?", close = "?=";
   if (!raw.starts_with(open) || !raw.ends_with(close) || raw.size() < open.size() + close.size()) {
@@ -136,6 +142,7 @@ std::optional<json> check_headers(const json& message, const request_headers& he
   std::optional<std::string_view> name;
   if (method == "tools/call" || method == "prompts/get") name = string_param(message, "name");
   if (method == "resources/read") name = string_param(message, "uri");
+  if (method.starts_with("tasks/")) name = string_param(message, "taskId");  // the Tasks extension's routing header
   if (name && decoded(headers.name) != *name) return mismatch(message, "Mcp-Name", *name, decoded(headers.name));
   if (headers.session && method == "tools/call") {
     // Sent by a client that mirrors execute_code's `session` (x-mcp-header),

@@ -63,7 +63,7 @@ modern_requests::modern_requests(const asio::any_io_executor& executor, core::cl
       config_(std::move(config)),
       table_(table),
       // A paused call is kept while its approval may still be answered, and a minute more.
-      runs_(executor, clock, config_.approval_timeout + std::chrono::minutes(1), config_.replica) {}
+      runs_(executor, clock, config_.approval_timeout + std::chrono::minutes(1), config_.task_after, config_.replica) {}
 
 asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_caller caller, notify_fn notify) {
   switch (kind_of(message)) {
@@ -89,6 +89,17 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
     co_return completed(cacheable(jsonrpc::result(id, {{"tools", tool_definitions(true)}}), stable_ttl_ms, "public"));
   }
   if (method == "tools/call") co_return completed(co_await call_tool(message, caller, std::move(notify)));
+  if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
+    if (!modern::declares_extension(message, modern::tasks_extension)) {
+      json refused = jsonrpc::error(id, modern::missing_capability,
+                                    method + " is part of the Tasks extension: declare it in the request's client "
+                                             "capabilities (extensions[\"" +
+                                        modern::tasks_extension + "\"])");
+      refused["error"]["data"] = {{"requiredCapabilities", {{"extensions", {{modern::tasks_extension, json::object()}}}}}};
+      co_return refused;
+    }
+    co_return completed(co_await runs_.task_request(std::move(message), caller));
+  }
   if (deps_->skills &&
       (method == "resources/list" || method == "resources/read" || method == "resources/templates/list")) {
     // The user's skills: theirs alone, and they change when the user saves one.
@@ -101,15 +112,18 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
     co_return completed(cacheable(std::move(*answer), templates ? stable_ttl_ms : 0, templates ? "public" : "private"));
   }
   const char* offered = deps_->skills ? "server/discover, ping, tools/list, tools/call, resources/list, "
-                                        "resources/read and resources/templates/list"
-                                      : "server/discover, ping, tools/list and tools/call";
+                                        "resources/read, resources/templates/list and the Tasks extension's tasks/get, "
+                                        "tasks/update and tasks/cancel"
+                                      : "server/discover, ping, tools/list, tools/call and the Tasks extension's "
+                                        "tasks/get, tasks/update and tasks/cancel";
   co_return jsonrpc::error(
       id, jsonrpc::method_not_found,
       fmt::format("method not found: {} (in MCP 2026-07-28 this server offers {})", method.substr(0, 100), offered));
 }
 
 json modern_requests::discover() const {
-  json capabilities{{"tools", {{"listChanged", false}}}};
+  // execute_code may answer with a task (when the request declares the extension too).
+  json capabilities{{"tools", {{"listChanged", false}}}, {"extensions", {{modern::tasks_extension, json::object()}}}};
   if (deps_->skills) capabilities["resources"] = {{"listChanged", false}, {"subscribe", false}};
   return {{"supportedVersions", modern::versions()},
           {"capabilities", std::move(capabilities)},
@@ -122,7 +136,8 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   const std::string name = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
   const json& args = arguments_of(message);
   // A retry with the client's input for a call that asked for it.
-  if (params.contains("requestState")) co_return co_await runs_.resume(message, caller);
+  const bool may_task = name == execute_tool_name && modern::declares_extension(message, modern::tasks_extension);
+  if (params.contains("requestState")) co_return co_await runs_.resume(message, caller, may_task);
   if (name == open_session_tool_name) co_return co_await open_session(id, caller);
   if (name == close_session_tool_name) co_return co_await close_session(id, args, caller);
   if (name != execute_tool_name) {
@@ -130,7 +145,7 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
     co_return std::move(*answer);
   }
   auto handle = args.find("session");
-  if (handle == args.end() || handle->is_null()) co_return co_await execute_one_shot(message, caller);
+  if (handle == args.end() || handle->is_null()) co_return co_await execute_one_shot(message, caller, may_task);
   if (!handle->is_string()) {
     co_return jsonrpc::result(id, tool_error("session must be a string: a handle from open_session"));
   }
@@ -141,14 +156,14 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   // another request's block runs there (this one is refused as busy).
   if (!session->busy()) session->set_client_capabilities(modern::client_capabilities(message));
   const input_runs::finish_fn nothing_to_end;  // the handle's session stays
-  co_return co_await runs_.start(std::move(session), message, caller, nothing_to_end);
+  co_return co_await runs_.start(std::move(session), message, caller, nothing_to_end, may_task);
 }
 
-asio::awaitable<json> modern_requests::execute_one_shot(json message, const mcp_caller& caller) {
+asio::awaitable<json> modern_requests::execute_one_shot(json message, const mcp_caller& caller, bool may_task) {
   auto [number, session] = open_one_shot(caller);
   session->set_client_capabilities(modern::client_capabilities(message));
   input_runs::finish_fn finish = [this, number, session] { return end_one_shot(this, number, session); };
-  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish));
+  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish), may_task);
 }
 
 std::pair<std::uint64_t, std::shared_ptr<mcp_session>> modern_requests::open_one_shot(const mcp_caller& caller) {

@@ -7,7 +7,9 @@
 // one. A request without a handle runs in a one-shot session of its own.
 // An execute_code that needs the client's input on the way (an approval, an
 // upstream elicitation) answers input_required and goes on when the client
-// retries with the responses (input_runs.hpp).
+// retries with the responses; one that runs longer than MCP_TASK_AFTER_MS,
+// for a client that declares the Tasks extension, answers with a task that
+// tasks/get, tasks/update and tasks/cancel follow (input_runs.hpp).
 #pragma once
 
 #include <map>
@@ -63,7 +65,8 @@ class modern_requests {
   boost::asio::awaitable<std::optional<nlohmann::json>> one_shot(nlohmann::json message, const mcp_caller& caller,
                                                                  notify_fn notify);
   // execute_code in a session of its own, which may pause for the client's input.
-  boost::asio::awaitable<nlohmann::json> execute_one_shot(nlohmann::json message, const mcp_caller& caller);
+  boost::asio::awaitable<nlohmann::json> execute_one_shot(nlohmann::json message, const mcp_caller& caller,
+                                                          bool may_task);
   // A one-shot session, kept in one_shots_ (so shutdown ends it) until end_one_shot.
   std::pair<std::uint64_t, std::shared_ptr<mcp_session>> open_one_shot(const mcp_caller& caller);
   static boost::asio::awaitable<void> end_one_shot(modern_requests* self, std::uint64_t number,

@@ -36,6 +36,8 @@ constexpr std::size_t max_result_text = 100 * 1024;
 struct in_flight {
   bool cancelled = false;
   bool executing = false;  // an execute_code whose block may be running
+  // A one-shot block's way to be stopped (a session's block stops with its session).
+  std::shared_ptr<execution::block_stop> stop;
 };
 
 // Ticks notifications/progress while a block runs, until stopped.
@@ -249,7 +251,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (it == in_flight_.end() || it->second.cancelled)
       return;  // finished already, or unknown: ignored, as the spec says
     it->second.cancelled = true;
-    if (it->second.executing && has_sandbox_ && deps_->execution) {
+    if (it->second.executing && it->second.stop) {
+      core::log_info("mcp session {}: a running one-shot block was cancelled; stopping its sandbox", id_);
+      it->second.stop->request();
+    } else if (it->second.executing && has_sandbox_ && deps_->execution) {
       // The sandbox is killed, so the block ends at once; its variables go with it.
       core::log_info("mcp session {}: a running block was cancelled; stopping its sandbox", id_);
       drop_sandbox();
@@ -342,6 +347,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.language = *language;
     if (style_ != session_style::one_shot) request.session_id = id_;  // one-shot: a fresh sandbox, gone after
     request.approver = approver_;
+    if (style_ == session_style::one_shot) request.stop = in_flight_[key].stop = std::make_shared<execution::block_stop>();
     // A call the tool policy asks about is put to the client on this
     // request's stream. Another execute_code of the session still running
     // keeps its own (this one gets session_busy).

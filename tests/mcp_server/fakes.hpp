@@ -67,6 +67,12 @@ class fake_execution final : public execution::execution_service {
 
   asio::awaitable<result<execution::execute_outcome>> execute(execution::execute_request request) override {
     requests.push_back(request);
+    if (request.stop) {
+      request.stop->arm([this] {
+        killed = true;
+        release.set();
+      });
+    }
     if (hold) {
       co_await release.wait();
       if (killed) {

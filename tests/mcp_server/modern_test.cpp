@@ -5,86 +5,12 @@
 // mcp_face_integration_test.cpp.
 #include <gtest/gtest.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
-
-#include "harness/mcp_server/mcp_face.hpp"
-#include "harness/mcp_server/modern.hpp"
-#include "mcp_server/fakes.hpp"
-#include "support/run_sync.hpp"
+#include "mcp_server/modern_fixture.hpp"
 
 namespace harness::mcp_server {
 namespace {
 
-namespace asio = boost::asio;
-using json = nlohmann::json;
-using fakes::fake_execution;
-using fakes::fake_tools;
-using harness::testing::run_until_done;
-
-json envelope(json capabilities = json::object()) {
-  return {{modern::version_key, "2026-07-28"},
-          {modern::capabilities_key, std::move(capabilities)},
-          {modern::client_info_key, {{"name", "test"}, {"version", "1"}}}};
-}
-
-json request(int id, std::string method, json params = json::object()) {
-  params["_meta"] = envelope();
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", std::move(method)}, {"params", std::move(params)}};
-}
-
-json call(int id, const char* tool, json args) {
-  return request(id, "tools/call", {{"name", tool}, {"arguments", std::move(args)}});
-}
-
-class McpModern : public ::testing::Test {
- protected:
-  void SetUp() override {
-    face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution}, config);
-  }
-  void TearDown() override { run_until_done(io, face->shutdown()); }
-
-  std::optional<json> send(json message, mcp_caller caller = {"alice", "key_1", false}) {
-    return run_until_done(io, face->handle_modern(std::move(message), std::move(caller), nullptr));
-  }
-  json result_of(json message, mcp_caller caller = {"alice", "key_1", false}) {
-    auto answer = send(std::move(message), std::move(caller));
-    EXPECT_TRUE(answer.has_value());
-    if (!answer) return nullptr;
-    EXPECT_FALSE(answer->contains("error")) << answer->dump();
-    return (*answer)["result"];
-  }
-  std::string open_session(mcp_caller caller = {"alice", "key_1", false}) {
-    auto r = result_of(call(1, "open_session", json::object()), std::move(caller));
-    EXPECT_FALSE(r.value("isError", true)) << r.dump();
-    return r["structuredContent"].value("session", "");
-  }
-
-  // Starts a request without waiting; its answer lands in `out`.
-  void start(json message, std::optional<json>& out, mcp_caller caller = {"alice", "key_1", false}) {
-    auto handling = [](std::shared_ptr<mcp_face> f, json m, mcp_caller c,
-                       std::optional<json>& answer) -> asio::awaitable<void> {
-      answer = co_await f->handle_modern(std::move(m), std::move(c), nullptr);
-    };
-    asio::co_spawn(io, handling(face, std::move(message), std::move(caller), out), asio::detached);
-  }
-  // Runs handlers until `done` holds (or a bound of rounds passes).
-  template <class Done>
-  bool poll_until(Done done) {
-    for (int i = 0; i < 10000 && !done(); ++i) {
-      io.restart();
-      io.poll();
-    }
-    return done();
-  }
-
-  asio::io_context io;
-  face_config config;
-  std::shared_ptr<fake_tools> tools = std::make_shared<fake_tools>();
-  std::shared_ptr<fake_execution> execution = std::make_shared<fake_execution>(io);
-  std::shared_ptr<mcp_face> face;
-};
+using namespace testing;
 
 TEST(McpModernEnvelope, AMessageIsOfTheNewEraWhenItsMetaNamesAVersion) {
   EXPECT_EQ(modern::claimed_version(request(1, "tools/list")), "2026-07-28");

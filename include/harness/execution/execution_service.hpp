@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,29 @@ struct language_pools {
   }
 };
 
+// Lets the caller stop a block that has no session to end (a one-shot one;
+// a session's block stops when its session ends): request() kills the
+// block's sandbox, now or as soon as it has one, so the block answers with a
+// SandboxError. Used on the service's executor.
+class block_stop {
+ public:
+  void request() {
+    requested_ = true;
+    if (kill_) kill_();
+  }
+  bool requested() const { return requested_; }
+  // The execution service's side: how to kill the block while it runs (empty: not running).
+  void arm(std::function<void()> kill) {
+    kill_ = std::move(kill);
+    if (requested_ && kill_) kill_();
+  }
+  void disarm() { kill_ = nullptr; }
+
+ private:
+  bool requested_ = false;
+  std::function<void()> kill_;
+};
+
 struct execute_request {
   std::string user_id;
   std::string key_id;  // the caller's API key id; empty for the open caller
@@ -73,6 +97,8 @@ struct execute_request {
   // Who decides the calls the tool policy asks about, for a session this
   // request opens (the MCP face's client); null: such calls are refused.
   std::shared_ptr<policy::approver> approver{};
+  // Stops the block on request (null: only ending its session does).
+  std::shared_ptr<block_stop> stop{};
 };
 
 // What one /execute block gave: the block's own outcome and where it ran.

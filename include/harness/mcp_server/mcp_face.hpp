@@ -49,6 +49,9 @@ struct face_config {
   std::size_t code_max_chars = 1 << 20;
   // How long a call that needs approval waits for the client's answer (APPROVAL_TIMEOUT_MS).
   std::chrono::milliseconds approval_timeout{300000};
+  // A new-era execute_code of a client that declares the Tasks extension
+  // answers with a task once it ran this long (MCP_TASK_AFTER_MS).
+  std::chrono::milliseconds task_after{1000};
   // With replicas sharing a store: this replica's name (SANDBOX_OWNER), put
   // at the end of every session id ("mcp_<hex>.<replica>") so that another
   // replica names the holder and a load balancer can route by it. Empty: ids

@@ -23,6 +23,10 @@ inline constexpr const char* capabilities_key = "io.modelcontextprotocol/clientC
 inline constexpr const char* client_info_key = "io.modelcontextprotocol/clientInfo";
 inline constexpr const char* server_info_key = "io.modelcontextprotocol/serverInfo";
 
+// The Tasks extension (io.modelcontextprotocol/tasks): a tools/call may answer
+// `resultType: "task"`, polled with tasks/get.
+inline constexpr const char* tasks_extension = "io.modelcontextprotocol/tasks";
+
 // The error codes 2026-07-28 added.
 inline constexpr int header_mismatch = -32020;      // an MCP header is missing or differs from the body
 inline constexpr int missing_capability = -32021;   // the request lacks a client capability it needs
@@ -45,6 +49,9 @@ std::optional<nlohmann::json> check_envelope(const nlohmann::json& message);
 // The client capabilities a new-era request declares ({} when none).
 nlohmann::json client_capabilities(const nlohmann::json& message);
 
+// Whether the request's client capabilities declare `extension` (under "extensions").
+bool declares_extension(const nlohmann::json& message, std::string_view extension);
+
 // The HTTP headers of a new-era POST that must agree with its body.
 struct request_headers {
   std::optional<std::string> protocol_version;  // MCP-Protocol-Version
@@ -55,7 +62,8 @@ struct request_headers {
 
 // -32020 when a header is missing or says something else than the body:
 // MCP-Protocol-Version and Mcp-Method always, Mcp-Name for tools/call and
-// prompts/get (params.name) and resources/read (params.uri), and
+// prompts/get (params.name), resources/read (params.uri) and the Tasks
+// extension's tasks/get, tasks/update and tasks/cancel (params.taskId), and
 // Mcp-Param-Session when sent. Values may come base64-wrapped
 // ("=?base64?...?="), as the transport allows for text that is not
 // header-safe. nullopt when they agree.
