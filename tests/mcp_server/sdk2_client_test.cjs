@@ -3,7 +3,9 @@
 // pinned to 2026-07-28, against a running mcp-harness over Streamable HTTP or
 // `mcp-harness mcp` over stdio: server/discover, tools/list with caching
 // hints, execute_code in a fresh sandbox, state under a session handle,
-// another user's handle refused, approvals refused with the reason, and the
+// another user's handle refused, approvals through input_required, long
+// blocks as tasks (the Tasks extension: tasks/get, tasks/update,
+// tasks/cancel), and the
 // 2025 era still served to the same SDK in its default (legacy) mode. Over
 // HTTP also raw requests: header mismatches, versions, GET and DELETE.
 //
@@ -22,6 +24,9 @@ const { Skip, assert, short, sleep, textOf, stdioTransport, runChecks } = requir
 const sdkRequire = createRequire(path.join(__dirname, '../mcp/versions/package.json'));
 const { Client, StreamableHTTPClientTransport } = sdkRequire('@modelcontextprotocol/client');
 const { StdioClientTransport } = sdkRequire('@modelcontextprotocol/client/stdio');
+// The zod the client itself uses, for client.request()'s result schemas.
+const { z } = createRequire(sdkRequire.resolve('@modelcontextprotocol/client'))('zod');
+const TASKS = 'io.modelcontextprotocol/tasks';
 
 const env = process.env;
 const transportKind = env.MCP_TEST_TRANSPORT;
@@ -52,18 +57,73 @@ const asked = [];
 const answers = [];
 
 // mode: { pin: '2026-07-28' }, 'auto', or 'legacy' (the SDK's default).
+// options.tasks: declare the Tasks extension; the answers with resultType
+// "task" are kept in options.tasks (by JSON-RPC id), because the 2.4.0
+// client has no Tasks support of its own and rejects them
+// (UNSUPPORTED_RESULT_TYPE).
 async function connect(mode, options = {}) {
+  const capabilities = { elicitation: { form: {} } };
+  if (options.tasks) capabilities.extensions = { [TASKS]: {} };
   const client = new Client({ name: 'mcp-harness-sdk2-test', version: '1.0.0' }, {
     versionNegotiation: { mode },
-    capabilities: { elicitation: { form: {} } },
+    capabilities,
   });
   client.setRequestHandler('elicitation/create', async (request) => {
     asked.push(request.params);
     return answers.shift() || { action: 'decline' };
   });
   const transport = newTransport(options);
+  if (options.tasks) {
+    // The client (re)sets onmessage while it connects: keep a task answer on the way in, every time.
+    let inbound;
+    Object.defineProperty(transport, 'onmessage', {
+      configurable: true,
+      get: () => inbound,
+      set: (fn) => {
+        inbound = fn && ((message, extra) => {
+          if (message?.result?.resultType === 'task') options.tasks.set(message.id, message.result);
+          fn(message, extra);
+        });
+      },
+    });
+  }
   await client.connect(transport);
   return { client, transport };
+}
+
+const Task = z.looseObject({ taskId: z.string(), status: z.string() });
+
+// execute_code that is expected to become a task: the task the server answered with.
+async function startTask(client, tasks, code) {
+  const before = new Set(tasks.keys());
+  try {
+    const r = await execute(client, code);
+    throw new Error(`answered directly, not with a task: ${short(r)}`);
+  } catch (e) {
+    if (e.data?.resultType !== 'task') throw e;
+  }
+  const id = [...tasks.keys()].find((k) => !before.has(k));
+  assert(id !== undefined, 'the SDK refused a task answer that never came');
+  return tasks.get(id);
+}
+
+// tasks/get until the task is no longer working (answering its input with `answer`).
+async function followTask(client, task, answer) {
+  const seen = [];
+  for (let i = 0; i < 120; ++i) {
+    await sleep(task.pollIntervalMs || 500);
+    const now = await client.request({ method: 'tasks/get', params: { taskId: task.taskId } }, Task);
+    seen.push(now);
+    if (now.status === 'input_required' && answer) {
+      const inputResponses = {};
+      for (const [key, request] of Object.entries(now.inputRequests || {})) inputResponses[key] = answer(request);
+      await client.request({ method: 'tasks/update', params: { taskId: task.taskId, inputResponses } },
+        z.looseObject({}));
+      continue;
+    }
+    if (now.status !== 'working') return { last: now, seen };
+  }
+  throw new Error(`the task still runs after 120 polls: ${short(seen[seen.length - 1])}`);
 }
 
 async function execute(client, code, extra = {}) {
@@ -181,6 +241,7 @@ check('approvals and upstream elicitations go through input_required, answered b
   const roots = await run(ctx.client, "return await callMCPTool('fs__list_allowed_directories', {})");
   const m = JSON.stringify(roots).match(/(\/[^\s"',\\\]]+)/);
   assert(m, `no allowed directory in ${short(roots)}`);
+  ctx.allowedDir = m[1];
   const code = `try {
       const r = await callMCPTool('fs__list_directory', {path: ${JSON.stringify(m[1])}});
       return 'listed ' + JSON.stringify(r).length;
@@ -202,6 +263,50 @@ check('approvals and upstream elicitations go through input_required, answered b
   assert(asked.length === 3 && String(asked[2].message).includes('Please provide inputs'), short(asked[2]));
   assert(String(upstream).includes('Ann Era'), `the server did not get the answer: ${short(upstream)}`);
   await ctx.client.callTool({ name: 'close_session', arguments: { session } });
+});
+
+check('a long block becomes a task: followed with tasks/get, its input given with tasks/update, cancelled', async () => {
+  const tasks = new Map();
+  const { client } = await connect({ pin: MODERN }, { tasks });
+  try {
+    const task = await startTask(client, tasks, 'await new Promise((r) => setTimeout(r, 4000)); return 42');
+    assert(task.status === 'working' && task.taskId.startsWith('task_') && task.pollIntervalMs > 0, short(task));
+    const { last, seen } = await followTask(client, task);
+    assert(last.status === 'completed' && last.result.structuredContent.result === 42, short(last));
+    assert(seen.some((t) => t.status === 'working' && /has run for \d+ s/.test(t.statusMessage || '')),
+      `no progress while it ran: ${short(seen)}`);
+
+    // An approval the block asks for after it became a task: input_required, answered with tasks/update.
+    const approve = `await new Promise((r) => setTimeout(r, 1500));
+      const listed = await callMCPTool('fs__list_directory', {path: ${JSON.stringify(ctx.allowedDir)}});
+      return 'listed ' + JSON.stringify(listed).length;`;
+    const asking = await startTask(client, tasks, approve);
+    const answered = [];
+    const approved = await followTask(client, asking, (request) => {
+      answered.push(request);
+      return { action: 'accept', content: { scope: 'call' } };
+    });
+    assert(answered.length === 1 && answered[0].method === 'elicitation/create' &&
+      answered[0].params.message.includes('fs__list_directory'), `asked: ${short(answered)}`);
+    assert(approved.last.status === 'completed' &&
+      String(approved.last.result.structuredContent.result).startsWith('listed '), short(approved.last));
+
+    // tasks/cancel stops the block.
+    const endless = await startTask(client, tasks, 'await new Promise((r) => setTimeout(r, 600000))');
+    await client.request({ method: 'tasks/cancel', params: { taskId: endless.taskId } }, z.looseObject({}));
+    const { last: cancelled } = await followTask(client, endless);
+    assert(cancelled.status === 'cancelled', short(cancelled));
+
+    let unknown;
+    try {
+      await client.request({ method: 'tasks/get', params: { taskId: 'task_00000000000000000000000000000000' } }, Task);
+    } catch (e) {
+      unknown = e;
+    }
+    assert(unknown && unknown.code === -32602 && /task not found/.test(unknown.message), short(unknown));
+  } finally {
+    await client.close();
+  }
 });
 
 check('close_session ends it', async () => {
