@@ -53,6 +53,7 @@ struct input_runs::run {
   std::map<std::string, json> pending;  // by key: that request as an inputRequests entry {method, params}
   std::optional<json> answer;           // the tools/call's own answer, once the block ended
   bool waiting = false;                 // a tools/call of the client waits on this run now
+  json waiting_id;                      // that request's id
   core::steady_time touched{};
   // A task (the run answered resultType "task"):
   bool task = false;
@@ -136,6 +137,7 @@ asio::awaitable<void> input_runs::drive(std::shared_ptr<run> r, json message) {
 
 asio::awaitable<json> input_runs::next(std::shared_ptr<run> r, json id, bool may_task) {
   r->waiting = true;
+  r->waiting_id = id;
   const auto task_at = clock_.steady_now() + task_after_;
   auto settled = [&r] { return r->answer || !r->asked.empty() || !r->pending.empty(); };
   while (!settled()) {
@@ -276,15 +278,8 @@ asio::awaitable<json> input_runs::task_request(json message, const mcp_caller& c
     co_return jsonrpc::result(id, json::object());
   }
   if (method == "tasks/cancel") {
-    if (!r->answer && !r->cancel_asked) {
-      r->cancel_asked = true;
-      r->updated = clock_.system_now();
-      core::log_info("mcp: a task was cancelled by its client; stopping its block");
-      json cancelled = jsonrpc::notification("notifications/cancelled",
-                                             {{"requestId", r->request_id}, {"reason", "tasks/cancel"}});
-      const notify_fn nothing;
-      co_await r->session->handle(std::move(cancelled), nothing);
-    }
+    core::log_info("mcp: a task was cancelled by its client; stopping its block");
+    co_await stop_block(r, clock_.system_now());
     co_return jsonrpc::result(id, json::object());
   }
   put_to_client(*r);
@@ -299,6 +294,27 @@ asio::awaitable<json> input_runs::task_request(json message, const mcp_caller& c
     detailed["error"] = (*r->answer)["error"];
   }
   co_return jsonrpc::result(id, std::move(detailed));
+}
+
+asio::awaitable<void> input_runs::stop_block(std::shared_ptr<run> r, core::system_time now) {
+  if (r->answer || r->cancel_asked) co_return;
+  r->cancel_asked = true;
+  r->updated = now;
+  json cancelled = jsonrpc::notification("notifications/cancelled", {{"requestId", r->request_id}});
+  const notify_fn nothing;  // named: no temporary in co_await (GCC 12)
+  co_await r->session->handle(std::move(cancelled), nothing);
+}
+
+asio::awaitable<void> input_runs::cancel(json request_id, const mcp_caller& caller) {
+  for (const auto& [token, r] : runs_) {
+    if (r->task || !r->waiting || r->waiting_id != request_id || r->caller.user_id != caller.user_id ||
+        r->caller.key_id != caller.key_id) {
+      continue;
+    }
+    core::log_info("mcp: a tools/call was cancelled by its client; stopping its block");
+    co_await stop_block(r, clock_.system_now());
+    co_return;
+  }
 }
 
 asio::awaitable<void> input_runs::drop(std::string token) {

@@ -60,6 +60,11 @@ class input_runs {
   // `message`. A task of another caller is as unknown as a made-up id.
   boost::asio::awaitable<nlohmann::json> task_request(nlohmann::json message, const mcp_caller& caller);
 
+  // notifications/cancelled over stdio: stops the block of the call whose
+  // request `request_id` of `caller` waits (the first or a retry). Unknown
+  // ids, and calls that became tasks (tasks/cancel stops those), are ignored.
+  boost::asio::awaitable<void> cancel(nlohmann::json request_id, const mcp_caller& caller);
+
   // Drops runs untouched for longer than `keep`.
   void sweep();
   // Ends every run (server shutdown).
@@ -80,6 +85,8 @@ class input_runs {
   // Moves what the session asked into the requests put to the client.
   static void put_to_client(run& r);
   nlohmann::json become_task(run& r, const nlohmann::json& id);
+  // Asks the session to stop the run's block (once).
+  static boost::asio::awaitable<void> stop_block(std::shared_ptr<run> r, core::system_time now);
   nlohmann::json task_fields(const run& r) const;
 
   boost::asio::any_io_executor executor_;

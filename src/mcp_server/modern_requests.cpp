@@ -67,8 +67,14 @@ modern_requests::modern_requests(const asio::any_io_executor& executor, core::cl
 
 asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_caller caller, notify_fn notify) {
   switch (kind_of(message)) {
-    case message_kind::notification:
-      co_return std::nullopt;  // nothing to cancel or acknowledge without sessions
+    case message_kind::notification: {
+      // Over stdio a client cancels a request so (over HTTP it closes the connection).
+      const json& params = params_of(message);
+      if (message["method"] == "notifications/cancelled" && params.contains("requestId")) {
+        co_await runs_.cancel(params["requestId"], caller);
+      }
+      co_return std::nullopt;
+    }
     case message_kind::other:
       co_return jsonrpc::error(message.is_object() ? message.value("id", json()) : json(), jsonrpc::invalid_request,
                                "not a JSON-RPC 2.0 request: it needs \"jsonrpc\": \"2.0\", a string \"method\" and a "

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/sandbox/process_label.hpp"
+
 namespace harness::sandbox {
 
 nlohmann::json hardened_container_body(const sandbox_config& config, const std::string& task_id,
@@ -58,7 +60,7 @@ nlohmann::json hardened_container_body(const sandbox_config& config, const std::
       {"StdinOnce", true},
       {"Tty", false},
       {"NetworkDisabled", no_network},
-      {"Labels", {{owner_label, config.owner}, {task_label, task_id}}},
+      {"Labels", {{owner_label, config.owner}, {task_label, task_id}, {process_label, this_process()}}},
       {"HostConfig", host},
   };
   if (!entrypoint.empty()) body["Entrypoint"] = entrypoint;

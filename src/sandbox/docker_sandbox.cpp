@@ -10,6 +10,7 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/docker/errors.hpp"
 #include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/process_label.hpp"
 #include "harness/sandbox/errors.hpp"
 #include "harness/sandbox/sandbox.hpp"
 
@@ -42,11 +43,17 @@ class docker_sandbox final : public sandbox_backend,
   task<result<std::size_t>> sweep(std::function<bool(const std::string&)> is_live) override {
     auto listed = co_await engine_->list_containers(fmt::format("{}={}", owner_label, config_.owner), true);
     if (!listed) co_return listed.error();
-    std::size_t removed = 0;
+    std::size_t removed = 0, others = 0;
     for (const auto& c : *listed) {
       if (owns(c.id)) continue;
       auto task = c.labels.find(task_label);
       if (is_live && task != c.labels.end() && is_live(task->second)) continue;
+      // Another harness process with the same SANDBOX_OWNER, still running, uses it.
+      auto maker = c.labels.find(process_label);
+      if (maker != c.labels.end() && maker->second != this_process() && process_alive(maker->second)) {
+        ++others;
+        continue;
+      }
       auto s = co_await engine_->remove_container(c.id, true);
       if (s || s.error().code == docker::errc::not_found) {
         ++removed;
@@ -55,6 +62,9 @@ class docker_sandbox final : public sandbox_backend,
       }
     }
     if (removed > 0) core::log_info("sandbox sweep removed {} leftover container(s)", removed);
+    if (others > 0) {
+      core::log_info("sandbox sweep left {} container(s) of other running mcp-harness processes alone", others);
+    }
     co_return removed;
   }
 

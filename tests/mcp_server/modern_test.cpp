@@ -264,6 +264,28 @@ TEST_F(McpModern, AClientWithoutElicitationIsNotAskedAndTheCallIsDeniedSayingWhy
   EXPECT_EQ((*answer)["result"]["resultType"], "complete");
 }
 
+// Over stdio a client cancels a request with notifications/cancelled (the
+// face gets it with the stdio client as caller); another caller's does nothing.
+TEST_F(McpModern, NotificationsCancelledStopsTheCallersBlock) {
+  execution->hold = true;
+  std::optional<json> answer;
+  start(call(7, "execute_code", {{"code", "await new Promise(() => {})"}}), answer);
+  ASSERT_TRUE(poll_until([&] { return execution->requests.size() == 1; }));
+  auto cancel = json{{"jsonrpc", "2.0"},
+                     {"method", "notifications/cancelled"},
+                     {"params", {{"requestId", 7}, {"_meta", envelope()}}}};
+  EXPECT_FALSE(send(cancel, {"bob", "key_1", false}));
+  auto other_id = cancel;
+  other_id["params"]["requestId"] = 8;
+  EXPECT_FALSE(send(other_id));
+  poll_until([] { return false; });
+  EXPECT_FALSE(execution->killed);
+  EXPECT_FALSE(answer.has_value());
+  EXPECT_FALSE(send(cancel));
+  ASSERT_TRUE(poll_until([&] { return answer.has_value(); }));
+  EXPECT_TRUE(execution->killed);  // the one-shot block's sandbox was stopped
+}
+
 TEST_F(McpModern, UnknownMethodsAndNotificationsAndResponses) {
   auto unknown = send(request(1, "initialize"));
   ASSERT_TRUE(unknown);

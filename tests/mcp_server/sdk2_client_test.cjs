@@ -309,6 +309,24 @@ check('a long block becomes a task: followed with tasks/get, its input given wit
   }
 });
 
+check('an aborted call is cancelled over stdio, and its block stopped', async () => {
+  const aborter = new AbortController();
+  const call = ctx.client.callTool({ name: 'execute_code', arguments: { code: 'await new Promise(() => {})' } },
+    { signal: aborter.signal });
+  await sleep(1500);
+  aborter.abort();
+  let failure;
+  try {
+    await call;
+  } catch (e) {
+    failure = e;
+  }
+  assert(failure, 'the aborted call answered');
+  for (let i = 0; i < 50 && !childStderr.includes('a tools/call was cancelled by its client'); ++i) await sleep(100);
+  assert(childStderr.includes('a tools/call was cancelled by its client'), 'the server did not hear of the cancel');
+  assert(await run(ctx.client, 'return 8') === 8, 'the server is stuck after a cancel');
+}, { transport: 'stdio' });
+
 check('close_session ends it', async () => {
   const closed = await ctx.client.callTool({ name: 'close_session', arguments: { session: ctx.session } });
   assert(!closed.isError && closed.structuredContent.closed === true, short(closed));

@@ -13,6 +13,7 @@
 
 #include "harness/docker/errors.hpp"
 #include "harness/sandbox/errors.hpp"
+#include "harness/sandbox/process_label.hpp"
 #include "harness/sandbox/sandbox_health.hpp"
 #include "sandbox/sandbox_fixture.hpp"
 
@@ -55,6 +56,28 @@ TEST_F(SandboxRun, SweepRemovesOnlyOrphans) {
   // At start-up nothing is live and a fresh backend owns nothing: both remaining go.
   EXPECT_EQ(*run(backend()->sweep(nullptr)), 2u);
   EXPECT_TRUE(run((*owned)->stop()));
+}
+
+// Another harness process with the same SANDBOX_OWNER on this engine (a
+// server beside the `mcp-harness mcp` processes clients start) keeps its
+// sandboxes while it runs; those of a process that is gone are swept.
+TEST_F(SandboxRun, SweepLeavesTheContainersOfAnotherRunningProcess) {
+  auto made_by = [&](const std::string& process, const std::string& task) {
+    auto body = hardened_container_body(config, task);
+    body["Labels"][process_label] = process;
+    return run(engine->create_container(body, ""));
+  };
+  const std::string init = process_label_of(1);  // a process that runs as long as the machine does
+  ASSERT_FALSE(init.empty());
+  auto others = made_by(init, "task-of-another-process");
+  const auto cut = init.rfind('/');
+  const std::string later = init.substr(0, cut) + "/" + std::to_string(std::stoll(init.substr(cut + 1)) + 1);
+  auto gone = made_by(later, "task-of-a-gone-process");  // the pid, but of a process started later
+  ASSERT_TRUE(others && gone);
+  EXPECT_EQ(*run(backend()->sweep(nullptr)), 1u);
+  EXPECT_EQ(run(engine->inspect_container(*gone)).error().code, harness::docker::errc::not_found);
+  EXPECT_TRUE(run(engine->inspect_container(*others)));
+  EXPECT_TRUE(run(engine->remove_container(*others, true)));
 }
 
 TEST_F(SandboxRun, ShutdownRemovesRunningContainersAndRefusesNewOnes) {

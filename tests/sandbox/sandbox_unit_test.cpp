@@ -1,7 +1,10 @@
 // Pure parts of the sandbox: its settings and the hardened create body.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "harness/sandbox/container_body.hpp"
+#include "harness/sandbox/process_label.hpp"
 #include "harness/sandbox/sandbox.hpp"
 #include "harness/sandbox/sandbox_config.hpp"
 
@@ -54,6 +57,26 @@ TEST(SandboxConfig, BadValuesNameTheSetting) {
   EXPECT_FALSE(load({{"SANDBOX_NETWORK", "host; rm -rf"}}));
 }
 
+// A container's maker is alive while that very process runs: not a later
+// process with its pid, not one of another boot, not a malformed label.
+TEST(ProcessLabel, NamesALiveProcessAndNothingElse) {
+  const std::string self = this_process();
+  ASSERT_FALSE(self.empty());
+  EXPECT_TRUE(process_alive(self));
+  EXPECT_EQ(process_label_of(::getpid()), self);
+  const auto first = self.find('/'), last = self.rfind('/');
+  const std::string boot = self.substr(0, first), pid = self.substr(first + 1, last - first - 1);
+  const std::string started = self.substr(last + 1);
+  EXPECT_FALSE(process_alive(boot + "/" + pid + "/" + std::to_string(std::stoll(started) + 1)));  // pid reused
+  EXPECT_FALSE(process_alive("00000000-0000-0000-0000-000000000000/" + pid + "/" + started));   // another boot
+  EXPECT_FALSE(process_alive(boot + "/4194305/" + started));                                    // no such pid
+  EXPECT_TRUE(process_label_of(4194305).empty());
+  for (const char* bad : {"", "/", "//", "x/1", "x/y/z", "a/../1/2", "a/1/2/3", "a/-1/2"}) {
+    EXPECT_FALSE(process_alive(bad)) << bad;
+  }
+  EXPECT_FALSE(process_alive(boot + "/../self/" + started));
+}
+
 TEST(ContainerBody, HasEveryHardeningSetting) {
   sandbox_config c;
   c.memory_mb = 300;
@@ -68,6 +91,7 @@ TEST(ContainerBody, HasEveryHardeningSetting) {
   EXPECT_EQ(body["NetworkDisabled"], true);
   EXPECT_EQ(body["Labels"][owner_label], "mcp-harness");
   EXPECT_EQ(body["Labels"][task_label], "task-1");
+  EXPECT_EQ(body["Labels"][process_label], this_process());
   EXPECT_EQ(h["NetworkMode"], "none");
   EXPECT_EQ(h["ReadonlyRootfs"], true);
   EXPECT_EQ(h["CapDrop"], nlohmann::json::array({"ALL"}));

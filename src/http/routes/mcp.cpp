@@ -233,6 +233,12 @@ asio::awaitable<http_response> handle_modern_post(const request_context& context
   if (auto* refused = std::get_if<http_response>(&user)) co_return std::move(*refused);
   mcp_server::mcp_caller caller{std::get<std::string>(std::move(user)), context.caller.key_id, context.caller.admin};
   const auto kind = mcp_server::kind_of(message);
+  if (kind == message_kind::notification) {
+    // Nothing to deliver: over HTTP a client cancels by closing its connection, not with notifications/cancelled.
+    http_response accepted;
+    accepted.status = 202;
+    co_return accepted;
+  }
   const mcp_server::notify_fn no_notes;  // a JSON answer carries no notifications
   auto answer = co_await context.svc.mcp->handle_modern(std::move(message), std::move(caller), no_notes);
   if (!answer) {
