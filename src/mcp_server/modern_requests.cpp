@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include "code_tools.hpp"
+#include "harness/core/run_blocking.hpp"
 #include "harness/core/version.hpp"
+#include "harness/skills/errors.hpp"
 #include "harness/mcp_server/modern.hpp"
 #include "jsonrpc.hpp"
 #include "skill_resources.hpp"
+#include "skills_extension.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -117,9 +120,13 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
     }
     co_return completed(cacheable(std::move(*answer), templates ? stable_ttl_ms : 0, templates ? "public" : "private"));
   }
+  if (deps_->skills && (method == "skills/list" || method == "skills/get")) {
+    co_return completed(cacheable(co_await skills_request(message, caller), 0, "private"));
+  }
   const char* offered = deps_->skills ? "server/discover, ping, tools/list, tools/call, resources/list, "
-                                        "resources/read, resources/templates/list and the Tasks extension's tasks/get, "
-                                        "tasks/update and tasks/cancel"
+                                        "resources/read, resources/templates/list, the Skills extension's skills/list "
+                                        "and skills/get, and the Tasks extension's tasks/get, tasks/update and "
+                                        "tasks/cancel"
                                       : "server/discover, ping, tools/list, tools/call and the Tasks extension's "
                                         "tasks/get, tasks/update and tasks/cancel";
   co_return jsonrpc::error(
@@ -130,10 +137,33 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
 json modern_requests::discover() const {
   // execute_code may answer with a task (when the request declares the extension too).
   json capabilities{{"tools", {{"listChanged", false}}}, {"extensions", {{modern::tasks_extension, json::object()}}}};
-  if (deps_->skills) capabilities["resources"] = {{"listChanged", false}, {"subscribe", false}};
+  if (deps_->skills) {
+    capabilities["resources"] = {{"listChanged", false}, {"subscribe", false}};
+    capabilities["extensions"][skills_extension] = {{"directoryRead", false}};
+  }
   return {{"supportedVersions", modern::versions()},
           {"capabilities", std::move(capabilities)},
           {"instructions", instructions(true)}};
+}
+
+asio::awaitable<json> modern_requests::skills_request(const json& message, const mcp_caller& caller) {
+  const json& id = message["id"];
+  const skills::skill_library* library = deps_->skills.get();
+  const std::string user = caller.user_id;
+  if (message["method"] == "skills/list") {
+    auto work = [library, user] { return list_skill_entries(*library, user); };
+    auto listed = co_await core::run_blocking(deps_->blocking, std::move(work));
+    if (!listed) co_return jsonrpc::error(id, jsonrpc::internal_error, listed.error().message);
+    co_return jsonrpc::result(id, std::move(*listed));
+  }
+  const json& uri = params_of(message).contains("uri") ? params_of(message)["uri"] : json();
+  if (!uri.is_string()) co_return jsonrpc::error(id, jsonrpc::invalid_params, "skills/get needs params.uri (a string)");
+  auto work = [library, user, uri = uri.get<std::string>()] { return get_skill_entry(*library, user, uri); };
+  auto found = co_await core::run_blocking(deps_->blocking, std::move(work));
+  if (found) co_return jsonrpc::result(id, std::move(*found));
+  const bool missing =
+      found.error().code == skills::errc::skill_not_found || found.error().code == skills::errc::invalid_skill_name;
+  co_return jsonrpc::error(id, missing ? jsonrpc::invalid_params : jsonrpc::internal_error, found.error().message);
 }
 
 asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_caller& caller, notify_fn notify) {

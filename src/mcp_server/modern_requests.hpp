@@ -55,6 +55,8 @@ class modern_requests {
   boost::asio::awaitable<nlohmann::json> call_tool(const nlohmann::json& message, const mcp_caller& caller,
                                                    notify_fn notify);
   boost::asio::awaitable<nlohmann::json> open_session(const nlohmann::json& id, const mcp_caller& caller);
+  // skills/list and skills/get of the Skills extension (skills_extension.hpp).
+  boost::asio::awaitable<nlohmann::json> skills_request(const nlohmann::json& message, const mcp_caller& caller);
   boost::asio::awaitable<nlohmann::json> close_session(const nlohmann::json& id, const nlohmann::json& args,
                                                        const mcp_caller& caller);
   // A handle's session when it is this caller's; else the answer to give.

@@ -206,7 +206,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     auto read = co_await core::run_blocking(deps_->blocking, std::move(work));
     if (read) co_return jsonrpc::result(id, std::move(*read));
     const auto& code = read.error().code;
-    const bool missing = code == skills::errc::skill_not_found || code == skills::errc::invalid_skill_name;
+    const bool missing = code == skills::errc::skill_not_found || code == skills::errc::invalid_skill_name ||
+                         code == skills::errc::file_not_found;
     json answer = jsonrpc::error(id, missing ? resource_not_found : jsonrpc::internal_error, read.error().message);
     answer["error"]["data"] = {{"uri", uri.substr(0, 200)}};
     co_return answer;

@@ -3,6 +3,8 @@
 #include <set>
 #include <string_view>
 
+#include "harness/core/base64.hpp"
+#include "harness/core/utf8.hpp"
 #include "harness/skills/errors.hpp"
 #include "harness/skills/skill_library.hpp"
 
@@ -26,6 +28,15 @@ json resource_of(const json& skill) {
   if (example) description += description.empty() ? "(a shipped example)" : " (a shipped example)";
   return {{"uri", uri_of(name)},        {"name", name},         {"title", name},
           {"description", description}, {"mimeType", markdown}, {"annotations", {{"audience", {"assistant", "user"}}}}};
+}
+
+bool is_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto n = core::utf8_sequence_length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
 }
 
 }  // namespace
@@ -60,9 +71,27 @@ json skill_resource_templates() {
 result<json> read_skill_resource(const skills::skill_library& library, const std::string& user_id,
                                  const std::string& uri) {
   std::string_view rest(uri);
+  const auto slash = rest.starts_with(scheme) ? rest.find('/', scheme.size()) : std::string_view::npos;
+  if (slash != std::string_view::npos && !rest.ends_with(skill_md) && slash > scheme.size() &&
+      slash + 1 < rest.size()) {
+    // Another file of the skill (the Skills extension lists them with their digests).
+    const std::string name(rest.substr(scheme.size(), slash - scheme.size()));
+    const std::string path(rest.substr(slash + 1));
+    auto bytes = library.read_file(user_id, name, path);
+    if (!bytes) return bytes.error();
+    json content{{"uri", uri}, {"mimeType", "text/plain"}};
+    if (is_utf8(*bytes)) {
+      content["text"] = std::move(*bytes);
+    } else {
+      content["mimeType"] = "application/octet-stream";
+      content["blob"] = core::base64_encode(*bytes);
+    }
+    return json{{"contents", {std::move(content)}}};
+  }
   if (!rest.starts_with(scheme) || !rest.ends_with(skill_md) || rest.size() <= scheme.size() + skill_md.size()) {
     return make_error(skills::errc::invalid_skill_name,
-                      "this server's resources are skill://<name>/SKILL.md; see resources/list");
+                      "this server's resources are skill://<name>/SKILL.md and the files of a skill; see "
+                      "resources/list");
   }
   rest.remove_prefix(scheme.size());
   rest.remove_suffix(skill_md.size());

@@ -27,9 +27,12 @@ result<nlohmann::json> list_skill_resources(const skills::skill_library& library
 // The result of resources/templates/list: the one template, skill://{name}/SKILL.md.
 nlohmann::json skill_resource_templates();
 
-// The result of resources/read for `uri`: {contents: [{uri, mimeType, text}]}.
-// An error whose message the client reads: not a skill:// URI of a SKILL.md
-// (invalid_skill_name), no such skill (skill_not_found). Blocking.
+// The result of resources/read for `uri`: {contents: [{uri, mimeType, text}]}
+// (`blob`, base64, for a file that is not UTF-8). `uri` is a skill's
+// SKILL.md or, as the Skills extension lists them, another of its files
+// (skill://<name>/<path>). An error whose message the client reads: not a
+// skill:// URI (invalid_skill_name), no such skill (skill_not_found) or
+// file (file_not_found). Blocking.
 result<nlohmann::json> read_skill_resource(const skills::skill_library& library, const std::string& user_id,
                                            const std::string& uri);
 

@@ -327,6 +327,36 @@ check('an aborted call is cancelled over stdio, and its block stopped', async ()
   assert(await run(ctx.client, 'return 8') === 8, 'the server is stuck after a cancel');
 }, { transport: 'stdio' });
 
+check('the Skills extension: listed, got and every file verified by the SDK\'s SkillsClient', async () => {
+  const { SkillsClient } = sdkRequire('@modelcontextprotocol/client/ext/skills');
+  const skills = new SkillsClient(ctx.client);
+  assert(skills.supported, 'the server does not declare the Skills extension');
+  const save = `const fs = require('fs');
+    fs.mkdirSync('/skills/tally-votes', { recursive: true });
+    fs.writeFileSync('/skills/tally-votes/SKILL.md',
+      '---\\nname: tally-votes\\ndescription: Counts votes per option, biggest first.\\n---\\n\\nUse tally.js.\\n');
+    fs.writeFileSync('/skills/tally-votes/tally.js', 'module.exports = (votes) => votes.length;\\n');
+    return 'saved';`;
+  assert(await run(ctx.client, save) === 'saved', 'the skill was not saved');
+  const listing = await skills.list();
+  assert(listing.ttlMs === 0 && listing.cacheScope === 'private', `hints: ${listing.ttlMs} ${listing.cacheScope}`);
+  const entry = listing.skills.find((s) => s.frontmatter.name === 'tally-votes');
+  assert(entry && entry.uri === 'skill://tally-votes/SKILL.md', `not listed: ${short(listing.skills)}`);
+  const manifest = await skills.read(entry);  // checks size, digest and that the front matter is the entry's
+  assert(manifest.verified && manifest.body.includes('Use tally.js.'), short(manifest));
+  const code = await skills.read(entry, 'tally.js');
+  assert(code.verified && code.text.includes('votes.length'), short(code));
+  const got = await skills.get('skill://tally-votes/SKILL.md');
+  assert(JSON.stringify(got.skill) === JSON.stringify(entry), `get differs from list: ${short(got)}`);
+  let unknown;
+  try {
+    await skills.get('skill://no-such-skill/SKILL.md');
+  } catch (e) {
+    unknown = e;
+  }
+  assert(unknown && unknown.code === -32602, `an unknown skill: ${short(unknown)}`);
+});
+
 check('close_session ends it', async () => {
   const closed = await ctx.client.callTool({ name: 'close_session', arguments: { session: ctx.session } });
   assert(!closed.isError && closed.structuredContent.closed === true, short(closed));
