@@ -36,7 +36,9 @@ std::string iso_time(core::system_time at) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z", fmt::gmtime(seconds), ms % 1000);
 }
 
-bool is_error(const json& answer) { return answer.contains("error"); }
+bool is_error(const json& answer) {
+  return answer.contains("error");
+}
 
 }  // namespace
 
@@ -206,8 +208,8 @@ json input_runs::task_fields(const run& r) const {
 std::variant<std::shared_ptr<input_runs::run>, json> input_runs::find(const json& id, const std::string& token,
                                                                       const mcp_caller& caller, bool task) const {
   auto it = runs_.find(token);
-  if (it != runs_.end() && it->second->caller.user_id == caller.user_id &&
-      it->second->caller.key_id == caller.key_id && it->second->task == task) {
+  if (it != runs_.end() && it->second->caller.user_id == caller.user_id && it->second->caller.key_id == caller.key_id &&
+      it->second->task == task) {
     return it->second;
   }
   // The same answer for another caller's run as for a made-up token.
@@ -215,9 +217,8 @@ std::variant<std::shared_ptr<input_runs::run>, json> input_runs::find(const json
   const std::string replica = dot == std::string::npos ? "" : token.substr(dot + 1, 64);
   const char* what = task ? "task" : "requestState";
   if (!replica.empty() && replica != replica_ && !replica_.empty()) {
-    json answer =
-        jsonrpc::error(id, jsonrpc::invalid_params,
-                       fmt::format("this {} belongs to replica '{}': send the request there", what, replica));
+    json answer = jsonrpc::error(id, jsonrpc::invalid_params,
+                                 fmt::format("this {} belongs to replica '{}': send the request there", what, replica));
     answer["error"]["data"] = {{"replica", replica}};
     return answer;
   }
@@ -267,7 +268,8 @@ asio::awaitable<json> input_runs::task_request(json message, const mcp_caller& c
   const json& params = message.contains("params") ? message["params"] : json::object();
   const auto task_it = params.find("taskId");
   if (task_it == params.end() || !task_it->is_string()) {
-    co_return jsonrpc::error(id, jsonrpc::invalid_params, method + " needs params.taskId (a string from a task result)");
+    co_return jsonrpc::error(id, jsonrpc::invalid_params,
+                             method + " needs params.taskId (a string from a task result)");
   }
   auto found = find(id, task_it->get<std::string>(), caller, true);
   if (auto* refused = std::get_if<json>(&found)) co_return std::move(*refused);

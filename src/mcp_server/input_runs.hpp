@@ -79,7 +79,7 @@ class input_runs {
   // The run `token` names when it is `caller`'s and of the kind asked for;
   // else the error answer (naming the replica that holds it, if another).
   std::variant<std::shared_ptr<run>, nlohmann::json> find(const nlohmann::json& id, const std::string& token,
-                                                         const mcp_caller& caller, bool task) const;
+                                                          const mcp_caller& caller, bool task) const;
   // Hands the client's inputResponses to the session's waiting requests.
   boost::asio::awaitable<void> deliver(const std::shared_ptr<run>& r, const nlohmann::json& params);
   // Moves what the session asked into the requests put to the client.

@@ -5,8 +5,8 @@
 #include "code_tools.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/version.hpp"
-#include "harness/skills/errors.hpp"
 #include "harness/mcp_server/modern.hpp"
+#include "harness/skills/errors.hpp"
 #include "jsonrpc.hpp"
 #include "skill_resources.hpp"
 #include "skills_extension.hpp"
@@ -101,10 +101,12 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
   if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
     if (!modern::declares_extension(message, modern::tasks_extension)) {
       json refused = jsonrpc::error(id, modern::missing_capability,
-                                    method + " is part of the Tasks extension: declare it in the request's client "
-                                             "capabilities (extensions[\"" +
+                                    method +
+                                        " is part of the Tasks extension: declare it in the request's client "
+                                        "capabilities (extensions[\"" +
                                         modern::tasks_extension + "\"])");
-      refused["error"]["data"] = {{"requiredCapabilities", {{"extensions", {{modern::tasks_extension, json::object()}}}}}};
+      refused["error"]["data"] = {
+          {"requiredCapabilities", {{"extensions", {{modern::tasks_extension, json::object()}}}}}};
       co_return refused;
     }
     co_return completed(co_await runs_.task_request(std::move(message), caller));

@@ -348,7 +348,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     request.language = *language;
     if (style_ != session_style::one_shot) request.session_id = id_;  // one-shot: a fresh sandbox, gone after
     request.approver = approver_;
-    if (style_ == session_style::one_shot) request.stop = in_flight_[key].stop = std::make_shared<execution::block_stop>();
+    if (style_ == session_style::one_shot)
+      request.stop = in_flight_[key].stop = std::make_shared<execution::block_stop>();
     // A call the tool policy asks about is put to the client on this
     // request's stream. Another execute_code of the session still running
     // keeps its own (this one gets session_busy).

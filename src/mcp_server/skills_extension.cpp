@@ -10,6 +10,7 @@
 
 #include "harness/core/utf8.hpp"
 #include "harness/skills/errors.hpp"
+#include "harness/skills/front_matter.hpp"
 #include "harness/skills/skill_library.hpp"
 
 namespace harness::mcp_server {
@@ -39,8 +40,8 @@ bool plain_text(std::string_view value) {
   if (value.empty() || std::string_view("-?:,[]{}#&*!|>'\"%@`").find(value.front()) != std::string_view::npos) {
     return false;
   }
-  if (value.find(": ") != std::string_view::npos || value.find(" #") != std::string_view::npos ||
-      value.back() == ':' || value.find('\t') != std::string_view::npos) {
+  if (value.find(": ") != std::string_view::npos || value.find(" #") != std::string_view::npos || value.back() == ':' ||
+      value.find('\t') != std::string_view::npos) {
     return false;
   }
   return !typed_scalar(std::string(value));
@@ -98,7 +99,8 @@ result<json> entry_of(const skills::skill_library& library, const std::string& u
                       "read skill://" + name + "/SKILL.md as a resource instead");
   };
   if (!valid_skill_name(name)) return not_offered("its name is not 1-64 of a-z, 0-9 and single hyphens");
-  if (!skill->contains("skillMd") || !(*skill)["skillMd"].is_string()) return not_offered("it has no readable SKILL.md");
+  if (!skill->contains("skillMd") || !(*skill)["skillMd"].is_string())
+    return not_offered("it has no readable SKILL.md");
   auto front = exact_front_matter((*skill)["skillMd"].get<std::string>());
   if (!front) return not_offered("its front matter is more YAML than this server reads exactly");
   if (front->value("name", "") != name) return not_offered("the name in its front matter is not its folder's");
@@ -112,9 +114,11 @@ result<json> entry_of(const skills::skill_library& library, const std::string& u
     auto bytes = path == skill_md_path ? result<std::string>((*skill)["skillMd"].get<std::string>())
                                        : library.read_file(user_id, name, path);
     if (!bytes) return bytes.error();
-    resources.push_back({{"uri", uri_of(name, path)}, {"digest", "sha256:" + sha256_hex(*bytes)}, {"size", bytes->size()}});
+    resources.push_back(
+        {{"uri", uri_of(name, path)}, {"digest", "sha256:" + sha256_hex(*bytes)}, {"size", bytes->size()}});
   }
-  return json{{"uri", uri_of(name, std::string(skill_md_path))}, {"frontmatter", std::move(*front)},
+  return json{{"uri", uri_of(name, std::string(skill_md_path))},
+              {"frontmatter", std::move(*front)},
               {"resources", std::move(resources)}};
 }
 
@@ -122,22 +126,11 @@ result<json> entry_of(const skills::skill_library& library, const std::string& u
 
 std::optional<json> exact_front_matter(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) return std::nullopt;  // a client refuses it too
-  std::size_t pos = 0;
-  auto next_line = [&](std::string_view& line) {
-    if (pos >= text.size()) return false;
-    auto end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    line = text.substr(pos, end - pos);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    pos = end + 1;
-    return true;
-  };
-  std::string_view line;
-  if (!next_line(line) || line != "---") return std::nullopt;
+  auto block = skills::split_front_matter(text);
+  if (!block || !block->closed || !text.starts_with("---")) return std::nullopt;
   static const std::regex key_pattern("[A-Za-z_][A-Za-z0-9_-]*");
   json fields = json::object();
-  while (next_line(line)) {
-    if (line == "---") return fields.empty() ? std::nullopt : std::optional<json>(std::move(fields));
+  for (std::string_view line : block->lines) {
     if (trim(line).empty()) continue;
     const auto colon = line.find(": ");
     if (colon == std::string_view::npos) return std::nullopt;
@@ -147,7 +140,8 @@ std::optional<json> exact_front_matter(std::string_view text) {
     if (!value) return std::nullopt;
     fields[key] = std::move(*value);
   }
-  return std::nullopt;  // no closing line
+  if (fields.empty()) return std::nullopt;
+  return fields;
 }
 
 result<json> list_skill_entries(const skills::skill_library& library, const std::string& user_id) {
@@ -168,8 +162,7 @@ result<json> list_skill_entries(const skills::skill_library& library, const std:
   return json{{"skills", std::move(entries)}};
 }
 
-result<json> get_skill_entry(const skills::skill_library& library, const std::string& user_id,
-                             const std::string& uri) {
+result<json> get_skill_entry(const skills::skill_library& library, const std::string& user_id, const std::string& uri) {
   std::string_view rest(uri);
   const std::string suffix = "/" + std::string(skill_md_path);
   if (!rest.starts_with(scheme) || !rest.ends_with(suffix) || rest.size() <= scheme.size() + suffix.size()) {

@@ -10,8 +10,8 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/docker/errors.hpp"
 #include "harness/sandbox/container_body.hpp"
-#include "harness/sandbox/process_label.hpp"
 #include "harness/sandbox/errors.hpp"
+#include "harness/sandbox/process_label.hpp"
 #include "harness/sandbox/sandbox.hpp"
 
 namespace harness::sandbox {

@@ -1,4 +1,4 @@
-#include "front_matter.hpp"
+#include "harness/skills/front_matter.hpp"
 
 #include <map>
 
@@ -27,7 +27,7 @@ error invalid(std::string message) {
 
 }  // namespace
 
-result<front_matter> parse_front_matter(std::string_view text) {
+std::optional<front_matter_block> split_front_matter(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
   std::size_t pos = 0;
   auto next_line = [&](std::string_view& line) {
@@ -35,19 +35,29 @@ result<front_matter> parse_front_matter(std::string_view text) {
     auto end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     line = text.substr(pos, end - pos);
+    if (line.ends_with('\r')) line.remove_suffix(1);
     pos = end + 1;
     return true;
   };
   std::string_view line;
-  if (!next_line(line) || trim(line) != "---") return invalid("SKILL.md does not start with a '---' line");
-  std::map<std::string, std::string> fields;
-  std::string last_key;
-  bool closed = false;
+  if (!next_line(line) || trim(line) != "---") return std::nullopt;
+  front_matter_block block;
   while (next_line(line)) {
     if (trim(line) == "---") {
-      closed = true;
+      block.closed = true;
       break;
     }
+    block.lines.push_back(line);
+  }
+  return block;
+}
+
+result<front_matter> parse_front_matter(std::string_view text) {
+  auto block = split_front_matter(text);
+  if (!block) return invalid("SKILL.md does not start with a '---' line");
+  std::map<std::string, std::string> fields;
+  std::string last_key;
+  for (std::string_view line : block->lines) {
     if (trim(line).empty() || trim(line).front() == '#') continue;
     if ((line.front() == ' ' || line.front() == '\t') && !last_key.empty()) {
       std::string& value = fields[last_key];
@@ -61,6 +71,7 @@ result<front_matter> parse_front_matter(std::string_view text) {
     std::string_view value = trim(line.substr(colon + 1));
     fields[last_key] = (value == ">" || value == "|" || value == ">-" || value == "|-") ? "" : unquote(value);
   }
+  const bool closed = block->closed;
   if (!closed) return invalid("the front matter of SKILL.md has no closing '---' line");
   front_matter out;
   out.name = fields["name"];

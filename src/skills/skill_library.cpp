@@ -7,10 +7,10 @@
 
 #include "change_set.hpp"
 #include "confined_dir.hpp"
-#include "front_matter.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/execution/sandbox_files.hpp"
 #include "harness/skills/errors.hpp"
+#include "harness/skills/front_matter.hpp"
 
 namespace harness::skills {
 namespace {

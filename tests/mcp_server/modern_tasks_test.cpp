@@ -15,8 +15,8 @@ namespace {
 using namespace testing;
 
 json with_tasks(json message) {
-  message["params"]["_meta"][modern::capabilities_key] = {
-      {"elicitation", {{"form", json::object()}}}, {"extensions", {{modern::tasks_extension, json::object()}}}};
+  message["params"]["_meta"][modern::capabilities_key] = {{"elicitation", {{"form", json::object()}}},
+                                                          {"extensions", {{modern::tasks_extension, json::object()}}}};
   return message;
 }
 
@@ -137,8 +137,8 @@ TEST_F(McpModernTasks, AnApprovalAskedByARunningTaskIsAnsweredWithTasksUpdate) {
   EXPECT_EQ(asked["inputRequests"][key]["method"], "elicitation/create");
   EXPECT_FALSE(decided.has_value());
 
-  auto ack = result_of(task_request(2, "tasks/update", task_id,
-                                    {{"inputResponses", {{key, {{"action", "accept"}, {"content", json::object()}}}}}}));
+  auto ack = result_of(task_request(
+      2, "tasks/update", task_id, {{"inputResponses", {{key, {{"action", "accept"}, {"content", json::object()}}}}}}));
   EXPECT_EQ(ack["resultType"], "complete");
   ASSERT_TRUE(poll_until([&] { return decided.has_value(); }));
   EXPECT_EQ(decided->outcome, policy::approval_outcome::approved);

@@ -271,9 +271,8 @@ TEST_F(McpModern, NotificationsCancelledStopsTheCallersBlock) {
   std::optional<json> answer;
   start(call(7, "execute_code", {{"code", "await new Promise(() => {})"}}), answer);
   ASSERT_TRUE(poll_until([&] { return execution->requests.size() == 1; }));
-  auto cancel = json{{"jsonrpc", "2.0"},
-                     {"method", "notifications/cancelled"},
-                     {"params", {{"requestId", 7}, {"_meta", envelope()}}}};
+  auto cancel = json{
+      {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 7}, {"_meta", envelope()}}}};
   EXPECT_FALSE(send(cancel, {"bob", "key_1", false}));
   auto other_id = cancel;
   other_id["params"]["requestId"] = 8;

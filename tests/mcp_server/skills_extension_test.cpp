@@ -13,8 +13,8 @@
 #include "harness/mcp_server/modern.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "mcp_server/modern_fixture.hpp"
-#include "skills_extension.hpp"
 #include "skills/skills_test_support.hpp"
+#include "skills_extension.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -31,22 +31,22 @@ TEST(SkillsFrontMatter, OnlyWhatAnyYamlParserReadsTheSameWay) {
   EXPECT_EQ(read("name: 'a-b'\r\ndescription: \"Quoted: fine\"\r\nlicense: MIT\r\n"),
             json({{"name", "a-b"}, {"description", "Quoted: fine"}, {"license", "MIT"}}));
   for (const char* unsure : {
-           "name: a\ndescription: true\n",           // a boolean
-           "name: a\ndescription: 1.5\n",            // a number
-           "name: a\ndescription: ~\n",              // null
-           "name: a\ndescription: x: y\n",           // a mapping
-           "name: a\ndescription: text # comment\n", // a comment
-           "name: a\ndescription: >\n  folded\n",    // a block scalar
-           "name: a\ndescription: [1, 2]\n",         // a sequence
-           "name: a\ndescription: \"esc\\n\"\n",     // an escape
-           "name: a\n  description: indented\n",     // nesting
-           "name: a\nname: b\n",                     // a key twice
-           "# a comment\nname: a\n",                 // a comment line
+           "name: a\ndescription: true\n",            // a boolean
+           "name: a\ndescription: 1.5\n",             // a number
+           "name: a\ndescription: ~\n",               // null
+           "name: a\ndescription: x: y\n",            // a mapping
+           "name: a\ndescription: text # comment\n",  // a comment
+           "name: a\ndescription: >\n  folded\n",     // a block scalar
+           "name: a\ndescription: [1, 2]\n",          // a sequence
+           "name: a\ndescription: \"esc\\n\"\n",      // an escape
+           "name: a\n  description: indented\n",      // nesting
+           "name: a\nname: b\n",                      // a key twice
+           "# a comment\nname: a\n",                  // a comment line
        }) {
     EXPECT_FALSE(read(unsure)) << unsure;
   }
-  EXPECT_FALSE(exact_front_matter("name: a\n"));                   // no opening line
-  EXPECT_FALSE(exact_front_matter("---\nname: a\n"));              // no closing line
+  EXPECT_FALSE(exact_front_matter("name: a\n"));                        // no opening line
+  EXPECT_FALSE(exact_front_matter("---\nname: a\n"));                   // no closing line
   EXPECT_FALSE(exact_front_matter("\xEF\xBB\xBF---\nname: a\n---\n"));  // a byte order mark
 }
 
@@ -60,10 +60,11 @@ class SkillsExtension : public McpModern {
     library = skills::create_skill_library(folders);
     library->apply_changes("alice", {write_change("skills", "csv-report/SKILL.md", skill_md("csv-report", "Mine.")),
                                      write_change("skills", "csv-report/report.js", "module.exports = 1;\n"),
-                                     write_change("skills", "folded/SKILL.md", "---\nname: folded\ndescription: >\n  Folded text.\n---\n")});
+                                     write_change("skills", "folded/SKILL.md",
+                                                  "---\nname: folded\ndescription: >\n  Folded text.\n---\n")});
     library->apply_changes("bob", {write_change("skills", "secret/SKILL.md", skill_md("secret", "Bob's."))});
-    face = create_mcp_face(io.get_executor(), core::real_clock(), {.tools = tools, .execution = execution, .skills = library},
-                           config);
+    face = create_mcp_face(io.get_executor(), core::real_clock(),
+                           {.tools = tools, .execution = execution, .skills = library}, config);
   }
 
   skills::testing::temp_folder temp;
@@ -89,7 +90,8 @@ TEST_F(SkillsExtension, ListGivesEveryFileWithItsDigestAndGetTheSame) {
   ASSERT_TRUE(files.contains("skill://csv-report/report.js")) << mine.dump();
   EXPECT_EQ(files["skill://csv-report/report.js"]["size"], 20);
   // sha256sum of "module.exports = 1;\n"
-  EXPECT_EQ(files["skill://csv-report/report.js"]["digest"], "sha256:6e66e366f0aefb84ad8110afcd9b2245702c643c831edf8316ff048fec739d2e");
+  EXPECT_EQ(files["skill://csv-report/report.js"]["digest"],
+            "sha256:6e66e366f0aefb84ad8110afcd9b2245702c643c831edf8316ff048fec739d2e");
   ASSERT_TRUE(files.contains("skill://csv-report/SKILL.md"));
   EXPECT_TRUE(by_uri.contains("skill://data-processor/SKILL.md"));
 

@@ -1,9 +1,9 @@
 // The shared path rules, the SKILL.md front matter parser and the settings.
 #include <gtest/gtest.h>
 
-#include "front_matter.hpp"
 #include "harness/skills/errors.hpp"
 #include "harness/skills/file_rules.hpp"
+#include "harness/skills/front_matter.hpp"
 #include "harness/skills/skills_config.hpp"
 
 namespace harness::skills {
