@@ -122,13 +122,15 @@ asio::awaitable<void> input_runs::drive(std::shared_ptr<run> r, json message) {
       const auto key = key_of(params["requestId"]);
       held->ids.erase(key);
       held->pending.erase(key);
+      std::erase_if(held->asked, [&](const json& request) { return key_of(request["id"]) == key; });
     }
   };
   const json id = message["id"];
+  // After this await the face may have shut down and this object gone: only `r` and `clock` are used.
   auto answer = co_await r->session->handle(std::move(message), keep);
   r->answer = answer.value_or(jsonrpc::error(id, jsonrpc::internal_error, "the request was cancelled"));
-  r->updated = clock_.system_now();
-  r->touched = clock_.steady_now();
+  r->updated = clock.system_now();
+  r->touched = clock.steady_now();
   r->wake.notify_all();
   // A task's sandbox goes as soon as its block ended; its answer stays for tasks/get.
   if (r->task && r->finish) {
@@ -243,6 +245,7 @@ asio::awaitable<json> input_runs::resume(json message, const mcp_caller& caller,
     co_return jsonrpc::error(id, jsonrpc::invalid_request,
                              "another request is already continuing this call; wait for its answer");
   }
+  r->waiting = true;  // before the await: a second retry meanwhile is refused, not let in
   co_await deliver(r, params);
   co_return co_await next(r, id, may_task);
 }
@@ -327,6 +330,13 @@ asio::awaitable<void> input_runs::drop(std::string token) {
   if (finish) co_await finish();
 }
 
+asio::awaitable<void> input_runs::drop_if_stale(std::string token) {
+  // Looked at again: a retry may have come between the sweep and this turn.
+  auto it = runs_.find(token);
+  if (it == runs_.end() || it->second->waiting || clock_.steady_now() - it->second->touched <= keep_) co_return;
+  co_await drop(std::move(token));
+}
+
 void input_runs::sweep() {
   const auto now = clock_.steady_now();
   std::vector<std::string> stale;
@@ -337,7 +347,7 @@ void input_runs::sweep() {
   }
   for (auto& token : stale) {
     core::log_info("mcp: dropping a tools/call or task untouched by its client for {} s", keep_.count() / 1000);
-    auto dropping = drop(std::move(token));  // a local: GCC 12
+    auto dropping = drop_if_stale(std::move(token));  // a local: GCC 12
     core::spawn_logged(executor_, std::move(dropping), "mcp: dropping an unanswered tools/call");
   }
 }

@@ -76,6 +76,7 @@ class input_runs {
   boost::asio::awaitable<nlohmann::json> next(std::shared_ptr<run> r, nlohmann::json id, bool may_task);
   boost::asio::awaitable<void> drive(std::shared_ptr<run> r, nlohmann::json message);
   boost::asio::awaitable<void> drop(std::string token);
+  boost::asio::awaitable<void> drop_if_stale(std::string token);
   // The run `token` names when it is `caller`'s and of the kind asked for;
   // else the error answer (naming the replica that holds it, if another).
   std::variant<std::shared_ptr<run>, nlohmann::json> find(const nlohmann::json& id, const std::string& token,

@@ -72,7 +72,8 @@ result<json> read_skill_resource(const skills::skill_library& library, const std
                                  const std::string& uri) {
   std::string_view rest(uri);
   const auto slash = rest.starts_with(scheme) ? rest.find('/', scheme.size()) : std::string_view::npos;
-  if (slash != std::string_view::npos && !rest.ends_with(skill_md) && slash > scheme.size() &&
+  // Not the skill's own SKILL.md (one in a subfolder is just another file).
+  if (slash != std::string_view::npos && rest.substr(slash) != skill_md && slash > scheme.size() &&
       slash + 1 < rest.size()) {
     // Another file of the skill (the Skills extension lists them with their digests).
     const std::string name(rest.substr(scheme.size(), slash - scheme.size()));

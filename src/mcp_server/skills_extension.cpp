@@ -3,7 +3,7 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <regex>
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
@@ -27,12 +27,64 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Hand-written scanners, not std::regex: GCC's recurses once per character
+// matched, and a user's SKILL.md may hold a line long enough to overflow the
+// stack of the thread that reads it.
+bool digits(std::string_view s, bool (*is_digit)(char)) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!is_digit(c)) return false;
+  }
+  return true;
+}
+bool decimal(char c) {
+  return c >= '0' && c <= '9';
+}
+bool octal(char c) {
+  return c >= '0' && c <= '7';
+}
+bool hexadecimal(char c) {
+  return decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool core_float(std::string_view s) {
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
+  const auto exponent = s.find_first_of("eE");
+  std::string_view mantissa = s.substr(0, exponent);
+  if (exponent != std::string_view::npos) {
+    std::string_view power = s.substr(exponent + 1);
+    if (!power.empty() && (power.front() == '-' || power.front() == '+')) power.remove_prefix(1);
+    if (!digits(power, decimal)) return false;
+  }
+  const auto dot = mantissa.find('.');
+  if (dot == std::string_view::npos) return digits(mantissa, decimal);
+  const std::string_view whole = mantissa.substr(0, dot), fraction = mantissa.substr(dot + 1);
+  if (whole.empty()) return digits(fraction, decimal);
+  return digits(whole, decimal) && (fraction.empty() || digits(fraction, decimal));
+}
+
 // What YAML 1.2's core schema reads as something other than a string.
-bool typed_scalar(const std::string& value) {
-  static const std::regex core(
-      "null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|"
-      "[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
-  return std::regex_match(value, core);
+bool typed_scalar(std::string_view value) {
+  for (const char* word :
+       {"null", "Null", "NULL", "~",    "true", "True",  "TRUE",  "false", "False", "FALSE", ".nan",
+        ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"}) {
+    if (value == word) return true;
+  }
+  if (value.starts_with("0o")) return digits(value.substr(2), octal);
+  if (value.starts_with("0x")) return digits(value.substr(2), hexadecimal);
+  return core_float(value);  // integers too
+}
+
+bool key_text(std::string_view key) {
+  if (key.empty() || key.size() > 64 ||
+      !(std::isalpha(static_cast<unsigned char>(key.front())) || key.front() == '_')) {
+    return false;
+  }
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  return true;
 }
 
 // A plain scalar that means exactly its text.
@@ -44,7 +96,7 @@ bool plain_text(std::string_view value) {
       value.find('\t') != std::string_view::npos) {
     return false;
   }
-  return !typed_scalar(std::string(value));
+  return !typed_scalar(value);
 }
 
 std::optional<std::string> scalar(std::string_view value) {
@@ -71,9 +123,14 @@ std::size_t characters(std::string_view text) {
   return count;
 }
 
-bool valid_skill_name(const std::string& name) {
-  static const std::regex pattern("[a-z0-9]+(-[a-z0-9]+)*");
-  return !name.empty() && name.size() <= 64 && std::regex_match(name, pattern);
+// 1-64 of a-z and 0-9 in runs joined by single hyphens.
+bool valid_skill_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name.front() == '-' || name.back() == '-') return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '-' ? name[i - 1] == '-' : !((c >= 'a' && c <= 'z') || decimal(c))) return false;
+  }
+  return true;
 }
 
 std::string sha256_hex(std::string_view bytes) {
@@ -128,14 +185,13 @@ std::optional<json> exact_front_matter(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) return std::nullopt;  // a client refuses it too
   auto block = skills::split_front_matter(text);
   if (!block || !block->closed || !text.starts_with("---")) return std::nullopt;
-  static const std::regex key_pattern("[A-Za-z_][A-Za-z0-9_-]*");
   json fields = json::object();
   for (std::string_view line : block->lines) {
     if (trim(line).empty()) continue;
     const auto colon = line.find(": ");
     if (colon == std::string_view::npos) return std::nullopt;
     const std::string key(line.substr(0, colon));
-    if (!std::regex_match(key, key_pattern) || fields.contains(key)) return std::nullopt;
+    if (!key_text(key) || fields.contains(key)) return std::nullopt;
     auto value = scalar(trim(line.substr(colon + 2)));
     if (!value) return std::nullopt;
     fields[key] = std::move(*value);

@@ -45,6 +45,18 @@ TEST(SkillsFrontMatter, OnlyWhatAnyYamlParserReadsTheSameWay) {
        }) {
     EXPECT_FALSE(read(unsure)) << unsure;
   }
+  // Lines as long as a SKILL.md may hold are read without recursion (a stack overflow took the server down).
+  EXPECT_FALSE(read("name: a\ndescription: " + std::string(300000, '7') + "\n"));
+  EXPECT_FALSE(read(std::string(300000, 'k') + ": value\n"));
+  EXPECT_EQ(
+      (*read("name: a\ndescription: " + std::string(300000, 'x') + "\n"))["description"].get<std::string>().size(),
+      300000u);
+  for (const char* number : {"1", "-2", "+3.5", ".5", "5.", "1e5", "2.5E-3", "0o17", "0x1F", ".inf", "-.Inf", ".NaN"}) {
+    EXPECT_FALSE(read(std::string("name: a\ndescription: ") + number + "\n")) << number;
+  }
+  for (const char* text : {"1.2.3", "0x", "e5", "v1", "1e", "0o9", "infinity"}) {
+    EXPECT_TRUE(read(std::string("name: a\ndescription: ") + text + "\n")) << text;
+  }
   EXPECT_FALSE(exact_front_matter("name: a\n"));                        // no opening line
   EXPECT_FALSE(exact_front_matter("---\nname: a\n"));                   // no closing line
   EXPECT_FALSE(exact_front_matter("\xEF\xBB\xBF---\nname: a\n---\n"));  // a byte order mark

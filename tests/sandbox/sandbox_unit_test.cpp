@@ -69,7 +69,8 @@ TEST(ProcessLabel, NamesALiveProcessAndNothingElse) {
   const std::string started = self.substr(last + 1);
   EXPECT_FALSE(process_alive(boot + "/" + pid + "/" + std::to_string(std::stoll(started) + 1)));  // pid reused
   EXPECT_FALSE(process_alive("00000000-0000-0000-0000-000000000000/" + pid + "/" + started));     // another boot
-  EXPECT_FALSE(process_alive(boot + "/4194305/" + started));                                      // no such pid
+  EXPECT_FALSE(process_alive(boot + "]/" + pid + "/" + started));  // another PID namespace
+  EXPECT_FALSE(process_alive(boot + "/4194305/" + started));       // no such pid
   EXPECT_TRUE(process_label_of(4194305).empty());
   for (const char* bad : {"", "/", "//", "x/1", "x/y/z", "a/../1/2", "a/1/2/3", "a/-1/2"}) {
     EXPECT_FALSE(process_alive(bad)) << bad;
