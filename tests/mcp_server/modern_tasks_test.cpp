@@ -175,6 +175,26 @@ TEST_F(McpModern, AShortBlockAnswersDirectlyEvenToAClientThatTakesTasks) {
   EXPECT_EQ(r["structuredContent"]["result"]["sum"], 2);
 }
 
+// With replicas a task id names its replica; one of another replica is named
+// (the HTTP route answers 421 for data.replica), not "not found".
+class McpModernTasksOnReplicas : public McpModernTasks {
+ protected:
+  void SetUp() override {
+    config.replica = "r1";
+    McpModernTasks::SetUp();
+  }
+};
+
+TEST_F(McpModernTasksOnReplicas, ATaskOfAnotherReplicaIsNamedAsSuch) {
+  const std::string task_id = start_task()["taskId"];
+  EXPECT_TRUE(task_id.ends_with(".r1")) << task_id;
+  EXPECT_EQ(result_of(task_request(2, "tasks/get", task_id))["status"], "working");
+  auto elsewhere = send(task_request(3, "tasks/get", "task_0123456789abcdef0123456789abcdef.r2"));
+  ASSERT_TRUE(elsewhere && elsewhere->contains("error"));
+  EXPECT_EQ((*elsewhere)["error"]["data"]["replica"], "r2") << elsewhere->dump();
+  execution->release.set();
+}
+
 TEST(McpModernTasksHeaders, McpNameCarriesTheTaskId) {
   auto get = task_request(1, "tasks/get", "task_abc");
   EXPECT_FALSE(modern::check_headers(get, {"2026-07-28", "tasks/get", "task_abc", std::nullopt}));
