@@ -11,6 +11,7 @@
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/execution/data_path.hpp"
+#include "harness/core/errors.hpp"
 #include "harness/execution/errors.hpp"
 #include "run_slots.hpp"
 
@@ -129,6 +130,10 @@ class execution_service_impl final : public execution_service,
       auto slot = co_await one_shots_.acquire(request.user_id, request.key_id);
       if (!slot) co_return slot.error();
       one_shot = std::move(*slot);
+      // Stopped while it waited for its slot: no sandbox is opened for it.
+      if (request.stop && request.stop->requested()) {
+        co_return make_error(core::errc::cancelled, "the block was stopped before it started");
+      }
     }
     bool opened_now = false;  // this request opened the session's sandbox
     double open_ms = 0;       // its sandbox's opening: the user's files read, the claim, `init` sent

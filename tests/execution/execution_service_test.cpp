@@ -100,6 +100,20 @@ TEST_F(ExecutionService, ASessionKeepsTheLanguageOfItsFirstBlock) {
   EXPECT_EQ(python_pool->count().claims, 1);
 }
 
+// A one-shot block stopped before it has its sandbox opens none.
+TEST_F(ExecutionService, AOneShotBlockStoppedBeforeItStartsOpensNoSandbox) {
+  start();
+  execute_request request;
+  request.user_id = "alice";
+  request.code = "return 1";
+  request.stop = std::make_shared<block_stop>();
+  request.stop->request();
+  auto out = run(service->execute(std::move(request)));
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code, core::errc::cancelled) << out.error().describe();
+  EXPECT_EQ(pool->count().claims, 0);
+}
+
 TEST_F(ExecutionService, PythonWithoutAPythonPoolIsRefused) {
   start();
   auto py = run(execute("alice", "py", sandbox::language::python));
