@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 
 #include "harness/core/async_signal.hpp"
+#include "harness/core/errors.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/periodic_job.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/when_all.hpp"
 #include "harness/execution/data_path.hpp"
-#include "harness/core/errors.hpp"
 #include "harness/execution/errors.hpp"
 #include "run_slots.hpp"
 
