@@ -9,6 +9,7 @@
 #include "harness/mcp_server/mcp_face.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "mcp_server/fakes.hpp"
+#include "mcp_server/sample_skills.hpp"
 #include "skills/skills_test_support.hpp"
 #include "support/run_sync.hpp"
 
@@ -25,14 +26,8 @@ using skills::testing::write_text;
 class SkillResources : public ::testing::Test {
  protected:
   void SetUp() override {
-    skills::skill_config config;
-    config.dir = temp.path() / "skills";
-    write_text(config.dir / "examples/data-processor/SKILL.md", skill_md("data-processor", "Summarises records."));
-    write_text(config.dir / "examples/csv-report/SKILL.md", skill_md("csv-report", "The shipped one."));
-    std::shared_ptr<skills::skill_library> library = skills::create_skill_library(config);
-    library->apply_changes("alice", {write_change("skills", "csv-report/SKILL.md", skill_md("csv-report", "Mine."))});
-    library->apply_changes("bob", {write_change("skills", "secret/SKILL.md", skill_md("secret", "Bob's."))});
-    face = create_mcp_face(io.get_executor(), core::real_clock(), {.skills = library}, {});
+    face = create_mcp_face(io.get_executor(), core::real_clock(),
+                           {.skills = testing::sample_skills(temp.path() / "skills")}, {});
     session = face->open("alice", "key_1", false).session;
   }
   void TearDown() override { run_until_done(io, face->shutdown()); }

@@ -13,6 +13,7 @@
 #include "harness/mcp_server/modern.hpp"
 #include "harness/skills/skill_library.hpp"
 #include "mcp_server/modern_fixture.hpp"
+#include "mcp_server/sample_skills.hpp"
 #include "skills/skills_test_support.hpp"
 #include "skills_extension.hpp"
 
@@ -65,16 +66,10 @@ TEST(SkillsFrontMatter, OnlyWhatAnyYamlParserReadsTheSameWay) {
 class SkillsExtension : public McpModern {
  protected:
   void SetUp() override {
-    skills::skill_config folders;
-    folders.dir = temp.path() / "skills";
-    write_text(folders.dir / "examples/data-processor/SKILL.md", skill_md("data-processor", "Summarises records."));
-    write_text(folders.dir / "examples/csv-report/SKILL.md", skill_md("csv-report", "The shipped one."));
-    library = skills::create_skill_library(folders);
-    library->apply_changes("alice", {write_change("skills", "csv-report/SKILL.md", skill_md("csv-report", "Mine.")),
-                                     write_change("skills", "csv-report/report.js", "module.exports = 1;\n"),
-                                     write_change("skills", "folded/SKILL.md",
-                                                  "---\nname: folded\ndescription: >\n  Folded text.\n---\n")});
-    library->apply_changes("bob", {write_change("skills", "secret/SKILL.md", skill_md("secret", "Bob's."))});
+    library = sample_skills(
+        temp.path() / "skills",
+        {write_change("skills", "csv-report/report.js", "module.exports = 1;\n"),
+         write_change("skills", "folded/SKILL.md", "---\nname: folded\ndescription: >\n  Folded text.\n---\n")});
     face = create_mcp_face(io.get_executor(), core::real_clock(),
                            {.tools = tools, .execution = execution, .skills = library}, config);
   }
