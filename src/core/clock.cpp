@@ -1,5 +1,8 @@
 #include "harness/core/clock.hpp"
 
+#include <ctime>
+
+#include <fmt/format.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -41,6 +44,14 @@ class std_clock final : public clock {
 clock& real_clock() {
   static std_clock instance;
   return instance;
+}
+
+std::string iso_utc(std::int64_t epoch_ms) {
+  const auto seconds = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(epoch_ms % 1000));
 }
 
 }  // namespace harness::core

@@ -2,7 +2,6 @@
 
 #include <vector>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "harness/core/async_signal.hpp"
@@ -31,9 +30,7 @@ std::string key_of(const json& id) {
 }
 
 std::string iso_time(core::system_time at) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z", fmt::gmtime(seconds), ms % 1000);
+  return core::iso_utc(std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count());
 }
 
 bool is_error(const json& answer) {

@@ -30,15 +30,6 @@ json resource_of(const json& skill) {
           {"description", description}, {"mimeType", markdown}, {"annotations", {{"audience", {"assistant", "user"}}}}};
 }
 
-bool is_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto n = core::utf8_sequence_length(text, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 }  // namespace
 
 result<json> list_skill_resources(const skills::skill_library& library, const std::string& user_id) {
@@ -81,7 +72,7 @@ result<json> read_skill_resource(const skills::skill_library& library, const std
     auto bytes = library.read_file(user_id, name, path);
     if (!bytes) return bytes.error();
     json content{{"uri", uri}, {"mimeType", "text/plain"}};
-    if (is_utf8(*bytes)) {
+    if (core::utf8_valid(*bytes)) {
       content["text"] = std::move(*bytes);
     } else {
       content["mimeType"] = "application/octet-stream";

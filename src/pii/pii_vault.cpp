@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "utf8.hpp"
+#include "harness/core/utf8.hpp"
 
 namespace harness::pii {
 namespace {
@@ -96,7 +96,7 @@ nlohmann::json pii_vault::to_json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : entries_) {
     nlohmann::json item = {{"token", e.token.substr(1, e.token.size() - 2)}};
-    if (detail::valid_utf8(e.value)) {
+    if (core::utf8_valid(e.value)) {
       item["value"] = e.value;
     } else {
       item["value_hex"] = to_hex(e.value);

@@ -19,13 +19,7 @@ constexpr std::size_t min_value = 8;
 constexpr std::size_t max_value = 16384;
 
 bool valid_utf8_without_nul(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    if (s[i] == '\0') return false;
-    const std::size_t n = core::utf8_sequence_length(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
+  return s.find('\0') == std::string_view::npos && core::utf8_valid(s);
 }
 
 }  // namespace

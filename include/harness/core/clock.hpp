@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -52,6 +53,9 @@ class clock {
     return std::chrono::duration_cast<std::chrono::milliseconds>(system_now().time_since_epoch()).count();
   }
 };
+
+// Unix epoch milliseconds as ISO 8601 UTC with milliseconds: "2026-12-05T22:51:30.842Z".
+std::string iso_utc(std::int64_t epoch_ms);
 
 // std::chrono::steady_clock, std::chrono::system_clock and Asio steady_timers.
 // Stateless; lives as long as the process. Only the start-up wiring names it;

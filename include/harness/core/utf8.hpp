@@ -37,6 +37,16 @@ inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return n;
 }
 
+// Whether all of `s` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+inline bool utf8_valid(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 // The largest offset <= limit that does not fall inside a sequence (s.size()
 // when limit is past the end): where s may be cut.
 inline std::size_t utf8_boundary(std::string_view s, std::size_t limit) {

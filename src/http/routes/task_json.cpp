@@ -1,8 +1,6 @@
 #include "task_json.hpp"
 
-#include <ctime>
-
-#include <fmt/format.h>
+#include "harness/core/clock.hpp"
 
 namespace harness::http {
 
@@ -10,11 +8,7 @@ using json = nlohmann::json;
 
 json iso_time(std::int64_t epoch_ms) {
   if (epoch_ms <= 0) return nullptr;
-  std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                     utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(epoch_ms % 1000));
+  return core::iso_utc(epoch_ms);
 }
 
 json task_view_json(const agent::task_view& v) {
