@@ -5,6 +5,8 @@
 #include "client.hpp"
 
 #include "elicitation.hpp"
+#include "modern_calls.hpp"
+#include "modern_wire.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -18,6 +20,7 @@
 
 namespace harness::mcp {
 namespace asio = boost::asio;
+namespace modern = detail::modern;
 using nlohmann::json;
 
 // Every version the official SDKs still accept, newest first: the client asks
@@ -32,6 +35,9 @@ const std::vector<std::string>& supported_protocol_versions() {
 namespace {
 
 constexpr int method_not_found = -32601;
+// How long a server/discover probe waits at most: a server of the 2025 era may
+// not answer a request before initialize at all.
+constexpr auto max_probe_time = std::chrono::milliseconds(10000);
 constexpr int invalid_request = -32600;
 
 struct pending_request {
@@ -56,7 +62,9 @@ std::string id_key(const json& id) {
   return id.dump();
 }
 
-class client_impl final : public client, public std::enable_shared_from_this<client_impl> {
+class client_impl final : public client,
+                          public detail::request_sender,
+                          public std::enable_shared_from_this<client_impl> {
  public:
   client_impl(asio::any_io_executor executor, core::clock& clock, std::shared_ptr<transport> t, client_limits limits,
               client_info info)
@@ -81,11 +89,15 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     };
     if (auto opened = co_await transport_->open(std::move(handlers)); !opened) co_return opened.error();
     open_ = true;
-    co_return co_await handshake();
+    if (info_.era == protocol_era::legacy) co_return co_await handshake();
+    co_return co_await discover();
   }
+
+  bool restart_as_legacy() const override { return restart_as_legacy_; }
 
   asio::awaitable<result<json>> request(std::string method, json params, call_deadline timeout) override {
     auto self = shared_from_this();
+    const auto started = clock_.steady_now();
     const std::uint64_t session = session_generation_;
     auto outcome = co_await send_request(method, params, timeout);
     if (!outcome && outcome.error().code == mcp::errc::session_expired && method != "initialize") {
@@ -94,7 +106,19 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
       if (!again) co_return again.error();
       outcome = co_await send_request(method, params, timeout);
     }
+    if (modern_ && outcome && detail::continues(*outcome)) {
+      // The whole call has the hard deadline one request has (send_request).
+      const auto end = started + std::max(limits_.max_request_time, timeout.timeout.value_or(limits_.request_timeout));
+      co_return co_await detail::finish_modern_call(*this, clock_, executor_, method, std::move(params), timeout,
+                                                    std::move(*outcome), end);
+    }
     co_return outcome;
+  }
+
+  // request_sender: one step of a new-era call (modern_calls.cpp).
+  asio::awaitable<result<json>> send(const std::string& method, json params, call_deadline deadline) override {
+    auto self = shared_from_this();
+    co_return co_await send_request(method, std::move(params), std::move(deadline));
   }
 
   asio::awaitable<status> notify(std::string method, json params) override {
@@ -171,6 +195,72 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     co_return outcome;
   }
 
+  // 2026-07-28 ("Backward compatibility"): server/discover first, with the
+  // envelope of the new era. A server that lists 2026-07-28 is of the new
+  // era: no initialize, no session, the envelope on every request. Any other
+  // answer (an error of any code, an HTTP 4xx, a result without our version)
+  // is a server of the 2025 era: initialize. A process that gave no answer,
+  // or ended, may be in no state to initialize: it is started again for it
+  // (restart_as_legacy). An HTTP server that cannot be reached is an error.
+  asio::awaitable<result<server_info>> discover() {
+    transport_->set_protocol_version(modern::version);
+    const auto probe_timeout = std::clamp(limits_.request_timeout, std::chrono::milliseconds(1), max_probe_time);
+    const std::string method = "server/discover";  // named locals, no temporaries in co_await (GCC 12)
+    const call_deadline probe(probe_timeout);
+    json params = json::object();
+    auto answer = co_await send_request(method, std::move(params), probe);
+    if (answer) {
+      if (auto info = modern_server(*answer)) {
+        modern_ = true;
+        server_ = std::move(*info);
+        initialized_ = true;
+        co_return server_;
+      }
+    }
+    transport_->set_protocol_version("");
+    if (!answer) {
+      const auto& code = answer.error().code;
+      const bool lost = code == mcp::errc::connection_lost || code == mcp::errc::not_connected;
+      if ((lost || code == mcp::errc::timeout) && transport_->pid() > 0) {
+        restart_as_legacy_ = true;
+        co_return make_error(code,
+                             "server " + transport_->describe() +
+                                 (lost ? " ended on server/discover" : " gave no answer to server/discover") +
+                                 "; a server of the 2025 era, started again for initialize",
+                             "nothing to do: the harness remembers this and starts it with initialize");
+      }
+      if (lost) co_return answer.error();
+      core::log_debug("mcp {}: server/discover failed ({}); initializing as for a server of the 2025 era",
+                      transport_->describe(), shown(answer.error().message));
+    }
+    co_return co_await handshake();
+  }
+
+  // What a server/discover result says of a server of the new era; nullopt
+  // when it does not list the version this client speaks.
+  static std::optional<server_info> modern_server(const json& answer) {
+    if (!answer.is_object() || !answer.contains("supportedVersions") || !answer["supportedVersions"].is_array()) {
+      return std::nullopt;
+    }
+    const auto& versions = answer["supportedVersions"];
+    if (std::find(versions.begin(), versions.end(), json(modern::version)) == versions.end()) return std::nullopt;
+    server_info info;
+    info.protocol_version = modern::version;
+    const json meta = answer.value("_meta", json::object());
+    if (meta.is_object() && meta.contains(modern::server_info_key) && meta[modern::server_info_key].is_object()) {
+      info.info = meta[modern::server_info_key];
+    } else if (answer.contains("serverInfo") && answer["serverInfo"].is_object()) {
+      info.info = answer["serverInfo"];
+    }
+    if (answer.contains("capabilities") && answer["capabilities"].is_object()) {
+      info.capabilities = answer["capabilities"];
+    }
+    if (answer.contains("instructions") && answer["instructions"].is_string()) {
+      info.instructions = answer["instructions"].get<std::string>();
+    }
+    return info;
+  }
+
   asio::awaitable<result<server_info>> handshake() {
     initialized_ = false;
     // Elicitation: a person behind the call may answer (the MCP face's
@@ -243,6 +333,7 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
     pending_[key] = entry;
 
     if (!params.is_object()) params = json::object();
+    if (modern_ || method == "server/discover") modern::add_envelope(params, info_.name, info_.version);
     if (method != "initialize") params["_meta"]["progressToken"] = id;
     json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 
@@ -507,6 +598,8 @@ class client_impl final : public client, public std::enable_shared_from_this<cli
   std::int64_t next_id_ = 1;
   std::optional<core::steady_time> abandoned_at_;  // the last request given up on (timed out here)
   std::uint64_t session_generation_ = 0;           // bumped by each re-initialize
+  bool modern_ = false;                            // the server answered server/discover: 2026-07-28
+  bool restart_as_legacy_ = false;                 // see restart_as_legacy()
   bool handshaking_ = false;
   core::async_signal handshake_done_;  // wakes the requests that wait for a re-initialize
   bool open_ = false;

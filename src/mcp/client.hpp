@@ -1,5 +1,6 @@
-// The MCP client for one server: JSON-RPC 2.0 over a transport, the
-// initialize / notifications/initialized handshake, request deadlines with
+// The MCP client for one server: JSON-RPC 2.0 over a transport, either era
+// of the protocol (2026-07-28 found with server/discover, else the 2025
+// initialize / notifications/initialized handshake), request deadlines with
 // notifications/cancelled, progress (extends a deadline up to a hard cap),
 // ping and other server-to-client requests, tools/list pagination.
 //
@@ -29,9 +30,15 @@ namespace harness::mcp {
 // Protocol revisions we speak; the first is the one we ask for.
 const std::vector<std::string>& supported_protocol_versions();
 
+// Which era of MCP a server speaks, as far as the client knows: `unknown`
+// probes with server/discover and falls back to initialize; `legacy` goes
+// straight to initialize (a server that gave no answer to the probe before).
+enum class protocol_era { unknown, legacy };
+
 struct client_info {
   std::string name = "mcp-harness";
   std::string version = "0.1.0";
+  protocol_era era = protocol_era::unknown;
   // What the client logs of the server's messages (its log notifications,
   // output it cannot read) passes through this first (server_config::redact).
   std::function<std::string(std::string)> redact;
@@ -57,9 +64,17 @@ class client {
  public:
   virtual ~client() = default;
 
-  // Opens the transport and runs the handshake. Fails with mcp_unsupported_protocol
-  // when the server answers with a revision we do not speak.
+  // Opens the transport and finds the server's era: server/discover (2026-07-28;
+  // every request then carries its _meta envelope, and tools/call follows
+  // input_required answers and task answers to the end, see modern_calls.hpp),
+  // else the initialize handshake. Fails with mcp_unsupported_protocol when the
+  // server answers with a revision we do not speak.
   virtual boost::asio::awaitable<result<server_info>> connect() = 0;
+
+  // After a failed connect(): the probe showed a server of the 2025 era in a
+  // way that leaves its process unusable (no answer to server/discover, or
+  // the process ended on it). Start it again with client_info::era = legacy.
+  virtual bool restart_as_legacy() const = 0;
 
   // Sends a request and waits for its result, within `deadline` (see
   // call_deadline: progress notifications push the timeout out again, up to

@@ -20,10 +20,12 @@
 #include "harness/net/url.hpp"
 #include "http_authorizer.hpp"
 #include "message_errors.hpp"
+#include "modern_wire.hpp"
 #include "sse_parser.hpp"
 
 namespace harness::mcp {
 namespace asio = boost::asio;
+namespace modern = detail::modern;
 using nlohmann::json;
 
 namespace {
@@ -65,6 +67,12 @@ class http_transport final : public transport, public std::enable_shared_from_th
 
     net::request post = make_request("POST");
     post.headers.emplace_back("Content-Type", "application/json");
+    if (modern::is_modern(protocol_version_) && message.contains("method")) {
+      // 2026-07-28: the headers repeat the body's method and target, so that a
+      // gateway can route without reading the body.
+      post.headers.emplace_back("Mcp-Method", modern::header_safe(message["method"].get<std::string>()));
+      if (auto name = modern::routing_name(message)) post.headers.emplace_back("Mcp-Name", modern::header_safe(*name));
+    }
     post.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     // A JSON answer arrives only when the work is done: allow the hard cap
     // (the client's own deadline cancels the request sooner).
@@ -82,6 +90,11 @@ class http_transport final : public transport, public std::enable_shared_from_th
     if (code == 404 && !session_id_.empty() && !is_initialize) {
       session_id_.clear();
       co_return make_error(mcp::errc::session_expired, "the server no longer knows our MCP session (HTTP 404)");
+    }
+    if (code >= 400 && code < 500 && want_id && modern::is_modern(protocol_version_)) {
+      // A new-era server answers a request it refuses (an unsupported version,
+      // a header mismatch) with a 4xx whose body is the JSON-RPC error.
+      co_return co_await read_refusal(*stream, *want_id);
     }
     if (code < 200 || code >= 300) co_return co_await status_error("POST", *stream);
     const std::string content_type = head.header("content-type").value_or("");
@@ -170,7 +183,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
     r.url = config_.url;
     r.headers.emplace_back("Accept", r.method == "GET" ? "text/event-stream" : "application/json, text/event-stream");
     if (!session_id_.empty()) r.headers.emplace_back("Mcp-Session-Id", session_id_);
-    // The header exists from 2025-06-18 on; a server of an older version sees no header, as its clients sent none.
+    // The header exists from 2025-06-18 on (in the new era, from its first request); a server of an older version sees
+    // no header, as its clients sent none.
     if (protocol_version_ >= "2025-06-18") r.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
     for (const auto& [name, value] : config_.headers) r.headers.emplace_back(name, value);
     r.max_response_bytes = limits_.max_message_bytes;
@@ -249,16 +263,33 @@ class http_transport final : public transport, public std::enable_shared_from_th
 
   // `what` is a C string: a std::string temporary in a co_await expression is destroyed twice by GCC 12.
   asio::awaitable<error> status_error(const char* what, net::response_stream& stream) {
-    const long code = stream.head().status;
     std::string body = (co_await read_body(stream, error_body_bytes)).text;
+    co_return http_status_error(what, stream.head().status, body);
+  }
+
+  error http_status_error(const char* what, long code, const std::string& body) const {
     std::string hint;
     if ((code == 401 || code == 403) && !authorizer_) {
       hint = "the server wants credentials: give it headers (Authorization) or an oauth block in its mcpServers entry";
     }
-    co_return make_error(mcp::errc::http_status,
-                         std::string(what) + " " + net::printable_url(config_.url) + " answered HTTP " +
-                             std::to_string(code) + (body.empty() ? "" : ": " + detail::printable(body, 300)),
-                         hint);
+    return make_error(mcp::errc::http_status,
+                      std::string(what) + " " + net::printable_url(config_.url) + " answered HTTP " +
+                          std::to_string(code) + (body.empty() ? "" : ": " + detail::printable(body, 300)),
+                      hint);
+  }
+
+  // A 4xx body that is the JSON-RPC error answering `id`: delivered as that
+  // answer. Anything else is the HTTP status error it would have been.
+  asio::awaitable<status> read_refusal(net::response_stream& stream, const json& id) {
+    const long code = stream.head().status;
+    auto body = co_await read_body(stream, error_body_bytes);
+    json parsed = json::parse(body.text, nullptr, false);
+    if (!body.over_limit && !body.failure && parsed.is_object() && parsed.contains("error") &&
+        parsed["error"].is_object() && parsed.value("id", json()) == id) {
+      handlers_.on_message(std::move(parsed));
+      co_return status{};
+    }
+    co_return http_status_error("POST", code, body.text);
   }
 
   // A JSON answer to a POST: delivered, or, when it is too large, cut short or not

@@ -1,5 +1,7 @@
 #include "server_supervisor.hpp"
 
+#include "modern_wire.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -114,6 +116,9 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   client_info info;
   info.version = core::version();
   info.redact = config_.redact;
+  // A server of the HTTP+SSE transport is of 2024-11-05; one that answered
+  // initialize before, or gave no answer to server/discover, goes straight there.
+  info.era = config_.kind == transport_kind::sse || legacy_ ? protocol_era::legacy : protocol_era::unknown;
   if (client_)
     core::spawn_logged(executor_, client_->close(), "mcp " + config_.name + ": closing the previous session");
   auto transport = create_transport(executor_, clock_, config_, limits_, remote_);
@@ -139,7 +144,18 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
     core::spawn_logged(executor_, fresh->close(), "mcp " + config_.name + ": closing a failed start");
     return e;
   };
-  if (!started.value) co_return finish(started.value.error());
+  if (!started.value) {
+    if (!started.expired && fresh->restart_as_legacy() && !legacy_) {
+      // The probe left the process in no state to initialize: start it again
+      // for the 2025 handshake, at once (it is not a crash).
+      legacy_ = true;
+      core::log_info("mcp {}: {}", config_.name, started.value.error().message);
+      core::spawn_logged(executor_, fresh->close(), "mcp " + config_.name + ": closing a process for its restart");
+      co_return co_await attempt();
+    }
+    if (started.value.error().code == mcp::errc::jsonrpc_error) legacy_ = false;  // initialize refused: look again
+    co_return finish(started.value.error());
+  }
   if (started.expired || client_ != fresh) co_return finish(make_error(mcp::errc::connection_lost, "superseded"));
   auto tools = std::move(started.value);
 
@@ -152,6 +168,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
       core::spawn_logged(s->executor_, s->refresh_tools(), "mcp " + s->config_.name + ": refreshing tools");
   });
   take_tools(std::move(*tools));
+  legacy_ = !modern::is_modern(fresh->server().protocol_version);
   state_ = server_state::ready;
   reason_.clear();
   ready_since_ = clock_.steady_now();

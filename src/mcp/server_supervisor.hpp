@@ -80,6 +80,9 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   int restarts_ = 0;
   int failures_in_row_ = 0;
   bool retry_scheduled_ = false;
+  // The server spoke the 2025 era (initialize) last time: restarts skip the
+  // server/discover probe (2026-07-28 says to remember the era per server).
+  bool legacy_ = false;
   core::steady_time ready_since_{};
   std::unique_ptr<core::timer> backoff_;
 };

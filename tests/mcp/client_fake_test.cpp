@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "client.hpp"
+#include "fake_transport.hpp"
 #include "harness/mcp/errors.hpp"
 #include "mcp_test_support.hpp"
 #include "support/fake_clock.hpp"
@@ -20,72 +21,8 @@ namespace {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+using testing::fake_transport;
 using testing::run;
-
-// Answers initialize itself; everything else waits in `held` until the test replies.
-class fake_transport final : public transport {
- public:
-  explicit fake_transport(asio::io_context& ctx) : ctx_(ctx) {}
-  asio::awaitable<status> open(transport_handlers handlers) override {
-    handlers_ = std::move(handlers);
-    co_return status{};
-  }
-  asio::awaitable<status> send(json message) override {
-    sent.push_back(message);
-    const std::string method = message.value("method", "");
-    if (method == "initialize") {
-      ++initializes;
-      reply(message["id"], {{"protocolVersion", "2025-06-18"},
-                            {"capabilities", json::object()},
-                            {"serverInfo", {{"name", "fake"}, {"version", "1"}}}});
-    } else if (expire_next > 0 && message.contains("id")) {
-      --expire_next;
-      co_return make_error(harness::mcp::errc::session_expired, "404");
-    } else if (message.contains("id") && !method.empty()) {
-      held.push_back(message);
-    }
-    co_return status{};
-  }
-  void reply(const json& id, json result) {
-    json message = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-    asio::post(ctx_, [this, message] { handlers_.on_message(message); });
-  }
-  // A request of the server's own (elicitation/create, ...).
-  void ask(json id, std::string method, json params) {
-    json message = {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", std::move(method)}, {"params", params}};
-    asio::post(ctx_, [this, message] { handlers_.on_message(message); });
-  }
-  // Our answer to the server's request `id` (null when none was sent).
-  json answer_to(const json& id) const {
-    for (const auto& m : sent) {
-      if (!m.contains("method") && m.value("id", json()) == id) return m;
-    }
-    return nullptr;
-  }
-  void lose(error e) { handlers_.on_closed(std::move(e)); }
-  // A message the transport could not read, with what it could read of it.
-  void unreadable(message_identity identity) {
-    handlers_.on_undeliverable(
-        {make_error(harness::mcp::errc::message_too_large, "it was too big", "raise it"), identity});
-  }
-  void set_protocol_version(const std::string& v) override { version = v; }
-  void on_initialized() override {}
-  void reset_session() override { ++resets; }
-  asio::awaitable<void> close() override { co_return; }
-  std::string describe() const override { return "fake"; }
-  int pid() const override { return 0; }
-
-  std::vector<json> sent;
-  std::vector<json> held;
-  int initializes = 0;
-  int resets = 0;
-  int expire_next = 0;  // how many requests get a session_expired
-  std::string version;
-
- private:
-  asio::io_context& ctx_;
-  transport_handlers handlers_;
-};
 
 struct FakeClient : ::testing::Test {
   asio::io_context ctx;
@@ -96,7 +33,9 @@ struct FakeClient : ::testing::Test {
     auto info = run(ctx, c->connect());
     ASSERT_TRUE(info) << info.error().describe();
     ASSERT_EQ(fake->version, "2025-06-18");
-    ASSERT_EQ(fake->sent.at(1)["method"], "notifications/initialized");
+    ASSERT_EQ(fake->sent.at(0)["method"], "server/discover");  // answered as a 2025 server does: -32601
+    ASSERT_EQ(fake->sent.at(1)["method"], "initialize");
+    ASSERT_EQ(fake->sent.at(2)["method"], "notifications/initialized");
   }
   // Starts a request in the background; its outcome lands in the returned slot.
   std::shared_ptr<std::optional<result<json>>> start(std::string method,
@@ -131,7 +70,7 @@ const json open_schema = {
     {"required", json::array({"name"})}};
 
 TEST_F(FakeClient, ElicitationIsDeclaredAndNobodyToAskMeansDefaultsOrDecline) {
-  EXPECT_EQ(fake->sent.at(0)["params"]["capabilities"]["elicitation"], json::object());
+  EXPECT_EQ(fake->sent.at(1)["params"]["capabilities"]["elicitation"], json::object());
   fake->ask("e1", "elicitation/create", {{"message", "fill in"}, {"requestedSchema", defaults_schema}});
   fake->ask("e2", "elicitation/create", {{"message", "fill in"}, {"requestedSchema", open_schema}});
   fake->ask("e3", "elicitation/create", {{"message", "no schema"}});

@@ -10,6 +10,7 @@
 //   endless_pages tools/list always has a nextCursor
 //   crash_on_start exits with status 7 before answering anything
 //   crash_in_initialize  exits with status 4 when initialize arrives
+//   silent_before_initialize  answers nothing before initialize (server/discover included)
 //   bad_tools_list       answers tools/list with {"tools": "not a list"}
 //   slow_start           reads nothing for 30 s after it starts
 // Tools: echo {text}, crash (exits mid-call), hang (never answers; remembers cancellations),
@@ -105,10 +106,15 @@ async function call(id, name, args, meta) {
   }
 }
 
+let initialized = false;
+
 function handle(msg) {
   const p = msg.params || {};
+  // As some servers of the 2025 era do: no answer at all before initialize.
+  if (mode === 'silent_before_initialize' && !initialized && msg.method !== 'initialize') return;
   switch (msg.method) {
     case 'initialize':
+      initialized = true;
       if (mode === 'crash_in_initialize') {
         process.stderr.write('fault_server: crashing in initialize\n');
         process.exit(4);
