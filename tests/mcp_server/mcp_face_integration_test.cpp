@@ -102,8 +102,9 @@ class McpFaceSdk : public ::testing::Test {
 
     // A tool the script's approval checks use, and no other check calls.
     std::ofstream(root / "policy.json") << R"({"rules": [{"tool": "fs__list_directory", "approval": "ask"}]})";
-    // The shipped servers, and the everything server, whose trigger-elicitation-request
-    // sends an elicitation the face passes on to the SDK client.
+    // The shipped servers, the everything server, whose trigger-elicitation-request
+    // sends an elicitation the face passes on to the SDK client, and a server of
+    // MCP 2026-07-28 only (the SDK 2.4.0 server), whose `ask` answers input_required.
     const std::string modules = source_path("servers/node_modules/@modelcontextprotocol/");
     std::ofstream(root / "mcp.json")
         << json{{"mcpServers",
@@ -114,7 +115,9 @@ class McpFaceSdk : public ::testing::Test {
                     {"args", {modules + "server-memory/dist/index.js"}},
                     {"env", {{"MEMORY_FILE_PATH", (root / "memory.jsonl").string()}}}}},
                   {"everything",
-                   {{"command", "node"}, {"args", {modules + "server-everything/dist/index.js", "stdio"}}}}}}}
+                   {{"command", "node"}, {"args", {modules + "server-everything/dist/index.js", "stdio"}}}},
+                  {"modern",
+                   {{"command", "node"}, {"args", {source_path("tests/mcp/modern_server.mjs"), "stdio"}}}}}}}
                .dump();
     // The LLM is never called: code mode has no agent loop.
     env = end_to_end_env(owner, root.string(), files.string(), "http://127.0.0.1:9/v1",

@@ -265,6 +265,23 @@ check('approvals and upstream elicitations go through input_required, answered b
   await ctx.client.callTool({ name: 'close_session', arguments: { session } });
 });
 
+check('an upstream server of the new era: its tools from code, its input_required answered by the SDK, its task polled', async () => {
+  const names = await run(ctx.client, "return (await list_mcp_tools('modern')).map((t) => t.name)");
+  assert(['modern__echo', 'modern__ask', 'modern__slow'].every((n) => names.includes(n)), `listed: ${short(names)}`);
+  const echoed = await run(ctx.client, "return await callMCPTool('modern__echo', {text: 'hello there'})");
+  assert(JSON.stringify(echoed).includes('hello there'), `echo: ${short(echoed)}`);
+  // The server answers input_required; the harness asks the person behind the
+  // call (this SDK client, itself through input_required) and retries.
+  asked.length = 0;
+  answers.push({ action: 'accept', content: { answer: 'blue' } });
+  const answered = await run(ctx.client, "return await callMCPTool('modern__ask', {question: 'Which colour?'})");
+  assert(asked.length === 1 && String(asked[0].message).includes('Which colour?'), `asked: ${short(asked)}`);
+  assert(JSON.stringify(answered).includes('answer: blue'), `the server did not get the answer: ${short(answered)}`);
+  // The server answers with a task; the harness polls it to its result.
+  const slept = await run(ctx.client, "return await callMCPTool('modern__slow', {ms: 1200})");
+  assert(JSON.stringify(slept).includes('slept 1200 ms'), `slow: ${short(slept)}`);
+});
+
 check('a long block becomes a task: followed with tasks/get, its input given with tasks/update, cancelled', async () => {
   const tasks = new Map();
   const { client } = await connect({ pin: MODERN }, { tasks });
