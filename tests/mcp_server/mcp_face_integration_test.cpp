@@ -116,8 +116,7 @@ class McpFaceSdk : public ::testing::Test {
                     {"env", {{"MEMORY_FILE_PATH", (root / "memory.jsonl").string()}}}}},
                   {"everything",
                    {{"command", "node"}, {"args", {modules + "server-everything/dist/index.js", "stdio"}}}},
-                  {"modern",
-                   {{"command", "node"}, {"args", {source_path("tests/mcp/modern_server.mjs"), "stdio"}}}}}}}
+                  {"modern", {{"command", "node"}, {"args", {source_path("tests/mcp/modern_server.mjs"), "stdio"}}}}}}}
                .dump();
     // The LLM is never called: code mode has no agent loop.
     env = end_to_end_env(owner, root.string(), files.string(), "http://127.0.0.1:9/v1",
