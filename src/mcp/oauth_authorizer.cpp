@@ -252,11 +252,21 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
                                   " for " + server_.name,
                               "try again from GET /health"));
   }
-  // RFC 9207: when the server names itself, it must be the one we asked.
-  if (const auto iss = field("iss");
-      !iss.empty() && without_trailing_slash(iss) != without_trailing_slash(pending.server.issuer)) {
+  // RFC 9207: when the server names itself, it must be the one we asked; one
+  // that says it always does must have done so. Otherwise the response may
+  // come from another authorization server (a mix-up attack), and its code
+  // is not redeemed.
+  const auto iss = field("iss");
+  if (!iss.empty() && without_trailing_slash(iss) != without_trailing_slash(pending.server.issuer)) {
     co_return fail(make_error(mcp::errc::authorization_failed, "the authorization response for " + server_.name +
                                                                    " came from another issuer (" + iss + ")"));
+  }
+  if (iss.empty() && pending.server.authorization_response_iss_parameter_supported) {
+    co_return fail(make_error(mcp::errc::authorization_failed,
+                              "the authorization response for " + server_.name + " does not name its issuer, which " +
+                                  pending.server.issuer + " says it always does (RFC 9207): refused",
+                              "try again from GET /health; if it happens again, the response did not come from " +
+                                  pending.server.issuer));
   }
   const auto code = field("code");
   if (code.empty()) {

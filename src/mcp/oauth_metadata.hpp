@@ -33,6 +33,9 @@ struct authorization_server_metadata {
   std::vector<std::string> token_endpoint_auth_methods_supported;  // RFC 8414's default when absent
   std::vector<std::string> grant_types_supported;                  // RFC 8414's default when absent
   bool client_id_metadata_document_supported = false;
+  // RFC 9207: the server names itself (`iss`) in every authorization response,
+  // so a response without it is refused (it may come from another server).
+  bool authorization_response_iss_parameter_supported = false;
   // False for the 2025-03-26 fallback: no metadata, default endpoints at the server's origin.
   bool discovered = true;
 };

@@ -221,6 +221,42 @@ TEST_F(OAuthEndToEnd, ACallbackWithoutAPendingAuthorizationIsRefusedPlainly) {
   EXPECT_EQ(server.stop(), 0);
 }
 
+// RFC 9207: the authorization server says it names itself in every
+// authorization response; one that does not is refused, and its code is
+// never redeemed (it may come from another server: a mix-up attack).
+TEST_F(OAuthEndToEnd, AnAuthorizationResponseWithoutTheIssuerItPromisedIsRefused) {
+  net::testing::test_ca ca;
+  oauth_server remote(ca);
+  net::curl_loop_options trusting;
+  trusting.extra_ca_file = ca.ca_pem;
+  auto browser = net::create_http_client(net::start_curl_loop(trusting));
+  harness_server server(env(remote, ca.ca_pem));
+  auto waiting = wait_for_server(server, [](const json& e) { return e.value("state", "") == "needs_authorization"; });
+  ASSERT_EQ(waiting.value("state", ""), "needs_authorization") << waiting.dump() << server.output();
+  const std::string url = authorization_url_in_log(server.output());
+  ASSERT_FALSE(url.empty()) << server.output();
+  boost::asio::io_context io;
+  net::request open_url;
+  open_url.url = url + "&iss=omit";
+  auto redirect = run_sync(io, browser->fetch(open_url));
+  ASSERT_TRUE(redirect) << redirect.error().describe();
+  ASSERT_EQ(redirect->status, 302);
+  auto back = net::parse_url(redirect->header("location").value_or(""));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->query.find("iss="), std::string::npos) << back->query;
+  auto page = server.call("GET", back->path + "?" + back->query);
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->status, 200) << page->body;
+  EXPECT_NE(page->body.find("Authorization failed"), std::string::npos) << page->body;
+  EXPECT_NE(page->body.find("does not name its issuer"), std::string::npos) << page->body;
+  EXPECT_EQ(fetch_json(*browser, remote.url("/stats"))["codes"], 0) << "the code was redeemed";
+  auto still = server.call("GET", "/health");
+  ASSERT_TRUE(still);
+  EXPECT_EQ(still->status, 503) << still->body;
+  browser.reset();
+  EXPECT_EQ(server.stop(), 0);
+}
+
 // The issuer is pinned: configured, or the first one found. A server whose
 // discovery names another gets nothing sent to it (no registration, no
 // secret, no person's approval) until the operator names the new one.

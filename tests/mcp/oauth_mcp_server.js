@@ -8,7 +8,9 @@
 //
 // ACCESS_TTL (seconds, default 3600) is the access tokens' lifetime.
 // /authorize takes the person who approves as `user` (default "operator"):
-// their tokens say so, and the whoami tool answers with it. /revoke revokes
+// their tokens say so, and the whoami tool answers with it; and `iss=omit`
+// leaves its issuer out of the response, which its metadata says it always
+// names (RFC 9207). /revoke revokes
 // (RFC 7009). GET /stats reports what happened ({registrations,
 // authorizations, codes, refreshes, revocations, calls, callsBy, lastScope});
 // tokens are never shown.
@@ -120,6 +122,7 @@ function handle(req, res) {
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic'],
         scopes_supported: ['notes:read', 'offline_access'],
+        authorization_response_iss_parameter_supported: true,
       });
     }
     if (url.pathname === '/register' && req.method === 'POST') {
@@ -145,7 +148,8 @@ function handle(req, res) {
       const back = new URL(q.redirect_uri);
       back.searchParams.set('code', code);
       back.searchParams.set('state', q.state);
-      back.searchParams.set('iss', base);
+      // ?iss=omit (a test's addition to the URL): the response does not name its issuer.
+      if (q.iss !== 'omit') back.searchParams.set('iss', base);
       res.writeHead(302, { Location: back.toString() });
       return res.end();
     }
