@@ -262,11 +262,11 @@ asio::awaitable<result<oauth_completion>> oauth_authorizer::complete(const std::
                                                                    " came from another issuer (" + iss + ")"));
   }
   if (iss.empty() && pending.server.authorization_response_iss_parameter_supported) {
-    co_return fail(make_error(mcp::errc::authorization_failed,
-                              "the authorization response for " + server_.name + " does not name its issuer, which " +
-                                  pending.server.issuer + " says it always does (RFC 9207): refused",
-                              "try again from GET /health; if it happens again, the response did not come from " +
-                                  pending.server.issuer));
+    co_return fail(make_error(
+        mcp::errc::authorization_failed,
+        "the authorization response for " + server_.name + " does not name its issuer, which " + pending.server.issuer +
+            " says it always does (RFC 9207): refused",
+        "try again from GET /health; if it happens again, the response did not come from " + pending.server.issuer));
   }
   const auto code = field("code");
   if (code.empty()) {

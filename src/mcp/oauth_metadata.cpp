@@ -80,9 +80,8 @@ result<authorization_server_metadata> parse_authorization_server_metadata(const 
       string_list(doc, "grant_types_supported").value_or(std::vector<std::string>{"authorization_code", "implicit"});
   out.client_id_metadata_document_supported =
       doc.contains("client_id_metadata_document_supported") && doc["client_id_metadata_document_supported"] == true;
-  out.authorization_response_iss_parameter_supported =
-      doc.contains("authorization_response_iss_parameter_supported") &&
-      doc["authorization_response_iss_parameter_supported"] == true;
+  out.authorization_response_iss_parameter_supported = doc.contains("authorization_response_iss_parameter_supported") &&
+                                                       doc["authorization_response_iss_parameter_supported"] == true;
   return out;
 }
 
