@@ -173,7 +173,7 @@ class client_impl final : public client,
 
   bool connected() const override { return open_ && initialized_; }
   const server_info& server() const override { return server_; }
-  std::size_t in_flight() const override { return pending_.size(); }
+  std::size_t in_flight() const override { return pending_.size() - listening_; }
   int pid() const override { return transport_->pid(); }
 
  private:
@@ -214,6 +214,7 @@ class client_impl final : public client,
         modern_ = true;
         server_ = std::move(*info);
         initialized_ = true;
+        start_listening();
         co_return server_;
       }
     }
@@ -234,6 +235,45 @@ class client_impl final : public client,
                       transport_->describe(), shown(answer.error().message));
     }
     co_return co_await handshake();
+  }
+
+  // 2026-07-28 has no unsolicited notifications: a server's list_changed
+  // comes only on a subscriptions/listen stream the client opens. One stream
+  // per connection when the server says its tools change, opened again when
+  // it ends (the request's deadline, the server's end of it); each reopening
+  // lists the tools again, as a change may have come between two streams.
+  void start_listening() {
+    const json& tools = server_.capabilities.contains("tools") ? server_.capabilities["tools"] : json();
+    if (!tools.is_object() || tools.value("listChanged", false) != true) return;
+    core::spawn_logged(executor_, listen_loop(shared_from_this()), "mcp: listening on " + transport_->describe());
+  }
+
+  static asio::awaitable<void> listen_loop(std::shared_ptr<client_impl> self) {
+    const std::string method = "subscriptions/listen";  // named locals, no temporaries in co_await (GCC 12)
+    auto pause = std::chrono::milliseconds(1000);
+    auto timer = self->clock_.make_timer(self->executor_);
+    for (bool first = true; self->open_ && !self->closed_; first = false) {
+      if (!first) {
+        if (self->on_tools_changed_) self->on_tools_changed_();
+        timer->expires_at(self->clock_.steady_now() + pause);
+        co_await timer->wait();
+        if (!self->open_ || self->closed_) break;
+      }
+      json params = {{"notifications", {{"toolsListChanged", true}}}};
+      const call_deadline deadline(self->limits_.max_request_time);
+      const auto opened = self->clock_.steady_now();
+      ++self->listening_;
+      auto ended = co_await self->send_request(method, std::move(params), deadline);
+      --self->listening_;
+      if (!ended && ended.error().code == mcp::errc::jsonrpc_error) {
+        core::log_info("mcp {}: no subscriptions/listen ({}); its tools are listed again only at a restart",
+                       self->transport_->describe(), self->shown(ended.error().message));
+        co_return;
+      }
+      // A stream that ended soon is opened again later and later (up to a minute).
+      const bool short_lived = self->clock_.steady_now() - opened < std::chrono::seconds(30);
+      pause = short_lived ? std::min(pause * 2, std::chrono::milliseconds(60000)) : std::chrono::milliseconds(1000);
+    }
   }
 
   // What a server/discover result says of a server of the new era; nullopt
@@ -600,6 +640,7 @@ class client_impl final : public client,
   std::uint64_t session_generation_ = 0;           // bumped by each re-initialize
   bool modern_ = false;                            // the server answered server/discover: 2026-07-28
   bool restart_as_legacy_ = false;                 // see restart_as_legacy()
+  std::size_t listening_ = 0;                      // the subscriptions/listen request in flight (0 or 1)
   bool handshaking_ = false;
   core::async_signal handshake_done_;  // wakes the requests that wait for a re-initialize
   bool open_ = false;

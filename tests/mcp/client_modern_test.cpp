@@ -141,6 +141,50 @@ TEST_F(ModernClient, AnHttpServerThatGivesNoAnswerToTheProbeIsInitialized) {
   EXPECT_FALSE(c->restart_as_legacy());
 }
 
+TEST_F(ModernClient, ListChangedComesOnASubscriptionStreamThatIsOpenedAgainWhenItEnds) {
+  fake->capabilities = {{"tools", {{"listChanged", true}}}};
+  auto c = connected("modern");
+  int changed = 0;
+  c->on_tools_changed([&changed] { ++changed; });
+  settle();
+  ASSERT_EQ(sent("subscriptions/listen").size(), 1u);
+  const json listen = sent("subscriptions/listen")[0];
+  EXPECT_EQ(listen["params"]["notifications"], json({{"toolsListChanged", true}}));
+  EXPECT_EQ(listen["params"]["_meta"][version_key], "2026-07-28");
+  EXPECT_EQ(c->in_flight(), 0u) << "the stream is no request in flight";
+
+  fake->ask(
+      nullptr, "notifications/subscriptions/acknowledged",
+      {{"notifications", {{"toolsListChanged", true}}}, {"_meta", {{"io.modelcontextprotocol/subscriptionId", "1"}}}});
+  fake->ask(nullptr, "notifications/tools/list_changed",
+            {{"_meta", {{"io.modelcontextprotocol/subscriptionId", "1"}}}});
+  settle();
+  EXPECT_EQ(changed, 1);
+
+  // The server ends the stream: the tools are listed again (a change may come
+  // before the next stream), and a new stream opens after a pause.
+  fake->reply(listen["id"], {{"resultType", "complete"}});
+  settle();
+  EXPECT_EQ(changed, 2);
+  EXPECT_EQ(sent("subscriptions/listen").size(), 1u);
+  clock.advance(std::chrono::seconds(2));
+  settle();
+  EXPECT_EQ(sent("subscriptions/listen").size(), 2u);
+  run(ctx, c->close());
+}
+
+TEST_F(ModernClient, AServerThatRefusesListenIsNotAskedAgain) {
+  fake->capabilities = {{"tools", {{"listChanged", true}}}};
+  auto c = connected("modern");
+  settle();
+  ASSERT_EQ(sent("subscriptions/listen").size(), 1u);
+  fake->fail(sent("subscriptions/listen")[0]["id"], -32601, "Method not found");
+  settle();
+  clock.advance(std::chrono::minutes(2));
+  settle();
+  EXPECT_EQ(sent("subscriptions/listen").size(), 1u);
+}
+
 json ask_input(std::string state) {
   json schema = {{"type", "object"}, {"properties", {{"answer", {{"type", "string"}}}}}, {"required", {"answer"}}};
   return {

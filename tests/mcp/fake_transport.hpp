@@ -35,7 +35,7 @@ class fake_transport final : public transport {
       if (era == "modern") {
         reply(message["id"],
               {{"supportedVersions", {"2026-07-28"}},
-               {"capabilities", {{"tools", json::object()}}},
+               {"capabilities", capabilities},
                {"_meta", {{"io.modelcontextprotocol/serverInfo", {{"name", "fake"}, {"version", "2"}}}}}});
       } else {
         fail(message["id"], -32601, "Method not found");
@@ -94,6 +94,7 @@ class fake_transport final : public transport {
   std::string era = "legacy";
   // Answers the requests it returns a result for (called twice per request: keep it pure).
   std::function<std::optional<json>(const json&)> script;
+  json capabilities = {{"tools", json::object()}};  // what server/discover declares (era "modern")
   std::vector<json> sent;
   std::vector<json> held;
   int initializes = 0;

@@ -12,10 +12,16 @@
 // task (Tasks extension io.modelcontextprotocol/tasks) when the request
 // declares the extension, "slept <ms> ms" when done; meta: the request's
 // _meta and (http) its MCP-Protocol-Version, Mcp-Method and Mcp-Name headers,
-// as JSON text; tasks: every task so far with its status, as JSON text.
+// as JSON text; tasks: every task so far with its status, as JSON text;
+// add_tool: adds the tool `extra` (answers "extra") to tools/list for every
+// later request and connection of this process, and publishes
+// notifications/tools/list_changed on every open subscriptions/listen stream
+// that asked for it (capabilities: tools.listChanged); listening: how many
+// listen streams are open (http; null over stdio), as JSON text.
 // The SDK has no Tasks runtime on this era (its task types are 2025-11-25
 // vocabulary), so the tasks live here: tasks/get, tasks/update, tasks/cancel.
-// MODERN_SERVER_WIRE_LOG=<file> (http) appends each exchange to <file>.
+// MODERN_SERVER_WIRE_LOG=<file> (http) appends each exchange to <file> (a
+// subscriptions/listen stream once it ends).
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -56,9 +62,20 @@ function findTask(params, ctx) {
   return task;
 }
 
+// add_tool is process-wide: every instance made after it has `extra`. The
+// listen streams are the entries' own: over stdio serveStdio routes the one
+// pinned instance's notifications/tools/list_changed (sent by registerTool on
+// a connected instance) onto the connection's subscriptions; over http the
+// per-request instance's is dropped (it belongs to no request), and the
+// handler's notify.toolsChanged() publishes on its bus instead.
+let extraAdded = false;
+let publishToolsChanged = () => {};
+let listeners = () => null;  // open listen streams (http: the handler's bus; stdio: not known)
+const registerExtra = (server) => server.registerTool('extra', { description: 'Answers "extra"' }, async () => text('extra'));
+
 function makeServer() {
   const server = new McpServer({ name: 'modern-server', version: '1.0.0' },
-    { capabilities: { tools: {}, extensions: { [TASKS]: {} } } });
+    { capabilities: { tools: { listChanged: true }, extensions: { [TASKS]: {} } } });
   server.registerTool('echo', { description: 'Echoes the text', inputSchema: object({ text: { type: 'string' } }) },
     async ({ text: t }) => text(t));
   server.registerTool('add', {
@@ -104,6 +121,16 @@ function makeServer() {
     }
     return text(JSON.stringify(seen));
   });
+  server.registerTool('listening', { description: 'The open subscriptions/listen streams (http), or null' },
+    async () => text(JSON.stringify({ listening: listeners() })));
+  server.registerTool('add_tool', { description: 'Adds the tool extra, and says so on the listen streams' }, async () => {
+    if (extraAdded) return text('extra was already there');
+    extraAdded = true;
+    registerExtra(server);
+    publishToolsChanged();
+    return text('added extra');
+  });
+  if (extraAdded) registerExtra(server);
 
   const taskId = object({ taskId: { type: 'string' } });
   server.server.setRequestHandler('tasks/get', { params: taskId }, async (params, ctx) => taskView(findTask(params, ctx)));
@@ -128,6 +155,8 @@ if (mode === 'stdio') {
   serveStdio(() => makeServer(), { legacy: 'reject', onerror });
 } else if (mode === 'http') {
   const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', onerror });
+  publishToolsChanged = () => handler.notify.toolsChanged();
+  listeners = () => handler.bus.listenerCount;
   const wireLog = process.env.MODERN_SERVER_WIRE_LOG;
   const httpServer = http.createServer(async (req, res) => {
     const url = new URL(req.url, `http://${req.headers.host ?? '127.0.0.1'}`);
@@ -135,8 +164,12 @@ if (mode === 'stdio') {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const body = Buffer.concat(chunks);
+    // The client going away aborts the request: that ends a listen stream.
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
     const request = new Request(url, {
       method: req.method,
+      signal: gone.signal,
       headers: Object.entries(req.headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])),
       body: ['GET', 'HEAD'].includes(req.method) ? undefined : body,
     });

@@ -3,7 +3,8 @@
 // stdio and Streamable HTTP. server/discover, the envelope on every request
 // and the headers that repeat it, an input_required tool answered by the
 // person behind the call (or declined without one), a tool that answers
-// with a task polled to its result, or cancelled at the call's deadline.
+// with a task polled to its result, or cancelled at the call's deadline, and
+// list_changed heard on the subscriptions/listen stream.
 // And the probe's other side: a 2025 server that answers nothing before
 // initialize is started again and initialized, and remembered as such.
 #include <gtest/gtest.h>
@@ -43,7 +44,7 @@ void expect_new_era_works(asio::io_context& ctx, client& c) {
   EXPECT_EQ(c.server().info["name"], "modern-server");
   auto tools = run(ctx, c.list_tools());
   ASSERT_TRUE(tools) << tools.error().describe();
-  EXPECT_EQ(tools->size(), 6u);
+  EXPECT_EQ(tools->size(), 8u);
 
   EXPECT_EQ(text_of(call(ctx, c, "echo", {{"text", "hello"}})), "hello");
   EXPECT_EQ(text_of(call(ctx, c, "add", {{"a", 2}, {"b", 3}})), json({{"sum", 5}}));
@@ -78,6 +79,25 @@ void expect_new_era_works(asio::io_context& ctx, client& c) {
   EXPECT_EQ(tasks[1]["status"], "cancelled") << tasks;
 }
 
+// The server's list_changed comes on the subscriptions/listen stream the
+// client keeps open (the new era sends nothing unasked).
+void expect_list_changed_is_heard(asio::io_context& ctx, client& c) {
+  int changed = 0;
+  c.on_tools_changed([&changed] { ++changed; });
+  // Over HTTP the stream is a POST of its own: wait until the server has it.
+  for (int i = 0; i < 100; ++i) {
+    auto open = text_of(call(ctx, c, "listening", json::object()));
+    if (open["listening"].is_null() || open["listening"] != 0) break;
+    testing::sleep_for(ctx, std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(text_of(call(ctx, c, "add_tool", json::object())), "added extra");
+  for (int i = 0; i < 100 && changed == 0; ++i) testing::sleep_for(ctx, std::chrono::milliseconds(50));
+  EXPECT_EQ(changed, 1);
+  auto tools = run(ctx, c.list_tools());
+  ASSERT_TRUE(tools) << tools.error().describe();
+  EXPECT_TRUE(std::any_of(tools->begin(), tools->end(), [](const json& t) { return t["name"] == "extra"; }));
+}
+
 TEST(ModernServer, AStdioServerOfTheNewEraIsUsedInIt) {
   asio::io_context ctx;
   auto limits = testing::test_limits();
@@ -87,6 +107,7 @@ TEST(ModernServer, AStdioServerOfTheNewEraIsUsedInIt) {
   auto info = run(ctx, c->connect());
   ASSERT_TRUE(info) << info.error().describe();
   expect_new_era_works(ctx, *c);
+  expect_list_changed_is_heard(ctx, *c);
   run(ctx, c->close());
 }
 
@@ -101,6 +122,7 @@ TEST(ModernServer, AStreamableHttpServerOfTheNewEraIsUsedInItWithTheHeadersThatR
   EXPECT_EQ(seen["headers"],
             json({{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "meta"}}))
       << seen;
+  expect_list_changed_is_heard(ctx, *server.c);
 }
 
 // 2025 servers that answer nothing before initialize (some SDKs' do not):
