@@ -10,6 +10,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/core/json_parse.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/core/with_deadline.hpp"
@@ -283,7 +284,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
   asio::awaitable<status> read_refusal(net::response_stream& stream, const json& id) {
     const long code = stream.head().status;
     auto body = co_await read_body(stream, error_body_bytes);
-    json parsed = json::parse(body.text, nullptr, false);
+    json parsed = core::parse_json(body.text);  // depth-limited: the body is the server's
     if (!body.over_limit && !body.failure && parsed.is_object() && parsed.contains("error") &&
         parsed["error"].is_object() && parsed.value("id", json()) == id) {
       handlers_.on_message(std::move(parsed));
