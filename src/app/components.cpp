@@ -496,10 +496,14 @@ status build_face(components_impl& out, const wiring& w, const asio::any_io_exec
   face_settings->face.code_max_chars = out.services_.limits.code_max_chars;
   face_settings->face.approval_timeout = w.approval_timeout;
   if (w.shared_store) face_settings->face.replica = owner;
-  out.face_ = mcp_server::create_mcp_face(
-      executor, core::real_clock(),
-      {.tools = w.tools, .execution = out.execution_, .skills = w.library, .blocking = out.background_.get_executor()},
-      face_settings->face);
+  out.face_ = mcp_server::create_mcp_face(executor, core::real_clock(),
+                                          {.tools = w.tools,
+                                           .execution = out.execution_,
+                                           .skills = w.library,
+                                           .blocking = out.background_.get_executor(),
+                                           // run_task only when tasks can start (an LLM is configured).
+                                           .agent = out.services_.agent_unavailable.empty() ? out.agent_ : nullptr},
+                                          face_settings->face);
   out.services_.mcp = out.face_;
   out.services_.sources = http::request_sources({.loopback_server = is_loopback_host(http_config.server.host),
                                                  .allowed_hosts = http_config.allowed_hosts,
@@ -579,14 +583,15 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (auto data_path = build_data_path(*out, w, settings); !data_path) return data_path.error();
   if (auto files = build_files(*out, w, executor, settings); !files) return files.error();
   build_execution(*out, w, executor, configs->execution);
-  auto face = build_face(*out, w, executor, settings, *http_config, configs->sandbox.owner);
-  if (!face) return face.error();
   out->services_.health.push_back(out->sandbox_health_);
   out->services_.health.push_back(execution::pool_health(out->pool_));
   out->services_.health.push_back(execution::pool_health(out->python_pool_, "pool.python"));
   if (auto agent = wire_agent(*out, w, executor, settings, *llm_config, configs->execution); !agent) {
     return agent.error();
   }
+  // After the agent: the face offers its runs (run_task).
+  auto face = build_face(*out, w, executor, settings, *http_config, configs->sandbox.owner);
+  if (!face) return face.error();
   start_background_work(io, *out);
   return std::unique_ptr<components>(std::move(out));
 }

@@ -1,5 +1,7 @@
 #include "code_tools.hpp"
 
+#include "task_tool.hpp"
+
 #include <fmt/format.h>
 
 #include "harness/bridge/tool_gateway.hpp"
@@ -127,7 +129,7 @@ json tool_error(std::string message) {
   return tool_result(std::move(message), nullptr, true);
 }
 
-json tool_definitions(bool stateless) {
+json tool_definitions(bool stateless, bool run_task) {
   json tool_entry = object_schema(
       {{"name", {{"type", "string"}}}, {"signature", {{"type", "string"}}}, {"description", {{"type", "string"}}}},
       {"name", "signature", "description"});
@@ -179,6 +181,7 @@ json tool_definitions(bool stateless) {
   if (stateless) {
     for (auto& tool : session_tools()) tools.push_back(std::move(tool));
   }
+  if (run_task) tools.push_back(run_task_definition());
   return tools;
 }
 

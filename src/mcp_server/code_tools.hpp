@@ -24,7 +24,8 @@ inline constexpr const char* close_session_tool_name = "close_session";
 
 // The "tools" array of tools/list; `stateless`: of the 2026-07-28 era, with
 // open_session, close_session and execute_code's `session`.
-nlohmann::json tool_definitions(bool stateless = false);
+// `run_task`: with the agent's run_task (task_tool.hpp), when an LLM is configured.
+nlohmann::json tool_definitions(bool stateless = false, bool run_task = false);
 
 // The "instructions" of initialize (server/discover when `stateless`): how to use the tools.
 std::string instructions(bool stateless = false);

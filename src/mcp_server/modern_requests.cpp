@@ -10,6 +10,7 @@
 #include "jsonrpc.hpp"
 #include "skill_resources.hpp"
 #include "skills_extension.hpp"
+#include "task_tool.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -95,7 +96,8 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
     co_return completed(cacheable(jsonrpc::result(id, discover()), stable_ttl_ms, "public"));
   if (method == "ping") co_return completed(jsonrpc::result(id, json::object()));
   if (method == "tools/list") {
-    co_return completed(cacheable(jsonrpc::result(id, {{"tools", tool_definitions(true)}}), stable_ttl_ms, "public"));
+    co_return completed(
+        cacheable(jsonrpc::result(id, {{"tools", tool_definitions(true, !!deps_->agent)}}), stable_ttl_ms, "public"));
   }
   if (method == "tools/call") co_return completed(co_await call_tool(message, caller, std::move(notify)));
   if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
@@ -174,10 +176,14 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   const std::string name = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
   const json& args = arguments_of(message);
   // A retry with the client's input for a call that asked for it.
-  const bool may_task = name == execute_tool_name && modern::declares_extension(message, modern::tasks_extension);
+  // A run of the agent is a one-shot call too (its own session, for its approvals and cancel).
+  const bool agent_run = name == run_task_tool_name && deps_->agent;
+  const bool may_task =
+      (name == execute_tool_name || agent_run) && modern::declares_extension(message, modern::tasks_extension);
   if (params.contains("requestState")) co_return co_await runs_.resume(message, caller, may_task);
   if (name == open_session_tool_name) co_return co_await open_session(id, caller);
   if (name == close_session_tool_name) co_return co_await close_session(id, args, caller);
+  if (agent_run) co_return co_await execute_one_shot(message, caller, may_task);
   if (name != execute_tool_name) {
     auto answer = co_await one_shot(message, caller, std::move(notify));
     co_return std::move(*answer);

@@ -21,6 +21,7 @@
 #include "harness/skills/errors.hpp"
 #include "jsonrpc.hpp"
 #include "skill_resources.hpp"
+#include "task_tool.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -171,7 +172,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     if (method == "initialize") co_return jsonrpc::result(id, initialize(params));
     if (method == "ping") co_return jsonrpc::result(id, json::object());
     if (method == "tools/list") {
-      co_return jsonrpc::result(id, {{"tools", tool_definitions(style_ != session_style::protocol)}});
+      co_return jsonrpc::result(id, {{"tools", tool_definitions(style_ != session_style::protocol, !!deps_->agent)}});
     }
     if (method == "tools/call") co_return co_await call_tool(params, id, key, std::move(notify));
     if (method == "logging/setLevel") co_return set_log_level(params, id);
@@ -253,7 +254,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       return;  // finished already, or unknown: ignored, as the spec says
     it->second.cancelled = true;
     if (it->second.executing && it->second.stop) {
-      core::log_info("mcp session {}: a running one-shot block was cancelled; stopping its sandbox", id_);
+      core::log_info("mcp session {}: a running call (a one-shot block or an agent run) was cancelled; stopping it",
+                     id_);
       it->second.stop->request();
     } else if (it->second.executing && has_sandbox_ && deps_->execution) {
       // The sandbox is killed, so the block ends at once; its variables go with it.
@@ -298,12 +300,49 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       auto out = co_await execute(args, key, std::move(progress_token), std::move(notify));
       co_return jsonrpc::result(id, std::move(out));
     }
-    const char* tools = style_ == session_style::protocol
-                            ? "search_tools, describe_tools and execute_code"
-                            : "search_tools, describe_tools, execute_code, open_session and close_session";
+    if (name == run_task_tool_name && deps_->agent) {
+      auto out = co_await agent_task(args, key, std::move(progress_token), std::move(notify));
+      co_return jsonrpc::result(id, std::move(out));
+    }
+    const char* tools =
+        style_ == session_style::protocol
+            ? (deps_->agent ? "search_tools, describe_tools, execute_code and run_task"
+                            : "search_tools, describe_tools and execute_code")
+            : (deps_->agent ? "search_tools, describe_tools, execute_code, open_session, close_session "
+                              "and run_task"
+                            : "search_tools, describe_tools, execute_code, open_session and close_session");
     co_return jsonrpc::error(id, jsonrpc::invalid_params,
                              "unknown tool: " + name.substr(0, 100) + " (this server's tools are " + tools +
                                  "; the upstream tools are called from code with callMCPTool)");
+  }
+
+  // run_task: the agent's run as this session's caller; its approvals go to
+  // the client on this request's stream, its steps are progress, and the
+  // request's cancel cancels it (task_tool.cpp).
+  asio::awaitable<json> agent_task(const json& args, const std::string& key, json progress_token, notify_fn notify) {
+    if (closed_) co_return tool_error("this MCP session has ended");
+    task_run_context context;
+    context.user_id = user_id_;
+    context.key_id = key_id_;
+    context.admin = admin_;
+    context.approver = approver_;
+    context.stop = in_flight_[key].stop = std::make_shared<execution::block_stop>();
+    if (!progress_token.is_null() && notify) {
+      auto count = std::make_shared<int>(0);
+      context.progress = [notify, progress_token, count](std::string line) {
+        notify(jsonrpc::notification(
+            "notifications/progress",
+            {{"progressToken", progress_token}, {"progress", ++*count}, {"message", std::move(line)}}));
+      };
+    }
+    const bool another_running =
+        std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f.second.executing; });
+    if (!another_running) approver_->set_channel(notify);
+    in_flight_[key].executing = true;
+    auto out = co_await run_task(deps_->agent, args, std::move(context));
+    if (!another_running) approver_->set_channel(nullptr);
+    if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.executing = false;
+    co_return out;
   }
 
   asio::awaitable<json> execute(const json& args, const std::string& key, json progress_token, notify_fn notify) {

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "llm/fake_llm_server.hpp"
 #include "support/harness_server.hpp"
 #include "support/keys_command.hpp"
 
@@ -118,8 +119,16 @@ class McpFaceSdk : public ::testing::Test {
                    {{"command", "node"}, {"args", {modules + "server-everything/dist/index.js", "stdio"}}}},
                   {"modern", {{"command", "node"}, {"args", {source_path("tests/mcp/modern_server.mjs"), "stdio"}}}}}}}
                .dump();
-    // The LLM is never called: code mode has no agent loop.
-    env = end_to_end_env(owner, root.string(), files.string(), "http://127.0.0.1:9/v1",
+    // The LLM answers run_task's agent run only (code mode has no agent loop):
+    // a block that lists the shared folder (the tool policy asks first, so the
+    // SDK client is asked), then the final answer.
+    const std::string list_code =
+        "const r = await callMCPTool('fs__list_directory', {path: " + json(files.string()).dump() +
+        "}); return JSON.stringify(r).length";
+    llm.push(
+        json::array({{{"reply", {{"toolCalls", {{{"name", "execute_code"}, {"arguments", {{"code", list_code}}}}}}}}},
+                     {{"reply", {{"text", "The folder is listed."}}}}}));
+    env = end_to_end_env(owner, root.string(), files.string(), llm.openai_base_url(),
                          {{"API_KEYS_FILE", keys_file.string()},
                           {"TOOL_POLICY_FILE", (root / "policy.json").string()},
                           {"MCP_CONFIG", (root / "mcp.json").string()},
@@ -214,6 +223,7 @@ class McpFaceSdk : public ::testing::Test {
     return source_path("tests/mcp_server/sdk2_client_test.cjs");
   }
 
+  harness::testing::fake_llm_server llm;
   std::string owner;
   fs::path root;
   fs::path files;

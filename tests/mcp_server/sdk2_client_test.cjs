@@ -282,6 +282,20 @@ check('an upstream server of the new era: its tools from code, its input_require
   assert(JSON.stringify(slept).includes('slept 1200 ms'), `slow: ${short(slept)}`);
 });
 
+check('run_task hands a whole task to the agent: its approval put to the SDK, its answer back', async () => {
+  const names = (await ctx.client.listTools()).tools.map((t) => t.name);
+  assert(names.includes('run_task'), `tools: ${names}`);
+  asked.length = 0;
+  answers.push({ action: 'accept', content: { scope: 'call' } });
+  // The fake LLM writes a block that lists the shared folder (the tool policy
+  // asks first), then answers "The folder is listed.".
+  const r = await ctx.client.callTool({ name: 'run_task', arguments: { task: 'List the shared folder.' } });
+  assert(!r.isError && r.content[0].text === 'The folder is listed.', `run_task: ${short(r)}`);
+  assert(r.structuredContent.status === 'succeeded' && r.structuredContent.taskId.startsWith('task_'),
+    short(r.structuredContent));
+  assert(asked.length === 1 && String(asked[0].message).includes('fs__list_directory'), `asked: ${short(asked)}`);
+});
+
 check('a long block becomes a task: followed with tasks/get, its input given with tasks/update, cancelled', async () => {
   const tasks = new Map();
   const { client } = await connect({ pin: MODERN }, { tasks });

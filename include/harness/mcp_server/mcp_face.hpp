@@ -22,6 +22,9 @@
 #include "harness/core/clock.hpp"
 #include "harness/mcp_server/event_stream.hpp"
 
+namespace harness::agent {
+class agent_manager;
+}
 namespace harness::bridge {
 class tool_gateway;
 }
@@ -65,6 +68,8 @@ struct face_deps {
   // The user's skills, offered as resources (skill://<name>/SKILL.md); none without it.
   std::shared_ptr<const skills::skill_library> skills = nullptr;
   boost::asio::any_io_executor blocking = {};  // where the library's disk reads run (inline when null)
+  // The agent, when an LLM is configured: the run_task tool (task_tool.hpp). None: no such tool.
+  std::shared_ptr<agent::agent_manager> agent = nullptr;
 };
 
 // Where a session sends what is not the answer to the request in hand: a
