@@ -168,12 +168,16 @@ class client_impl final : public client,
     closed_ = true;
     open_ = false;
     fail_all(make_error(mcp::errc::connection_lost, "the MCP client was closed"));
+    if (listen_pause_) listen_pause_->cancel();
     co_await transport_->close();
   }
 
   bool connected() const override { return open_ && initialized_; }
   const server_info& server() const override { return server_; }
-  std::size_t in_flight() const override { return pending_.size() - listening_; }
+  std::size_t in_flight() const override {
+    const bool listening = listen_id_ && pending_.contains(id_key(json(*listen_id_)));
+    return pending_.size() - (listening ? 1 : 0);
+  }
   int pid() const override { return transport_->pid(); }
 
  private:
@@ -204,7 +208,9 @@ class client_impl final : public client,
   // (restart_as_legacy). An HTTP server that cannot be reached is an error.
   asio::awaitable<result<server_info>> discover() {
     transport_->set_protocol_version(modern::version);
-    const auto probe_timeout = std::clamp(limits_.request_timeout, std::chrono::milliseconds(1), max_probe_time);
+    // Within half the start's own deadline: a silent process still has time to be started again.
+    const auto probe_timeout = std::clamp(std::min(limits_.request_timeout, limits_.startup_timeout / 2),
+                                          std::chrono::milliseconds(1), max_probe_time);
     const std::string method = "server/discover";  // named locals, no temporaries in co_await (GCC 12)
     const call_deadline probe(probe_timeout);
     json params = json::object();
@@ -219,6 +225,7 @@ class client_impl final : public client,
       }
     }
     transport_->set_protocol_version("");
+    if (closed_) co_return make_error(mcp::errc::connection_lost, "the MCP client was closed");
     if (!answer) {
       const auto& code = answer.error().code;
       const bool lost = code == mcp::errc::connection_lost || code == mcp::errc::not_connected;
@@ -251,7 +258,8 @@ class client_impl final : public client,
   static asio::awaitable<void> listen_loop(std::shared_ptr<client_impl> self) {
     const std::string method = "subscriptions/listen";  // named locals, no temporaries in co_await (GCC 12)
     auto pause = std::chrono::milliseconds(1000);
-    auto timer = self->clock_.make_timer(self->executor_);
+    self->listen_pause_ = self->clock_.make_timer(self->executor_);  // close() cancels it
+    auto& timer = self->listen_pause_;
     for (bool first = true; self->open_ && !self->closed_; first = false) {
       if (!first) {
         if (self->on_tools_changed_) self->on_tools_changed_();
@@ -260,11 +268,14 @@ class client_impl final : public client,
         if (!self->open_ || self->closed_) break;
       }
       json params = {{"notifications", {{"toolsListChanged", true}}}};
-      const call_deadline deadline(self->limits_.max_request_time);
+      // No deadline of its own: the stream lives until the server ends it, the
+      // connection breaks (over HTTP, a read that waits past MCP_MAX_REQUEST_MS
+      // with not even a keep-alive) or the client closes. One stream at a time.
+      const call_deadline deadline(std::chrono::milliseconds(std::chrono::hours(24)));
       const auto opened = self->clock_.steady_now();
-      ++self->listening_;
+      self->listen_id_ = self->next_id_;  // the id send_request gives it
       auto ended = co_await self->send_request(method, std::move(params), deadline);
-      --self->listening_;
+      self->listen_id_.reset();
       if (!ended && ended.error().code == mcp::errc::jsonrpc_error) {
         core::log_info("mcp {}: no subscriptions/listen ({}); its tools are listed again only at a restart",
                        self->transport_->describe(), self->shown(ended.error().message));
@@ -640,7 +651,8 @@ class client_impl final : public client,
   std::uint64_t session_generation_ = 0;           // bumped by each re-initialize
   bool modern_ = false;                            // the server answered server/discover: 2026-07-28
   bool restart_as_legacy_ = false;                 // see restart_as_legacy()
-  std::size_t listening_ = 0;                      // the subscriptions/listen request in flight (0 or 1)
+  std::optional<std::int64_t> listen_id_;          // the subscriptions/listen request's id while it is open
+  std::unique_ptr<core::timer> listen_pause_;      // the listen loop's wait before it opens a stream again
   bool handshaking_ = false;
   core::async_signal handshake_done_;  // wakes the requests that wait for a re-initialize
   bool open_ = false;

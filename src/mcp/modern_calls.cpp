@@ -19,8 +19,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int max_input_rounds = 8;
-constexpr std::size_t max_input_requests = 16;  // per round: more are left unanswered
+constexpr int max_input_rounds = 8;             // of one request, and of one task (its tasks/update)
+constexpr std::size_t max_input_requests = 16;  // answered per round: more are left unanswered
+constexpr std::size_t max_input_key = 256;      // a longer key is left unanswered
 constexpr std::size_t max_task_id = 512;
 constexpr auto min_poll = std::chrono::milliseconds(50);
 constexpr auto max_poll = std::chrono::milliseconds(2000);
@@ -71,7 +72,8 @@ class modern_call {
       } else {
         params.erase("requestState");
       }
-      auto next = co_await sender_.send(method_, params, step_deadline());
+      const call_deadline step = step_deadline();  // named locals, no temporaries in co_await (GCC 12)
+      auto next = co_await sender_.send(method_, params, step);
       if (!next) co_return next.error();
       answer = std::move(*next);
     }
@@ -94,10 +96,10 @@ class modern_call {
   asio::awaitable<json> answer_inputs(const json& requests, const std::set<std::string>* skip) {
     json responses = json::object();
     if (!requests.is_object()) co_return responses;
-    std::size_t seen = 0;
+    std::size_t taken = 0;
     for (const auto& [key, request] : requests.items()) {
-      if (++seen > max_input_requests) break;
-      if ((skip && skip->count(key)) || !request.is_object()) continue;
+      if (key.size() > max_input_key || (skip && skip->count(key)) || !request.is_object()) continue;
+      if (++taken > max_input_requests) break;
       const std::string method = text_of(request, "method");
       const json params = request.contains("params") && request["params"].is_object() ? request["params"] : json();
       if (method == "elicitation/create") {
@@ -133,6 +135,7 @@ class modern_call {
       co_return make_error(mcp::errc::bad_response, method_ + " answered with a task without a usable taskId");
     }
     std::set<std::string> answered;  // input request keys already given to tasks/update
+    int updates = 0;
     for (;;) {
       const std::string status = text_of(task, "status");
       if (status == "completed") {
@@ -158,14 +161,25 @@ class modern_call {
         const json requests = task.value("inputRequests", json::object());
         json responses = co_await answer_inputs(requests, &answered);
         if (!responses.empty()) {
+          if (++updates > max_input_rounds) {
+            co_await cancel(id);
+            co_return make_error(mcp::errc::bad_response, "task " + id + " still asked for input after " +
+                                                              std::to_string(max_input_rounds) +
+                                                              " answers; it was cancelled");
+          }
           for (const auto& [key, value] : responses.items()) answered.insert(key);
           const std::string update = "tasks/update";  // named locals, no temporaries in co_await (GCC 12)
           json update_params{{"taskId", id}, {"inputResponses", std::move(responses)}};
-          auto updated = co_await sender_.send(update, std::move(update_params), step_deadline());
-          if (!updated) co_return updated.error();
+          const call_deadline step = step_deadline();
+          auto updated = co_await sender_.send(update, std::move(update_params), step);
+          if (!updated) {
+            co_await cancel(id);
+            co_return updated.error();
+          }
         }
       }
-      if (!co_await wait_poll(task)) {
+      const bool in_time = co_await wait_poll(task);  // a local: GCC 12 and co_await in a condition
+      if (!in_time) {
         co_await cancel(id);
         co_return make_error(mcp::errc::timeout,
                              method_ + " ran on as task " + id + " past its deadline; the task was cancelled",
@@ -173,7 +187,8 @@ class modern_call {
       }
       const std::string get = "tasks/get";
       json get_params{{"taskId", id}};
-      auto polled = co_await sender_.send(get, std::move(get_params), step_deadline());
+      const call_deadline step = step_deadline();
+      auto polled = co_await sender_.send(get, std::move(get_params), step);
       if (!polled) {
         co_await cancel(id);
         co_return polled.error();
@@ -203,7 +218,8 @@ class modern_call {
   asio::awaitable<void> cancel(const std::string& id) {
     const std::string method = "tasks/cancel";
     json params{{"taskId", id}};
-    auto cancelled = co_await sender_.send(method, std::move(params), call_deadline(cancel_timeout));
+    const call_deadline deadline(cancel_timeout);
+    auto cancelled = co_await sender_.send(method, std::move(params), deadline);
     if (!cancelled) core::log_debug("mcp: tasks/cancel of {} failed: {}", id, cancelled.error().message);
   }
 

@@ -68,12 +68,13 @@ class server_health final : public core::health_source {
 }  // namespace
 
 server_supervisor::server_supervisor(asio::any_io_executor executor, core::clock& clock, server_config config,
-                                     client_limits limits, remote_access remote)
+                                     client_limits limits, remote_access remote, std::shared_ptr<bool> era_memory)
     : executor_(executor),
       clock_(clock),
       config_(std::move(config)),
       limits_(limits),
       remote_(std::move(remote)),
+      legacy_(era_memory ? std::move(era_memory) : std::make_shared<bool>(false)),
       backoff_(clock.make_timer(executor)) {
   if (config_.timeout) limits_.request_timeout = *config_.timeout;
   if (config_.kind == transport_kind::http && remote_.authorizer_for) authorizer_ = remote_.authorizer_for(config_);
@@ -118,7 +119,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
   info.redact = config_.redact;
   // A server of the HTTP+SSE transport is of 2024-11-05; one that answered
   // initialize before, or gave no answer to server/discover, goes straight there.
-  info.era = config_.kind == transport_kind::sse || legacy_ ? protocol_era::legacy : protocol_era::unknown;
+  info.era = config_.kind == transport_kind::sse || *legacy_ ? protocol_era::legacy : protocol_era::unknown;
   if (client_)
     core::spawn_logged(executor_, client_->close(), "mcp " + config_.name + ": closing the previous session");
   auto transport = create_transport(executor_, clock_, config_, limits_, remote_);
@@ -145,15 +146,21 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
     return e;
   };
   if (!started.value) {
-    if (!started.expired && fresh->restart_as_legacy() && !legacy_) {
+    if (!started.expired && fresh->restart_as_legacy() && !*legacy_ && client_ == fresh &&
+        state_ != server_state::stopped) {
       // The probe left the process in no state to initialize: start it again
       // for the 2025 handshake, at once (it is not a crash).
-      legacy_ = true;
+      *legacy_ = true;
       core::log_info("mcp {}: {}", config_.name, started.value.error().message);
       core::spawn_logged(executor_, fresh->close(), "mcp " + config_.name + ": closing a process for its restart");
       co_return co_await attempt();
     }
-    if (started.value.error().code == mcp::errc::jsonrpc_error) legacy_ = false;  // initialize refused: look again
+    // initialize refused (an error, an HTTP 4xx, a version we do not speak):
+    // the server may be of the new era now; the next start probes again.
+    const auto& code = started.value.error().code;
+    if (code == mcp::errc::jsonrpc_error || code == mcp::errc::http_status || code == mcp::errc::unsupported_protocol) {
+      *legacy_ = false;
+    }
     co_return finish(started.value.error());
   }
   if (started.expired || client_ != fresh) co_return finish(make_error(mcp::errc::connection_lost, "superseded"));
@@ -168,7 +175,7 @@ asio::awaitable<harness::status> server_supervisor::attempt() {
       core::spawn_logged(s->executor_, s->refresh_tools(), "mcp " + s->config_.name + ": refreshing tools");
   });
   take_tools(std::move(*tools));
-  legacy_ = !modern::is_modern(fresh->server().protocol_version);
+  *legacy_ = !modern::is_modern(fresh->server().protocol_version);
   state_ = server_state::ready;
   reason_.clear();
   ready_since_ = clock_.steady_now();

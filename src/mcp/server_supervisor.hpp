@@ -30,8 +30,10 @@ const char* to_string(server_state state);
 class server_supervisor : public std::enable_shared_from_this<server_supervisor> {
  public:
   // `clock` times starts, restarts and requests; it must outlive the supervisor.
+  // `era_memory`: whether the server spoke the 2025 era last time, shared by
+  // the supervisors of one server (a user-scoped server's instances); null: its own.
   server_supervisor(boost::asio::any_io_executor executor, core::clock& clock, server_config config,
-                    client_limits limits, remote_access remote = {});
+                    client_limits limits, remote_access remote = {}, std::shared_ptr<bool> era_memory = nullptr);
 
   // First connection attempt (bounded by limits.startup_timeout). On failure the
   // supervisor keeps retrying in the background with backoff.
@@ -82,7 +84,7 @@ class server_supervisor : public std::enable_shared_from_this<server_supervisor>
   bool retry_scheduled_ = false;
   // The server spoke the 2025 era (initialize) last time: restarts skip the
   // server/discover probe (2026-07-28 says to remember the era per server).
-  bool legacy_ = false;
+  std::shared_ptr<bool> legacy_;
   core::steady_time ready_since_{};
   std::unique_ptr<core::timer> backoff_;
 };

@@ -242,7 +242,10 @@ asio::awaitable<result<std::shared_ptr<user_instance>>> user_servers::launch(con
     abandon(server, user, instance, config.error());
     co_return config.error();
   }
-  instance->server = std::make_shared<server_supervisor>(executor_, clock_, std::move(*config), limits_, remote_);
+  // Every instance of the server shares what era it spoke (the next skips the probe).
+  auto& era = eras_[server];
+  if (!era) era = std::make_shared<bool>(false);
+  instance->server = std::make_shared<server_supervisor>(executor_, clock_, std::move(*config), limits_, remote_, era);
   co_await instance->server->start();
   instance->started.set();
   remember_tools(server, *instance);

@@ -153,6 +153,7 @@ class user_servers : public std::enable_shared_from_this<user_servers> {
   boost::asio::any_io_executor executor_;
   core::clock& clock_;
   std::map<std::string, server_config> templates_;
+  std::map<std::string, std::shared_ptr<bool>> eras_;  // per server: it spoke the 2025 era (server_supervisor)
   client_limits limits_;
   user_server_limits user_limits_;
   remote_access remote_;

@@ -36,7 +36,8 @@ constexpr std::size_t max_result_text = 100 * 1024;
 // A request being handled, so that notifications/cancelled can find it.
 struct in_flight {
   bool cancelled = false;
-  bool executing = false;  // an execute_code whose block may be running
+  bool executing = false;  // an execute_code whose block may be running, or a run_task
+  bool agent_run = false;  // a run_task: its approvals hold the session's channel
   // A one-shot block's way to be stopped (a session's block stops with its session).
   std::shared_ptr<execution::block_stop> stop;
 };
@@ -152,6 +153,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
   asio::awaitable<void> close() override {
     auto self = shared_from_this();
     closed_ = true;
+    // A run_task (or one-shot block) in flight is stopped with the session.
+    for (auto& [request, call] : in_flight_) {
+      if (call.stop) call.stop->request();
+    }
     approver_->close();
     if (has_sandbox_ && deps_->execution) {
       drop_sandbox();
@@ -326,6 +331,12 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     context.key_id = key_id_;
     context.admin = admin_;
     context.approver = approver_;
+    // One call at a time puts approvals to the client (on its own stream).
+    const bool another_running =
+        std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f.second.executing; });
+    if (another_running) {
+      co_return tool_error("this session is running another call: wait for it, or run the task from another session");
+    }
     context.stop = in_flight_[key].stop = std::make_shared<execution::block_stop>();
     if (!progress_token.is_null() && notify) {
       auto count = std::make_shared<int>(0);
@@ -335,12 +346,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
             {{"progressToken", progress_token}, {"progress", ++*count}, {"message", std::move(line)}}));
       };
     }
-    const bool another_running =
-        std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f.second.executing; });
-    if (!another_running) approver_->set_channel(notify);
-    in_flight_[key].executing = true;
+    approver_->set_channel(notify);
+    in_flight_[key].executing = in_flight_[key].agent_run = true;
     auto out = co_await run_task(deps_->agent, args, std::move(context));
-    if (!another_running) approver_->set_channel(nullptr);
+    approver_->set_channel(nullptr);
     if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.executing = false;
     co_return out;
   }
@@ -363,6 +372,10 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     auto reset_it = args.find("reset");
     if (reset_it != args.end() && !reset_it->is_boolean()) co_return tool_error("reset must be true or false");
     const bool reset = reset_it != args.end() && reset_it->get<bool>();
+    if (std::any_of(in_flight_.begin(), in_flight_.end(),
+                    [](const auto& f) { return f.second.executing && f.second.agent_run; })) {
+      co_return tool_error("this session is running a run_task: wait for it, or run code from another session");
+    }
     if (!deps_->execution) co_return tool_error("this server has no sandbox configured (see GET /health)");
     if (closed_) co_return tool_error("this MCP session has ended");
 

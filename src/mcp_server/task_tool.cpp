@@ -40,9 +40,11 @@ std::string describe(const store::event_record& event) {
   return {};
 }
 
-// Puts an approval the run waits for to the caller, and decides it with their answer.
-asio::awaitable<void> ask_caller(agent::agent_manager& agent, const std::string& task_id, const json& data,
-                                 const task_run_context& context) {
+// Puts an approval the run waits for to the caller, and decides it with their
+// answer. Runs beside the run's event loop (several may be open at once); the
+// run's end or cancel ends its wait (approver->cancel_waiting).
+asio::awaitable<void> ask_caller(std::shared_ptr<agent::agent_manager> agent, std::string task_id, json data,
+                                 task_run_context context) {
   if (!context.approver) co_return;
   policy::approval_request request;
   request.tool = text(data, "tool");
@@ -56,7 +58,8 @@ asio::awaitable<void> ask_caller(agent::agent_manager& agent, const std::string&
   decision.reason = answer.reason;
   decision.for_task = answer.for_task;
   decision.key_id = context.key_id;
-  auto decided = co_await agent.decide(task_id, text(data, "approvalId"), std::move(decision));
+  const std::string approval_id = text(data, "approvalId");  // a local: GCC 12 and temporaries in co_await
+  auto decided = co_await agent->decide(task_id, approval_id, std::move(decision));
   // Decided elsewhere meanwhile (the dashboard, a timeout): the other decision stands.
   if (!decided) core::log_info("mcp: an approval of task {} was not taken: {}", task_id, decided.error().message);
 }
@@ -131,6 +134,9 @@ asio::awaitable<json> run_task(std::shared_ptr<agent::agent_manager> agent, cons
   request.admin = context.admin;
   request.task = task_it->get<std::string>();
   request.mode = "mcp";
+  // The answer goes to the client's model, which sees PII tokens, never the
+  // values (as in execute_code's answers): it is not de-tokenized.
+  request.restore_pii = false;
   if (auto conversation = args.find("conversationId"); conversation != args.end() && !conversation->is_null()) {
     if (!conversation->is_string()) co_return tool_error("conversationId must be a string");
     request.conversation_id = conversation->get<std::string>();
@@ -139,10 +145,12 @@ asio::awaitable<json> run_task(std::shared_ptr<agent::agent_manager> agent, cons
   if (!ticket) co_return tool_error(ticket.error().describe());
   const std::string id = ticket->task_id;
   if (context.progress) context.progress("task " + id + " started");
+  auto executor = co_await asio::this_coro::executor;
   if (context.stop) {
-    // The call's cancel cancels the run (its LLM call and its sandbox).
-    auto executor = co_await asio::this_coro::executor;
-    context.stop->arm([agent, executor, id] {
+    // The call's cancel cancels the run (its LLM call and its sandbox), and
+    // ends the waits for the caller's answers to its approvals.
+    context.stop->arm([agent, executor, id, approver = context.approver] {
+      if (approver) approver->cancel_waiting("the run was cancelled");
       auto cancelling = [](std::shared_ptr<agent::agent_manager> a, std::string task) -> asio::awaitable<void> {
         co_await a->cancel(std::move(task));
       };
@@ -156,10 +164,14 @@ asio::awaitable<json> run_task(std::shared_ptr<agent::agent_manager> agent, cons
       if (!event) break;  // the run ended and every event was read
       if (event->type.empty()) continue;
       if (auto line = describe(*event); !line.empty() && context.progress) context.progress(std::move(line));
-      if (event->type == "approval_requested") co_await ask_caller(*agent, id, event->data, context);
+      if (event->type == "approval_requested") {
+        core::spawn_logged(executor, ask_caller(agent, id, event->data, context), "mcp: an approval of task " + id);
+      }
     }
   }
   if (context.stop) context.stop->disarm();
+  // The run is over: an approval still put to the caller has nothing left to decide.
+  if (context.approver) context.approver->cancel_waiting("the run ended");
   auto view = co_await agent->wait(id);
   if (!view) co_return tool_error(view.error().describe());
   co_return outcome(*view);

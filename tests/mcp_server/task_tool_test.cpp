@@ -175,6 +175,7 @@ TEST_F(RunTask, ARunActsAsTheCallerReportsItsStepsAndAnswers) {
   EXPECT_EQ(agent->submitted[0].key_id, "key_1");
   EXPECT_EQ(agent->submitted[0].task, "sum the sales");
   EXPECT_EQ(agent->submitted[0].mode, "mcp");
+  EXPECT_FALSE(agent->submitted[0].restore_pii) << "the client's model sees PII tokens, never the values";
   EXPECT_EQ(steps, (std::vector<std::string>{"task task-1 started", "turn 1: the model is working",
                                              "running a code block", "called fs__read_file", "finished"}));
 }
@@ -231,6 +232,36 @@ TEST_F(RunTask, CancellingTheCallCancelsTheRun) {
   EXPECT_EQ(agent->cancelled, std::vector<std::string>{"task-1"});
   ASSERT_TRUE(answer.has_value());
   EXPECT_FALSE(answer->has_value());  // a cancelled request is not answered
+}
+
+TEST_F(RunTask, ASecondCallWhileARunGoesOnIsRefusedAndClosingTheSessionCancelsTheRun) {
+  std::optional<std::optional<json>> answer;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        json message = run_task_call(8, {{"task", "forever"}});  // a local: GCC 12 in coroutines
+        answer = co_await session->handle(std::move(message), nullptr);
+      },
+      asio::detached);
+  io.restart();
+  io.run_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(answer.has_value());
+  for (json second :
+       {run_task_call(9, {{"task", "another"}}),
+        rpc_request(10, "tools/call", {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}})}) {
+    auto refused = send(second);
+    ASSERT_TRUE(refused);
+    EXPECT_TRUE((*refused)["result"]["isError"].get<bool>()) << refused->dump();
+    EXPECT_NE((*refused)["result"]["content"][0]["text"].get<std::string>().find("running"), std::string::npos);
+  }
+  EXPECT_EQ(agent->submitted.size(), 1u);
+  run_until_done(io, session->close());
+  for (int i = 0; i < 100 && !answer; ++i) {
+    io.restart();
+    io.run_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(agent->cancelled, std::vector<std::string>{"task-1"});
+  ASSERT_TRUE(answer.has_value());
 }
 
 TEST_F(RunTask, ARunThatFailsIsAToolErrorAndABadTaskIsRefused) {
