@@ -126,6 +126,29 @@ class RunTask : public ::testing::Test {
     return run_until_done(io, session->handle(std::move(message), std::move(notify)));
   }
 
+  // Starts a run_task (request `id`) that goes on until cancelled; its answer
+  // lands in the slot (an empty answer: the request was cancelled).
+  std::shared_ptr<std::optional<std::optional<json>>> start_endless_run(int id) {
+    auto answer = std::make_shared<std::optional<std::optional<json>>>();
+    asio::co_spawn(
+        io,
+        [this, answer, id]() -> asio::awaitable<void> {
+          json message = run_task_call(id, {{"task", "forever"}});  // a local: GCC 12 in coroutines
+          *answer = co_await session->handle(std::move(message), nullptr);
+        },
+        asio::detached);
+    io.restart();
+    io.run_for(std::chrono::milliseconds(20));
+    return answer;
+  }
+  // Runs the loop (bounded: 1 s) until `slot` is filled.
+  void settle_until(const std::optional<std::optional<json>>& slot) {
+    for (int i = 0; i < 100 && !slot; ++i) {
+      io.restart();
+      io.run_for(std::chrono::milliseconds(10));
+    }
+  }
+
   asio::io_context io;
   face_config config;
   std::shared_ptr<fake_agent> agent = std::make_shared<fake_agent>();
@@ -212,40 +235,19 @@ TEST_F(RunTask, AnApprovalTheRunNeedsIsPutToTheClientAndDecidedWithItsAnswer) {
 }
 
 TEST_F(RunTask, CancellingTheCallCancelsTheRun) {
-  std::optional<std::optional<json>> answer;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        json message = run_task_call(5, {{"task", "forever"}});  // a local: GCC 12 in coroutines
-        answer = co_await session->handle(std::move(message), nullptr);
-      },
-      asio::detached);
-  io.restart();
-  io.run_for(std::chrono::milliseconds(20));
-  ASSERT_FALSE(answer.has_value());
+  auto answer = start_endless_run(5);
+  ASSERT_FALSE(answer->has_value());
   EXPECT_TRUE(agent->cancelled.empty());
   EXPECT_FALSE(send(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 5}}}}));
-  for (int i = 0; i < 100 && !answer; ++i) {
-    io.restart();
-    io.run_for(std::chrono::milliseconds(10));
-  }
+  settle_until(*answer);
   EXPECT_EQ(agent->cancelled, std::vector<std::string>{"task-1"});
-  ASSERT_TRUE(answer.has_value());
-  EXPECT_FALSE(answer->has_value());  // a cancelled request is not answered
+  ASSERT_TRUE(answer->has_value());
+  EXPECT_FALSE((*answer)->has_value());  // a cancelled request is not answered
 }
 
 TEST_F(RunTask, ASecondCallWhileARunGoesOnIsRefusedAndClosingTheSessionCancelsTheRun) {
-  std::optional<std::optional<json>> answer;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        json message = run_task_call(8, {{"task", "forever"}});  // a local: GCC 12 in coroutines
-        answer = co_await session->handle(std::move(message), nullptr);
-      },
-      asio::detached);
-  io.restart();
-  io.run_for(std::chrono::milliseconds(20));
-  ASSERT_FALSE(answer.has_value());
+  auto answer = start_endless_run(8);
+  ASSERT_FALSE(answer->has_value());
   for (json second :
        {run_task_call(9, {{"task", "another"}}),
         rpc_request(10, "tools/call", {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}})}) {
@@ -256,12 +258,9 @@ TEST_F(RunTask, ASecondCallWhileARunGoesOnIsRefusedAndClosingTheSessionCancelsTh
   }
   EXPECT_EQ(agent->submitted.size(), 1u);
   run_until_done(io, session->close());
-  for (int i = 0; i < 100 && !answer; ++i) {
-    io.restart();
-    io.run_for(std::chrono::milliseconds(10));
-  }
+  settle_until(*answer);
   EXPECT_EQ(agent->cancelled, std::vector<std::string>{"task-1"});
-  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->has_value());
 }
 
 TEST_F(RunTask, ARunThatFailsIsAToolErrorAndABadTaskIsRefused) {
