@@ -612,6 +612,14 @@ check('a call the policy asks about is an elicitation: accept runs it, decline r
     assert(asked.length === 3 && String(asked[2].message).includes('Please provide inputs'),
       `the upstream elicitation did not arrive: ${short(asked[2])}`);
     assert(String(upstream).includes(`Ann ${runId}`), `the server did not get the answer: ${short(upstream)}`);
+    // run_task: the agent's block (the test's fake LLM writes one that lists
+    // the shared folder) asks the same way, on this call's stream.
+    answers.push({ action: 'accept', content: { scope: 'call' } });
+    const task = await client.callTool({ name: 'run_task', arguments: { task: 'List the shared folder.' } },
+      undefined, { timeout: 120000 });
+    assert(!task.isError && task.content[0].text === 'The folder is listed.', `run_task: ${short(task)}`);
+    assert(asked.length === 4 && String(asked[3].message).includes(`${fsServer}__list_directory`),
+      `the run's approval: ${short(asked[3])}`);
   } finally {
     if (transportKind === 'http') await transport.terminateSession().catch(() => {});
     await client.close();
