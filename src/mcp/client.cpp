@@ -247,8 +247,8 @@ class client_impl final : public client,
   // 2026-07-28 has no unsolicited notifications: a server's list_changed
   // comes only on a subscriptions/listen stream the client opens. One stream
   // per connection when the server says its tools change, opened again when
-  // it ends (the request's deadline, the server's end of it); each reopening
-  // lists the tools again, as a change may have come between two streams.
+  // it ends; each acknowledgement lists the tools again (on_message), as a
+  // change may have come before the stream was there.
   void start_listening() {
     const json& tools = server_.capabilities.contains("tools") ? server_.capabilities["tools"] : json();
     if (!tools.is_object() || tools.value("listChanged", false) != true) return;
@@ -262,7 +262,6 @@ class client_impl final : public client,
     auto& timer = self->listen_pause_;
     for (bool first = true; self->open_ && !self->closed_; first = false) {
       if (!first) {
-        if (self->on_tools_changed_) self->on_tools_changed_();
         timer->expires_at(self->clock_.steady_now() + pause);
         co_await timer->wait();
         if (!self->open_ || self->closed_) break;
@@ -464,7 +463,9 @@ class client_impl final : public client,
     const json params = message.value("params", json::object());
     if (method == "notifications/progress") {
       on_progress(params);
-    } else if (method == "notifications/tools/list_changed") {
+    } else if (method == "notifications/tools/list_changed" || method == "notifications/subscriptions/acknowledged") {
+      // An acknowledged listen stream (2026-07-28) lists the tools again too: a
+      // change between the last listing and the subscription came on no stream.
       if (on_tools_changed_) on_tools_changed_();
     } else if (method == "notifications/message") {
       core::log_debug("mcp {} log: {}", transport_->describe(),
