@@ -358,6 +358,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     r.lease_until_ms = r.created_ms + config_.lease.count();
     task->restore_pii = request.restore_pii;
     task->language = request.language.value_or(config_.language);
+    r.language = std::string(sandbox::language_name(task->language));
     task->conversation_created_ms = conversation.created_ms;
     task->vault = conversation.vault;
     // The task's own guard: maxCallsPerTask counts this task's calls, across its sandboxes.

@@ -34,6 +34,7 @@ task_view view_of(const store::task_record& r, bool with_transcript) {
   v.conversation_id = r.conversation_id;
   v.task = r.task;
   v.mode = r.mode;
+  v.language = r.language;
   v.status = r.status;
   v.result = r.result;
   v.error = r.error;

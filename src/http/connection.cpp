@@ -1,6 +1,11 @@
 #include "connection.hpp"
 
+#include <sys/socket.h>
+
 #include <array>
+#include <cerrno>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -16,6 +21,7 @@
 #include "dispatch.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
+#include "harness/core/spawn_logged.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "io_deadline.hpp"
@@ -46,7 +52,32 @@ std::vector<std::string_view> transfer_encodings(const beast_request& header) {
   return values;
 }
 
-class connection {
+// A request's watch on its client (client_watch): `gone` until the request
+// is answered, then null.
+struct watch_state {
+  std::function<void()> gone;
+};
+
+// Waits until the client's side of the connection becomes readable: a
+// closed or reset connection reads as the end (or an error), and then the
+// client is gone. Bytes to read are the client's next request, sent ahead
+// (pipelining), which is no leaving, so the watch ends without a word. A
+// client that only shuts down its sending side counts as gone too: nothing
+// tells that from a close. The socket is only touched while the request is
+// in hand (`gone` set), when the connection still owns it.
+asio::awaitable<void> wait_for_leaving(tcp::socket& socket, std::shared_ptr<watch_state> state) {
+  auto [ec] = co_await socket.async_wait(tcp::socket::wait_read, use_tuple);
+  if (!state->gone || ec == asio::error::operation_aborted) co_return;
+  if (!ec) {
+    char byte = 0;
+    const auto n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) co_return;
+  }
+  auto gone = std::exchange(state->gone, nullptr);
+  gone();
+}
+
+class connection final : public client_watch {
  public:
   connection(tcp::socket& socket, const server_config& config, const router& routes, services& svc,
              connection_registry& registry)
@@ -94,8 +125,10 @@ class connection {
         break;
       }
       http_request request = to_request(std::move(raw), *target);
+      request.client = this;
       auto answer = dispatch_now(routes_, svc_, request, &info_);
       if (!answer) answer = co_await dispatch(routes_, svc_, request, &info_);
+      unwatch();
       keep_alive = keep_alive && !registry_.stopping();
       bool sent = false;
       if (answer->stream && !head_only) {
@@ -117,6 +150,26 @@ class connection {
 
  private:
   using request_parser = bhttp::request_parser<bhttp::string_body>;
+
+  // client_watch: armed only for a handler that asks, so other requests
+  // cost no extra wait on the socket.
+  void watch(std::function<void()> gone) override {
+    if (watch_ || !gone) return;
+    watch_ = std::make_shared<watch_state>();
+    watch_->gone = std::move(gone);
+    auto waiting = wait_for_leaving(socket_, watch_);  // a local: GCC 12 and temporaries in co_spawn
+    core::spawn_logged(socket_.get_executor(), std::move(waiting), "http: watching a client");
+  }
+
+  // The request is answered: its watch ends (the wait is the only operation
+  // on the socket then, so cancel() stops just that).
+  void unwatch() {
+    if (!watch_) return;
+    watch_->gone = nullptr;
+    boost::system::error_code ignored;
+    socket_.cancel(ignored);
+    watch_.reset();
+  }
 
   // Parses what the buffer already holds. Nearly every request arrives whole
   // with its first bytes: a request without a body whose header is all there
@@ -287,6 +340,7 @@ class connection {
   std::optional<request_parser> parser_;
   boost::system::error_code buffered_error_;  // what parse_buffered() found wrong, for read_request()
   std::string head_;                          // the header block of the answer being written
+  std::shared_ptr<watch_state> watch_;        // the current request's watch on its client, if it asked
 };
 
 }  // namespace

@@ -409,7 +409,7 @@ class client_impl final : public client,
         abandoned_at_ = clock_.steady_now();
         pending_.erase(key);
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - start).count();
-        if (open_) {
+        if (open_ && !transport_->abandon(id)) {
           // Tell the server we gave up; a late answer is dropped (no pending entry).
           json cancel = json::object();
           cancel["requestId"] = id;

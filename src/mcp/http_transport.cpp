@@ -5,6 +5,7 @@
 // protocol version and the configured headers with every request. Works
 // with http:// and https:// servers; a 401 or 403 goes to the authorizer
 // (OAuth) and the request is sent again once it has a token.
+#include <map>
 #include <set>
 
 #include <boost/asio/as_tuple.hpp>
@@ -79,9 +80,14 @@ class http_transport final : public transport, public std::enable_shared_from_th
     // (the client's own deadline cancels the request sooner).
     post.timeout = limits_.max_request_time;
     auto opened = co_await open_authorized(std::move(post));
-    if (!opened) co_return opened.error();
+    if (!opened) {
+      if (want_id) abandoned_.erase(want_id->dump());
+      co_return opened.error();
+    }
     auto stream = std::move(*opened);
     auto guard = track(stream);
+    auto kept = track_request(want_id, stream);
+    if (want_id && abandoned_.erase(want_id->dump())) stream->cancel();  // given up while it was connecting
     const auto& head = stream->head();
     if (is_initialize) {
       if (auto sid = head.header("mcp-session-id")) session_id_ = *sid;
@@ -178,6 +184,34 @@ class http_transport final : public transport, public std::enable_shared_from_th
     return live_guard{this, stream.get()};
   }
 
+  // Keeps a new-era request's response in by_request_ (abandon() closes it) while it is read.
+  struct request_guard {
+    http_transport* owner;
+    std::string key;  // empty: not kept
+    ~request_guard() {
+      if (!key.empty()) owner->by_request_.erase(key);
+    }
+  };
+  request_guard track_request(const std::optional<json>& id, const stream_ptr& stream) {
+    if (!id || !modern::is_modern(protocol_version_)) return request_guard{this, {}};
+    auto key = id->dump();
+    by_request_[key] = stream.get();
+    return request_guard{this, std::move(key)};
+  }
+
+ public:
+  bool abandon(const json& id) override {
+    if (!modern::is_modern(protocol_version_)) return false;
+    auto key = id.dump();
+    if (auto it = by_request_.find(key); it != by_request_.end()) {
+      it->second->cancel();
+    } else if (abandoned_.size() < max_abandoned) {
+      abandoned_.insert(std::move(key));  // still connecting: send() closes it once open
+    }
+    return true;
+  }
+
+ private:
   net::request make_request(std::string method) const {
     net::request r;
     r.method = std::move(method);
@@ -464,6 +498,12 @@ class http_transport final : public transport, public std::enable_shared_from_th
   std::string session_id_;
   std::string protocol_version_;
   std::set<net::response_stream*> live_;
+  // 2026-07-28 requests whose response is being read, by id, and those given
+  // up before their response opened (bounded: an id that never opens, say
+  // because the POST failed, would otherwise stay).
+  static constexpr std::size_t max_abandoned = 256;
+  std::map<std::string, net::response_stream*> by_request_;
+  std::set<std::string> abandoned_;
   bool closing_ = false;
   bool get_stream_running_ = false;
 };

@@ -99,9 +99,10 @@ class face_impl final : public mcp_face, public session_table, public std::enabl
     co_await modern_.shutdown();
   }
 
-  asio::awaitable<std::optional<json>> handle_modern(json message, mcp_caller caller, notify_fn notify) override {
+  asio::awaitable<std::optional<json>> handle_modern(json message, mcp_caller caller, notify_fn notify,
+                                                     std::shared_ptr<core::abandonment> abandoned) override {
     auto self = shared_from_this();  // the face outlives the request
-    co_return co_await modern_.handle(std::move(message), std::move(caller), std::move(notify));
+    co_return co_await modern_.handle(std::move(message), std::move(caller), std::move(notify), std::move(abandoned));
   }
 
   std::size_t session_count() const override { return sessions_.size(); }

@@ -68,7 +68,7 @@ input_runs::input_runs(const asio::any_io_executor& executor, core::clock& clock
     : executor_(executor), clock_(clock), keep_(keep), task_after_(task_after), replica_(std::move(replica)) {}
 
 asio::awaitable<json> input_runs::start(std::shared_ptr<mcp_session> session, json message, mcp_caller caller,
-                                        finish_fn finish, bool may_task) {
+                                        finish_fn finish, bool may_task, std::shared_ptr<core::abandonment> abandoned) {
   const json id = message["id"];
   auto token = core::make_secret_id("mrtr_", token_bytes);
   auto task_id = core::make_secret_id("task_", token_bytes);
@@ -91,7 +91,7 @@ asio::awaitable<json> input_runs::start(std::shared_ptr<mcp_session> session, js
   if (may_task) message["params"]["_meta"]["progressToken"] = task_progress_token;
   auto driving = drive(r, std::move(message));  // a local: GCC 12 and temporaries in co_spawn
   core::spawn_logged(executor_, std::move(driving), "mcp: a tools/call that may ask for input");
-  co_return co_await next(r, id, may_task);
+  co_return co_await next(r, id, may_task, std::move(abandoned));
 }
 
 // Runs the call on its session; what the session would send the client is
@@ -136,9 +136,29 @@ asio::awaitable<void> input_runs::drive(std::shared_ptr<run> r, json message) {
   }
 }
 
-asio::awaitable<json> input_runs::next(std::shared_ptr<run> r, json id, bool may_task) {
+asio::awaitable<json> input_runs::next(std::shared_ptr<run> r, json id, bool may_task,
+                                       std::shared_ptr<core::abandonment> abandoned) {
   r->waiting = true;
   r->waiting_id = id;
+  if (abandoned) {
+    // The client left before this request's answer (2026-07-28 over HTTP:
+    // that is its cancellation). The answer still comes, to nobody, once
+    // the block has stopped; a run answered meanwhile is left alone.
+    std::weak_ptr<run> weak = r;
+    abandoned->on_abandon([weak, executor = executor_, &clock = clock_] {
+      auto held = weak.lock();
+      if (!held || !held->waiting) return;
+      core::log_info("mcp: the client of a tools/call closed its connection; stopping its block");
+      auto stopping = stop_block(std::move(held), clock.system_now());  // a local: GCC 12
+      core::spawn_logged(executor, std::move(stopping), "mcp: stopping an abandoned tools/call");
+    });
+  }
+  struct forget {
+    core::abandonment* hook;
+    ~forget() {
+      if (hook) hook->clear();
+    }
+  } answered{abandoned.get()};
   const auto task_at = clock_.steady_now() + task_after_;
   auto settled = [&r] { return r->answer || !r->asked.empty() || !r->pending.empty(); };
   while (!settled()) {
@@ -230,7 +250,8 @@ std::variant<std::shared_ptr<input_runs::run>, json> input_runs::find(const json
                         "call the tool again without requestState");
 }
 
-asio::awaitable<json> input_runs::resume(json message, const mcp_caller& caller, bool may_task) {
+asio::awaitable<json> input_runs::resume(json message, const mcp_caller& caller, bool may_task,
+                                         std::shared_ptr<core::abandonment> abandoned) {
   const json id = message["id"];
   const json& params = message["params"];
   const auto state_it = params.find("requestState");
@@ -244,7 +265,7 @@ asio::awaitable<json> input_runs::resume(json message, const mcp_caller& caller,
   }
   r->waiting = true;  // before the await: a second retry meanwhile is refused, not let in
   co_await deliver(r, params);
-  co_return co_await next(r, id, may_task);
+  co_return co_await next(r, id, may_task, std::move(abandoned));
 }
 
 asio::awaitable<void> input_runs::deliver(const std::shared_ptr<run>& r, const json& params) {

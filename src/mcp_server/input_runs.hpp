@@ -46,15 +46,18 @@ class input_runs {
 
   // Runs `message` (a tools/call) on `session` and answers with its result,
   // or with input_required when the session asks for input first, or (when
-  // `may_task`) with a task once it ran `task_after` without either.
+  // `may_task`) with a task once it ran `task_after` without either. When
+  // `abandoned` (may be null) fires before that answer, the block is stopped.
   boost::asio::awaitable<nlohmann::json> start(std::shared_ptr<mcp_session> session, nlohmann::json message,
-                                               mcp_caller caller, finish_fn finish, bool may_task);
+                                               mcp_caller caller, finish_fn finish, bool may_task,
+                                               std::shared_ptr<core::abandonment> abandoned);
 
   // A retry: `message` carries params.requestState and params.inputResponses.
   // Hands the responses on and answers as start() does; an unknown state
   // (or another caller's) gets an invalid-params error, one of another
   // replica an error whose data names it.
-  boost::asio::awaitable<nlohmann::json> resume(nlohmann::json message, const mcp_caller& caller, bool may_task);
+  boost::asio::awaitable<nlohmann::json> resume(nlohmann::json message, const mcp_caller& caller, bool may_task,
+                                                std::shared_ptr<core::abandonment> abandoned);
 
   // tasks/get, tasks/update and tasks/cancel (params.taskId): the answer to
   // `message`. A task of another caller is as unknown as a made-up id.
@@ -73,7 +76,8 @@ class input_runs {
 
  private:
   struct run;
-  boost::asio::awaitable<nlohmann::json> next(std::shared_ptr<run> r, nlohmann::json id, bool may_task);
+  boost::asio::awaitable<nlohmann::json> next(std::shared_ptr<run> r, nlohmann::json id, bool may_task,
+                                              std::shared_ptr<core::abandonment> abandoned);
   boost::asio::awaitable<void> drive(std::shared_ptr<run> r, nlohmann::json message);
   boost::asio::awaitable<void> drop(std::string token);
   boost::asio::awaitable<void> drop_if_stale(std::string token);

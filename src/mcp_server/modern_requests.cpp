@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "code_tools.hpp"
+#include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
+#include "harness/core/trace_context.hpp"
 #include "harness/core/version.hpp"
 #include "harness/mcp_server/modern.hpp"
 #include "harness/skills/errors.hpp"
@@ -69,7 +71,8 @@ modern_requests::modern_requests(const asio::any_io_executor& executor, core::cl
       // A paused call is kept while its approval may still be answered, and a minute more.
       runs_(executor, clock, config_.approval_timeout + std::chrono::minutes(1), config_.task_after, config_.replica) {}
 
-asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_caller caller, notify_fn notify) {
+asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_caller caller, notify_fn notify,
+                                                             std::shared_ptr<core::abandonment> abandoned) {
   switch (kind_of(message)) {
     case message_kind::notification: {
       // Over stdio a client cancels a request so (over HTTP it closes the connection).
@@ -99,7 +102,17 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
     co_return completed(
         cacheable(jsonrpc::result(id, {{"tools", tool_definitions(true, !!deps_->agent)}}), stable_ttl_ms, "public"));
   }
-  if (method == "tools/call") co_return completed(co_await call_tool(message, caller, std::move(notify)));
+  if (method == "tools/call") {
+    // A caller in a trace names it in _meta (traceparent, tracestate): the
+    // call's log says which trace it joins; a malformed one is ignored.
+    if (auto trace = core::trace_context_from_meta(params_of(message).value("_meta", json()))) {
+      const auto& name = params_of(message).value("name", json());
+      core::log_info("mcp: tools/call {} for {} joins trace {} (parent span {})",
+                     name.is_string() ? name.get<std::string>().substr(0, 64) : "?", caller.user_id.substr(0, 64),
+                     trace->trace_id, trace->parent_id);
+    }
+    co_return completed(co_await call_tool(message, caller, std::move(notify), std::move(abandoned)));
+  }
   if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
     if (!modern::declares_extension(message, modern::tasks_extension)) {
       json refused = jsonrpc::error(id, modern::missing_capability,
@@ -170,7 +183,8 @@ asio::awaitable<json> modern_requests::skills_request(const json& message, const
   co_return jsonrpc::error(id, missing ? jsonrpc::invalid_params : jsonrpc::internal_error, found.error().message);
 }
 
-asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_caller& caller, notify_fn notify) {
+asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_caller& caller, notify_fn notify,
+                                                 std::shared_ptr<core::abandonment> abandoned) {
   const json& id = message["id"];
   const json& params = params_of(message);
   const std::string name = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
@@ -180,16 +194,18 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   const bool agent_run = name == run_task_tool_name && deps_->agent;
   const bool may_task =
       (name == execute_tool_name || agent_run) && modern::declares_extension(message, modern::tasks_extension);
-  if (params.contains("requestState")) co_return co_await runs_.resume(message, caller, may_task);
+  if (params.contains("requestState")) co_return co_await runs_.resume(message, caller, may_task, abandoned);
   if (name == open_session_tool_name) co_return co_await open_session(id, caller);
   if (name == close_session_tool_name) co_return co_await close_session(id, args, caller);
-  if (agent_run) co_return co_await execute_one_shot(message, caller, may_task);
+  if (agent_run) co_return co_await execute_one_shot(message, caller, may_task, abandoned);
   if (name != execute_tool_name) {
     auto answer = co_await one_shot(message, caller, std::move(notify));
     co_return std::move(*answer);
   }
   auto handle = args.find("session");
-  if (handle == args.end() || handle->is_null()) co_return co_await execute_one_shot(message, caller, may_task);
+  if (handle == args.end() || handle->is_null()) {
+    co_return co_await execute_one_shot(message, caller, may_task, abandoned);
+  }
   if (!handle->is_string()) {
     co_return jsonrpc::result(id, tool_error("session must be a string: a handle from open_session"));
   }
@@ -200,14 +216,16 @@ asio::awaitable<json> modern_requests::call_tool(const json& message, const mcp_
   // another request's block runs there (this one is refused as busy).
   if (!session->busy()) session->set_client_capabilities(modern::client_capabilities(message));
   const input_runs::finish_fn nothing_to_end;  // the handle's session stays
-  co_return co_await runs_.start(std::move(session), message, caller, nothing_to_end, may_task);
+  co_return co_await runs_.start(std::move(session), message, caller, nothing_to_end, may_task, abandoned);
 }
 
-asio::awaitable<json> modern_requests::execute_one_shot(json message, const mcp_caller& caller, bool may_task) {
+asio::awaitable<json> modern_requests::execute_one_shot(json message, const mcp_caller& caller, bool may_task,
+                                                        std::shared_ptr<core::abandonment> abandoned) {
   auto [number, session] = open_one_shot(caller);
   session->set_client_capabilities(modern::client_capabilities(message));
   input_runs::finish_fn finish = [this, number, session] { return end_one_shot(this, number, session); };
-  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish), may_task);
+  co_return co_await runs_.start(std::move(session), std::move(message), caller, std::move(finish), may_task,
+                                 std::move(abandoned));
 }
 
 std::pair<std::uint64_t, std::shared_ptr<mcp_session>> modern_requests::open_one_shot(const mcp_caller& caller) {

@@ -43,8 +43,10 @@ class modern_requests {
 
   // One message that passed modern::check_envelope (and the transport's
   // header checks): its answer, or nullopt for a notification.
+  // `abandoned` (may be null): the client went away (mcp_face::handle_modern).
   boost::asio::awaitable<std::optional<nlohmann::json>> handle(nlohmann::json message, mcp_caller caller,
-                                                               notify_fn notify);
+                                                               notify_fn notify,
+                                                               std::shared_ptr<core::abandonment> abandoned);
 
   // Ends the one-shot requests still running (server shutdown).
   boost::asio::awaitable<void> shutdown();
@@ -53,7 +55,7 @@ class modern_requests {
 
  private:
   boost::asio::awaitable<nlohmann::json> call_tool(const nlohmann::json& message, const mcp_caller& caller,
-                                                   notify_fn notify);
+                                                   notify_fn notify, std::shared_ptr<core::abandonment> abandoned);
   boost::asio::awaitable<nlohmann::json> open_session(const nlohmann::json& id, const mcp_caller& caller);
   // skills/list and skills/get of the Skills extension (skills_extension.hpp).
   boost::asio::awaitable<nlohmann::json> skills_request(const nlohmann::json& message, const mcp_caller& caller);
@@ -68,7 +70,7 @@ class modern_requests {
                                                                  notify_fn notify);
   // execute_code in a session of its own, which may pause for the client's input.
   boost::asio::awaitable<nlohmann::json> execute_one_shot(nlohmann::json message, const mcp_caller& caller,
-                                                          bool may_task);
+                                                          bool may_task, std::shared_ptr<core::abandonment> abandoned);
   // A one-shot session, kept in one_shots_ (so shutdown ends it) until end_one_shot.
   std::pair<std::uint64_t, std::shared_ptr<mcp_session>> open_one_shot(const mcp_caller& caller);
   static boost::asio::awaitable<void> end_one_shot(modern_requests* self, std::uint64_t number,

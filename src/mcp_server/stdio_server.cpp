@@ -82,7 +82,9 @@ asio::awaitable<void> answer(std::shared_ptr<mcp_face> face, std::shared_ptr<mcp
       reply.reset();  // a notification gets no answer, not even an error
     } else if (!reply) {
       mcp_caller caller{session->user_id(), {}, true};  // stdio is the operator's: admin, as open_private says
-      reply = co_await face->handle_modern(std::move(message), std::move(caller), notify);
+      // Over stdio a client cancels with notifications/cancelled, not by leaving.
+      const std::shared_ptr<core::abandonment> never;
+      reply = co_await face->handle_modern(std::move(message), std::move(caller), notify, never);
     }
   } else {
     reply = co_await session->handle(std::move(message), notify);

@@ -116,7 +116,11 @@ CREATE TABLE credentials (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<migration, 8> builtin = {{
+// Version 9: the language of each task's code (POST /task's "language").
+// Tasks from before it were all JavaScript.
+constexpr const char* v9_sql = "ALTER TABLE tasks ADD COLUMN language TEXT NOT NULL DEFAULT 'javascript';";
+
+constexpr std::array<migration, 9> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
@@ -125,6 +129,7 @@ constexpr std::array<migration, 8> builtin = {{
     {6, "the session directory of replicas", v6_sql},
     {7, "skills and workspaces as files rows (PostgreSQL only)", v7_sql},
     {8, "users' sealed credentials", v8_sql},
+    {9, "the language of each task", v9_sql},
 }};
 
 error open_failed(error e) {

@@ -176,6 +176,11 @@ TEST_F(AgentEndToEnd, APythonTaskRunsPythonBlocksWithTheSameTools) {
   auto events = server->call("GET", "/tasks/" + r["taskId"].get<std::string>() + "/events", {}, 30s);
   ASSERT_TRUE(events);
   EXPECT_NE(events->body.find("\"language\":\"python\""), std::string::npos) << events->body;
+  // And so does the task record, in the response and when read again.
+  EXPECT_EQ(r["language"], "python") << r.dump();
+  auto stored = server->call("GET", "/tasks/" + r["taskId"].get<std::string>(), {}, 30s);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->json()["language"], "python") << stored->body;
   // An unknown language is refused before anything runs.
   auto bad = post_task({{"userId", "alice"}, {"task", "x"}, {"language", "cobol"}}, 400);
   EXPECT_NE(bad.dump().find("javascript, python"), std::string::npos) << bad.dump();

@@ -26,6 +26,7 @@ class stub_agent final : public agent::agent_manager {
     v.user_id = "alice";
     v.conversation_id = "conv_1";
     v.task = "add 2 and 3";
+    v.language = "python";
     v.mode = "async";
     v.status = agent::task_status::succeeded;
     v.result = "5";

@@ -312,6 +312,30 @@ TEST_F(ModernClient, ATaskThatOutlivesTheCallsDeadlineIsCancelled) {
   EXPECT_EQ((*slot)->error().code, harness::mcp::errc::timeout);
 }
 
+// Over HTTP in 2026-07-28 a request is cancelled by closing its response:
+// the transport does it, and no notifications/cancelled is sent. Where the
+// transport cannot (stdio), the notification goes out.
+TEST_F(ModernClient, AGivenUpCallIsClosedByTheTransportWhereItCanAndOtherwiseCancelledByNotification) {
+  fake->closes_abandoned = true;
+  auto c = connected("modern");
+  auto slot = call(c, call_deadline::until(clock.steady_now() + std::chrono::milliseconds(100)));
+  clock.advance(std::chrono::milliseconds(150));
+  settle();
+  ASSERT_TRUE(*slot);
+  EXPECT_EQ((*slot)->error().code, harness::mcp::errc::timeout);
+  ASSERT_EQ(fake->abandoned.size(), 1u);
+  EXPECT_EQ(fake->abandoned[0], fake->held.at(0)["id"]);
+  EXPECT_TRUE(sent("notifications/cancelled").empty());
+
+  fake->closes_abandoned = false;
+  auto second = call(c, call_deadline::until(clock.steady_now() + std::chrono::milliseconds(100)));
+  clock.advance(std::chrono::milliseconds(150));
+  settle();
+  ASSERT_TRUE(*second);
+  ASSERT_EQ(sent("notifications/cancelled").size(), 1u);
+  EXPECT_EQ(sent("notifications/cancelled")[0]["params"]["requestId"], fake->held.at(1)["id"]);
+}
+
 TEST_F(ModernClient, AFailedTaskIsTheToolsErrorAndAHostileTaskIdIsRefused) {
   auto c = connected("modern");
   auto slot = call(c);

@@ -81,6 +81,11 @@ class fake_transport final : public transport {
     handlers_.on_undeliverable(
         {make_error(harness::mcp::errc::message_too_large, "it was too big", "raise it"), identity});
   }
+  bool abandon(const json& id) override {
+    if (!closes_abandoned) return false;
+    abandoned.push_back(id);
+    return true;
+  }
   void set_protocol_version(const std::string& v) override { version = v; }
   void on_initialized() override {}
   void reset_session() override { ++resets; }
@@ -97,6 +102,9 @@ class fake_transport final : public transport {
   json capabilities = {{"tools", json::object()}};  // what server/discover declares (era "modern")
   std::vector<json> sent;
   std::vector<json> held;
+  // Whether abandon() takes a given-up request (as HTTP in 2026-07-28 does), and what it took.
+  bool closes_abandoned = false;
+  std::vector<json> abandoned;
   int initializes = 0;
   int resets = 0;
   int expire_next = 0;  // how many requests get a session_expired

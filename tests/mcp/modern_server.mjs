@@ -17,7 +17,10 @@
 // later request and connection of this process, and publishes
 // notifications/tools/list_changed on every open subscriptions/listen stream
 // that asked for it (capabilities: tools.listChanged); listening: how many
-// listen streams are open (http; null over stdio), as JSON text.
+// listen streams are open (http; null over stdio), as JSON text; sleep {ms}:
+// sleeps, never a task; hangups: (http) the POSTs whose client closed the
+// connection before their answer, by Mcp-Name (or Mcp-Method), and the
+// methods of the notifications POSTed, as JSON text (null over stdio).
 // The SDK has no Tasks runtime on this era (its task types are 2025-11-25
 // vocabulary), so the tasks live here: tasks/get, tasks/update, tasks/cancel.
 // MODERN_SERVER_WIRE_LOG=<file> (http) appends each exchange to <file> (a
@@ -71,6 +74,7 @@ function findTask(params, ctx) {
 let extraAdded = false;
 let publishToolsChanged = () => {};
 let listeners = () => null;  // open listen streams (http: the handler's bus; stdio: not known)
+let hangups = null;  // http: {closed: {name: count}, notified: [method]}
 const registerExtra = (server) => server.registerTool('extra', { description: 'Answers "extra"' }, async () => text('extra'));
 
 function makeServer() {
@@ -110,6 +114,13 @@ function makeServer() {
       await new Promise((resolve) => setTimeout(resolve, ms));
       return text(`slept ${ms} ms`);
     });
+  server.registerTool('sleep', { description: 'Sleeps ms milliseconds (never a task)',
+    inputSchema: object({ ms: { type: 'number' } }) }, async ({ ms }) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return text(`slept ${ms} ms`);
+    });
+  server.registerTool('hangups', { description: 'POSTs left by their client before the answer, notifications POSTed' },
+    async () => text(JSON.stringify(hangups)));
   server.registerTool('tasks', { description: 'Every task so far: [{taskId, status}]' }, async () =>
     text(JSON.stringify([...tasks.values()].map(({ taskId, status }) => ({ taskId, status })))));
   server.registerTool('meta', { description: "The request's _meta and MCP headers" }, async (ctx) => {
@@ -157,6 +168,7 @@ if (mode === 'stdio') {
   const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', onerror });
   publishToolsChanged = () => handler.notify.toolsChanged();
   listeners = () => handler.bus.listenerCount;
+  hangups = { closed: {}, notified: [] };
   const wireLog = process.env.MODERN_SERVER_WIRE_LOG;
   const httpServer = http.createServer(async (req, res) => {
     const url = new URL(req.url, `http://${req.headers.host ?? '127.0.0.1'}`);
@@ -166,7 +178,19 @@ if (mode === 'stdio') {
     const body = Buffer.concat(chunks);
     // The client going away aborts the request: that ends a listen stream.
     const gone = new AbortController();
-    res.on('close', () => gone.abort());
+    let answered = false;
+    res.on('close', () => {
+      gone.abort();
+      if (answered || req.method !== 'POST') return;
+      const name = req.headers['mcp-name'] ?? req.headers['mcp-method'] ?? '?';
+      hangups.closed[name] = (hangups.closed[name] ?? 0) + 1;
+    });
+    try {
+      const method = JSON.parse(body.toString()).method;
+      if (typeof method === 'string' && method.startsWith('notifications/')) hangups.notified.push(method);
+    } catch {
+      // not JSON: the handler says so
+    }
     const request = new Request(url, {
       method: req.method,
       signal: gone.signal,
@@ -183,6 +207,7 @@ if (mode === 'stdio') {
         if (wireLog) answer += Buffer.from(chunk).toString();
       }
     }
+    answered = true;
     res.end();
     if (wireLog) {
       appendFileSync(wireLog, `${JSON.stringify({

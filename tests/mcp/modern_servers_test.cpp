@@ -44,7 +44,7 @@ void expect_new_era_works(asio::io_context& ctx, client& c) {
   EXPECT_EQ(c.server().info["name"], "modern-server");
   auto tools = run(ctx, c.list_tools());
   ASSERT_TRUE(tools) << tools.error().describe();
-  EXPECT_EQ(tools->size(), 8u);
+  EXPECT_EQ(tools->size(), 10u);
 
   EXPECT_EQ(text_of(call(ctx, c, "echo", {{"text", "hello"}})), "hello");
   EXPECT_EQ(text_of(call(ctx, c, "add", {{"a", 2}, {"b", 3}})), json({{"sum", 5}}));
@@ -123,6 +123,22 @@ TEST(ModernServer, AStreamableHttpServerOfTheNewEraIsUsedInItWithTheHeadersThatR
             json({{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "meta"}}))
       << seen;
   expect_list_changed_is_heard(ctx, *server.c);
+
+  // A call given up at its deadline is cancelled by closing its POST, the
+  // era's only way over HTTP: no notifications/cancelled is POSTed.
+  auto started = std::chrono::steady_clock::now();
+  auto late =
+      call(ctx, *server.c, "sleep", {{"ms", 60000}}, call_deadline::until(started + std::chrono::milliseconds(500)));
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, mcp::errc::timeout) << late.error().describe();
+  json hangups;
+  for (int i = 0; i < 100; ++i) {
+    hangups = text_of(call(ctx, *server.c, "hangups", json::object()));
+    if (hangups["closed"].contains("sleep")) break;
+    testing::sleep_for(ctx, std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(hangups["closed"]["sleep"], 1) << hangups;
+  EXPECT_EQ(hangups["notified"], json::array()) << hangups;
 }
 
 // 2025 servers that answer nothing before initialize (some SDKs' do not):

@@ -45,7 +45,7 @@ class McpModern : public ::testing::Test {
   void TearDown() override { run_until_done(io, face->shutdown()); }
 
   std::optional<json> send(json message, mcp_caller caller = {"alice", "key_1", false}) {
-    return run_until_done(io, face->handle_modern(std::move(message), std::move(caller), nullptr));
+    return run_until_done(io, face->handle_modern(std::move(message), std::move(caller), nullptr, nullptr));
   }
   json result_of(json message, mcp_caller caller = {"alice", "key_1", false}) {
     auto answer = send(std::move(message), std::move(caller));
@@ -61,12 +61,15 @@ class McpModern : public ::testing::Test {
   }
 
   // Starts a request without waiting; its answer lands in `out`.
-  void start(json message, std::optional<json>& out, mcp_caller caller = {"alice", "key_1", false}) {
-    auto handling = [](std::shared_ptr<mcp_face> f, json m, mcp_caller c,
+  // `abandoned`: what the HTTP route fires when the client leaves (none: stdio).
+  void start(json message, std::optional<json>& out, mcp_caller caller = {"alice", "key_1", false},
+             std::shared_ptr<core::abandonment> abandoned = nullptr) {
+    auto handling = [](std::shared_ptr<mcp_face> f, json m, mcp_caller c, std::shared_ptr<core::abandonment> a,
                        std::optional<json>& answer) -> asio::awaitable<void> {
-      answer = co_await f->handle_modern(std::move(m), std::move(c), nullptr);
+      answer = co_await f->handle_modern(std::move(m), std::move(c), nullptr, std::move(a));
     };
-    asio::co_spawn(io, handling(face, std::move(message), std::move(caller), out), asio::detached);
+    asio::co_spawn(io, handling(face, std::move(message), std::move(caller), std::move(abandoned), out),
+                   asio::detached);
   }
   // Runs handlers until `done` holds (or a bound of rounds passes).
   template <class Done>

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "mcp_server/modern_fixture.hpp"
+#include "support/captured_log.hpp"
 
 namespace harness::mcp_server {
 namespace {
@@ -283,6 +284,56 @@ TEST_F(McpModern, NotificationsCancelledStopsTheCallersBlock) {
   EXPECT_FALSE(send(cancel));
   ASSERT_TRUE(poll_until([&] { return answer.has_value(); }));
   EXPECT_TRUE(execution->killed);  // the one-shot block's sandbox was stopped
+}
+
+// Over HTTP the client cancels by closing its connection: the route fires
+// the request's abandonment, and the block stops. Once the call is answered,
+// leaving stops nothing.
+TEST_F(McpModern, AClientThatLeavesStopsItsBlock) {
+  execution->hold = true;
+  auto abandoned = std::make_shared<core::abandonment>();
+  std::optional<json> answer;
+  start(call(7, "execute_code", {{"code", "await new Promise(() => {})"}}), answer, {"alice", "key_1", false},
+        abandoned);
+  ASSERT_TRUE(poll_until([&] { return execution->requests.size() == 1; }));
+  poll_until([] { return false; });
+  EXPECT_FALSE(execution->killed);
+  abandoned->fire();
+  ASSERT_TRUE(poll_until([&] { return answer.has_value(); }));
+  EXPECT_TRUE(execution->killed);
+
+  execution->hold = false;
+  execution->killed = false;
+  auto answered = std::make_shared<core::abandonment>();
+  std::optional<json> second;
+  start(call(8, "execute_code", {{"code", "return 1"}}), second, {"alice", "key_1", false}, answered);
+  ASSERT_TRUE(poll_until([&] { return second.has_value(); }));
+  answered->fire();
+  poll_until([] { return false; });
+  EXPECT_FALSE(execution->killed);
+  EXPECT_FALSE(second->contains("error")) << second->dump();
+}
+
+// W3C trace context in _meta (the specification's unprefixed traceparent
+// and tracestate) is taken: the call's log names the trace; a malformed one
+// is ignored, and neither changes the answer.
+TEST_F(McpModern, TraceContextInMetaIsTakenAndAMalformedOneIgnored) {
+  harness::testing::captured_log log;
+  auto traced = call(1, "execute_code", {{"code", "return 1"}});
+  traced["params"]["_meta"]["traceparent"] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  traced["params"]["_meta"]["tracestate"] = "vendor=1";
+  auto answer = send(traced);
+  ASSERT_TRUE(answer);
+  EXPECT_FALSE(answer->contains("error")) << answer->dump();
+  EXPECT_TRUE(log.contains("joins trace 4bf92f3577b34da6a3ce929d0e0e4736 (parent span 00f067aa0ba902b7)"));
+
+  auto malformed = call(2, "execute_code", {{"code", "return 1"}});
+  malformed["params"]["_meta"]["traceparent"] = "00-not-a-trace\nforged log line";
+  malformed["params"]["_meta"]["tracestate"] = json::array();
+  auto second = send(malformed);
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->contains("error")) << second->dump();
+  EXPECT_FALSE(log.contains("forged"));
 }
 
 TEST_F(McpModern, UnknownMethodsAndNotificationsAndResponses) {

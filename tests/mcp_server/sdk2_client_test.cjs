@@ -5,7 +5,8 @@
 // hints, execute_code in a fresh sandbox, state under a session handle,
 // another user's handle refused, approvals through input_required, long
 // blocks as tasks (the Tasks extension: tasks/get, tasks/update,
-// tasks/cancel), and the
+// tasks/cancel), an aborted call stopped (by notifications/cancelled over
+// stdio, by the closed connection over HTTP), and the
 // 2025 era still served to the same SDK in its default (legacy) mode. Over
 // HTTP also raw requests: header mismatches, versions, GET and DELETE.
 //
@@ -357,6 +358,32 @@ check('an aborted call is cancelled over stdio, and its block stopped', async ()
   assert(childStderr.includes('a tools/call was cancelled by its client'), 'the server did not hear of the cancel');
   assert(await run(ctx.client, 'return 8') === 8, 'the server is stuck after a cancel');
 }, { transport: 'stdio' });
+
+// 2026-07-28: "The server MUST treat a client disconnect as cancellation of
+// that request." The block would leave a mark in the memory server 2.5 s in;
+// the SDK aborts the call (its fetch, so its connection) 1 s in, and the mark
+// must never come.
+check('an aborted call is cancelled over HTTP by the closed connection, and its block stopped', async () => {
+  const mark = `left-behind-${process.pid}`;
+  const aborter = new AbortController();
+  const code = `await new Promise((r) => setTimeout(r, 2500));
+    await callMCPTool('memory__create_entities', {entities: [{name: ${JSON.stringify(mark)}, entityType: 'mark',
+      observations: ['written by a block whose client had left']}]});
+    return 'finished';`;
+  const call = ctx.client.callTool({ name: 'execute_code', arguments: { code } }, { signal: aborter.signal });
+  await sleep(1000);
+  aborter.abort();
+  let failure;
+  try {
+    await call;
+  } catch (e) {
+    failure = e;
+  }
+  assert(failure, 'the aborted call answered');
+  await sleep(3500);
+  const graph = await run(ctx.client, "return await callMCPTool('memory__read_graph', {})");
+  assert(!JSON.stringify(graph).includes(mark), `the block ran on after its client left: ${short(graph)}`);
+}, { transport: 'http' });
 
 check('the Skills extension: listed, got and every file verified by the SDK\'s SkillsClient', async () => {
   const { SkillsClient } = sdkRequire('@modelcontextprotocol/client/ext/skills');

@@ -158,6 +158,7 @@ TEST(SqliteFile, AFileFromSchemaVersion1IsUpgradedWithItsData) {
   ASSERT_TRUE(t && t->has_value());
   EXPECT_EQ((*t)->result, "done");
   EXPECT_EQ((*t)->task, "from version 1");
+  EXPECT_EQ((*t)->language, "javascript");  // version 9: every task before it ran JavaScript
   auto events = store->events("task_old", 0);
   ASSERT_TRUE(events && events->size() == 1);
   EXPECT_EQ((*events)[0].data["answer"], "done");

@@ -90,6 +90,7 @@ struct task_view {
   std::string conversation_id;
   std::string task;  // the caller's text as sent
   std::string mode;
+  std::string language;  // of the task's code: "javascript" | "python"
   task_status status = task_status::queued;
   nlohmann::json result;  // the final answer (string) or null
   nlohmann::json error;   // {"code","message","hint"?} or null

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,18 @@ namespace harness::http {
 
 using header_list = std::vector<std::pair<std::string, std::string>>;
 
+// The connection a request came on, for a handler whose work should stop
+// when its client goes away (MCP 2026-07-28 makes a closed connection the
+// request's cancellation). Other handlers never ask: for them a client that
+// leaves only loses its answer.
+class client_watch {
+ public:
+  virtual ~client_watch() = default;
+  // Runs `gone` if the client closes (or resets) its connection before this
+  // request is answered; never after. Once per request.
+  virtual void watch(std::function<void()> gone) = 0;
+};
+
 struct http_request {
   std::string method;                        // "GET", "POST", ... as sent
   std::string target;                        // raw request target, e.g. "/tasks?userId=a%20b"
@@ -28,7 +41,8 @@ struct http_request {
   std::map<std::string, std::string> query;  // decoded; each key given once
   header_list headers;
   std::string body;
-  std::string request_id;  // from X-Request-Id when safe, else generated
+  std::string request_id;          // from X-Request-Id when safe, else generated
+  client_watch* client = nullptr;  // the connection, while the request is handled (none in unit tests)
 
   // First header with this name (case-insensitive), if any.
   std::optional<std::string_view> header(std::string_view name) const;

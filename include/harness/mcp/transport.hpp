@@ -61,6 +61,16 @@ class transport {
   // itself waits for the answer (HTTP), so the client runs it beside the wait.
   virtual bool queues_sends() const { return false; }
 
+  // The client gave up on request `id` (its deadline passed). True when the
+  // transport itself tells the server: over HTTP in MCP 2026-07-28, closing
+  // the request's response is its cancellation, and no notification may be
+  // POSTed. False: send notifications/cancelled (stdio, and the 2025 era,
+  // where a dropped connection is explicitly no cancel).
+  virtual bool abandon(const nlohmann::json& id) {
+    (void)id;
+    return false;
+  }
+
   // The negotiated protocol version (HTTP sends it as MCP-Protocol-Version on every request).
   virtual void set_protocol_version(const std::string& version) = 0;
 

@@ -19,6 +19,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/core/abandonment.hpp"
 #include "harness/core/clock.hpp"
 #include "harness/mcp_server/event_stream.hpp"
 
@@ -155,9 +156,11 @@ class mcp_face {
   // One message of the 2026-07-28 era (modern.hpp), already checked with
   // modern::check_envelope: stateless, acting for `caller`. REPL state lives
   // under session handles (open_session), kept in the same table as the
-  // sessions above. A notification gets nullopt.
-  virtual boost::asio::awaitable<std::optional<nlohmann::json>> handle_modern(nlohmann::json message, mcp_caller caller,
-                                                                              notify_fn notify) = 0;
+  // sessions above. A notification gets nullopt. `abandoned` (may be null)
+  // fires when the client goes away before the answer (a closed HTTP
+  // connection): a running execute_code or run_task is then stopped.
+  virtual boost::asio::awaitable<std::optional<nlohmann::json>> handle_modern(
+      nlohmann::json message, mcp_caller caller, notify_fn notify, std::shared_ptr<core::abandonment> abandoned) = 0;
 };
 
 // Starts the idle sweep of HTTP sessions on `executor`.

@@ -56,6 +56,7 @@ struct task_record {
   // interrupted (mark_interrupted). 0 = no lease: treated as expired.
   std::string owner{};
   std::int64_t lease_until_ms = 0;
+  std::string language = "javascript";  // of the task's code: "javascript" | "python"
 };
 
 // One step of a task as shown to a streaming or polling client.

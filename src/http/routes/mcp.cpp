@@ -240,7 +240,14 @@ asio::awaitable<http_response> handle_modern_post(const request_context& context
     co_return accepted;
   }
   const mcp_server::notify_fn no_notes;  // a JSON answer carries no notifications
-  auto answer = co_await context.svc.mcp->handle_modern(std::move(message), std::move(caller), no_notes);
+  // "The server MUST treat a client disconnect as cancellation of that
+  // request": a tools/call whose client closes its connection stops.
+  std::shared_ptr<core::abandonment> abandoned;
+  if (request.client && message.value("method", json()) == "tools/call") {
+    abandoned = std::make_shared<core::abandonment>();
+    request.client->watch([abandoned] { abandoned->fire(); });
+  }
+  auto answer = co_await context.svc.mcp->handle_modern(std::move(message), std::move(caller), no_notes, abandoned);
   if (!answer) {
     http_response accepted;
     accepted.status = 202;

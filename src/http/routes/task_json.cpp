@@ -19,6 +19,7 @@ json task_view_json(const agent::task_view& v) {
            {"status", to_string(v.status)},
            {"task", v.task},
            {"mode", v.mode},
+           {"language", v.language},
            {"result", v.result},
            {"turns", v.turns},
            {"usage", {{"inputTokens", v.input_tokens}, {"outputTokens", v.output_tokens}}},
