@@ -11,6 +11,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "harness/core/async_event.hpp"
 #include "harness/core/json_parse.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
@@ -61,6 +62,40 @@ class http_transport final : public transport, public std::enable_shared_from_th
   }
 
   asio::awaitable<status> send(json message) override {
+    const bool abandonable =
+        modern::is_modern(protocol_version_) && message.contains("method") && message.contains("id");
+    if (!abandonable) co_return co_await post_message(std::move(message));
+    // 2026-07-28: giving up on a request closes its POST (abandon()), at any
+    // point: before its answer's head came as well as while it is read.
+    auto key = message["id"].dump();
+    auto given_up = std::make_shared<core::async_event>(executor_);
+    abandons_[key] = given_up;
+    auto posting = post_message(std::move(message));  // named locals: GCC 12 and temporaries in co_await
+    auto waiting = given_up->wait();
+    auto group = asio::experimental::make_parallel_group(asio::co_spawn(executor_, std::move(posting), asio::deferred),
+                                                         asio::co_spawn(executor_, std::move(waiting), asio::deferred));
+    auto [order, failure, outcome, wait_failure] =
+        co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+    (void)wait_failure;
+    if (auto it = abandons_.find(key); it != abandons_.end() && it->second == given_up) abandons_.erase(it);
+    if (order[0] == 1) {
+      co_return make_error(core::errc::cancelled, "the request was given up, and its connection closed");
+    }
+    if (failure) std::rethrow_exception(failure);
+    co_return outcome;
+  }
+
+  // The 2026-07-28 era's cancellation over HTTP: the request's POST is closed
+  // (its transfer aborted), and no notification is sent.
+  bool abandon(const json& id) override {
+    if (!modern::is_modern(protocol_version_)) return false;
+    if (auto it = abandons_.find(id.dump()); it != abandons_.end()) it->second->set();
+    return true;
+  }
+
+ private:
+  // One POST of `message` and its answer (send() without the abandon race).
+  asio::awaitable<status> post_message(json message) {
     auto self = shared_from_this();
     const bool is_request = message.contains("method") && message.contains("id");
     const bool is_initialize = is_request && message["method"] == "initialize";
@@ -80,14 +115,9 @@ class http_transport final : public transport, public std::enable_shared_from_th
     // (the client's own deadline cancels the request sooner).
     post.timeout = limits_.max_request_time;
     auto opened = co_await open_authorized(std::move(post));
-    if (!opened) {
-      if (want_id) abandoned_.erase(want_id->dump());
-      co_return opened.error();
-    }
+    if (!opened) co_return opened.error();
     auto stream = std::move(*opened);
     auto guard = track(stream);
-    auto kept = track_request(want_id, stream);
-    if (want_id && abandoned_.erase(want_id->dump())) stream->cancel();  // given up while it was connecting
     const auto& head = stream->head();
     if (is_initialize) {
       if (auto sid = head.header("mcp-session-id")) session_id_ = *sid;
@@ -184,34 +214,6 @@ class http_transport final : public transport, public std::enable_shared_from_th
     return live_guard{this, stream.get()};
   }
 
-  // Keeps a new-era request's response in by_request_ (abandon() closes it) while it is read.
-  struct request_guard {
-    http_transport* owner;
-    std::string key;  // empty: not kept
-    ~request_guard() {
-      if (!key.empty()) owner->by_request_.erase(key);
-    }
-  };
-  request_guard track_request(const std::optional<json>& id, const stream_ptr& stream) {
-    if (!id || !modern::is_modern(protocol_version_)) return request_guard{this, {}};
-    auto key = id->dump();
-    by_request_[key] = stream.get();
-    return request_guard{this, std::move(key)};
-  }
-
- public:
-  bool abandon(const json& id) override {
-    if (!modern::is_modern(protocol_version_)) return false;
-    auto key = id.dump();
-    if (auto it = by_request_.find(key); it != by_request_.end()) {
-      it->second->cancel();
-    } else if (abandoned_.size() < max_abandoned) {
-      abandoned_.insert(std::move(key));  // still connecting: send() closes it once open
-    }
-    return true;
-  }
-
- private:
   net::request make_request(std::string method) const {
     net::request r;
     r.method = std::move(method);
@@ -498,12 +500,8 @@ class http_transport final : public transport, public std::enable_shared_from_th
   std::string session_id_;
   std::string protocol_version_;
   std::set<net::response_stream*> live_;
-  // 2026-07-28 requests whose response is being read, by id, and those given
-  // up before their response opened (bounded: an id that never opens, say
-  // because the POST failed, would otherwise stay).
-  static constexpr std::size_t max_abandoned = 256;
-  std::map<std::string, net::response_stream*> by_request_;
-  std::set<std::string> abandoned_;
+  // 2026-07-28 requests in flight, by id: setting one's event closes its POST.
+  std::map<std::string, std::shared_ptr<core::async_event>> abandons_;
   bool closing_ = false;
   bool get_stream_running_ = false;
 };
