@@ -105,10 +105,9 @@ asio::awaitable<std::optional<json>> modern_requests::handle(json message, mcp_c
   if (method == "tools/call") {
     // A caller in a trace names it in _meta (traceparent, tracestate): the
     // call's log says which trace it joins; a malformed one is ignored.
+    // (Only checked values reach the log: the user, and the trace's hex ids.)
     if (auto trace = core::trace_context_from_meta(params_of(message).value("_meta", json()))) {
-      const auto& name = params_of(message).value("name", json());
-      core::log_info("mcp: tools/call {} for {} joins trace {} (parent span {})",
-                     name.is_string() ? name.get<std::string>().substr(0, 64) : "?", caller.user_id.substr(0, 64),
+      core::log_info("mcp: a tools/call for {} joins trace {} (parent span {})", caller.user_id.substr(0, 64),
                      trace->trace_id, trace->parent_id);
     }
     co_return completed(co_await call_tool(message, caller, std::move(notify), std::move(abandoned)));
