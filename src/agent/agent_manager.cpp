@@ -360,6 +360,7 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     task->language = request.language.value_or(config_.language);
     r.language = std::string(sandbox::language_name(task->language));
     task->conversation_created_ms = conversation.created_ms;
+    start_task_span(*task, request.trace);
     task->vault = conversation.vault;
     // The task's own guard: maxCallsPerTask counts this task's calls, across its sandboxes.
     task->filter = deps_.filters->make(task->vault, {request.user_id, request.admin});
@@ -373,6 +374,19 @@ class agent_manager_impl final : public agent_manager, public std::enable_shared
     // The caller's text is censored too: the LLM sees tokens, the tools get the values.
     task->transcript->add_user(task->transcript->from_outside(request.task));
     return task;
+  }
+
+  // The GenAI conventions' agent invocation: ids and the language, never the
+  // task's text or the user (either may be personal data).
+  static void start_task_span(live_task& task, const telemetry::span_parent& parent) {
+    task.span = parent.child("invoke_agent mcp-harness");
+    task.record.trace_id = task.span.context().trace_id;
+    if (!task.span.recording()) return;
+    task.span.set("gen_ai.operation.name", "invoke_agent");
+    task.span.set("gen_ai.agent.name", "mcp-harness");
+    task.span.set("gen_ai.conversation.id", task.record.conversation_id);
+    task.span.set("harness.task.id", task.record.id);
+    task.span.set("harness.task.language", task.record.language);
   }
 
   static asio::awaitable<void> save_status(std::shared_ptr<store::task_store> store, store::task_record r) {

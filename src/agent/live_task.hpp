@@ -19,6 +19,7 @@
 #include "harness/pii/pii_vault.hpp"
 #include "harness/sandbox/language.hpp"
 #include "harness/store/task_store.hpp"
+#include "harness/telemetry/span.hpp"
 #include "llm_transcript.hpp"
 #include "task_events.hpp"
 
@@ -46,6 +47,8 @@ struct live_task : std::enable_shared_from_this<live_task> {
   std::shared_ptr<approval_desk> approvals;
 
   task_events events;
+  // The task's span, from admission to its end; turns, LLM calls and blocks hang below it.
+  telemetry::span span;
   std::unique_ptr<execution::sandbox_session> sandbox;
   bool sandbox_lost = false;  // a sandbox of this task was stopped: the next one gets a note
   std::string sandbox_loss;   // why, for that note

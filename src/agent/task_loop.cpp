@@ -138,6 +138,9 @@ class task_run {
                            {}};
       }
       task_->record.turns = turn;
+      auto turn_span = task_->span.child("turn");
+      turn_span.set("harness.turn", turn);
+      turn_trace_ = turn_span.parent();
       task_->events.append("llm_start", {{"turn", turn}});
       auto answer = co_await ask_llm();
       // A late timer (a busy machine) still counts the call as cut by the limit.
@@ -173,6 +176,7 @@ class task_run {
     // timed_out rather than racing it as an LLM timeout. (The provider reads
     // the real steady clock: with a fake clock this backstop means nothing.)
     request.deadline = task_->deadline() + deadline_slack;
+    request.trace = turn_trace_;
     task_->llm_in_flight = true;
     // Spawned with the task's cancellation slot, so DELETE /tasks/{id} or the
     // deadline aborts the HTTP transfer (the provider answers "cancelled").
@@ -229,8 +233,9 @@ class task_run {
     bool is_error = false;
   };
 
-  asio::awaitable<result<bool>> ensure_sandbox() {
+  asio::awaitable<result<bool>> ensure_sandbox(const telemetry::span& block) {
     if (task_->sandbox) co_return false;
+    auto claim = block.child("sandbox.claim");
     execution::sandbox_session_options options;
     options.id = task_->record.id;
     options.limits = ctx_.config.limits;
@@ -243,8 +248,12 @@ class task_run {
     auto& pool = task_->language == sandbox::language::python ? *ctx_.deps.python_pool : *ctx_.deps.pool;
     auto opened = co_await execution::sandbox_session::open(ctx_.executor, ctx_.clock, pool, *ctx_.deps.tools,
                                                             task_->filter, std::move(options));
-    if (!opened) co_return opened.error();
+    if (!opened) {
+      claim.fail(opened.error().code.wire_name(), opened.error().message);
+      co_return opened.error();
+    }
     task_->sandbox = std::move(*opened);
+    claim.set("harness.sandbox.warm", task_->sandbox->warm());
     task_->events.append("sandbox",
                          {{"warm", task_->sandbox->warm()}, {"language", sandbox::language_name(task_->language)}});
     // A stop requested while the sandbox started must reach it too.
@@ -260,8 +269,13 @@ class task_run {
              "); this block ran in a fresh one: variables from earlier blocks are gone, files in /workspace and "
              "/skills are kept";
     }
-    auto fresh = co_await ensure_sandbox();
+    auto block = turn_trace_.child("execute_code");
+    block.set("harness.turn", turn);
+    block.set("harness.block.language", std::string(sandbox::language_name(task_->language)));
+    if (block.capture_content()) block.set("harness.block.code", transcript.from_sandbox(code).str());
+    auto fresh = co_await ensure_sandbox(block);
     if (!fresh) {
+      block.fail(fresh.error().code.wire_name(), fresh.error().message);
       fatal_ = error_json(fresh.error());
       task_->events.append("error", *fatal_);
       co_return block_observation{
@@ -269,7 +283,9 @@ class task_run {
     }
     auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline() - ctx_.clock.steady_now());
     auto timeout = std::clamp(remaining, std::chrono::milliseconds(1), ctx_.config.exec_timeout);
-    auto outcome = co_await task_->sandbox->exec(std::move(code), timeout);
+    auto outcome = co_await task_->sandbox->exec(std::move(code), timeout, block.parent());
+    block.set("harness.block.tool_calls", outcome.tool_calls.size());
+    if (!outcome.ok) block.fail("block_failed", "");  // the error's name and text come from the code: not set
 
     for (const auto& log : outcome.logs) {
       task_->events.append("log",
@@ -363,8 +379,24 @@ class task_run {
     task_->events.close();
     task_->finished = true;
     if (ctx_.deps.on_task_end) ctx_.deps.on_task_end(end.status);
+    end_task_span(end);
     core::log_info("task {} ended: {} after {} turn(s), {} tokens", record.id, to_string(end.status), record.turns,
                    tokens_used());
+  }
+
+  void end_task_span(const loop_end& end) {
+    auto& span = task_->span;
+    span.set("harness.task.status", std::string(to_string(end.status)));
+    span.set("harness.task.turns", task_->record.turns);
+    span.set("gen_ai.usage.input_tokens", task_->record.input_tokens);
+    span.set("gen_ai.usage.output_tokens", task_->record.output_tokens);
+    if (end.status != task_status::succeeded) {
+      // The typed code and our own message; never a tool's text.
+      span.fail(end.error.is_object() ? end.error.value("code", std::string(to_string(end.status)))
+                                      : std::string(to_string(end.status)),
+                end.error.is_object() ? end.error.value("message", std::string()) : std::string());
+    }
+    span.end();
   }
 
   // Writes the task's record, or `instead` of it (the same task as the store keeps it).
@@ -377,6 +409,7 @@ class task_run {
   loop_context ctx_;
   std::shared_ptr<live_task> task_;
   std::optional<json> fatal_;  // a failure of ours (no sandbox) that ends the task
+  telemetry::span_parent turn_trace_;  // the running turn's span: the LLM call and the blocks hang below it
 };
 
 }  // namespace

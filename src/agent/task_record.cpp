@@ -35,6 +35,7 @@ task_view view_of(const store::task_record& r, bool with_transcript) {
   v.task = r.task;
   v.mode = r.mode;
   v.language = r.language;
+  v.trace_id = r.trace_id;
   v.status = r.status;
   v.result = r.result;
   v.error = r.error;

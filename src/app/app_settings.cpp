@@ -19,6 +19,7 @@
 #include "harness/sandbox/sandbox_config.hpp"
 #include "harness/skills/skills_config.hpp"
 #include "harness/store/store_config.hpp"
+#include "harness/telemetry/telemetry_settings.hpp"
 
 namespace harness::app {
 
@@ -32,7 +33,8 @@ std::vector<core::setting_spec> all_setting_specs() {
                        execution::execution_setting_specs(), mcp::mcp_setting_specs(), pii::pii_setting_specs(),
                        llm::llm_setting_specs(), agent::agent_setting_specs(), store::store_setting_specs(),
                        skills::skills_setting_specs(), auth::auth_setting_specs(), mcp_server::face_setting_specs(),
-                       policy::policy_setting_specs(), pii::vault_setting_specs(), net::net_setting_specs()}) {
+                       policy::policy_setting_specs(), pii::vault_setting_specs(), net::net_setting_specs(),
+                       telemetry::telemetry_setting_specs()}) {
     specs.insert(specs.end(), group.begin(), group.end());
   }
   return specs;

@@ -7,6 +7,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
+#include "tracing_setup.hpp"
 #include "agent_setup.hpp"
 
 #include "harness/core/errors.hpp"
@@ -30,6 +31,7 @@
 #include "harness/mcp_server/face_settings.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
 #include "harness/net/http_client.hpp"
+#include "harness/telemetry/tracer.hpp"
 #include "harness/net/net_settings.hpp"
 #include "harness/net/url.hpp"
 #include "harness/pii/pii_censor.hpp"
@@ -88,6 +90,8 @@ class components_impl final : public components {
     if (python_pool_) co_await python_pool_->shutdown();
     if (backend_) co_await backend_->shutdown();
     if (registry_) co_await registry_->stop();
+    // The spans of the shutdown itself go too, unless the collector is slow.
+    if (tracer_) co_await tracer_->shutdown(std::chrono::seconds(2));
     // Last: what still waits on an outbound request gets cancelled, and the
     // curl loop's thread ends before the process does.
     if (curl_loop_) net::stop_curl_loop(*curl_loop_);
@@ -98,6 +102,7 @@ class components_impl final : public components {
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
   std::shared_ptr<net::curl_loop> curl_loop_;  // outbound HTTP: LLM, remote MCP servers, OAuth
+  std::shared_ptr<telemetry::tracer> tracer_;   // null: tracing off
   // The port the listener got (PORT may be 0), for OAuth's default redirect URI.
   std::shared_ptr<std::atomic<unsigned short>> listen_port_ = std::make_shared<std::atomic<unsigned short>>(0);
   std::shared_ptr<sandbox::sandbox_backend> backend_;
@@ -477,6 +482,7 @@ void build_execution(components_impl& out, const wiring& w, const asio::any_io_e
   for (auto* pool : {&exec.pool, &exec.python_pool}) {
     pool->files = w.files;  // the examples go into each sandbox while it waits in the pool
     pool->blocking = out.background_.get_executor();
+    pool->tracer = out.tracer_;
   }
   out.pool_ = execution::create_warm_pool(executor, core::real_clock(), out.backend_, exec.pool);
   out.python_pool_ = execution::create_warm_pool(executor, core::real_clock(), out.backend_, exec.python_pool);
@@ -502,7 +508,8 @@ status build_face(components_impl& out, const wiring& w, const asio::any_io_exec
                                            .skills = w.library,
                                            .blocking = out.background_.get_executor(),
                                            // run_task only when tasks can start (an LLM is configured).
-                                           .agent = out.services_.agent_unavailable.empty() ? out.agent_ : nullptr},
+                                           .agent = out.services_.agent_unavailable.empty() ? out.agent_ : nullptr,
+                                           .tracer = out.tracer_},
                                           face_settings->face);
   out.services_.mcp = out.face_;
   out.services_.sources = http::request_sources({.loopback_server = is_loopback_host(http_config.server.host),
@@ -575,6 +582,10 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (auto opened = open_store(*out, w, settings, configs->sandbox.owner); !opened) return opened.error();
   auto remote = build_outbound(*out, executor, settings, *mcp_config, w.oauth_tokens);
   if (!remote) return remote.error();
+  auto tracer = build_tracer(executor, settings, out->curl_loop_, *w.metrics);
+  if (!tracer) return tracer.error();
+  out->tracer_ = *tracer;
+  out->services_.tracer = *tracer;
   build_tool_registry(*out, w, executor, *mcp_config, std::move(*remote));
   build_sandboxes(*out, executor, *configs);
   if (auto runtime = check_sandbox_runtime(io, *out->engine_, configs->sandbox.runtime); !runtime) {

@@ -131,11 +131,21 @@ class call_pause final : public deadline_pause {
   call_pause& operator=(const call_pause&) = delete;
 
   void hold() override {
-    if (holds_++ == 0 && block_running()) shared_->deadline.hold();
+    if (holds_++ == 0 && block_running()) {
+      shared_->deadline.hold();
+      if (span_) span_->add_event(waiting_for_ + ".wait");
+    }
   }
   void release() override {
     if (holds_ == 0 || --holds_ > 0) return;
     if (block_running()) shared_->deadline.release();
+    if (span_) span_->add_event(waiting_for_ + ".resume");
+  }
+  // The call's span gets an event when a wait for `what` (an approval, an
+  // elicitation) starts and ends; null: none (the span is gone).
+  void mark_waits(telemetry::span* span, std::string what) {
+    span_ = span;
+    waiting_for_ = std::move(what);
   }
   bool block_running() const { return shared_->alive && !shared_->broken && shared_->current_exec == exec_; }
 
@@ -148,10 +158,19 @@ class call_pause final : public deadline_pause {
   std::shared_ptr<protocol_state> shared_;
   std::string exec_;
   int holds_ = 0;
+  telemetry::span* span_ = nullptr;
+  std::string waiting_for_;
+};
+
+// Stops the pause's events once the call's span is gone (an elicitation
+// callback may hold the pause longer than the call).
+struct unmark_on_exit {
+  std::shared_ptr<call_pause> pause;
+  ~unmark_on_exit() { pause->mark_waits(nullptr, {}); }
 };
 
 // Asks the gateway for one validated call of the running block.
-asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_request call) {
+asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_request call, telemetry::span& span) {
   protocol_state& shared = *self;
   if (call.op == "list_tools" || call.op == "tool_details") {
     // A listing may start the user's instances of user-scoped servers: that
@@ -179,8 +198,11 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
   if (reading) call.name = server + "__resources/read";
   // The tool policy first: a refused call never sees its arguments restored.
   auto pause = std::make_shared<call_pause>(self);
+  unmark_on_exit unmark{pause};
+  pause->mark_waits(&span, "approval");
   call_admission admission{call.name, call.args, shared.current_code, *pause};
   auto admitted = co_await shared.filter.admit_call(admission);
+  pause->mark_waits(&span, "elicitation");
   if (!admitted) co_return admitted.error();
   if (!pause->block_running()) {
     co_return make_error(bridge::errc::stale_call, "the block ended while this call waited for approval");
@@ -201,8 +223,8 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
     if (!self->alive) co_return std::nullopt;
     co_return co_await self->filter.elicit(std::move(params), tool, pause);
   };
-  auto answer =
-      co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline, std::move(elicit));
+  auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline,
+                                                std::move(elicit), span.parent());
   // A call that failed once the limit passed was cut short by it (the gateway ends calls by not_after).
   if (!answer && shared.clock.steady_now() >= shared.call_deadline) {
     answer.error().hint =
@@ -210,6 +232,37 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
         "(SANDBOX_TIMEOUT_MS); do less per block or raise it";
   }
   co_return answer;
+}
+
+// The GenAI conventions' execute_tool span of one call the code makes.
+telemetry::span call_span(protocol_state& shared, const result<call_request>& call) {
+  auto span = shared.block_trace.child("execute_tool");
+  if (!span.recording()) return span;
+  span.set("gen_ai.operation.name", "execute_tool");
+  if (call) span.set("harness.call.op", call->op);
+  if (call && span.capture_content()) {
+    // Censored: code a caller sent to /execute may hold values in the clear.
+    auto censored = shared.filter.into_sandbox(call->args);
+    span.set("gen_ai.tool.call.arguments", censored.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  return span;
+}
+
+// The tool's name is set only for a call that reached a tool: the name the
+// code asked for may be anything, a value it read among them.
+void end_call_span(telemetry::span& span, const std::string& label, const result<json>& answer, const json& reply,
+                   std::size_t reply_bytes) {
+  if (!span.recording()) return;
+  span.set("harness.call.reply_bytes", reply_bytes);
+  if (answer) {
+    span.set("gen_ai.tool.name", label);
+    span.rename("execute_tool " + label);
+    if (auto result = reply.find("result"); result != reply.end() && span.capture_content()) {
+      span.set("gen_ai.tool.call.result", result->dump(-1, ' ', false, json::error_handler_t::replace));  // censored
+    }
+  } else {
+    span.fail(answer.error().code.wire_name(), "");  // the message may echo the arguments
+  }
 }
 
 }  // namespace
@@ -226,6 +279,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json f
   auto call = read_call(frame);
   std::string label = call ? call->label : std::string();
   tool_call_record record;
+  auto span = call_span(*shared, call);
   if (shared->record_args && call && call->op == "call_tool" && !exec.empty() && exec == shared->current_exec) {
     record_args(*shared, call->args, record);
   }
@@ -236,7 +290,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json f
       // A timer or forgotten promise of a finished block: it cannot act any more.
       answer = make_error(bridge::errc::stale_call, "this call comes from a block that has already finished");
     } else {
-      answer = co_await serve(shared, std::move(*call));
+      answer = co_await serve(shared, std::move(*call), span);
     }
   } catch (const std::exception& e) {
     core::log_error("a sandbox call failed on the host: {}", e.what());
@@ -252,6 +306,7 @@ asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json f
     reply["error"] = shared->filter.into_sandbox(error_json(answer.error()));
   }
   std::string line = dump_frame(reply);
+  end_call_span(span, label, answer, reply, line.size());
   if (!label.empty() && exec == shared->current_exec) {
     record.name = std::move(label);
     record.ms = std::chrono::duration<double, std::milli>(shared->clock.steady_now() - started).count();

@@ -19,6 +19,7 @@
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/pausable_deadline.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::bridge {
 
@@ -36,6 +37,7 @@ struct protocol_state {
   bool deadline_hit = false;
   std::string current_exec;          // the block running now; empty between blocks
   std::string current_code;          // its code (an approval request shows it)
+  telemetry::span_parent block_trace;  // its span: each call's span hangs below it
   core::pausable_deadline deadline;  // the running block's; a call awaiting approval holds it
   // When the running block's tool calls must have ended (its deadline less a margin).
   core::steady_time call_deadline;

@@ -54,6 +54,7 @@ class block_scope {
   ~block_scope() {
     shared_.current_exec.clear();
     shared_.current_code.clear();
+    shared_.block_trace = {};
     shared_.deadline.stop();
     // A call still waiting for a person (the sandbox broke, or the block was
     // given up) is not made any more: its approval ends now.
@@ -93,9 +94,11 @@ class runtime_session_impl final : public runtime_session {
     co_return co_await shared_->send(dump_frame(frame));
   }
 
-  asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout) override {
+  asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout,
+                                    telemetry::span_parent trace) override {
     std::string id = "x" + std::to_string(++block_seq_);
     json frame{{"type", "exec"}, {"id", id}, {"code", code}};
+    shared_->block_trace = std::move(trace);
     co_return co_await run_block(std::move(frame), std::move(id), timeout, std::move(code));
   }
 

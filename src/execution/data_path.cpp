@@ -43,11 +43,13 @@ class registry_gateway final : public bridge::tool_gateway {
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                            std::chrono::steady_clock::time_point not_after,
-                                                           bridge::elicit_fn elicit) override {
+                                                           bridge::elicit_fn elicit,
+                                                           telemetry::span_parent trace) override {
     co_await started();  // a call starts the user's instance it needs itself
     auto deadline = mcp::call_deadline::until(not_after);
     deadline.elicit = std::move(elicit);
     deadline.user = user_;
+    deadline.trace = std::move(trace);
     co_return co_await registry_->call(std::move(name), std::move(args), std::move(deadline));
   }
   boost::asio::awaitable<result<nlohmann::json>> read_resource(

@@ -94,6 +94,23 @@ class execution_service_impl final : public execution_service,
   }
 
   asio::awaitable<result<execute_outcome>> execute(execute_request request) override {
+    auto block = request.trace.child("execute_code");
+    block.set("harness.block.language", std::string(sandbox::language_name(request.language)));
+    block.set("harness.block.session", request.session_id.has_value());
+    // No code, even with content capture on: a caller's code is not censored here.
+    auto out = co_await execute_block(std::move(request), block);
+    if (!out) {
+      block.fail(out.error().code.wire_name(), out.error().message);
+    } else {
+      block.set("harness.sandbox.warm", out->warm);
+      block.set("harness.block.tool_calls", out->block.tool_calls.size());
+      if (!out->block.ok) block.fail("block_failed", "");  // the error's text comes from the code: not set
+    }
+    co_return out;
+  }
+
+ private:
+  asio::awaitable<result<execute_outcome>> execute_block(execute_request request, const telemetry::span& block) {
     auto self = shared_from_this();  // keeps the service alive across the awaits
     const auto started = clock_.steady_now();
     const bool named = request.session_id.has_value();
@@ -148,8 +165,13 @@ class execution_service_impl final : public execution_service,
       session->language = request.language;
       // Before the first wait, so that overlapping requests see each other.
       starting reserved(*this, session, named);
+      auto claim = block.child("sandbox.claim");
       auto opened = co_await open_sandbox(*session, named, request.approver);
-      if (!opened) co_return opened.error();
+      if (!opened) {
+        claim.fail(opened.error().code.wire_name(), opened.error().message);
+        co_return opened.error();
+      }
+      claim.end();
       opened_now = true;
       open_ms = ms_between(session->last_used, clock_.steady_now());
       session->last_used = clock_.steady_now();
@@ -164,7 +186,7 @@ class execution_service_impl final : public execution_service,
           if (auto s = weak.lock(); s && s->sandbox) s->sandbox->kill();
         });
       }
-      out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout);
+      out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout, block.parent());
       if (request.stop) request.stop->disarm();
     }
     out.ended = !named || session->sandbox->broken();
@@ -183,6 +205,7 @@ class execution_service_impl final : public execution_service,
     co_return out;
   }
 
+ public:
   asio::awaitable<status> end_session(std::string user_id, std::string session_id) override {
     auto it = sessions_.find(session_key(user_id, session_id));
     if (it == sessions_.end()) {

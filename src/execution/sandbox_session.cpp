@@ -150,13 +150,14 @@ asio::awaitable<result<std::unique_ptr<sandbox_session>>> sandbox_session::open(
                        "check GET /health (docker engine, sandbox image)");
 }
 
-asio::awaitable<bridge::exec_result> sandbox_session::exec(std::string code, std::chrono::milliseconds timeout) {
+asio::awaitable<bridge::exec_result> sandbox_session::exec(std::string code, std::chrono::milliseconds timeout,
+                                                           telemetry::span_parent trace) {
   if (killed_ || !runtime_) {
     bridge::exec_result out;
     bridge::fail(out, bridge::failure_kind::sandbox, "the sandbox was stopped");
     co_return out;
   }
-  auto outcome = co_await runtime_->exec(std::move(code), timeout);
+  auto outcome = co_await runtime_->exec(std::move(code), timeout, std::move(trace));
   if (drain_ && drain_->flooded && !outcome.ok) {
     bridge::fail(outcome, bridge::failure_kind::sandbox,
                  fmt::format("the code wrote more than {} bytes to the process's stdout and the sandbox "

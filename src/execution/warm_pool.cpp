@@ -11,6 +11,7 @@
 
 #include "attach_frame_channel.hpp"
 #include "harness/bridge/errors.hpp"
+#include "harness/telemetry/tracer.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
@@ -138,7 +139,17 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
 
   // Creates, attaches and starts a container, waits for its runtime and,
   // with a call socket folder, moves the runtime onto its socket.
+  // A start with its span: how long a sandbox takes, and why one failed.
   asio::awaitable<result<sandbox_lease>> start_one() {
+    auto span = telemetry::tracer::start_root(config_.tracer, "sandbox.start", telemetry::span_kind::internal,
+                                              std::nullopt);
+    span.set("harness.sandbox.language", std::string(sandbox::language_name(config_.language)));
+    auto started = co_await start_unspanned();
+    if (!started) span.fail(started.error().code.wire_name(), started.error().message);
+    co_return started;
+  }
+
+  asio::awaitable<result<sandbox_lease>> start_unspanned() {
     sandbox_lease lease;
     std::unique_ptr<bridge::call_socket> socket;
     std::string socket_path;

@@ -19,6 +19,7 @@
 
 #include "beast_message.hpp"
 #include "dispatch.hpp"
+#include "request_span.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
@@ -109,6 +110,7 @@ class connection final : public client_watch {
       entry->busy = true;
       auto started = svc_.clock.steady_now();
       info_ = {};
+      trace_id_.clear();
       auto& parser = parser_.emplace();
       parser.header_limit(static_cast<std::uint32_t>(config_.header_limit));
       parser.body_limit(config_.body_limit);
@@ -126,9 +128,12 @@ class connection final : public client_watch {
       }
       http_request request = to_request(std::move(raw), *target);
       request.client = this;
+      auto span = start_request_span(svc_.tracer, request);
+      trace_id_ = span.context().trace_id;
       auto answer = dispatch_now(routes_, svc_, request, &info_);
       if (!answer) answer = co_await dispatch(routes_, svc_, request, &info_);
       unwatch();
+      finish_request_span(span, request, info_.route, *answer);
       keep_alive = keep_alive && !registry_.stopping();
       bool sent = false;
       if (answer->stream && !head_only) {
@@ -236,6 +241,8 @@ class connection final : public client_watch {
   // The access log's key field: the admitted key's id, "-" without one (the
   // server runs open, or the request was refused before a key was known).
   std::string_view key_label() const { return info_.key_id.empty() ? std::string_view("-") : info_.key_id; }
+  // The request's trace in its access log line, to find the trace from the log.
+  std::string trace_label() const { return trace_id_.empty() ? std::string() : " trace=" + trace_id_; }
 
   asio::awaitable<void> send_continue(unsigned version) {
     bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, version};
@@ -270,7 +277,8 @@ class connection final : public client_watch {
     auto level = status == 200 && probe ? spdlog::level::debug : spdlog::level::info;
     // log_for checks the level before it formats: a probe logged at debug
     // costs no format and no allocation when debug is off.
-    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}", method, path, status, bytes, ms, key_label());
+    core::log_for(level, request_id, "{} {} {} {}B {:.1f}ms key={}{}", method, path, status, bytes, ms, key_label(),
+                  trace_label());
   }
 
   // A streamed body: the header, then one chunk per piece as the stream
@@ -302,8 +310,8 @@ class connection final : public client_watch {
       total += bytes;
     }
     auto ms = std::chrono::duration<double, std::milli>(svc_.clock.steady_now() - started).count();
-    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms key={} (stream)", method, path,
-                  response.status, total, ms, key_label());
+    core::log_for(spdlog::level::info, request_id, "{} {} {} {}B {:.1f}ms key={}{} (stream)", method, path,
+                  response.status, total, ms, key_label(), trace_label());
     co_return !ec;
   }
 
@@ -335,6 +343,7 @@ class connection final : public client_watch {
   beast::flat_buffer buffer_;
   std::optional<request_metrics> metrics_;
   dispatch_info info_;  // route pattern (points into routes_) and key id of the current request
+  std::string trace_id_;  // of the current request's trace; empty without one
   // The current request's parser: Beast's parsers serve one message each, so
   // a new one is made for every request.
   std::optional<request_parser> parser_;

@@ -55,6 +55,27 @@ class http_provider_impl final : public llm_provider {
   std::string name() const override { return dialect_->name(); }
 
   asio::awaitable<result<llm_turn>> complete(llm_request request) override {
+    // The GenAI conventions' client span of an inference call; the prompt and
+    // the answer are content, which the span never carries.
+    auto span = request.trace.child(fmt::format("chat {}", config_.model), telemetry::span_kind::client);
+    span.set("gen_ai.operation.name", "chat");
+    span.set("gen_ai.provider.name", name());
+    span.set("gen_ai.request.model", config_.model);
+    request.trace = span.parent();  // run() sends the call's traceparent
+    auto turn = co_await guarded_run(std::move(request));
+    if (turn) {
+      span.set("gen_ai.usage.input_tokens", turn->usage.input_tokens);
+      span.set("gen_ai.usage.output_tokens", turn->usage.output_tokens);
+      span.set("gen_ai.response.finish_reasons", std::vector<std::string>{turn->stop_reason});
+      span.set("harness.llm.attempts", turn->attempts);
+    } else {
+      span.fail(turn.error().code.wire_name(), turn.error().message);
+    }
+    co_return turn;
+  }
+
+ private:
+  asio::awaitable<result<llm_turn>> guarded_run(llm_request request) {
     // asio throws operation_aborted from a co_await once the coroutine is
     // cancelled; errors are values here, so that becomes "cancelled".
     try {
@@ -67,13 +88,17 @@ class http_provider_impl final : public llm_provider {
     }
   }
 
- private:
   asio::awaitable<result<llm_turn>> run(llm_request request) {
     const auto start = clock_.steady_now();
     auto deadline = start + config_.deadline;
     if (request.deadline && *request.deadline < deadline) deadline = *request.deadline;
     const bool send_tools = config_.tools != tool_mode::text && !request.tools.empty();
     net::request wire = dialect_->build(request, send_tools);
+    // W3C trace context, so a provider (or a gateway before it) that traces joins ours.
+    if (auto traceparent = request.trace.traceparent(); !traceparent.empty()) {
+      wire.headers.emplace_back("traceparent", std::move(traceparent));
+      if (!request.trace.context().state.empty()) wire.headers.emplace_back("tracestate", request.trace.context().state);
+    }
     auto cs = co_await asio::this_coro::cancellation_state;
     const long call = ++calls_;
 

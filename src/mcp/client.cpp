@@ -154,9 +154,30 @@ class client_impl final : public client,
   }
 
   asio::awaitable<result<json>> call_tool(std::string name, json arguments, call_deadline timeout) override {
+    // The MCP conventions' client span; the tool is one the server listed.
+    auto span = timeout.trace.child("tools/call", telemetry::span_kind::client);
+    if (span.recording()) {  // nothing built for a span that goes nowhere: this is every tool call's path
+      span.rename("tools/call " + name);
+      span.set("mcp.method.name", "tools/call");
+      span.set("gen_ai.operation.name", "execute_tool");
+      span.set("gen_ai.tool.name", name);
+      span.set("mcp.protocol.version", server_.protocol_version);
+    }
     json params = {{"name", std::move(name)},
                    {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
-    co_return co_await request("tools/call", std::move(params), timeout);
+    // W3C trace context in _meta, the one place every transport carries it
+    // (stdio has no headers); the HTTP transport repeats it as headers.
+    if (span.context().valid()) {
+      params["_meta"] = {{"traceparent", span.context().traceparent()}};
+      if (!span.context().state.empty()) params["_meta"]["tracestate"] = span.context().state;
+    }
+    auto answer = co_await request("tools/call", std::move(params), timeout);
+    if (!answer) {
+      span.fail(answer.error().code.wire_name(), "");  // the message may echo the arguments
+    } else if (auto error = answer->find("isError"); error != answer->end() && error->is_boolean() && error->get<bool>()) {
+      span.fail("mcp_tool_error", "");
+    }
+    co_return answer;
   }
 
   void on_tools_changed(std::function<void()> callback) override { on_tools_changed_ = std::move(callback); }

@@ -15,6 +15,7 @@
 #include "harness/core/json_parse.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/core/trace_context.hpp"
 #include "harness/core/with_deadline.hpp"
 #include "harness/mcp/errors.hpp"
 #include "harness/mcp/transport.hpp"
@@ -94,6 +95,17 @@ class http_transport final : public transport, public std::enable_shared_from_th
   }
 
  private:
+  // The request's W3C trace context (params._meta, which the client set) as
+  // the headers an HTTP server's tracing reads; only a well-formed one.
+  static void add_trace_headers(const json& message, net::header_list& headers) {
+    auto params = message.find("params");
+    if (params == message.end() || !params->is_object()) return;
+    auto trace = core::trace_context_from_meta(params->value("_meta", json()));
+    if (!trace) return;
+    headers.emplace_back("traceparent", trace->traceparent_for(trace->parent_id));
+    if (!trace->state.empty()) headers.emplace_back("tracestate", trace->state);
+  }
+
   // One POST of `message` and its answer (send() without the abandon race).
   asio::awaitable<status> post_message(json message) {
     auto self = shared_from_this();
@@ -110,6 +122,7 @@ class http_transport final : public transport, public std::enable_shared_from_th
       post.headers.emplace_back("Mcp-Method", modern::header_safe(message["method"].get<std::string>()));
       if (auto name = modern::routing_name(message)) post.headers.emplace_back("Mcp-Name", modern::header_safe(*name));
     }
+    add_trace_headers(message, post.headers);
     post.body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     // A JSON answer arrives only when the work is done: allow the hard cap
     // (the client's own deadline cancels the request sooner).

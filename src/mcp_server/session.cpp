@@ -14,11 +14,13 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/core/trace_context.hpp"
 #include "harness/core/utf8.hpp"
 #include "harness/core/version.hpp"
 #include "harness/execution/errors.hpp"
 #include "harness/execution/execution_service.hpp"
 #include "harness/skills/errors.hpp"
+#include "harness/telemetry/tracer.hpp"
 #include "jsonrpc.hpp"
 #include "skill_resources.hpp"
 #include "task_tool.hpp"
@@ -302,11 +304,15 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       co_return jsonrpc::result(id, std::move(out));
     }
     if (name == execute_tool_name) {
-      auto out = co_await execute(args, key, std::move(progress_token), std::move(notify));
+      auto span = call_span(params, name);
+      auto out = co_await execute(args, key, std::move(progress_token), std::move(notify), span.parent());
+      end_call_span(span, out);
       co_return jsonrpc::result(id, std::move(out));
     }
     if (name == run_task_tool_name && deps_->agent) {
-      auto out = co_await agent_task(args, key, std::move(progress_token), std::move(notify));
+      auto span = call_span(params, name);
+      auto out = co_await agent_task(args, key, std::move(progress_token), std::move(notify), span.parent());
+      end_call_span(span, out);
       co_return jsonrpc::result(id, std::move(out));
     }
     const char* tools =
@@ -321,12 +327,28 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
                                  "; the upstream tools are called from code with callMCPTool)");
   }
 
+  // The MCP conventions' server span of a tools/call: the child of the
+  // trace context in the request's _meta (the client's; over HTTP, the
+  // request's own span when the client sent none, see routes/mcp.cpp).
+  telemetry::span call_span(const json& params, const std::string& tool) const {
+    auto span = telemetry::tracer::start_root(deps_->tracer, "tools/call " + tool, telemetry::span_kind::server,
+                                              core::trace_context_from_meta(params.value("_meta", json())));
+    span.set("mcp.method.name", "tools/call");
+    span.set("gen_ai.tool.name", tool);
+    return span;
+  }
+  static void end_call_span(telemetry::span& span, const json& result) {
+    if (result.value("isError", false)) span.fail("tool_error", "");  // the text is the code's or the task's
+  }
+
   // run_task: the agent's run as this session's caller; its approvals go to
   // the client on this request's stream, its steps are progress, and the
   // request's cancel cancels it (task_tool.cpp).
-  asio::awaitable<json> agent_task(const json& args, const std::string& key, json progress_token, notify_fn notify) {
+  asio::awaitable<json> agent_task(const json& args, const std::string& key, json progress_token, notify_fn notify,
+                                   telemetry::span_parent trace) {
     if (closed_) co_return tool_error("this MCP session has ended");
     task_run_context context;
+    context.trace = std::move(trace);
     context.user_id = user_id_;
     context.key_id = key_id_;
     context.admin = admin_;
@@ -354,7 +376,8 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     co_return out;
   }
 
-  asio::awaitable<json> execute(const json& args, const std::string& key, json progress_token, notify_fn notify) {
+  asio::awaitable<json> execute(const json& args, const std::string& key, json progress_token, notify_fn notify,
+                                telemetry::span_parent trace) {
     auto code_it = args.find("code");
     if (code_it == args.end() || !code_it->is_string() || code_it->get_ref<const std::string&>().empty()) {
       co_return tool_error("code must be a non-empty string of JavaScript or Python");
@@ -393,6 +416,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
       core::spawn_logged(executor_, std::move(ticking), "mcp session " + id_ + ": progress");
     }
     execution::execute_request request;
+    request.trace = std::move(trace);
     request.user_id = user_id_;
     request.key_id = key_id_;
     request.admin = admin_;

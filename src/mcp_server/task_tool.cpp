@@ -141,6 +141,7 @@ asio::awaitable<json> run_task(std::shared_ptr<agent::agent_manager> agent, cons
     if (!conversation->is_string()) co_return tool_error("conversationId must be a string");
     request.conversation_id = conversation->get<std::string>();
   }
+  request.trace = context.trace;
   auto ticket = co_await agent->submit(std::move(request));
   if (!ticket) co_return tool_error(ticket.error().describe());
   const std::string id = ticket->task_id;

@@ -15,6 +15,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/telemetry/span.hpp"
+
 namespace harness::agent {
 class agent_manager;
 }
@@ -39,6 +41,7 @@ struct task_run_context {
   std::shared_ptr<policy::approver> approver;   // decides the run's approvals (the caller)
   std::function<void(std::string)> progress;    // one line per step (may be empty)
   std::shared_ptr<execution::block_stop> stop;  // requested when the call is cancelled
+  telemetry::span_parent trace;                 // the call's span: the task's hangs below it
 };
 
 // {task, conversationId?}: submits the run, follows its events to its end,

@@ -120,7 +120,10 @@ CREATE TABLE credentials (
 // Tasks from before it were all JavaScript.
 constexpr const char* v9_sql = "ALTER TABLE tasks ADD COLUMN language TEXT NOT NULL DEFAULT 'javascript';";
 
-constexpr std::array<migration, 9> builtin = {{
+// Version 10: the OpenTelemetry trace each task ran in (its trace id).
+constexpr const char* v10_sql = "ALTER TABLE tasks ADD COLUMN trace_id TEXT NOT NULL DEFAULT '';";
+
+constexpr std::array<migration, 10> builtin = {{
     {1, "tasks, events, conversations", v1_sql},
     {2, "usage ledger, recovery and retention indexes", v2_sql},
     {3, "the API key id of each task", v3_sql},
@@ -130,6 +133,7 @@ constexpr std::array<migration, 9> builtin = {{
     {7, "skills and workspaces as files rows (PostgreSQL only)", v7_sql},
     {8, "users' sealed credentials", v8_sql},
     {9, "the language of each task", v9_sql},
+    {10, "the trace of each task", v10_sql},
 }};
 
 error open_failed(error e) {

@@ -29,7 +29,7 @@ pg_params task_params(const task_record& t) {
   p.bytes(t.id).bytes(t.user_id).bytes(t.conversation_id).bytes(t.task).bytes(t.mode).text(to_string(t.status));
   p.json(t.result).json(t.error).int64(t.turns).int64(t.input_tokens).int64(t.output_tokens);
   p.int64(t.created_ms).int64(t.started_ms).int64(t.finished_ms).bytes(t.key_id).bytes(t.owner);
-  p.int64(t.lease_until_ms).text(t.language).json(t.transcript);
+  p.int64(t.lease_until_ms).text(t.language).text(t.trace_id).json(t.transcript);
   return p;
 }
 
@@ -61,7 +61,8 @@ result<task_record> read_task(const pg_rows& rows, int row) {
   t.owner = rows.bytes(row, 15);
   t.lease_until_ms = rows.int64(row, 16);
   t.language = rows.text(row, 17);
-  auto transcript = rows.json(row, 18, what);
+  t.trace_id = rows.text(row, 18);
+  auto transcript = rows.json(row, 19, what);
   if (!transcript) return transcript.error();
   t.transcript = std::move(*transcript);
   return t;
@@ -84,7 +85,7 @@ std::int64_t clamp_limit(std::size_t limit, std::size_t max) {
 
 constexpr const char* insert_task_sql =
     "INSERT INTO tasks (" HARNESS_TASK_COLUMNS
-    ", transcript) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)";
+    ", transcript) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)";
 constexpr const char* list_all_sql =
     "SELECT " HARNESS_TASK_COLUMNS
     ", '[]' FROM tasks WHERE ($1 = '' OR status = $1) AND (created_ms < $2 OR (created_ms = $2 AND id < $3)) "
@@ -143,7 +144,7 @@ class pg_task_store final : public blocking_task_store {
           "WITH changed AS (UPDATE tasks SET user_id = $2, conversation_id = $3, task = $4, mode = $5, status = $6, "
           "result = $7, error = $8, turns = $9, input_tokens = $10, output_tokens = $11, created_ms = $12, "
           "started_ms = $13, finished_ms = $14, key_id = $15, owner = $16, lease_until_ms = greatest(lease_until_ms, "
-          "$17), language = $18, transcript = $19 "
+          "$17), language = $18, trace_id = $19, transcript = $20 "
           "WHERE id = $1 AND NOT (status = 'interrupted' AND $6 <> 'interrupted') RETURNING id) "
           "SELECT " HARNESS_PG_NOTIFY("id") " FROM changed",
           task_params(task), "cannot update task " + task.id);

@@ -27,7 +27,7 @@ void bind_task(statement& st, const task_record& t) {
   st.bind_json(7, t.result).bind_json(8, t.error).bind(9, std::int64_t{t.turns});
   st.bind(10, t.input_tokens).bind(11, t.output_tokens);
   st.bind(12, t.created_ms).bind(13, t.started_ms).bind(14, t.finished_ms).bind(15, t.key_id);
-  st.bind(16, t.owner).bind(17, t.lease_until_ms).bind(18, t.language).bind_json(19, t.transcript);
+  st.bind(16, t.owner).bind(17, t.lease_until_ms).bind(18, t.language).bind(19, t.trace_id).bind_json(20, t.transcript);
 }
 
 result<task_record> read_task(const statement& st) {
@@ -57,7 +57,8 @@ result<task_record> read_task(const statement& st) {
   t.owner = st.text(15);
   t.lease_until_ms = st.int64(16);
   t.language = st.text(17);
-  auto transcript = st.json(18, "cannot read task " + t.id);
+  t.trace_id = st.text(18);
+  auto transcript = st.json(19, "cannot read task " + t.id);
   if (!transcript) return transcript.error();
   t.transcript = std::move(*transcript);
   return t;
@@ -109,7 +110,7 @@ class sqlite_task_store final : public blocking_task_store {
           "UPDATE tasks SET user_id = ?2, conversation_id = ?3, task = ?4, mode = ?5, status = ?6, result = ?7, "
           "error = ?8, turns = ?9, input_tokens = ?10, output_tokens = ?11, created_ms = ?12, started_ms = ?13, "
           "finished_ms = ?14, key_id = ?15, owner = ?16, lease_until_ms = max(lease_until_ms, ?17), language = ?18, "
-          "transcript = ?19 "
+          "trace_id = ?19, transcript = ?20 "
           "WHERE id = ?1 AND NOT (status = 'interrupted' AND ?6 <> 'interrupted')");
       if (!st) return st.error();
       bind_task(*st, task);
@@ -451,7 +452,7 @@ class sqlite_task_store final : public blocking_task_store {
   status insert_task(const task_record& task) {
     auto st = db_->prepare("INSERT INTO tasks (" HARNESS_TASK_COLUMNS
                            ", transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                           "?16, ?17, ?18, ?19)");
+                           "?16, ?17, ?18, ?19, ?20)");
     if (!st) return st.error();
     bind_task(*st, task);
     int rc = st->step();

@@ -6,11 +6,11 @@
 
 namespace harness::store::detail {
 
-// Column order shared by every task SELECT and by bind_task (parameters 1..19,
+// Column order shared by every task SELECT and by bind_task (parameters 1..20,
 // the transcript last), in both backends.
 #define HARNESS_TASK_COLUMNS                                                                              \
   "id, user_id, conversation_id, task, mode, status, result, error, turns, input_tokens, output_tokens, " \
-  "created_ms, started_ms, finished_ms, key_id, owner, lease_until_ms, language"
+  "created_ms, started_ms, finished_ms, key_id, owner, lease_until_ms, language, trace_id"
 
 // The statuses of an unfinished task, as an SQL list.
 #define HARNESS_UNFINISHED "('queued', 'running', 'awaiting_approval')"

@@ -29,7 +29,7 @@ class fake_tools final : public tool_gateway {
   }
   boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                            std::chrono::steady_clock::time_point not_after,
-                                                           bridge::elicit_fn) override {
+                                                           bridge::elicit_fn, telemetry::span_parent) override {
     received_args.push_back(args);
     received_deadlines.push_back(not_after);
     if (name == "t__fail") co_return make_error(harness::mcp::errc::tool_error, "the tool failed");

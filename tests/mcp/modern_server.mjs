@@ -11,7 +11,7 @@
 // requestState "asked", then "answer: <answer>" or "declined"); slow {ms}: a
 // task (Tasks extension io.modelcontextprotocol/tasks) when the request
 // declares the extension, "slept <ms> ms" when done; meta: the request's
-// _meta and (http) its MCP-Protocol-Version, Mcp-Method and Mcp-Name headers,
+// _meta and (http) its MCP-Protocol-Version, Mcp-Method, Mcp-Name and traceparent headers,
 // as JSON text; tasks: every task so far with its status, as JSON text;
 // add_tool: adds the tool `extra` (answers "extra") to tools/list for every
 // later request and connection of this process, and publishes
@@ -127,7 +127,7 @@ function makeServer() {
     const headers = ctx.http?.req?.headers;
     const seen = { _meta: { ...ctx.mcpReq.envelope, ...ctx.mcpReq._meta } };
     if (headers) {
-      const names = ['MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name'];
+      const names = ['MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'traceparent'];
       seen.headers = Object.fromEntries(names.map((h) => [h, headers.get(h)]));
     }
     return text(JSON.stringify(seen));

@@ -119,9 +119,20 @@ TEST(ModernServer, AStreamableHttpServerOfTheNewEraIsUsedInItWithTheHeadersThatR
   ASSERT_TRUE(server.info) << server.info.error().describe();
   expect_new_era_works(ctx, *server.c);
   auto seen = text_of(call(ctx, *server.c, "meta", json::object()));
-  EXPECT_EQ(seen["headers"],
-            json({{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "meta"}}))
+  EXPECT_EQ(seen["headers"], json({{"MCP-Protocol-Version", "2026-07-28"},
+                                   {"Mcp-Method", "tools/call"},
+                                   {"Mcp-Name", "meta"},
+                                   {"traceparent", nullptr}}))
       << seen;
+  // A traced call carries its W3C trace context in _meta and, over HTTP, as
+  // the header too. (Tracing off: the caller's context is passed on as it came.)
+  call_deadline traced;
+  traced.trace = telemetry::span_parent(nullptr, {"0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", true, "v=1"});
+  auto with_trace = text_of(run(ctx, server.c->call_tool("meta", json::object(), traced)));
+  EXPECT_EQ(with_trace["headers"]["traceparent"], "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+      << with_trace;
+  EXPECT_EQ(with_trace["_meta"]["traceparent"], "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+  EXPECT_EQ(with_trace["_meta"]["tracestate"], "v=1");
   expect_list_changed_is_heard(ctx, *server.c);
 
   // A call given up at its deadline is cancelled by closing its POST, the

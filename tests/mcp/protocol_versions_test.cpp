@@ -100,6 +100,15 @@ TEST_P(StreamableHttpVersion, AStreamableHttpServerOfThatVersionIsUsedInIt) {
   } else {
     EXPECT_TRUE(header.is_null()) << header;
   }
+  // Every era's server gets a traced call's W3C trace context as the header
+  // and in _meta (the SDK hands _meta to the tool of every version).
+  call_deadline traced;
+  traced.trace = telemetry::span_parent(nullptr, {"0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", true, ""});
+  auto trace_seen = run(ctx, server.c->call_tool("headers", json::object(), traced));
+  ASSERT_TRUE(trace_seen) << trace_seen.error().describe();
+  auto trace = *tool_result_value(*trace_seen);
+  EXPECT_EQ(trace["traceparent"], "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") << trace;
+  EXPECT_EQ(trace["metaTraceparent"], "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") << trace;
 }
 
 // The HTTP transport of 2024-11-05 (also served by SDKs of 2025-03-26):

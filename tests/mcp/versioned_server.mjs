@@ -9,7 +9,8 @@
 // <version>: 2024-11-05 | 2025-03-26 | 2025-06-18 | 2025-11-25
 // Tools: echo {text}; add {a, b} -> {sum} (structured from 2025-06-18 on, JSON text before);
 // fail: an isError result; throws: a JSON-RPC error with data; headers: the
-// MCP-Protocol-Version header of the request that carried the call (http only).
+// MCP-Protocol-Version and traceparent headers of the request that carried
+// the call (http only) and the traceparent of the call's _meta.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -27,6 +28,7 @@ if (LATEST_PROTOCOL_VERSION !== version) throw new Error(`sdk-${version} speaks 
 const structured = version >= '2025-06-18';  // structuredContent, outputSchema, title
 const annotated = version >= '2025-03-26';   // tool annotations
 let lastVersionHeader = null;
+let lastTraceparent = null;
 
 function tool(name, description, properties, extra = {}) {
   const t = { name, description, inputSchema: { type: 'object', properties } };
@@ -58,7 +60,11 @@ function makeServer() {
       }
       case 'fail': return { isError: true, content: [{ type: 'text', text: `the tool failed (${version})` }] };
       case 'throws': throw new McpError(ErrorCode.InvalidParams, 'bad arguments', { field: 'x' });
-      case 'headers': return { content: [{ type: 'text', text: JSON.stringify({ version: lastVersionHeader }) }] };
+      case 'headers': {
+        const seen = { version: lastVersionHeader, traceparent: lastTraceparent,
+          metaTraceparent: request.params._meta?.traceparent ?? null };
+        return { content: [{ type: 'text', text: JSON.stringify(seen) }] };
+      }
       default: throw new McpError(ErrorCode.MethodNotFound, `no tool ${request.params.name}`);
     }
   });
@@ -73,6 +79,7 @@ if (mode === 'stdio') {
   const sessions = new Map();
   const httpServer = http.createServer(async (req, res) => {
     lastVersionHeader = req.headers['mcp-protocol-version'] ?? null;
+    lastTraceparent = req.headers.traceparent ?? null;
     const id = req.headers['mcp-session-id'];
     let transport = id && sessions.get(id);
     if (!transport) {

@@ -25,8 +25,9 @@ class McpRoute : public ::testing::Test {
   }
   void TearDown() override { harness::testing::run_until_done(io, svc.mcp->shutdown()); }
 
-  http_response post(const json& message, header_list headers = {}) {
+  http_response post(const json& message, header_list headers = {}, telemetry::span_parent trace = {}) {
     auto r = make_request("POST", "/mcp");
+    r.trace = std::move(trace);  // what the connection sets: the request's own span
     r.headers = std::move(headers);
     r.headers.emplace_back("Content-Type", "application/json");
     r.headers.emplace_back("Accept", "application/json, text/event-stream");
@@ -220,6 +221,30 @@ TEST_F(McpRoute, ANewEraRequestIsAnsweredWithoutASession) {
       post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}, {"params", modern_request(0, "x")["params"]}},
            modern_headers("notifications/initialized"));
   EXPECT_EQ(note.status, 202u) << note.body;
+}
+
+// The block's span hangs below the trace context of the call's _meta, which
+// over HTTP is the request's own span when the client put none there.
+TEST_F(McpRoute, ACallsBlockJoinsTheTraceOfItsMetaOrElseOfItsHttpRequest) {
+  const telemetry::span_parent http_span(nullptr, {"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", true, ""});
+  auto code = modern_request(2, "tools/call", {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}});
+  ASSERT_EQ(post(code, modern_headers("tools/call", "execute_code"), http_span).status, 200u);
+  ASSERT_EQ(execution->requests.size(), 1u);
+  EXPECT_EQ(execution->requests[0].trace.context().trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_EQ(execution->requests[0].trace.context().span_id, "00f067aa0ba902b7");
+
+  code["params"]["_meta"]["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  ASSERT_EQ(post(code, modern_headers("tools/call", "execute_code"), http_span).status, 200u);
+  ASSERT_EQ(execution->requests.size(), 2u);
+  EXPECT_EQ(execution->requests[1].trace.context().trace_id, "0af7651916cd43dd8448eb211c80319c");
+  EXPECT_EQ(execution->requests[1].trace.context().span_id, "b7ad6b7169203331");
+
+  // A 2025-era session's call the same way.
+  auto id = initialize();
+  auto legacy = rpc_request(3, "tools/call", {{"name", "execute_code"}, {"arguments", {{"code", "return 1"}}}});
+  ASSERT_EQ(post(legacy, {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-11-25"}}, http_span).status, 200u);
+  ASSERT_EQ(execution->requests.size(), 3u);
+  EXPECT_EQ(execution->requests[2].trace.context().trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
 }
 
 TEST_F(McpRoute, NewEraHeadersMustAgreeWithTheBody) {

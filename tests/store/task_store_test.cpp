@@ -39,6 +39,7 @@ task_record full_task() {
   t.owner = "replica-1";
   t.lease_until_ms = 61999;
   t.language = "python";
+  t.trace_id = "0af7651916cd43dd8448eb211c80319c";
   t.transcript = nlohmann::json::array({{{"role", "system"}, {"content", "you write code"}},
                                         {{"role", "user"}, {"content", "Ünïcödé [EMAIL_1]"}},
                                         {{"role", "assistant"}, {"content", nullptr}, {"n", 1.5}}});
@@ -64,6 +65,7 @@ void expect_same(const task_record& a, const task_record& b) {
   EXPECT_EQ(a.owner, b.owner);
   EXPECT_EQ(a.lease_until_ms, b.lease_until_ms);
   EXPECT_EQ(a.language, b.language);
+  EXPECT_EQ(a.trace_id, b.trace_id);
   EXPECT_EQ(a.transcript, b.transcript);
 }
 

@@ -21,6 +21,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/telemetry/span.hpp"
 #include "harness/agent/agent_config.hpp"
 #include "harness/agent/prompt.hpp"
 #include "harness/bridge/tool_gateway.hpp"
@@ -54,6 +55,8 @@ struct task_request {
   bool admin = false;                          // submitted with admin rights: the tool policy's "role": "admin"
   // The language the task's code is written in; none: AGENT_LANGUAGE.
   std::optional<sandbox::language> language;
+  // Where the task's span hangs: the submitting request's span (empty: tracing off, no caller's trace).
+  telemetry::span_parent trace;
 };
 
 using store::task_status;
@@ -91,6 +94,7 @@ struct task_view {
   std::string task;  // the caller's text as sent
   std::string mode;
   std::string language;  // of the task's code: "javascript" | "python"
+  std::string trace_id;  // the OpenTelemetry trace the task ran in; empty when none
   task_status status = task_status::queued;
   nlohmann::json result;  // the final answer (string) or null
   nlohmann::json error;   // {"code","message","hint"?} or null

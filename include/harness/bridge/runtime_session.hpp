@@ -17,6 +17,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/telemetry/span.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/clock.hpp"
@@ -124,7 +125,9 @@ class runtime_session {
   // caller must destroy the sandbox. Tool calls of the block get the time
   // left to the block's deadline less a margin, so a slow tool fails the call
   // (and the code can react) before the block itself times out.
-  virtual boost::asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout) = 0;
+  // `trace`: the block's span; each of its tool calls gets a span below it.
+  virtual boost::asio::awaitable<exec_result> exec(std::string code, std::chrono::milliseconds timeout,
+                                                   telemetry::span_parent trace = {}) = 0;
 
   // Writes files of the host's own into the sandbox (`put`), with the
   // runtime's own file functions, so nothing the agent's code redefined can

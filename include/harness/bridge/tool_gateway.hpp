@@ -14,6 +14,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/errors.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::bridge {
 
@@ -49,10 +50,11 @@ class tool_gateway {
   // The call ends by `not_after` (the block that makes it must end soon
   // after), whatever progress the tool reports; a server's own shorter
   // request timeout still applies. `elicit` answers the server's
-  // elicitations during the call (empty: nobody).
+  // elicitations during the call (empty: nobody). `trace`: the call's span,
+  // which the MCP request's own span hangs below (and whose trace it sends on).
   virtual boost::asio::awaitable<result<nlohmann::json>> call_tool(std::string name, nlohmann::json args,
                                                                    std::chrono::steady_clock::time_point not_after,
-                                                                   elicit_fn elicit) = 0;
+                                                                   elicit_fn elicit, telemetry::span_parent trace) = 0;
   // readMCPResource(link | server, uri): the resource's contents, read from
   // `server` by `not_after`. A gateway without resources says so.
   virtual boost::asio::awaitable<result<nlohmann::json>> read_resource(

@@ -14,6 +14,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include "harness/telemetry/span.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/clock.hpp"
@@ -99,6 +100,9 @@ struct execute_request {
   std::shared_ptr<policy::approver> approver{};
   // Stops the block on request (null: only ending its session does).
   std::shared_ptr<block_stop> stop{};
+  // The span the block's span hangs below (the HTTP request's, the MCP
+  // call's); empty: not traced.
+  telemetry::span_parent trace{};
 };
 
 // What one /execute block gave: the block's own outcome and where it ran.

@@ -55,7 +55,8 @@ class sandbox_session {
 
   // Runs one block (see runtime_session::exec), then writes back the files it
   // changed; the write-back's report is in files_report. Not concurrently with itself.
-  boost::asio::awaitable<bridge::exec_result> exec(std::string code, std::chrono::milliseconds timeout);
+  boost::asio::awaitable<bridge::exec_result> exec(std::string code, std::chrono::milliseconds timeout,
+                                                   telemetry::span_parent trace = {});
 
   // Writes the host's own files into the sandbox (see runtime_session::put)
   // and, with `files`, into the user's folders on the host as well.

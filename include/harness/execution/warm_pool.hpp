@@ -25,6 +25,10 @@
 #include "harness/execution/sandbox_files.hpp"
 #include "harness/sandbox/sandbox.hpp"
 
+namespace harness::telemetry {
+class tracer;
+}
+
 namespace harness::execution {
 
 struct pool_config {
@@ -43,6 +47,8 @@ struct pool_config {
   // read on `blocking`), so that no request waits for them. Null: none.
   std::shared_ptr<sandbox_files> files;
   boost::asio::any_io_executor blocking;
+  // Each sandbox start is a span of its own (a trace root); null: not traced.
+  std::shared_ptr<telemetry::tracer> tracer{};
 };
 
 // A started sandbox whose runtime said `ready`, owned by one task. Destroying

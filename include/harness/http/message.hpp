@@ -17,6 +17,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/http/errors.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::http {
 
@@ -43,6 +44,8 @@ struct http_request {
   std::string body;
   std::string request_id;          // from X-Request-Id when safe, else generated
   client_watch* client = nullptr;  // the connection, while the request is handled (none in unit tests)
+  // The request's server span: the parent of the work it starts (empty with tracing off and no traceparent).
+  telemetry::span_parent trace;
 
   // First header with this name (case-insensitive), if any.
   std::optional<std::string_view> header(std::string_view name) const;

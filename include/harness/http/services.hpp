@@ -19,6 +19,9 @@
 namespace harness::core {
 class metrics_registry;
 }
+namespace harness::telemetry {
+class tracer;
+}
 namespace harness::agent {
 class agent_manager;
 }
@@ -93,6 +96,9 @@ struct services {
   // Counters and histograms for GET /metrics; the server records each request
   // in it. Null: no metrics (GET /metrics answers 503).
   std::shared_ptr<core::metrics_registry> metrics;
+  // Records a server span for each request (and what it starts); null:
+  // tracing off, a caller's traceparent is still passed on.
+  std::shared_ptr<telemetry::tracer> tracer;
   // Who may call (API keys, rate limits); null: the server runs open and
   // every request has the open caller (AUTH=none, and tests of other parts).
   std::shared_ptr<access_gate> access;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/telemetry/span.hpp"
 #include "harness/core/error.hpp"
 
 namespace harness::llm {
@@ -68,6 +69,9 @@ struct llm_request {
   // Absolute deadline for the whole call including retries; the earlier of
   // this and the configured LLM_DEADLINE_MS wins.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // The span the call's own (client) span hangs below; its traceparent goes
+  // to the provider. Empty: not traced.
+  telemetry::span_parent trace;
 };
 
 // Tokens as the API reports them (OpenAI prompt/completion, Anthropic

@@ -27,6 +27,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/telemetry/span.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/settings.hpp"
 
@@ -149,6 +150,9 @@ struct call_deadline {
   // Who the call acts for: a user-scoped server's call goes to this user's
   // instance (started if need be). Empty: no user, which such a server refuses.
   std::string user{};
+  // The span the MCP request's client span hangs below; the request carries
+  // its traceparent in params._meta (and over HTTP as a header). Empty: not traced.
+  telemetry::span_parent trace{};
 };
 
 struct client_limits {

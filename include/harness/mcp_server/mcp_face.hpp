@@ -36,6 +36,9 @@ namespace harness::skills {
 class skill_library;
 }
 
+namespace harness::telemetry {
+class tracer;
+}
 namespace harness::mcp_server {
 
 struct face_config {
@@ -71,6 +74,9 @@ struct face_deps {
   boost::asio::any_io_executor blocking = {};  // where the library's disk reads run (inline when null)
   // The agent, when an LLM is configured: the run_task tool (task_tool.hpp). None: no such tool.
   std::shared_ptr<agent::agent_manager> agent = nullptr;
+  // Records a server span for each execute_code and run_task call, the child
+  // of the trace context in the request's _meta (null: tracing off).
+  std::shared_ptr<telemetry::tracer> tracer = nullptr;
 };
 
 // Where a session sends what is not the answer to the request in hand: a

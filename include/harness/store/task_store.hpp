@@ -57,6 +57,7 @@ struct task_record {
   std::string owner{};
   std::int64_t lease_until_ms = 0;
   std::string language = "javascript";  // of the task's code: "javascript" | "python"
+  std::string trace_id;                 // the OpenTelemetry trace it ran in (32 hex digits); empty when none
 };
 
 // One step of a task as shown to a streaming or polling client.

@@ -51,6 +51,7 @@ boost::asio::awaitable<http_response> handle_execute(const request_context& cont
   request.code = body["code"].get<std::string>();
   if (body.contains("sessionId")) request.session_id = body["sessionId"].get<std::string>();
   if (body.contains("language")) request.language = *sandbox::parse_language(body["language"].get<std::string>());
+  request.trace = context.request.trace;
   auto service = context.svc.execution;  // keeps it alive across the await
   auto outcome = co_await service->execute(std::move(request));
   if (!outcome) co_return error_response(outcome.error());

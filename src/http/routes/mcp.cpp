@@ -220,6 +220,23 @@ std::optional<std::string> header_text(const http_request& request, std::string_
 
 // A POST of the 2026-07-28 era: checked, then handled statelessly for the
 // caller (the same user rule as initialize: ?userId=, or the key's only user).
+// MCP carries trace context in a request's _meta, which is where the face
+// reads it (over stdio too). A tools/call whose client sent none there gets
+// the context of this HTTP request's own span (the child of a traceparent
+// header, if any), so the call's spans hang below the request's.
+void lend_trace(json& message, const http_request& request) {
+  if (!request.trace.context().valid() || !message.is_object() || message.value("method", json()) != "tools/call") {
+    return;
+  }
+  auto params = message.find("params");
+  if (params == message.end() || !params->is_object()) return;
+  json& meta = (*params)["_meta"];
+  if (meta.is_null()) meta = json::object();
+  if (!meta.is_object() || meta.contains("traceparent")) return;
+  meta["traceparent"] = request.trace.traceparent();
+  if (!request.trace.context().state.empty()) meta["tracestate"] = request.trace.context().state;
+}
+
 asio::awaitable<http_response> handle_modern_post(const request_context& context, json message) {
   namespace modern = mcp_server::modern;
   const auto& request = context.request;
@@ -282,6 +299,7 @@ asio::awaitable<http_response> handle_mcp_post(const request_context& context) {
   if (message.is_array()) {
     co_return rpc_failure(400, -32600, "Invalid Request: batches are not supported; send one message per POST");
   }
+  lend_trace(message, request);
   if (mcp_server::modern::claimed_version(message) || modern_header(request)) {
     co_return co_await handle_modern_post(context, std::move(message));
   }

@@ -107,6 +107,7 @@ boost::asio::awaitable<http_response> handle_post_task(const request_context& co
   request.mode = body.value("mode", std::string("sync"));
   request.restore_pii = body.value("restorePii", true);
   if (body.contains("language")) request.language = sandbox::parse_language(body["language"].get<std::string>());
+  request.trace = context.request.trace;
   auto ticket = co_await agent->submit(request);
   if (!ticket) co_return error_response(ticket.error());
 

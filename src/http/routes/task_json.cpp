@@ -20,6 +20,7 @@ json task_view_json(const agent::task_view& v) {
            {"task", v.task},
            {"mode", v.mode},
            {"language", v.language},
+           {"traceId", v.trace_id.empty() ? json() : json(v.trace_id)},
            {"result", v.result},
            {"turns", v.turns},
            {"usage", {{"inputTokens", v.input_tokens}, {"outputTokens", v.output_tokens}}},

@@ -164,7 +164,9 @@ function renderTaskHeader(header, view, ctx, path) {
         kv('Conversation', h('code', {}, view.conversationId)), kv('Created', formatTime(view.createdAt)),
         kv('Duration', formatMs(view.durationMs)), kv('Turns', String(view.turns)),
         kv('Tokens', `${(view.usage?.inputTokens ?? 0).toLocaleString()} in / ` +
-                         `${(view.usage?.outputTokens ?? 0).toLocaleString()} out`)),
+                         `${(view.usage?.outputTokens ?? 0).toLocaleString()} out`),
+        // The OpenTelemetry trace the task ran in: look it up in Jaeger, Tempo or the collector's backend.
+        view.traceId ? kv('Trace', h('code', {id: 'trace-id'}, view.traceId)) : null),
       cancel);
   if (view.result) append(header, h('h2', {}, 'Result'), h('div', {class: 'result', id: 'result'}, view.result));
   if (view.error) {
