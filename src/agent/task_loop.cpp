@@ -249,7 +249,7 @@ class task_run {
     auto opened = co_await execution::sandbox_session::open(ctx_.executor, ctx_.clock, pool, *ctx_.deps.tools,
                                                             task_->filter, std::move(options));
     if (!opened) {
-      claim.fail(opened.error().code.wire_name(), opened.error().message);
+      claim.fail(opened.error().code.wire_name());
       co_return opened.error();
     }
     task_->sandbox = std::move(*opened);
@@ -275,7 +275,7 @@ class task_run {
     if (block.capture_content()) block.set("harness.block.code", transcript.from_sandbox(code).str());
     auto fresh = co_await ensure_sandbox(block);
     if (!fresh) {
-      block.fail(fresh.error().code.wire_name(), fresh.error().message);
+      block.fail(fresh.error().code.wire_name());
       fatal_ = error_json(fresh.error());
       task_->events.append("error", *fatal_);
       co_return block_observation{
@@ -283,9 +283,10 @@ class task_run {
     }
     auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(task_->deadline() - ctx_.clock.steady_now());
     auto timeout = std::clamp(remaining, std::chrono::milliseconds(1), ctx_.config.exec_timeout);
-    auto outcome = co_await task_->sandbox->exec(std::move(code), timeout, block.parent());
+    auto trace = block.parent();  // named: GCC 12 and temporaries in co_await
+    auto outcome = co_await task_->sandbox->exec(std::move(code), timeout, std::move(trace));
     block.set("harness.block.tool_calls", outcome.tool_calls.size());
-    if (!outcome.ok) block.fail("block_failed", "");  // the error's name and text come from the code: not set
+    if (!outcome.ok) block.fail("block_failed");  // the error's name and text come from the code: not set
 
     for (const auto& log : outcome.logs) {
       task_->events.append("log",
@@ -380,8 +381,8 @@ class task_run {
     task_->finished = true;
     if (ctx_.deps.on_task_end) ctx_.deps.on_task_end(end.status);
     end_task_span(end);
-    core::log_info("task {} ended: {} after {} turn(s), {} tokens", record.id, to_string(end.status), record.turns,
-                   tokens_used());
+    core::log_info("task {} ended: {} after {} turn(s), {} tokens{}{}", record.id, to_string(end.status), record.turns,
+                   tokens_used(), record.trace_id.empty() ? "" : " trace=", record.trace_id);
   }
 
   void end_task_span(const loop_end& end) {
@@ -391,10 +392,8 @@ class task_run {
     span.set("gen_ai.usage.input_tokens", task_->record.input_tokens);
     span.set("gen_ai.usage.output_tokens", task_->record.output_tokens);
     if (end.status != task_status::succeeded) {
-      // The typed code and our own message; never a tool's text.
       span.fail(end.error.is_object() ? end.error.value("code", std::string(to_string(end.status)))
-                                      : std::string(to_string(end.status)),
-                end.error.is_object() ? end.error.value("message", std::string()) : std::string());
+                                      : std::string(to_string(end.status)));
     }
     span.end();
   }

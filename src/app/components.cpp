@@ -582,7 +582,7 @@ result<std::unique_ptr<components>> build_components(asio::io_context& io, const
   if (auto opened = open_store(*out, w, settings, configs->sandbox.owner); !opened) return opened.error();
   auto remote = build_outbound(*out, executor, settings, *mcp_config, w.oauth_tokens);
   if (!remote) return remote.error();
-  auto tracer = build_tracer(executor, settings, out->curl_loop_, *w.metrics);
+  auto tracer = build_tracer(executor, settings, out->curl_loop_, w.metrics);
   if (!tracer) return tracer.error();
   out->tracer_ = *tracer;
   out->services_.tracer = *tracer;

@@ -4,6 +4,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
 #include "harness/net/http_client.hpp"
+#include "harness/net/url.hpp"
 #include "harness/telemetry/otlp.hpp"
 #include "harness/telemetry/telemetry_settings.hpp"
 #include "harness/telemetry/tracer.hpp"
@@ -13,7 +14,7 @@ namespace harness::app {
 result<std::shared_ptr<telemetry::tracer>> build_tracer(const boost::asio::any_io_executor& executor,
                                                         const core::settings& settings,
                                                         std::shared_ptr<net::curl_loop> curl_loop,
-                                                        core::metrics_registry& metrics) {
+                                                        std::shared_ptr<core::metrics_registry> metrics) {
   auto config = telemetry::load_telemetry_config(settings);
   if (!config) return config.error();
   if (!*config) return std::shared_ptr<telemetry::tracer>();
@@ -23,10 +24,11 @@ result<std::shared_ptr<telemetry::tracer>> build_tracer(const boost::asio::any_i
   options.max_concurrent = 2;
   options.max_queued = 4;
   auto client = net::create_http_client(std::move(curl_loop), options);
-  const auto url = (*config)->exporter.url;
+  const auto url = net::printable_url((*config)->exporter.url);
   auto exporter = telemetry::create_otlp_exporter(std::move(client), std::move((*config)->exporter));
   auto tracer =
-      telemetry::tracer::create(executor, core::real_clock(), (*config)->tracer, std::move(exporter), &metrics);
+      telemetry::tracer::create(executor, core::real_clock(), (*config)->tracer, std::move(exporter),
+                                          std::move(metrics));
   tracer->start();
   // The URL only: the headers may hold a collector's credentials.
   core::log_info("tracing: spans go to {} (OTLP/HTTP)", url);

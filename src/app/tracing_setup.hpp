@@ -25,6 +25,6 @@ namespace harness::app {
 result<std::shared_ptr<telemetry::tracer>> build_tracer(const boost::asio::any_io_executor& executor,
                                                         const core::settings& settings,
                                                         std::shared_ptr<net::curl_loop> curl_loop,
-                                                        core::metrics_registry& metrics);
+                                                        std::shared_ptr<core::metrics_registry> metrics);
 
 }  // namespace harness::app

@@ -138,7 +138,8 @@ class call_pause final : public deadline_pause {
   }
   void release() override {
     if (holds_ == 0 || --holds_ > 0) return;
-    if (block_running()) shared_->deadline.release();
+    if (!block_running()) return;
+    shared_->deadline.release();
     if (span_) span_->add_event(waiting_for_ + ".resume");
   }
   // The call's span gets an event when a wait for `what` (an approval, an
@@ -202,7 +203,7 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
   pause->mark_waits(&span, "approval");
   call_admission admission{call.name, call.args, shared.current_code, *pause};
   auto admitted = co_await shared.filter.admit_call(admission);
-  pause->mark_waits(&span, "elicitation");
+  pause->mark_waits(nullptr, {});  // the hold around prepare_call below comes on every call: no events
   if (!admitted) co_return admitted.error();
   if (!pause->block_running()) {
     co_return make_error(bridge::errc::stale_call, "the block ended while this call waited for approval");
@@ -212,6 +213,7 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
   pause->hold();
   co_await shared.tools.prepare_call(call.name);
   pause->release();
+  pause->mark_waits(&span, "elicitation");
   if (!pause->block_running()) co_return make_error(bridge::errc::stale_call, "the block ended before the call");
   auto args = shared.filter.out_of_sandbox(std::move(call.args), call.name);
   if (reading) {
@@ -223,8 +225,9 @@ asio::awaitable<result<json>> serve(std::shared_ptr<protocol_state> self, call_r
     if (!self->alive) co_return std::nullopt;
     co_return co_await self->filter.elicit(std::move(params), tool, pause);
   };
+  auto trace = span.parent();  // named: GCC 12 and temporaries in co_await
   auto answer = co_await shared.tools.call_tool(std::move(call.name), std::move(args), shared.call_deadline,
-                                                std::move(elicit), span.parent());
+                                                std::move(elicit), std::move(trace));
   // A call that failed once the limit passed was cut short by it (the gateway ends calls by not_after).
   if (!answer && shared.clock.steady_now() >= shared.call_deadline) {
     answer.error().hint =
@@ -261,7 +264,7 @@ void end_call_span(telemetry::span& span, const std::string& label, const result
       span.set("gen_ai.tool.call.result", result->dump(-1, ' ', false, json::error_handler_t::replace));  // censored
     }
   } else {
-    span.fail(answer.error().code.wire_name(), "");  // the message may echo the arguments
+    span.fail(answer.error().code.wire_name());
   }
 }
 
@@ -279,7 +282,9 @@ asio::awaitable<void> handle_call(std::shared_ptr<protocol_state> shared, json f
   auto call = read_call(frame);
   std::string label = call ? call->label : std::string();
   tool_call_record record;
-  auto span = call_span(*shared, call);
+  // Only a call of the running block is its child; a stale one has no span.
+  telemetry::span span;
+  if (!exec.empty() && exec == shared->current_exec) span = call_span(*shared, call);
   if (shared->record_args && call && call->op == "call_tool" && !exec.empty() && exec == shared->current_exec) {
     record_args(*shared, call->args, record);
   }

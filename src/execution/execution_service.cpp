@@ -100,11 +100,11 @@ class execution_service_impl final : public execution_service,
     // No code, even with content capture on: a caller's code is not censored here.
     auto out = co_await execute_block(std::move(request), block);
     if (!out) {
-      block.fail(out.error().code.wire_name(), out.error().message);
+      block.fail(out.error().code.wire_name());
     } else {
       block.set("harness.sandbox.warm", out->warm);
       block.set("harness.block.tool_calls", out->block.tool_calls.size());
-      if (!out->block.ok) block.fail("block_failed", "");  // the error's text comes from the code: not set
+      if (!out->block.ok) block.fail("block_failed");  // the error's text comes from the code: not set
     }
     co_return out;
   }
@@ -168,7 +168,7 @@ class execution_service_impl final : public execution_service,
       auto claim = block.child("sandbox.claim");
       auto opened = co_await open_sandbox(*session, named, request.approver);
       if (!opened) {
-        claim.fail(opened.error().code.wire_name(), opened.error().message);
+        claim.fail(opened.error().code.wire_name());
         co_return opened.error();
       }
       claim.end();
@@ -186,7 +186,8 @@ class execution_service_impl final : public execution_service,
           if (auto s = weak.lock(); s && s->sandbox) s->sandbox->kill();
         });
       }
-      out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout, block.parent());
+      auto trace = block.parent();  // named: GCC 12 and temporaries in co_await
+      out.block = co_await session->sandbox->exec(std::move(request.code), config_.exec_timeout, std::move(trace));
       if (request.stop) request.stop->disarm();
     }
     out.ended = !named || session->sandbox->broken();

@@ -145,7 +145,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
                                               std::nullopt);
     span.set("harness.sandbox.language", std::string(sandbox::language_name(config_.language)));
     auto started = co_await start_unspanned();
-    if (!started) span.fail(started.error().code.wire_name(), started.error().message);
+    if (!started) span.fail(started.error().code.wire_name());
     co_return started;
   }
 

@@ -30,7 +30,7 @@ void finish_request_span(telemetry::span& span, const http_request& request, std
   span.set("http.request.method", request.method);
   span.set("http.response.status_code", static_cast<std::int64_t>(response.status));
   span.set("harness.request_id", request.request_id);
-  if (response.status >= 500) span.fail(std::to_string(response.status), "");
+  if (response.status >= 500) span.fail(std::to_string(response.status));
 }
 
 }  // namespace harness::http

@@ -69,7 +69,7 @@ class http_provider_impl final : public llm_provider {
       span.set("gen_ai.response.finish_reasons", std::vector<std::string>{turn->stop_reason});
       span.set("harness.llm.attempts", turn->attempts);
     } else {
-      span.fail(turn.error().code.wire_name(), turn.error().message);
+      span.fail(turn.error().code.wire_name());
     }
     co_return turn;
   }

@@ -305,13 +305,15 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     }
     if (name == execute_tool_name) {
       auto span = call_span(params, name);
-      auto out = co_await execute(args, key, std::move(progress_token), std::move(notify), span.parent());
+      auto trace = span.parent();  // named: GCC 12 and temporaries in co_await
+      auto out = co_await execute(args, key, std::move(progress_token), std::move(notify), std::move(trace));
       end_call_span(span, out);
       co_return jsonrpc::result(id, std::move(out));
     }
     if (name == run_task_tool_name && deps_->agent) {
       auto span = call_span(params, name);
-      auto out = co_await agent_task(args, key, std::move(progress_token), std::move(notify), span.parent());
+      auto trace = span.parent();  // named: GCC 12 and temporaries in co_await
+      auto out = co_await agent_task(args, key, std::move(progress_token), std::move(notify), std::move(trace));
       end_call_span(span, out);
       co_return jsonrpc::result(id, std::move(out));
     }
@@ -338,7 +340,7 @@ class session_impl final : public mcp_session, public std::enable_shared_from_th
     return span;
   }
   static void end_call_span(telemetry::span& span, const json& result) {
-    if (result.value("isError", false)) span.fail("tool_error", "");  // the text is the code's or the task's
+    if (result.value("isError", false)) span.fail("tool_error");
   }
 
   // run_task: the agent's run as this session's caller; its approvals go to

@@ -103,10 +103,10 @@ void span::rename(std::string_view name) {
   if (data_) data_->name = clean_text(name);
 }
 
-void span::fail(std::string_view code, std::string_view message) {
+void span::fail(std::string_view code) {
   if (!data_) return;
   data_->status = span_status::error;
-  data_->status_message = clean_text(message);
+  data_->status_message = clean_text(code);
   put("error.type", std::string(code));
 }
 

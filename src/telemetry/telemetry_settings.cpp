@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "harness/core/errors.hpp"
+#include "harness/net/url.hpp"
 
 namespace harness::telemetry {
 namespace {
@@ -47,7 +48,7 @@ result<std::string> traces_url(const core::settings& settings) {
     url += url.ends_with('/') ? "v1/traces" : "/v1/traces";
   }
   if (!url.starts_with("http://") && !url.starts_with("https://")) {
-    return bad(name, "'" + url + "' is not an http:// or https:// URL", "e.g. http://localhost:4318");
+    return bad(name, "'" + net::printable_url(url) + "' is not an http:// or https:// URL", "e.g. http://localhost:4318");
   }
   return url;
 }

@@ -5,6 +5,8 @@
 
 #include <boost/asio/post.hpp>
 
+#include "harness/core/async_event.hpp"
+#include "harness/core/async_signal.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/metrics.hpp"
@@ -52,32 +54,35 @@ namespace {
 class tracer_impl final : public tracer {
  public:
   tracer_impl(asio::any_io_executor executor, core::clock& clock, tracer_options options,
-              std::unique_ptr<span_exporter> exporter, core::metrics_registry* metrics)
+              std::unique_ptr<span_exporter> exporter, std::shared_ptr<core::metrics_registry> metrics)
       : executor_(std::move(executor)),
         clock_(clock),
         options_(options),
         exporter_(std::move(exporter)),
-        timer_(clock.make_timer(executor_)) {
-    if (metrics) {
-      exported_ = &metrics->counters("harness_trace_spans_exported_total", "Spans sent to the OTLP collector").with({});
-      auto& dropped = metrics->counters("harness_trace_spans_dropped_total",
-                                        "Spans lost: the queue was full (collector slow or down) or a batch failed",
-                                        {"reason"});
+        wake_(executor_, clock),
+        loop_ended_(executor_),
+        metrics_(std::move(metrics)) {
+    if (metrics_) {
+      exported_ = &metrics_->counters("harness_trace_spans_exported_total", "Spans sent to the OTLP collector").with({});
+      auto& dropped = metrics_->counters("harness_trace_spans_dropped_total",
+                                         "Spans lost: the queue was full (collector slow or down) or a batch failed",
+                                         {"reason"});
       dropped_full_ = &dropped.with({"queue_full"});
       dropped_failed_ = &dropped.with({"export_failed"});
     }
   }
 
   void start() override {
+    started_ = true;
     auto self = std::static_pointer_cast<tracer_impl>(shared_from_this());
     core::spawn_logged(executor_, [self]() { return self->export_loop(); }, "trace export");
   }
 
   asio::awaitable<void> shutdown(std::chrono::milliseconds grace) override {
-    stopped_ = true;
-    timer_->cancel();
-    // What is queued still goes, unless the collector takes longer than `grace`.
-    co_await core::with_deadline(clock_, export_queued(), clock_.steady_now() + grace);
+    if (stopped_.exchange(true) || !started_) co_return;
+    wake_.notify_all();
+    auto ended = loop_ended_.wait();  // named: GCC 12 and temporaries in co_await
+    co_await core::with_deadline(clock_, std::move(ended), clock_.steady_now() + grace);
   }
 
   bool capture_content() const override { return options_.capture_content; }
@@ -111,9 +116,9 @@ class tracer_impl final : public tracer {
     bool wake = false;
     {
       std::lock_guard lock(mutex_);
-      if (queue_.size() >= options_.max_queue) {
-        dropped_count_.fetch_add(1);
-        if (dropped_full_) dropped_full_->inc();
+      // After shutdown nothing sends any more: the span is counted as lost.
+      if (queue_.size() >= options_.max_queue || stopped_.load()) {
+        drop(1, dropped_full_);
         return;
       }
       queue_.push_back(std::move(*data));
@@ -123,7 +128,7 @@ class tracer_impl final : public tracer {
     }
     if (wake) {
       auto self = std::static_pointer_cast<tracer_impl>(shared_from_this());
-      asio::post(executor_, [self] { self->timer_->cancel(); });
+      asio::post(executor_, [self] { self->wake_.notify_all(); });
     }
   }
 
@@ -132,16 +137,30 @@ class tracer_impl final : public tracer {
   }
 
  private:
+  // One batch in flight at a time, always from here; at shutdown it sends
+  // what is left and ends.
   asio::awaitable<void> export_loop() {
-    while (!stopped_) {
-      timer_->expires_at(clock_.steady_now() + options_.schedule_delay);
-      co_await timer_->wait();  // the delay, or a full batch's wake-up
-      if (stopped_) break;
+    for (;;) {
+      if (!stopped_.load() && queued() < options_.max_batch) {
+        co_await wake_.wait_until(clock_.steady_now() + options_.schedule_delay);
+      }
       co_await export_queued();
+      if (stopped_.load()) break;
     }
+    loop_ended_.set();
   }
 
-  // Sends batches until the queue is empty; one batch in flight at a time.
+  std::size_t queued() {
+    std::lock_guard lock(mutex_);
+    return queue_.size();
+  }
+
+  void drop(std::uint64_t n, core::counter* reason) {
+    dropped_count_.fetch_add(n);
+    if (reason) reason->inc(n);
+  }
+
+  // Sends batches until the queue is empty.
   asio::awaitable<void> export_queued() {
     for (;;) {
       std::vector<span_data> batch;
@@ -160,8 +179,7 @@ class tracer_impl final : public tracer {
         failing_ = false;
         continue;
       }
-      dropped_count_.fetch_add(count);
-      if (dropped_failed_) dropped_failed_->inc(count);
+      drop(count, dropped_failed_);
       // Once per outage, not once per batch: a collector that is down would flood the log.
       if (!failing_) core::log_warn("trace export failed, {} span(s) lost: {}", count, sent.error().describe());
       failing_ = true;
@@ -172,15 +190,18 @@ class tracer_impl final : public tracer {
   core::clock& clock_;
   tracer_options options_;
   std::unique_ptr<span_exporter> exporter_;
-  std::unique_ptr<core::timer> timer_;  // used on executor_ only
-  bool stopped_ = false;                // on executor_
-  bool failing_ = false;                // on executor_
+  core::async_signal wake_;       // on executor_: a full batch, or shutdown
+  core::async_event loop_ended_;  // on executor_
+  bool started_ = false;          // on executor_
+  bool failing_ = false;          // on executor_
+  std::atomic<bool> stopped_{false};
 
   std::mutex mutex_;
   std::vector<span_data> queue_;  // finished spans, oldest first; at most max_queue
   bool wake_posted_ = false;
 
   std::atomic<std::uint64_t> dropped_count_{0};
+  std::shared_ptr<core::metrics_registry> metrics_;  // keeps the counters below alive
   core::counter* exported_ = nullptr;
   core::counter* dropped_full_ = nullptr;
   core::counter* dropped_failed_ = nullptr;
@@ -189,7 +210,8 @@ class tracer_impl final : public tracer {
 }  // namespace
 
 std::shared_ptr<tracer> tracer::create(asio::any_io_executor executor, core::clock& clock, tracer_options options,
-                                       std::unique_ptr<span_exporter> exporter, core::metrics_registry* metrics) {
+                                       std::unique_ptr<span_exporter> exporter,
+                                       std::shared_ptr<core::metrics_registry> metrics) {
   return std::make_shared<tracer_impl>(std::move(executor), clock, options, std::move(exporter), metrics);
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include "harness/core/errors.hpp"
@@ -45,10 +46,10 @@ class fake_exporter final : public span_exporter {
 struct fixture {
   asio::io_context io;
   testing::fake_clock clock;
-  core::metrics_registry metrics;
+  std::shared_ptr<core::metrics_registry> metrics = std::make_shared<core::metrics_registry>();
   std::shared_ptr<fake_exporter_state> sent = std::make_shared<fake_exporter_state>();
   std::shared_ptr<tracer> make(tracer_options options = {}) {
-    auto t = tracer::create(io.get_executor(), clock, options, std::make_unique<fake_exporter>(sent), &metrics);
+    auto t = tracer::create(io.get_executor(), clock, options, std::make_unique<fake_exporter>(sent), metrics);
     t->start();
     settle(io);
     return t;
@@ -111,7 +112,7 @@ TEST(Tracer, WithTracingOffSpansAreInertButCarryTheCallersTrace) {
   auto none = tracer::start_root(nullptr, "GET /health", span_kind::server, std::nullopt);
   EXPECT_EQ(none.context().traceparent(), "");
   none.set("k", "v");  // nothing, no crash
-  none.fail("x", "y");
+  none.fail("x");
 }
 
 TEST(Tracer, AnUnsampledParentIsFollowedAndItsChildrenAreNotRecorded) {
@@ -139,18 +140,31 @@ TEST(Sampler, RatioDecidesByTheTraceIdSoEveryServiceAgrees) {
   EXPECT_FALSE(sampler{sampler_kind::parent_always_off}.decide("00000000000000000000000000000001", std::nullopt));
 }
 
-TEST(Tracer, AFullBatchGoesAtOnceAndTheRestAtTheScheduledDelay) {
+TEST(Tracer, SpansWaitForTheScheduledDelayUnlessAFullBatchIsQueued) {
   fixture f;
   auto t = f.make({.sampler = {}, .max_queue = 100, .max_batch = 4, .schedule_delay = 5s, .capture_content = false});
   auto root = tracer::start_root(t, "root", span_kind::internal, std::nullopt);
-  for (int i = 0; i < 5; ++i) root.child("c").end();
+  root.child("c").end();
   settle(f.io);
-  ASSERT_EQ(f.sent->batches.size(), 1u);  // the full batch, before any delay passed
-  EXPECT_EQ(f.sent->batches[0].size(), 4u);
+  EXPECT_TRUE(f.sent->batches.empty());  // one span waits for the delay
   f.clock.advance(5s);
   settle(f.io);
-  ASSERT_EQ(f.sent->batches.size(), 2u);
-  EXPECT_EQ(f.sent->batches[1].size(), 1u);
+  ASSERT_EQ(f.sent->batches.size(), 1u);
+  for (int i = 0; i < 5; ++i) root.child("c").end();
+  settle(f.io);
+  // The fourth made a full batch: the queue went at once, in batches of at most 4.
+  ASSERT_EQ(f.sent->batches.size(), 3u);
+  EXPECT_EQ(f.sent->batches[1].size(), 4u);
+  EXPECT_EQ(f.sent->batches[2].size(), 1u);
+}
+
+TEST(Tracer, SpansThatEndAfterShutdownAreCountedAsDropped) {
+  fixture f;
+  auto t = f.make();
+  asio::co_spawn(f.io, t->shutdown(1s), asio::detached);
+  settle(f.io);
+  tracer::start_root(t, "late", span_kind::internal, std::nullopt).end();
+  EXPECT_EQ(t->dropped(), 1u);
 }
 
 TEST(Tracer, WhenTheCollectorDoesNotKeepUpSpansAreDroppedAndCounted) {
@@ -163,7 +177,7 @@ TEST(Tracer, WhenTheCollectorDoesNotKeepUpSpansAreDroppedAndCounted) {
   f.clock.advance(5s);
   settle(f.io);
   EXPECT_EQ(t->dropped(), 10u);  // the batch that failed is lost too
-  auto text = f.metrics.render();
+  auto text = f.metrics->render();
   EXPECT_NE(text.find("harness_trace_spans_dropped_total{reason=\"queue_full\"} 7"), std::string::npos) << text;
   EXPECT_NE(text.find("harness_trace_spans_dropped_total{reason=\"export_failed\"} 3"), std::string::npos) << text;
   // Back up: new spans go through.
@@ -172,7 +186,7 @@ TEST(Tracer, WhenTheCollectorDoesNotKeepUpSpansAreDroppedAndCounted) {
   f.clock.advance(5s);
   settle(f.io);
   EXPECT_EQ(f.all().size(), 1u);
-  EXPECT_NE(f.metrics.render().find("harness_trace_spans_exported_total 1"), std::string::npos);
+  EXPECT_NE(f.metrics->render().find("harness_trace_spans_exported_total 1"), std::string::npos);
 }
 
 TEST(Tracer, ShutdownSendsWhatIsQueued) {
@@ -194,7 +208,7 @@ TEST(Span, TextFromOutsideIsMadeValidUtf8AndCut) {
     s.set("tool", std::string("a\xc3(b"));
     s.set("long", std::string(20000, 'x'));
     s.set("list", std::vector<std::string>{"ok", "\xed\xa0\x80"});
-    s.fail("tool_error", "boom\xfe");
+    s.fail("tool_error\xfe");
   }
   f.clock.advance(5s);
   settle(f.io);
@@ -205,8 +219,8 @@ TEST(Span, TextFromOutsideIsMadeValidUtf8AndCut) {
   EXPECT_LE(std::get<std::string>(spans[0].attributes[1].value).size(), 8192u);
   EXPECT_EQ(std::get<std::vector<std::string>>(spans[0].attributes[2].value)[1], "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(spans[0].status, span_status::error);
-  EXPECT_EQ(spans[0].status_message, "boom\xEF\xBF\xBD");
-  EXPECT_EQ(std::get<std::string>(spans[0].attributes[3].value), "tool_error");
+  EXPECT_EQ(spans[0].status_message, "tool_error\xEF\xBF\xBD");
+  EXPECT_EQ(std::get<std::string>(spans[0].attributes[3].value), "tool_error\xEF\xBF\xBD");
 }
 
 }  // namespace

@@ -120,8 +120,10 @@ class span {
   void add_event(std::string_view name, std::vector<attribute> attributes = {});
   // OpenTelemetry's updateName: a server span learns its route only once routed.
   void rename(std::string_view name);
-  // Status error with the typed error code (also as the `error.type` attribute).
-  void fail(std::string_view code, std::string_view message);
+  // Status error with the typed error code, as the status's description and
+  // the `error.type` attribute. No message: an error's text may quote a
+  // user id, a provider's answer or a tool's arguments.
+  void fail(std::string_view code);
   void end();
 
  private:

@@ -73,7 +73,7 @@ class tracer : public std::enable_shared_from_this<tracer> {
   // span counters. Call start() to begin exporting.
   static std::shared_ptr<tracer> create(boost::asio::any_io_executor executor, core::clock& clock,
                                         tracer_options options, std::unique_ptr<span_exporter> exporter,
-                                        core::metrics_registry* metrics);
+                                        std::shared_ptr<core::metrics_registry> metrics);
   virtual ~tracer() = default;
 
   // A span with no parent of ours: the child of `remote` when a caller sent
@@ -84,7 +84,9 @@ class tracer : public std::enable_shared_from_this<tracer> {
 
   // Starts the export loop (on the executor).
   virtual void start() = 0;
-  // Stops the loop and sends what is queued, giving up after `grace`.
+  // On the executor: the loop sends what is queued (the batch in flight
+  // included) and ends; this returns when it has, or after `grace`. Spans
+  // that end later are dropped and counted.
   virtual boost::asio::awaitable<void> shutdown(std::chrono::milliseconds grace) = 0;
 
   virtual bool capture_content() const = 0;

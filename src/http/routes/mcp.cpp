@@ -218,8 +218,6 @@ std::optional<std::string> header_text(const http_request& request, std::string_
   return std::string(*value);
 }
 
-// A POST of the 2026-07-28 era: checked, then handled statelessly for the
-// caller (the same user rule as initialize: ?userId=, or the key's only user).
 // MCP carries trace context in a request's _meta, which is where the face
 // reads it (over stdio too). A tools/call whose client sent none there gets
 // the context of this HTTP request's own span (the child of a traceparent
@@ -237,6 +235,8 @@ void lend_trace(json& message, const http_request& request) {
   if (!request.trace.context().state.empty()) meta["tracestate"] = request.trace.context().state;
 }
 
+// A POST of the 2026-07-28 era: checked, then handled statelessly for the
+// caller (the same user rule as initialize: ?userId=, or the key's only user).
 asio::awaitable<http_response> handle_modern_post(const request_context& context, json message) {
   namespace modern = mcp_server::modern;
   const auto& request = context.request;
