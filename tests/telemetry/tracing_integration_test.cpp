@@ -54,7 +54,9 @@ class Tracing : public ::testing::Test {
     fs::create_directories(files);
   }
   void TearDown() override {
-    if (server) EXPECT_EQ(server->stop(), 0) << server->output();
+    if (server) {
+      EXPECT_EQ(server->stop(), 0) << server->output();
+    }
     EXPECT_EQ(labelled_containers(owner), 0);
     fs::remove_all(root);
   }
