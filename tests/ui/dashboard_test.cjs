@@ -25,10 +25,10 @@ const oauthServer = process.env.OAUTH_URL;
 const shots = process.env.SCREENSHOT_DIR || '';
 const timeout = 20000;
 
-async function api(method, target, body, key = userKey) {
+async function api(method, target, body, key = userKey, extraHeaders = {}) {
   const response = await fetch(base + target, {
     method,
-    headers: {Authorization: `Bearer ${key}`, 'Content-Type': 'application/json'},
+    headers: {Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...extraHeaders},
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -118,7 +118,10 @@ async function main() {
     // The answer waits, so the task is seen running first.
     {reply: {text: 'I wrote the notes file.', usage: {inputTokens: 1500, outputTokens: 12}}, delayMs: 5000},
   ]);
-  const posted = await api('POST', '/task', {task: 'Write a notes file for the dashboard test', mode: 'async'});
+  // Sent under a caller's trace (tracing is off here: the trace is still the task's).
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const posted = await api('POST', '/task', {task: 'Write a notes file for the dashboard test', mode: 'async'}, userKey,
+                           {traceparent: `00-${traceId}-00f067aa0ba902b7-01`});
   const row = page.locator(`tr[data-task-id="${posted.taskId}"]`);
   await row.and(page.locator('[data-status="running"]')).waitFor();
   await shot(page, 'tasks-running');
@@ -139,6 +142,7 @@ async function main() {
   assert.match(await call.innerText(), /ok/);
   await page.locator('pre.logs', {hasText: 'wrote the notes with fs__write_file'}).waitFor();
   await page.locator('#result', {hasText: 'I wrote the notes file.'}).waitFor();
+  assert.equal(await page.locator('#trace-id').innerText(), traceId, 'the task page names its trace');
   // The workspace file downloads through the API with the key.
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -149,7 +153,7 @@ async function main() {
   for await (const chunk of stream) downloaded += chunk;
   assert.equal(downloaded, 'one file written');
   await shot(page, 'task-detail');
-  console.log('ok: the task detail shows its code, tool call, console, result and files');
+  console.log('ok: the task detail shows its code, tool call, console, result, files and trace');
 
   // A task that waits on the LLM is cancelled from its page.
   await script([{reply: {text: 'too late', usage: {inputTokens: 10, outputTokens: 2}}, delayMs: 20000}]);
