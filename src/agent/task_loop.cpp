@@ -407,7 +407,7 @@ class task_run {
 
   loop_context ctx_;
   std::shared_ptr<live_task> task_;
-  std::optional<json> fatal_;  // a failure of ours (no sandbox) that ends the task
+  std::optional<json> fatal_;          // a failure of ours (no sandbox) that ends the task
   telemetry::span_parent turn_trace_;  // the running turn's span: the LLM call and the blocks hang below it
 };
 

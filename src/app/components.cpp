@@ -7,8 +7,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include "access_setup.hpp"
-#include "tracing_setup.hpp"
 #include "agent_setup.hpp"
+#include "tracing_setup.hpp"
 
 #include "harness/core/errors.hpp"
 #include "harness/core/logging.hpp"
@@ -31,7 +31,6 @@
 #include "harness/mcp_server/face_settings.hpp"
 #include "harness/mcp_server/mcp_face.hpp"
 #include "harness/net/http_client.hpp"
-#include "harness/telemetry/tracer.hpp"
 #include "harness/net/net_settings.hpp"
 #include "harness/net/url.hpp"
 #include "harness/pii/pii_censor.hpp"
@@ -50,6 +49,7 @@
 #include "harness/store/session_directory.hpp"
 #include "harness/store/store_config.hpp"
 #include "harness/store/store_health.hpp"
+#include "harness/telemetry/tracer.hpp"
 
 namespace harness::app {
 namespace {
@@ -102,7 +102,7 @@ class components_impl final : public components {
   std::string access_notice_;
   std::shared_ptr<docker::engine_client> engine_;
   std::shared_ptr<net::curl_loop> curl_loop_;  // outbound HTTP: LLM, remote MCP servers, OAuth
-  std::shared_ptr<telemetry::tracer> tracer_;   // null: tracing off
+  std::shared_ptr<telemetry::tracer> tracer_;  // null: tracing off
   // The port the listener got (PORT may be 0), for OAuth's default redirect URI.
   std::shared_ptr<std::atomic<unsigned short>> listen_port_ = std::make_shared<std::atomic<unsigned short>>(0);
   std::shared_ptr<sandbox::sandbox_backend> backend_;

@@ -26,8 +26,7 @@ result<std::shared_ptr<telemetry::tracer>> build_tracer(const boost::asio::any_i
   auto client = net::create_http_client(std::move(curl_loop), options);
   const auto url = net::printable_url((*config)->exporter.url);
   auto exporter = telemetry::create_otlp_exporter(std::move(client), std::move((*config)->exporter));
-  auto tracer =
-      telemetry::tracer::create(executor, core::real_clock(), (*config)->tracer, std::move(exporter),
+  auto tracer = telemetry::tracer::create(executor, core::real_clock(), (*config)->tracer, std::move(exporter),
                                           std::move(metrics));
   tracer->start();
   // The URL only: the headers may hold a collector's credentials.

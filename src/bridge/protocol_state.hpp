@@ -35,10 +35,10 @@ struct protocol_state {
   bool alive = true;    // false once the session object is gone
   bool broken = false;  // a timeout or protocol failure: the sandbox must go
   bool deadline_hit = false;
-  std::string current_exec;          // the block running now; empty between blocks
-  std::string current_code;          // its code (an approval request shows it)
+  std::string current_exec;            // the block running now; empty between blocks
+  std::string current_code;            // its code (an approval request shows it)
   telemetry::span_parent block_trace;  // its span: each call's span hangs below it
-  core::pausable_deadline deadline;  // the running block's; a call awaiting approval holds it
+  core::pausable_deadline deadline;    // the running block's; a call awaiting approval holds it
   // When the running block's tool calls must have ended (its deadline less a margin).
   core::steady_time call_deadline;
   std::vector<tool_call_record> calls;

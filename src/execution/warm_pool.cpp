@@ -11,13 +11,13 @@
 
 #include "attach_frame_channel.hpp"
 #include "harness/bridge/errors.hpp"
-#include "harness/telemetry/tracer.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/core/async_signal.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/sandbox/container_body.hpp"
+#include "harness/telemetry/tracer.hpp"
 #include "pool_sizer.hpp"
 
 namespace harness::execution {
@@ -141,8 +141,8 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
   // with a call socket folder, moves the runtime onto its socket.
   // A start with its span: how long a sandbox takes, and why one failed.
   asio::awaitable<result<sandbox_lease>> start_one() {
-    auto span = telemetry::tracer::start_root(config_.tracer, "sandbox.start", telemetry::span_kind::internal,
-                                              std::nullopt);
+    auto span =
+        telemetry::tracer::start_root(config_.tracer, "sandbox.start", telemetry::span_kind::internal, std::nullopt);
     span.set("harness.sandbox.language", std::string(sandbox::language_name(config_.language)));
     auto started = co_await start_unspanned();
     if (!started) span.fail(started.error().code.wire_name());

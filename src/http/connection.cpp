@@ -19,13 +19,13 @@
 
 #include "beast_message.hpp"
 #include "dispatch.hpp"
-#include "request_span.hpp"
 #include "harness/core/ids.hpp"
 #include "harness/core/logging.hpp"
 #include "harness/core/spawn_logged.hpp"
 #include "harness/http/api.hpp"
 #include "harness/http/errors.hpp"
 #include "io_deadline.hpp"
+#include "request_span.hpp"
 #include "response_head.hpp"
 #include "transfer_coding.hpp"
 
@@ -342,7 +342,7 @@ class connection final : public client_watch {
   io_deadline deadline_;
   beast::flat_buffer buffer_;
   std::optional<request_metrics> metrics_;
-  dispatch_info info_;  // route pattern (points into routes_) and key id of the current request
+  dispatch_info info_;    // route pattern (points into routes_) and key id of the current request
   std::string trace_id_;  // of the current request's trace; empty without one
   // The current request's parser: Beast's parsers serve one message each, so
   // a new one is made for every request.

@@ -97,7 +97,8 @@ class http_provider_impl final : public llm_provider {
     // W3C trace context, so a provider (or a gateway before it) that traces joins ours.
     if (auto traceparent = request.trace.traceparent(); !traceparent.empty()) {
       wire.headers.emplace_back("traceparent", std::move(traceparent));
-      if (!request.trace.context().state.empty()) wire.headers.emplace_back("tracestate", request.trace.context().state);
+      if (!request.trace.context().state.empty())
+        wire.headers.emplace_back("tracestate", request.trace.context().state);
     }
     auto cs = co_await asio::this_coro::cancellation_state;
     const long call = ++calls_;

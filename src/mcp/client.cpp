@@ -174,7 +174,8 @@ class client_impl final : public client,
     auto answer = co_await request("tools/call", std::move(params), timeout);
     if (!answer) {
       span.fail(answer.error().code.wire_name());
-    } else if (auto error = answer->find("isError"); error != answer->end() && error->is_boolean() && error->get<bool>()) {
+    } else if (auto error = answer->find("isError");
+               error != answer->end() && error->is_boolean() && error->get<bool>()) {
       span.fail("mcp_tool_error");
     }
     co_return answer;

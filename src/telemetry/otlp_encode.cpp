@@ -133,8 +133,9 @@ json span_json(const span_data& s) {
   if (!s.events.empty()) {
     json events = json::array();
     for (const auto& e : s.events) {
-      events.push_back(
-          {{"timeUnixNano", std::to_string(e.time_ns)}, {"name", e.name}, {"attributes", attributes_json(e.attributes)}});
+      events.push_back({{"timeUnixNano", std::to_string(e.time_ns)},
+                        {"name", e.name},
+                        {"attributes", attributes_json(e.attributes)}});
     }
     out["events"] = std::move(events);
   }
@@ -169,7 +170,7 @@ std::string encode_otlp_json(const std::vector<span_data>& spans, const std::vec
   for (const auto& s : spans) list.push_back(span_json(s));
   json scope{{"name", scope_name}, {"version", core::version()}};
   json request{{"resourceSpans", json::array({{{"resource", {{"attributes", attributes_json(resource)}}},
-                                                {"scopeSpans", json::array({{{"scope", scope}, {"spans", list}}})}}})}};
+                                               {"scopeSpans", json::array({{{"scope", scope}, {"spans", list}}})}}})}};
   // Text from outside (a tool's name, an error message) may hold bad UTF-8: replaced, never a throw.
   return request.dump(-1, ' ', false, json::error_handler_t::replace);
 }

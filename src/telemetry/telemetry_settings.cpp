@@ -48,7 +48,8 @@ result<std::string> traces_url(const core::settings& settings) {
     url += url.ends_with('/') ? "v1/traces" : "/v1/traces";
   }
   if (!url.starts_with("http://") && !url.starts_with("https://")) {
-    return bad(name, "'" + net::printable_url(url) + "' is not an http:// or https:// URL", "e.g. http://localhost:4318");
+    return bad(name, "'" + net::printable_url(url) + "' is not an http:// or https:// URL",
+               "e.g. http://localhost:4318");
   }
   return url;
 }

@@ -63,10 +63,11 @@ class tracer_impl final : public tracer {
         loop_ended_(executor_),
         metrics_(std::move(metrics)) {
     if (metrics_) {
-      exported_ = &metrics_->counters("harness_trace_spans_exported_total", "Spans sent to the OTLP collector").with({});
-      auto& dropped = metrics_->counters("harness_trace_spans_dropped_total",
-                                         "Spans lost: the queue was full (collector slow or down) or a batch failed",
-                                         {"reason"});
+      exported_ =
+          &metrics_->counters("harness_trace_spans_exported_total", "Spans sent to the OTLP collector").with({});
+      auto& dropped =
+          metrics_->counters("harness_trace_spans_dropped_total",
+                             "Spans lost: the queue was full (collector slow or down) or a batch failed", {"reason"});
       dropped_full_ = &dropped.with({"queue_full"});
       dropped_failed_ = &dropped.with({"export_failed"});
     }
@@ -75,7 +76,8 @@ class tracer_impl final : public tracer {
   void start() override {
     started_ = true;
     auto self = std::static_pointer_cast<tracer_impl>(shared_from_this());
-    core::spawn_logged(executor_, [self]() { return self->export_loop(); }, "trace export");
+    core::spawn_logged(
+        executor_, [self]() { return self->export_loop(); }, "trace export");
   }
 
   asio::awaitable<void> shutdown(std::chrono::milliseconds grace) override {

@@ -27,6 +27,7 @@ class stub_agent final : public agent::agent_manager {
     v.conversation_id = "conv_1";
     v.task = "add 2 and 3";
     v.language = "python";
+    v.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
     v.mode = "async";
     v.status = agent::task_status::succeeded;
     v.result = "5";

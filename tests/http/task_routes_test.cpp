@@ -30,7 +30,8 @@ TEST_F(TaskRoutes, TheViewIsWrittenWithEveryWireField) {
   ASSERT_EQ(r.status, 200u) << r.body;
   EXPECT_EQ(json::parse(r.body), json::parse(R"({
     "taskId": "task_1", "userId": "alice", "keyId": null, "conversationId": "conv_1", "status": "succeeded",
-    "task": "add 2 and 3", "mode": "async", "language": "python", "result": "5", "turns": 2,
+    "task": "add 2 and 3", "mode": "async", "language": "python", "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+    "result": "5", "turns": 2,
     "usage": {"inputTokens": 30, "outputTokens": 7}, "durationMs": 1234,
     "createdAt": "2025-12-01T00:00:00.000Z", "startedAt": "2025-12-01T00:00:00.010Z",
     "finishedAt": "2025-12-01T00:00:01.234Z"})"));

@@ -45,8 +45,8 @@ class fake_tools final : public bridge::tool_gateway {
     }
     co_return make_error(core::errc::invalid_argument, "no such tool");
   }
-  asio::awaitable<result<json>> call_tool(std::string, json, std::chrono::steady_clock::time_point,
-                                          bridge::elicit_fn, telemetry::span_parent) override {
+  asio::awaitable<result<json>> call_tool(std::string, json, std::chrono::steady_clock::time_point, bridge::elicit_fn,
+                                          telemetry::span_parent) override {
     co_return json(nullptr);
   }
   // Every user-scoped server waits for its user, with this link.

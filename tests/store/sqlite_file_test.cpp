@@ -159,7 +159,7 @@ TEST(SqliteFile, AFileFromSchemaVersion1IsUpgradedWithItsData) {
   EXPECT_EQ((*t)->result, "done");
   EXPECT_EQ((*t)->task, "from version 1");
   EXPECT_EQ((*t)->language, "javascript");  // version 9: every task before it ran JavaScript
-  EXPECT_EQ((*t)->trace_id, "");           // version 10: no trace was kept before it
+  EXPECT_EQ((*t)->trace_id, "");            // version 10: no trace was kept before it
   auto events = store->events("task_old", 0);
   ASSERT_TRUE(events && events->size() == 1);
   EXPECT_EQ((*events)[0].data["answer"], "done");

@@ -46,7 +46,8 @@ fields read_message(std::string_view in) {
       case 5: {
         int width = (key & 7) == 1 ? 8 : 4;
         std::uint64_t v = 0;
-        for (int k = 0; k < width; ++k) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i + k])) << (8 * k);
+        for (int k = 0; k < width; ++k)
+          v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i + k])) << (8 * k);
         i += width;
         out.numbers.emplace(field, v);
         break;

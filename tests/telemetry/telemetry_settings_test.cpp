@@ -29,8 +29,8 @@ TEST(TelemetrySettings, TheBaseEndpointGetsTheSignalPathAndTheTracesEndpointIsTa
   EXPECT_EQ((*base)->exporter.url, "http://127.0.0.1:4318/v1/traces");
   auto slash = load({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/otlp/"}});
   EXPECT_EQ((*slash)->exporter.url, "http://collector:4318/otlp/v1/traces");
-  auto traces = load({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:1"},
-                      {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://b:2/custom"}});
+  auto traces = load(
+      {{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:1"}, {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://b:2/custom"}});
   EXPECT_EQ((*traces)->exporter.url, "https://b:2/custom");
 }
 

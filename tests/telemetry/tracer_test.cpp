@@ -11,6 +11,7 @@
 
 #include "harness/core/errors.hpp"
 #include "harness/core/metrics.hpp"
+#include "support/drive_io.hpp"
 #include "support/fake_clock.hpp"
 
 namespace harness::telemetry {
@@ -19,10 +20,7 @@ namespace {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-void settle(asio::io_context& io) {
-  io.restart();
-  io.poll();
-}
+using testing::settle;
 
 // Keeps what it is sent; fails while `failing`; while `stalled`, never answers.
 struct fake_exporter_state {
@@ -128,13 +126,28 @@ TEST(Tracer, AnUnsampledParentIsFollowedAndItsChildrenAreNotRecorded) {
 
 TEST(Sampler, RatioDecidesByTheTraceIdSoEveryServiceAgrees) {
   sampler half{sampler_kind::trace_id_ratio, 0.5};
-  EXPECT_TRUE(half.decide("0000000000000000" "0000000000000001", std::nullopt));
-  EXPECT_FALSE(half.decide("0000000000000000" "ffffffffffffffff", std::nullopt));
+  EXPECT_TRUE(
+      half.decide("0000000000000000"
+                  "0000000000000001",
+                  std::nullopt));
+  EXPECT_FALSE(
+      half.decide("0000000000000000"
+                  "ffffffffffffffff",
+                  std::nullopt));
   // Not parent-based: the parent's flag does not count.
-  EXPECT_FALSE(half.decide("0000000000000000" "ffffffffffffffff", true));
+  EXPECT_FALSE(
+      half.decide("0000000000000000"
+                  "ffffffffffffffff",
+                  true));
   sampler parent_half{sampler_kind::parent_trace_id_ratio, 0.5};
-  EXPECT_TRUE(parent_half.decide("0000000000000000" "ffffffffffffffff", true));
-  EXPECT_FALSE(parent_half.decide("0000000000000000" "0000000000000001", false));
+  EXPECT_TRUE(
+      parent_half.decide("0000000000000000"
+                         "ffffffffffffffff",
+                         true));
+  EXPECT_FALSE(
+      parent_half.decide("0000000000000000"
+                         "0000000000000001",
+                         false));
   EXPECT_FALSE(sampler{sampler_kind::always_off}.decide("00000000000000000000000000000001", true));
   EXPECT_TRUE(sampler{sampler_kind::parent_always_on}.decide("00000000000000000000000000000001", std::nullopt));
   EXPECT_FALSE(sampler{sampler_kind::parent_always_off}.decide("00000000000000000000000000000001", std::nullopt));
@@ -217,7 +230,8 @@ TEST(Span, TextFromOutsideIsMadeValidUtf8AndCut) {
   EXPECT_EQ(spans[0].name, "bad\xEF\xBF\xBD name");
   EXPECT_EQ(std::get<std::string>(spans[0].attributes[0].value), "a\xEF\xBF\xBD(b");
   EXPECT_LE(std::get<std::string>(spans[0].attributes[1].value).size(), 8192u);
-  EXPECT_EQ(std::get<std::vector<std::string>>(spans[0].attributes[2].value)[1], "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(std::get<std::vector<std::string>>(spans[0].attributes[2].value)[1],
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(spans[0].status, span_status::error);
   EXPECT_EQ(spans[0].status_message, "tool_error\xEF\xBF\xBD");
   EXPECT_EQ(std::get<std::string>(spans[0].attributes[3].value), "tool_error\xEF\xBF\xBD");

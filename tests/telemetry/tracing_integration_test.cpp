@@ -68,7 +68,8 @@ class Tracing : public ::testing::Test {
 
   // The npm memory server (stdio) and the two HTTP servers of the SDKs.
   std::string write_mcp_config() {
-    modern = std::make_unique<node_service>(std::vector<std::string>{source_path("tests/mcp/modern_server.mjs"), "http", "0"});
+    modern = std::make_unique<node_service>(
+        std::vector<std::string>{source_path("tests/mcp/modern_server.mjs"), "http", "0"});
     sdk = std::make_unique<node_service>(
         std::vector<std::string>{source_path("tests/mcp/versioned_server.mjs"), "2025-11-25", "http", "0"});
     const json config = {
@@ -169,7 +170,8 @@ TEST_F(Tracing, ATaskIsOneTreeFromTheCallersSpanToTheMcpServersAndCarriesNoPerso
   auto task = r->json();
   ASSERT_EQ(task["status"], "succeeded") << task.dump();
   EXPECT_EQ(task["traceId"], caller_trace);
-  EXPECT_TRUE(r->header("traceparent").starts_with(std::string("00-") + caller_trace + "-")) << r->header("traceparent");
+  EXPECT_TRUE(r->header("traceparent").starts_with(std::string("00-") + caller_trace + "-"))
+      << r->header("traceparent");
   auto stored = server->call("GET", "/tasks/" + task["taskId"].get<std::string>());
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->json()["traceId"], caller_trace);
@@ -213,7 +215,8 @@ TEST_F(Tracing, ATaskIsOneTreeFromTheCallersSpanToTheMcpServersAndCarriesNoPerso
     EXPECT_GT(chat["attributes"]["gen_ai.usage.input_tokens"].get<int>(), 0);
     EXPECT_TRUE(chat["attributes"]["gen_ai.response.finish_reasons"].is_array()) << chat;
     bool seen = false;
-    for (const auto& req : requests) seen = seen || parent_of(req.headers.count("traceparent") ? req.headers.at("traceparent") : "") == chat["spanId"];
+    for (const auto& req : requests)
+      seen = seen || parent_of(req.headers.count("traceparent") ? req.headers.at("traceparent") : "") == chat["spanId"];
     EXPECT_TRUE(seen) << "no LLM request named span " << chat["spanId"];
     if (block.is_object()) blocks.push_back(block);
   }

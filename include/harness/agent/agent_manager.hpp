@@ -21,7 +21,6 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/telemetry/span.hpp"
 #include "harness/agent/agent_config.hpp"
 #include "harness/agent/prompt.hpp"
 #include "harness/bridge/tool_gateway.hpp"
@@ -31,6 +30,7 @@
 #include "harness/execution/sandbox_files.hpp"
 #include "harness/sandbox/language.hpp"
 #include "harness/store/task_store.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::execution {
 class warm_pool;

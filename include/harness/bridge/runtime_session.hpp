@@ -17,10 +17,10 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/telemetry/span.hpp"
 #include "harness/bridge/frame_channel.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/clock.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::bridge {
 

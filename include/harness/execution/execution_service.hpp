@@ -14,7 +14,6 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
-#include "harness/telemetry/span.hpp"
 #include "harness/bridge/runtime_session.hpp"
 #include "harness/bridge/tool_gateway.hpp"
 #include "harness/core/clock.hpp"
@@ -24,6 +23,7 @@
 #include "harness/execution/warm_pool.hpp"
 #include "harness/policy/approver.hpp"
 #include "harness/store/session_directory.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::execution {
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/telemetry/span.hpp"
 #include "harness/core/error.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::llm {
 

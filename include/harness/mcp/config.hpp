@@ -27,9 +27,9 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/telemetry/span.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/settings.hpp"
+#include "harness/telemetry/span.hpp"
 
 namespace harness::mcp {
 

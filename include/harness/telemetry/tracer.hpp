@@ -34,7 +34,7 @@ enum class sampler_kind {
   always_on,
   always_off,
   trace_id_ratio,
-  parent_always_on,   // the default
+  parent_always_on,  // the default
   parent_always_off,
   parent_trace_id_ratio,
 };
