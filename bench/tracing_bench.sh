@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # What tracing costs: two servers side by side, the same build and settings,
 # one with tracing off (no endpoint) and one tracing every request (sampled
-# 100 %, OTLP/HTTP protobuf to bench/otlp_sink.js, which answers at once).
+# 100 %, OTLP/HTTP protobuf to bench/otlp_sink.cjs, which answers at once).
 # Three measures, each in R rounds whose order alternates between the sides
 # (this machine's speed drifts within minutes); a row is the median of the
 # rounds' own ratios (on / off):
 #   - GET /health under wrk (C connections, D per run);
-#   - N sequential warm POST /execute {"code": "return 1"} on one keep-alive connection;
+#   - N sequential warm POST /execute {"code": "return 1"} in a live session (its sandbox stays),
+#     on one keep-alive connection;
 #   - T sequential callMCPTool('everything__echo') calls from one block (stdio server-everything),
 #     W untimed calls first.
 #   bench/tracing_bench.sh [N] [T] [R]   (defaults 300, 2000 and 6)
@@ -32,10 +33,11 @@ cleanup() {
   rm -f "$log" "$sink_out"
 }
 trap cleanup EXIT
-node "$root/bench/otlp_sink.js" >"$sink_out" &
+node "$root/bench/otlp_sink.cjs" >"$sink_out" &
 pids+=($!)
 for _ in $(seq 1 50); do [ -s "$sink_out" ] && break; sleep 0.1; done
 sink_port=$(head -1 "$sink_out")
+[[ "$sink_port" =~ ^[0-9]+$ ]] || { echo "the OTLP sink did not start: $(cat "$sink_out")" >&2; exit 1; }
 
 start_server() {  # port, extra env...
   local port=$1; shift
@@ -51,6 +53,9 @@ start_server "$port_on" OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port
 . "$root/bench/wait_pool.sh"
 wait_everything "$port_off"
 wait_everything "$port_on"
+for port in "$port_off" "$port_on"; do
+  curl -sf "localhost:$port/health" >/dev/null || { echo "the server on $port did not come up: $(cat "$log")" >&2; exit 1; }
+done
 
 results=$(BENCH_DIR="$root/bench" python3 - "$port_off" "$port_on" "$n" "$calls" "$rounds" "$warm" "$duration" \
   "$connections" <<'PY'
@@ -71,7 +76,7 @@ def execute_round(port):
     conn = http.client.HTTPConnection("127.0.0.1", port)
     start = time.perf_counter()
     for _ in range(n):
-        post(conn, {"userId": "bench", "code": "return 1"})
+        post(conn, {"userId": "bench", "sessionId": "warm", "code": "return 1"})
     return (time.perf_counter() - start) * 1000 / n  # ms per request
 
 loop = ("const t = process.hrtime();\n"
@@ -98,7 +103,7 @@ for side in ports.values():
     post(conn, {"userId": "bench", "sessionId": "calls",
                 "code": f"for (let i = 0; i < {warm}; i++) await callMCPTool('everything__echo', {{message: 'w'}}); return 0"})
     for _ in range(100):
-        post(conn, {"userId": "bench", "code": "return 1"})
+        post(conn, {"userId": "bench", "sessionId": "warm", "code": "return 1"})
 result = {"health": [], "execute": [], "toolcall": []}
 for r in range(rounds):
     order = ["off", "on"] if r % 2 == 0 else ["on", "off"]
@@ -125,7 +130,7 @@ emit("tracing_health", "GET /health under wrk, tracing on (100 % sampled) beside
      "-", None, on=h_on, off=h_off, ratio=h_ratio)
 e_on, e_off = med(x["on"] for x in r["execute"]), med(x["off"] for x in r["execute"])
 e_ratio = med(x["on"] / x["off"] for x in r["execute"])
-emit("tracing_execute", f"{n} sequential warm `POST /execute` (`return 1`), tracing on beside off",
+emit("tracing_execute", f"{n} sequential `POST /execute` (`return 1`) in a live session, tracing on beside off",
      f"{e_on:.2f} ms/request", f"tracing off: {e_off:.2f} ms/request", f"{e_ratio:.2f}x the time with tracing off",
      "-", None, on_ms=e_on, off_ms=e_off, ratio=e_ratio)
 t_on, t_off = med(x["on"] for x in r["toolcall"]), med(x["off"] for x in r["toolcall"])

@@ -3,7 +3,7 @@
 // so the bench measures the harness's own cost of tracing. Prints the port;
 // GET /count gives {exports, bytes}.
 const http = require('node:http');
-let exports = 0;
+let batches = 0;
 let bytes = 0;
 const server = http.createServer((req, res) => {
   let n = 0;
@@ -11,9 +11,9 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     if (req.method === 'GET') {
       res.writeHead(200, {'Content-Type': 'application/json'});
-      return res.end(JSON.stringify({exports, bytes}));
+      return res.end(JSON.stringify({exports: batches, bytes}));
     }
-    exports += 1;
+    batches += 1;
     bytes += n;
     res.writeHead(200, {'Content-Type': 'application/x-protobuf'});
     res.end();
