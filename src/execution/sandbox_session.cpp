@@ -8,6 +8,7 @@
 #include "harness/core/logging.hpp"
 #include "harness/core/run_blocking.hpp"
 #include "harness/core/spawn_logged.hpp"
+#include "harness/telemetry/tracer.hpp"
 
 namespace harness::execution {
 
@@ -103,6 +104,7 @@ sandbox_session::sandbox_session(const asio::any_io_executor& executor, std::str
       id_(std::move(id)),
       warm_(lease.warm),
       container_(std::move(lease.container)),
+      tracer_(std::move(lease.tracer)),
       channel_(std::move(lease.channel)),
       filter_(std::move(filter)) {
   if (lease.stdio) {
@@ -204,11 +206,20 @@ void sandbox_session::kill() {
   auto container = container_;
   core::spawn_logged(
       executor_,
-      [container]() -> asio::awaitable<void> {
-        auto stopped = co_await container->stop();
+      [container, tracer = tracer_]() -> asio::awaitable<void> {
+        auto stopped = co_await remove_container(tracer, *container);
         if (!stopped) core::log_warn("could not stop sandbox container: {}", stopped.error().describe());
       },
       "session " + id_ + ": stopping its sandbox");
+}
+
+asio::awaitable<status> sandbox_session::remove_container(const std::shared_ptr<telemetry::tracer>& tracer,
+                                                          sandbox::sandbox_container& container) {
+  // A trace of its own: removals happen after the answer, on nobody's request.
+  auto span = telemetry::tracer::start_root(tracer, "sandbox.remove", telemetry::span_kind::internal, std::nullopt);
+  auto stopped = co_await container.stop();
+  if (!stopped) span.fail(stopped.error().code.wire_name());
+  co_return stopped;
 }
 
 asio::awaitable<void> sandbox_session::close() {
@@ -217,7 +228,7 @@ asio::awaitable<void> sandbox_session::close() {
   if (drain_) drain_->channel->cancel();
   if (!container_) co_return;
   auto container = std::move(container_);
-  auto stopped = co_await container->stop();
+  auto stopped = co_await remove_container(tracer_, *container);
   if (!stopped) core::log_warn("could not remove sandbox container: {}", stopped.error().describe());
 }
 

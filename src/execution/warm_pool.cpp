@@ -151,6 +151,7 @@ class warm_pool_impl final : public warm_pool, public std::enable_shared_from_th
 
   asio::awaitable<result<sandbox_lease>> start_unspanned() {
     sandbox_lease lease;
+    lease.tracer = config_.tracer;
     std::unique_ptr<bridge::call_socket> socket;
     std::string socket_path;
     if (!config_.call_socket_dir.empty()) {

@@ -292,6 +292,13 @@ TEST_F(Tracing, ExecuteJoinsTheCallersTraceAndContentIsCapturedOnlyCensoredWhenA
   EXPECT_NE(result.find("EMAIL_"), std::string::npos) << result;
   auto everything = spans.dump();
   EXPECT_EQ(everything.find(email), std::string::npos) << everything;
+  // The one-shot block's sandbox is removed after the answer, and the pool
+  // starts the next one: each a trace of its own.
+  auto removed = spans_once("sandbox.remove");
+  auto removal = named(removed, "sandbox.remove");
+  ASSERT_FALSE(removal.empty());
+  EXPECT_TRUE(removal[0]["parentSpanId"].get<std::string>().empty());
+  EXPECT_FALSE(named(spans_once("sandbox.start"), "sandbox.start").empty());
 }
 
 TEST_F(Tracing, ACollectorThatIsDownOrSlowCostsRequestsNothingAndTheLostSpansAreCounted) {

@@ -87,8 +87,11 @@ class sandbox_session {
   // the channel and the runtime, so those go first (the runtime reads the
   // channel, the channel reads the container's stream).
   std::shared_ptr<sandbox::sandbox_container> container_;
+  std::shared_ptr<telemetry::tracer> tracer_;  // the pool's: removing the container is a span
   std::unique_ptr<bridge::frame_channel> channel_;
   boost::asio::awaitable<nlohmann::json> write_back(const std::vector<bridge::file_change>& changes);
+  static boost::asio::awaitable<status> remove_container(const std::shared_ptr<telemetry::tracer>& tracer,
+                                                         sandbox::sandbox_container& container);
   struct stdio_drain;  // the attached stdio of a linked runtime, read and logged
   static boost::asio::awaitable<void> drain_stdio(std::shared_ptr<stdio_drain> drain);
   std::shared_ptr<stdio_drain> drain_;

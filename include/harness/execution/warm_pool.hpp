@@ -55,6 +55,8 @@ struct pool_config {
 // it drops the channels, then the container (which the backend removes).
 struct sandbox_lease {
   std::unique_ptr<sandbox::sandbox_container> container;
+  // The pool's tracer: the sandbox's removal is a span of its own too (null: not traced).
+  std::shared_ptr<telemetry::tracer> tracer;
   // What the protocol runs on: the call socket once linked, else the
   // container's attached stdio.
   std::unique_ptr<bridge::frame_channel> channel;
