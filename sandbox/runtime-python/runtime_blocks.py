@@ -95,25 +95,40 @@ def compile_block(code, filename, namespace):
     """Returns a coroutine function of no arguments that runs `code` in
     `namespace` and returns the block's result. Raises SyntaxError."""
     tree = ast.parse(code, filename=filename)
-    _refuse_yield(tree.body, filename, code)
     flags = _take_future_imports(tree.body)
-    names = sorted(_bound_names(tree.body) - {_FUNCTION_ARG})
-    body = _TopLevel().rewrite(tree.body)
+    names, needs_rewrite = _read_top_level(tree.body, filename, code)
+    body = tree.body
+    # Most blocks need none of _TopLevel's rewrites, and then neither its
+    # walk nor fix_missing_locations' (together half the cost of a small
+    # block). The calls it rewrites can sit anywhere in the block's scope,
+    # comprehensions included, so the source text is asked instead: a name
+    # that is not in it cannot be called (a false hit only costs the walk).
+    rewritten = needs_rewrite or any(name in code for name in _TopLevel.CALLS)
+    if rewritten:
+        body = _TopLevel().rewrite(body)
     if body and isinstance(body[-1], ast.Expr):
         body[-1] = ast.copy_location(ast.Return(value=body[-1].value), body[-1])
-    prologue = [ast.Global(names=names, lineno=1, col_offset=0)] if names else []
-    function = ast.AsyncFunctionDef(
+    names.discard(_FUNCTION_ARG)
+    prologue = [_at_start(ast.Global(names=sorted(names)))] if names else []
+    function = _at_start(ast.AsyncFunctionDef(
         name='<module>',
-        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=_FUNCTION_ARG)], kwonlyargs=[], kw_defaults=[],
-                           defaults=[]),
-        body=prologue + (body or [ast.Pass()]), decorator_list=[], returns=None, lineno=1, col_offset=0)
+        args=ast.arguments(posonlyargs=[], args=[_at_start(ast.arg(arg=_FUNCTION_ARG))], kwonlyargs=[],
+                           kw_defaults=[], defaults=[]),
+        body=prologue + (body or [_at_start(ast.Pass())]), decorator_list=[], returns=None))
     module = ast.Module(body=[function], type_ignores=[])
-    ast.fix_missing_locations(module)
+    if rewritten:
+        ast.fix_missing_locations(module)  # the nodes _TopLevel made
     compiled = compile(module, filename, 'exec', flags=flags, dont_inherit=True)
     function_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     block = types.FunctionType(function_code, namespace, '<module>')
     helper = BlockHelper(namespace)
     return lambda: block(helper)
+
+
+def _at_start(node):
+    """The block's own nodes stand at its first line."""
+    node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = 1, 0, 1, 0
+    return node
 
 
 def _take_future_imports(body):
@@ -129,12 +144,40 @@ def _take_future_imports(body):
     return flags
 
 
-def _refuse_yield(body, filename, code):
+def _read_top_level(body, filename, code):
+    """One walk of the block's own scope: the names it binds (they become
+    globals), and whether a statement needs _TopLevel's rewrite. Refuses
+    `yield`, as at module level."""
+    names = set()
+    needs_rewrite = False
     for node in _walk_top_level(body):
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == '*':
+                    needs_rewrite = True
+                else:
+                    names.add(alias.asname or alias.name.split('.')[0])
+        elif isinstance(node, ast.Global):
+            names.update(node.names)
+            needs_rewrite = True
+        elif isinstance(node, ast.AnnAssign):
+            needs_rewrite = True
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             lines = code.splitlines()
             text = lines[node.lineno - 1] if node.lineno <= len(lines) else ''
             raise SyntaxError("'yield' outside function", (filename, node.lineno, node.col_offset + 1, text))
+    return names, needs_rewrite
 
 
 def _walk_top_level(nodes):
@@ -163,31 +206,10 @@ def _walk_top_level(nodes):
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _bound_names(body):
-    """The names the block binds in its own scope: they become globals."""
-    names = set()
-    for node in _walk_top_level(body):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name != '*':
-                    names.add(alias.asname or alias.name.split('.')[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-        elif isinstance(node, ast.Global):
-            names.update(node.names)
-    return names
-
-
 class _TopLevel(ast.NodeTransformer):
     """The rewrites of the module docstring, applied outside nested scopes."""
+
+    CALLS = ('locals', 'vars', 'dir', 'exec', 'eval')  # the names visit_Call rewrites
 
     def rewrite(self, body):
         return [n for n in (self.visit(node) for node in body) if n is not None]

@@ -2,9 +2,10 @@
 `put`) into /skills and /workspace, and after each block reports what
 changed there. The twin of sandbox/runtime/files.js.
 
-Without inotify in the standard library, every report walks both roots
-(lstat of every entry; a file is read only when its size or mtime moved,
-and reported only when its content hash differs too). Symlinks are
+A report walks both roots only when something may have changed there
+since the last walk (runtime_dir_watch.py; without inotify, every time):
+lstat of every entry; a file is read only when its size or mtime moved,
+and reported only when its content hash differs too. Symlinks are
 reported as symlinks, never followed. The host validates every path, size
 and count again: this side only keeps honest code from sending what the
 host would refuse anyway.
@@ -15,30 +16,53 @@ import os
 
 
 class FileTracker:
-    def __init__(self, roots, limits):
+    def __init__(self, roots, limits, watch=None):
         self.roots = {name: os.path.normpath(path) for name, path in roots.items()}
         self.limits = limits  # {'maxFileBytes', 'maxFiles', 'reportBytes'?}
+        self.watch = watch  # a DirWatch shared by the trackers of one runtime, or None: walk every time
         self.snapshot = {}  # "root/rel" -> Entry
         self._reported_links = set()  # symlinks already reported, each is reported once
+        self._deferred_left = False  # the last report left files for the next one
 
     # --- the runtime's own writes -------------------------------------------
 
-    def write_initial(self, files, known=None):
+    def write_initial(self, files, known=None, alone=False):
         """`init`'s files. `known`: the snapshot of what is on disk already
         (the warm-up's scan plus what a `put` before init wrote); then only
-        the files written now are looked at, not both roots walked again."""
+        the files written now are looked at, not both roots walked again.
+        `alone`: no agent code ran in this runtime yet, so every write now is
+        ours and leaves a clean watched tree clean."""
+        was_clean = alone and self.watch is not None and self.watch.clean()
         written = self.write(files)
         if known is None:
-            self.snapshot = self.scan()[0]
+            self.snapshot = self.full_scan()[0]
             return
         self.snapshot = dict(known)
         self._remember(written)
+        if was_clean and written:
+            self._quiet_own_writes(written)
 
-    def write_known(self, files):
+    def write_known(self, files, alone=False):
         """Files whose copy the host already has (`put`): they enter the
         snapshot as written, while changes the code made since the last
         report still count as changes."""
-        self._remember(self.write(files))
+        was_clean = alone and self.watch is not None and self.watch.clean()
+        written = self.write(files)
+        self._remember(written)
+        if was_clean and written:
+            self._quiet_own_writes(written)
+
+    def _quiet_own_writes(self, written):
+        """Watches the folders our writes went into (up to their root, which
+        is watched already) and counts the tree clean again."""
+        folders = set()
+        for _key, root, _rel, full, _data in written:
+            folder = os.path.dirname(full)
+            while folder != self.roots[root] and folder.startswith(self.roots[root] + os.sep):
+                folders.add(folder)
+                folder = os.path.dirname(folder)
+        self.watch.add(folders)
+        self.watch.quiet()
 
     def _remember(self, written):
         for key, root, rel, full, data in written:
@@ -69,8 +93,8 @@ class FileTracker:
     # --- what the code changed ----------------------------------------------
 
     def scan(self):
-        """Walks both roots without following symlinks: ({key: Entry}, [links])."""
-        entries, links = {}, []
+        """Walks both roots without following symlinks: ({key: Entry}, [links], [folders])."""
+        entries, links, folders = {}, [], []
         budget = [int(self.limits.get('maxFiles', 200)) * 4]  # a runaway tree: stop, the host refuses it anyway
 
         def walk(root, folder, prefix):
@@ -80,6 +104,7 @@ class FileTracker:
                 listing = list(os.scandir(folder))
             except OSError:
                 return
+            folders.append(folder)
             for item in listing:
                 rel = prefix + item.name
                 try:
@@ -100,12 +125,29 @@ class FileTracker:
 
         for root, folder in self.roots.items():
             walk(root, folder, '')
-        return entries, links
+        return entries, links, folders
+
+    def full_scan(self):
+        """A scan that leaves the watch in step with the tree: `dirty` is
+        cleared before the walk (an event from then on costs one more scan
+        later), and folders watched for the first time are walked again."""
+        if self.watch is None:
+            return self.scan()
+        self.watch.begin()
+        result = self.scan()
+        for _ in range(3):
+            if self.watch.track(result[2]) == 0:
+                return result
+            result = self.scan()
+        self.watch.dirty = True  # folders keep appearing: look again next time
+        return result
 
     def changes(self):
         """[{root, path, op: 'write'|'delete'|'symlink', content?, size?,
         tooLarge?, target?}] since the last call; remembers the new state."""
-        entries, links = self.scan()
+        if self.watch is not None and not self._deferred_left and self.watch.clean():
+            return []
+        entries, links, _folders = self.full_scan()
         out = []
         # The contents of one report share a budget so the `done` frame stays
         # under the host's frame cap (base64 adds a third). Files past it stay
@@ -140,6 +182,7 @@ class FileTracker:
         for key, entry in self.snapshot.items():
             if key not in entries:
                 out.append({'root': entry.root, 'path': entry.rel, 'op': 'delete'})
+        self._deferred_left = bool(left_for_later)
         for key in left_for_later:
             entries.pop(key)
             if key in self.snapshot:

@@ -30,6 +30,7 @@ import runtime_helpers as helpers
 import runtime_logs as logs
 import runtime_scope as scope
 import runtime_skills as skills
+from runtime_dir_watch import DirWatch
 from runtime_files import FileTracker
 from runtime_serialize import NotJSONError, describe_error, to_json
 
@@ -47,7 +48,8 @@ class Runtime:
         self.loop = loop
         self.output = output
         self.limits = dict(DEFAULT_LIMITS)
-        self.tracker = FileTracker(ROOTS, self.limits)
+        self.watch = DirWatch()  # shared by the trackers of every init
+        self.tracker = FileTracker(ROOTS, self.limits, self.watch)
         self.sink = logs.LogSink(output, self.limits['logBytes'])
         self.calls = helpers.Calls(output, self.limits['frameBytes'])
         self.agent_files = blocks.AgentFiles()
@@ -55,6 +57,7 @@ class Runtime:
         self.queue = asyncio.Queue()
         self.socket_reader = None  # once linked (runtime_call_socket.SocketReader)
         self.warmed_up = False
+        self.code_ran = False  # agent code ran here (after the warm-up): the files may change behind our back
         self.namespace = None
         self.namespace_used = False  # a block ran in it: init must start a fresh one
         self.new_namespace()
@@ -143,8 +146,8 @@ class Runtime:
         # and a `put` before init (the shared example skills, written while
         # the sandbox waited in the pool) added its files.
         known = self.tracker.snapshot if self.warmed_up else None
-        self.tracker = FileTracker(ROOTS, self.limits)
-        self.tracker.write_initial(frame.get('files'), known)
+        self.tracker = FileTracker(ROOTS, self.limits, self.watch)
+        self.tracker.write_initial(frame.get('files'), known, alone=not self.code_ran)
         if self.namespace_used:
             self.new_namespace()
             self.skills.forget()
@@ -155,7 +158,7 @@ class Runtime:
         back as a change: the host wrote its copy already."""
         done = {'type': 'done', 'exec': frame.get('id'), 'ok': True, 'files': []}
         try:
-            self.tracker.write_known(frame.get('files'))
+            self.tracker.write_known(frame.get('files'), alone=not self.code_ran)
         except Exception as err:
             done.update(ok=False, error={'name': 'PutError', 'message': str(err)})
         self.output.send(done)
@@ -195,6 +198,7 @@ class Runtime:
     async def evaluate(self, code):
         """Runs one block: {ok, value?} or {ok: False, error}."""
         self.namespace_used = True
+        self.code_ran = True
         self.skills.refresh()
         importlib.invalidate_caches()  # a module the last block wrote into /workspace is importable now
         filename = self.agent_files.register(code)
@@ -223,6 +227,7 @@ class Runtime:
         await self.run_exec({'type': 'exec', 'id': 'warm-up', 'code': 'raise ValueError("warm-up")'})
         self.limits = dict(DEFAULT_LIMITS)
         self.new_namespace()
+        self.code_ran = False
         self.warmed_up = True
 
 
