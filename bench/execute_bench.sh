@@ -7,7 +7,8 @@
 # DOCKER_RUNS=0 then skips the docker run baseline and prints one line.
 # SESSION_RUNS=M (default 0) then also times M blocks in one live session (a
 # `sessionId` whose first block is not timed), each after the same idle
-# pause as the client's floor. SANDBOX_RUNTIME=runsc runs the server's
+# pause as the client's floor, then M more back to back (each sent as soon as
+# the last one answered), with the client's floor taken back to back too. SANDBOX_RUNTIME=runsc runs the server's
 # sandboxes under gVisor (bench/runtime_bench.sh runs both runtimes).
 # BENCH_LANGUAGE=python sends the blocks as Python (`"language": "python"`):
 # the Python pool starts empty, so one untimed block first makes it start
@@ -118,35 +119,53 @@ floor += [floor_ms() for _ in range(20)]  # before the docker runs: the connecti
 
 # Blocks in a live session: the session is opened (its first block, untimed,
 # claims a pooled sandbox), the pool refills, then each block is sent after
-# the floor's idle pause, as an agent's next block follows its LLM's answer.
+# the floor's idle pause, as an agent's next block follows its LLM's answer;
+# then as many back to back.
 session, session_parts = [], {"http": [], "channel": [], "runtime": []}
+session_b2b, session_b2b_parts, floor_b2b = [], {"http": [], "channel": [], "runtime": []}, []
+
+def time_session_blocks(body, pause, into, into_parts):
+    for _ in range(session_runs):
+        if pause:
+            time.sleep(pause)
+        t = time.perf_counter()
+        status, text = request("POST", "/execute", body)
+        ms = (time.perf_counter() - t) * 1000
+        out = json.loads(text)
+        assert status == 200 and out["result"] == 2, text
+        into.append(ms)
+        if "timing" in out:  # builds before the timing field have none
+            timing = out["timing"]
+            into_parts["http"].append(ms - out["durationMs"])
+            into_parts["channel"].append(timing["blockMs"] - timing["runtimeMs"])
+            into_parts["runtime"].append(timing["runtimeMs"])
+
 if session_runs:
     session_body = json.dumps({"userId": "bench", "sessionId": "bench-live", "language": language,
                                "code": "return 1+1"}).encode()
     status, text = request("POST", "/execute", session_body)
     assert status == 200 and json.loads(text)["result"] == 2, text
     wait_refilled()
-    for _ in range(session_runs):
-        time.sleep(0.3)
+    time_session_blocks(session_body, 0.3, session, session_parts)
+    # Back to back: a program driving a session (a notebook, a loop on the MCP
+    # face) sends its next block at once; nothing on the path has gone idle.
+    time_session_blocks(session_body, 0, session_b2b, session_b2b_parts)
+    for _ in range(20):
         t = time.perf_counter()
-        status, text = request("POST", "/execute", session_body)
-        ms = (time.perf_counter() - t) * 1000
-        out = json.loads(text)
-        assert status == 200 and out["result"] == 2, text
-        session.append(ms)
-        if "timing" in out:
-            t = out["timing"]
-            session_parts["http"].append(ms - out["durationMs"])
-            session_parts["channel"].append(t["blockMs"] - t["runtimeMs"])
-            session_parts["runtime"].append(t["runtimeMs"])
+        request("GET", "/health/live")
+        floor_b2b.append((time.perf_counter() - t) * 1000)
     request("DELETE", "/sessions/bench-live?userId=bench")
-    print(f"session block p50 {pct(session, 50):.2f} ms, p99 {pct(session, 99):.2f} ms ({len(session)} blocks"
-          + (", by part (ms): " + ", ".join(f"{k} {pct(v, 50):.2f}" for k, v in session_parts.items()) if session_parts["http"] else "")
-          + ")", file=sys.stderr)
+    for name, xs, xparts in (("session block", session, session_parts),
+                             ("session block back to back", session_b2b, session_b2b_parts)):
+        print(f"{name} p50 {pct(xs, 50):.2f} ms, p99 {pct(xs, 99):.2f} ms ({len(xs)} blocks"
+              + (", by part (ms): " + ", ".join(f"{k} {pct(v, 50):.2f}" for k, v in xparts.items()) if xparts["http"] else "")
+              + ")", file=sys.stderr)
+    print(f"the client's floor back to back (GET /health/live) p50 {pct(floor_b2b, 50):.2f} ms", file=sys.stderr)
 client.close()
 record("execute_runs", runtime=os.environ.get("SANDBOX_RUNTIME", ""), language=language, warm_ms=warm, cold_ms=cold, floor_ms=floor,
        not_at_rest=not_at_rest, session_ms=session,
-       parts_ms=parts, session_parts_ms=session_parts)
+       parts_ms=parts, session_parts_ms=session_parts,
+       session_b2b_ms=session_b2b, session_b2b_parts_ms=session_b2b_parts, floor_b2b_ms=floor_b2b)
 
 # The baseline starts a container of the same image per call and runs the same
 # code in its runtime (the image's entrypoint): an init frame and an exec

@@ -51,10 +51,10 @@ run load_paced_50 load_paced_80 load_fresh load_session -- "$root/bench/load_ben
 run mcp_execute_code -- "$root/bench/mcp_execute_bench.sh" 200
 run describe_bytes -- "$root/bench/describe_bytes.sh"
 if docker info --format '{{json .Runtimes}}' | grep -q '"runsc"'; then  # gVisor beside runc, about 8 minutes
-  run runtime_first_block runtime_session_block runtime_toolcall runtime_fresh runtime_memory -- "$root/bench/runtime_bench.sh"
+  run runtime_first_block runtime_session_block runtime_session_block_b2b runtime_toolcall runtime_fresh runtime_memory -- "$root/bench/runtime_bench.sh"
 fi
 # Python beside JavaScript, about 4 minutes
-run language_first_block language_session_block language_toolcall language_memory -- \
+run language_first_block language_session_block language_session_block_b2b language_toolcall language_memory -- \
   env BENCH_LANGUAGE=python "$root/bench/runtime_bench.sh"
 
 python3 "$root/bench/render_summary.py" "$rows" "$root/docs/BENCHMARKS.md" "$machine" "$(IFS=';'; echo "${failed[*]:-}")"

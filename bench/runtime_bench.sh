@@ -13,7 +13,8 @@
 #     session, a claim from the warm pool, each once the pool is at rest
 #     (bench/execute_bench.sh, 2 runs of FIRST_BLOCKS per runtime);
 #   - a block in a live session: `POST /execute` with a `sessionId` after its
-#     first block (SESSION_RUNS of bench/execute_bench.sh, the same 2 runs);
+#     first block (SESSION_RUNS of bench/execute_bench.sh, the same 2 runs),
+#     each after a 0.3 s idle pause, and the same number back to back (two rows);
 #   - tool calls from one block: sequential `callMCPTool('everything__echo')`
 #     (bench/toolcall_bench.sh TOOL_CALLS TOOL_WARM TOOL_ROUNDS with
 #     ALSO_RUNTIME=runsc: a server per runtime, server-everything over stdio,
@@ -163,7 +164,7 @@ def parts(runs, field):
     return ", ".join(f"{k} {pct([x for run in runs for x in run[field][k]], 50):.2f}" for k in names
                      if any(run[field][k] for run in runs))
 
-def latency_row(key, what, field, parts_field, target_ms, target):
+def latency_row(key, what, field, parts_field, target_ms, target, floor_field=None):
     a, b = gv.get("execute_runs", []), rc.get("execute_runs", [])
     if not a or not b or not pooled(a, field) or not pooled(b, field):
         print(f"| {what} | not measured: bench/execute_bench.sh failed for a {prefix} | - | - | {target} | - |")
@@ -173,9 +174,9 @@ def latency_row(key, what, field, parts_field, target_ms, target):
         return (f"p50 {pct(xs, 50):.2f} ms, p99 {pct(xs, 99):.2f} ms ({len(xs)} in {len(runs)} runs; "
                 f"p50 by part: {parts(runs, parts_field)})")
     g50, r50 = pct(pooled(a, field), 50), pct(pooled(b, field), 50)
-    floor = pct(pooled(a, "floor_ms") + pooled(b, "floor_ms"), 50)
+    floor = pct(pooled(a, floor_field or "floor_ms") + pooled(b, floor_field or "floor_ms"), 50)
     extra = (f"; client's own floor (`GET /health/live`, same client and pause) p50 {floor:.2f} ms"
-             if key.endswith("_session_block") else "")
+             if floor_field else "")
     cold = sum(len(run["cold_ms"]) for run in a + b)
     emit(key, vs + what, side(a) + extra, side(b) + (f"; {cold} cold claims left out" if cold else ""),
          f"{g50 / r50:.2f}x", target, g50 <= target_ms,
@@ -188,7 +189,10 @@ latency_row(f"{prefix}_first_block",
 latency_row(f"{prefix}_session_block",
             "a block in a live session: `POST /execute` of `return 1+1` with a `sessionId`, its first block left out, "
             "each after a 0.3 s idle pause", "session_ms", "session_parts_ms", session_ms,
-            f"{label} p50 <= {session_ms} ms")
+            f"{label} p50 <= {session_ms} ms", "floor_ms")
+latency_row(f"{prefix}_session_block_b2b",
+            "a block in a live session, back to back: the same blocks, each sent as soon as the last one answered",
+            "session_b2b_ms", "session_b2b_parts_ms", session_ms, f"{label} p50 <= {session_ms} ms", "floor_b2b_ms")
 
 rounds_note = ""  # Python beside JavaScript: every round, printed below the table
 if languages:
