@@ -175,8 +175,8 @@ def latency_row(key, what, field, parts_field, target_ms, target, floor_field=No
                 f"p50 by part: {parts(runs, parts_field)})")
     g50, r50 = pct(pooled(a, field), 50), pct(pooled(b, field), 50)
     floor = pct(pooled(a, floor_field or "floor_ms") + pooled(b, floor_field or "floor_ms"), 50)
-    extra = (f"; client's own floor (`GET /health/live`, same client and pause) p50 {floor:.2f} ms"
-             if floor_field else "")
+    how = "same client, back to back" if floor_field == "floor_b2b_ms" else "same client and pause"
+    extra = f"; client's own floor (`GET /health/live`, {how}) p50 {floor:.2f} ms" if floor_field else ""
     cold = sum(len(run["cold_ms"]) for run in a + b)
     emit(key, vs + what, side(a) + extra, side(b) + (f"; {cold} cold claims left out" if cold else ""),
          f"{g50 / r50:.2f}x", target, g50 <= target_ms,
