@@ -20,10 +20,6 @@ bool all_zero(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == '0'; });
 }
 
-int hex_value(char c) {
-  return c <= '9' ? c - '0' : c - 'a' + 10;
-}
-
 bool state_ok(std::string_view state) {
   if (state.empty() || state.size() > max_state_chars) return false;
   std::size_t members = 1;
@@ -63,7 +59,7 @@ std::optional<trace_context> parse_trace_context(std::string_view traceparent,
   trace_context context;
   context.trace_id = trace_id;
   context.parent_id = parent_id;
-  context.sampled = (hex_value(flags[1]) & 1) != 0;
+  context.sampled = (hex_digit_value(flags[1]) & 1) != 0;
   if (tracestate && state_ok(*tracestate)) context.state = *tracestate;
   return context;
 }

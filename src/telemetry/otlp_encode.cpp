@@ -4,6 +4,7 @@
 // resource.proto; tests/telemetry decodes the output with the official definitions.
 #include <nlohmann/json.hpp>
 
+#include "harness/core/trace_context.hpp"
 #include "harness/core/version.hpp"
 #include "harness/telemetry/otlp.hpp"
 #include "proto_writer.hpp"
@@ -17,11 +18,10 @@ constexpr std::string_view scope_name = "mcp-harness";
 
 // "0af7651916cd43dd8448eb211c80319c" -> 16 bytes; ids are ours, always well-formed hex.
 std::string hex_bytes(std::string_view hex) {
-  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
   std::string out;
   out.reserve(hex.size() / 2);
   for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<char>(nibble(hex[i]) << 4 | nibble(hex[i + 1])));
+    out.push_back(static_cast<char>(core::hex_digit_value(hex[i]) << 4 | core::hex_digit_value(hex[i + 1])));
   }
   return out;
 }

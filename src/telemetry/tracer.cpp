@@ -37,7 +37,7 @@ bool sampler::decide(std::string_view trace_id, std::optional<bool> parent_sampl
   // ids are random in their right part).
   std::uint64_t low = 0;
   for (char c : trace_id.substr(trace_id.size() - 16)) {
-    low = low << 4 | static_cast<std::uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+    low = low << 4 | static_cast<std::uint64_t>(core::hex_digit_value(c));
   }
   return static_cast<double>(low) < ratio * 18446744073709551616.0;
 }
@@ -67,9 +67,12 @@ class tracer_impl final : public tracer {
           &metrics_->counters("harness_trace_spans_exported_total", "Spans sent to the OTLP collector").with({});
       auto& dropped =
           metrics_->counters("harness_trace_spans_dropped_total",
-                             "Spans lost: the queue was full (collector slow or down) or a batch failed", {"reason"});
+                             "Spans lost: the queue was full (collector slow or down), a batch failed, or the span "
+                             "ended after shutdown",
+                             {"reason"});
       dropped_full_ = &dropped.with({"queue_full"});
       dropped_failed_ = &dropped.with({"export_failed"});
+      dropped_shutdown_ = &dropped.with({"shutdown"});
     }
   }
 
@@ -119,7 +122,11 @@ class tracer_impl final : public tracer {
     {
       std::lock_guard lock(mutex_);
       // After shutdown nothing sends any more: the span is counted as lost.
-      if (queue_.size() >= options_.max_queue || stopped_.load()) {
+      if (stopped_.load()) {
+        drop(1, dropped_shutdown_);
+        return;
+      }
+      if (queue_.size() >= options_.max_queue) {
         drop(1, dropped_full_);
         return;
       }
@@ -207,6 +214,7 @@ class tracer_impl final : public tracer {
   core::counter* exported_ = nullptr;
   core::counter* dropped_full_ = nullptr;
   core::counter* dropped_failed_ = nullptr;
+  core::counter* dropped_shutdown_ = nullptr;
 };
 
 }  // namespace

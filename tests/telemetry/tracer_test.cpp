@@ -178,6 +178,9 @@ TEST(Tracer, SpansThatEndAfterShutdownAreCountedAsDropped) {
   settle(f.io);
   tracer::start_root(t, "late", span_kind::internal, std::nullopt).end();
   EXPECT_EQ(t->dropped(), 1u);
+  auto text = f.metrics->render();
+  EXPECT_NE(text.find("harness_trace_spans_dropped_total{reason=\"shutdown\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("harness_trace_spans_dropped_total{reason=\"queue_full\"} 0"), std::string::npos) << text;
 }
 
 TEST(Tracer, WhenTheCollectorDoesNotKeepUpSpansAreDroppedAndCounted) {

@@ -24,6 +24,13 @@ struct trace_context {
   std::string traceparent_for(std::string_view span_id) const;
 };
 
+// The value of one lowercase hex digit ('0'-'9', 'a'-'f'), as trace and span
+// ids are written. For digits already checked (parse_trace_context does, and
+// our own ids are made so): anything else gives a meaningless number.
+constexpr int hex_digit_value(char c) {
+  return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
 // Reads a traceparent (and its tracestate, which is dropped alone when bad).
 // Version 00 exactly; a later version is read by its version-00 prefix, as
 // the W3C rules for forward compatibility say. nullopt when unusable.
