@@ -103,7 +103,8 @@ def compile_block(code, filename, namespace):
     # block). The calls it rewrites can sit anywhere in the block's scope,
     # comprehensions included, so the source text is asked instead: a name
     # that is not in it cannot be called (a false hit only costs the walk).
-    rewritten = needs_rewrite or any(name in code for name in _TopLevel.CALLS)
+    # Not in ASCII text only: Python reads ｌｏｃａｌｓ as locals (NFKC).
+    rewritten = needs_rewrite or not code.isascii() or any(name in code for name in _TopLevel.CALLS)
     if rewritten:
         body = _TopLevel().rewrite(body)
     if body and isinstance(body[-1], ast.Expr):

@@ -35,12 +35,14 @@ _IN_CLOEXEC = 0o2000000
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
 _IN_DELETE_SELF, _IN_MOVE_SELF = 0x400, 0x800
-_IN_ONLYDIR, _IN_DONT_FOLLOW = 0x01000000, 0x02000000
+_IN_ONLYDIR, _IN_DONT_FOLLOW, _IN_EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
 # Whatever changes an entry, a file's content or metadata, or the folder
 # itself; not reads (a report reads files). Only folders, never through a
 # symlink: a folder replaced by a link to elsewhere is not watched there.
+# Not a file that was deleted while still open: its writes change nothing
+# a report could see.
 _MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
-         | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW)
+         | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW | _IN_EXCL_UNLINK)
 _READ_BYTES = 64 * 1024
 
 
@@ -108,13 +110,16 @@ class DirWatch:
             self._wds[folder] = wd
         return added
 
-    def quiet(self):
+    def quiet(self, folders):
         """After the runtime's own writes into a clean tree, with no agent code
-        running and their folders watched (add): the events are ours, so
-        the tree counts as clean again."""
-        if not self.broken:
-            self._drain()
-            self.dirty = False
+        running: their events are ours, so the tree counts as clean again,
+        and the folders they went into are watched from now on (one that
+        has gone meanwhile leaves it dirty)."""
+        if self.broken:
+            return
+        self._drain()
+        self.dirty = False
+        self.add(folders)
 
     def _drain(self):
         while True:

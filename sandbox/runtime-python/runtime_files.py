@@ -61,8 +61,7 @@ class FileTracker:
             while folder != self.roots[root] and folder.startswith(self.roots[root] + os.sep):
                 folders.add(folder)
                 folder = os.path.dirname(folder)
-        self.watch.add(folders)
-        self.watch.quiet()
+        self.watch.quiet(folders)
 
     def _remember(self, written):
         for key, root, rel, full, data in written:
@@ -134,12 +133,19 @@ class FileTracker:
         if self.watch is None:
             return self.scan()
         self.watch.begin()
-        result = self.scan()
-        for _ in range(3):
-            if self.watch.track(result[2]) == 0:
-                return result
+        try:
             result = self.scan()
-        self.watch.dirty = True  # folders keep appearing: look again next time
+            for _ in range(3):
+                if self.watch.track(result[2]) == 0:
+                    break
+                result = self.scan()
+            else:
+                self.watch.dirty = True  # folders keep appearing: look again next time
+        except BaseException:
+            self.watch.dirty = True  # a walk that failed (a tree too deep, say) proves nothing
+            raise
+        if not all(folder in result[2] for folder in self.roots.values()):
+            self.watch.dirty = True  # a root that is not there yet has no watch to say when it comes
         return result
 
     def changes(self):

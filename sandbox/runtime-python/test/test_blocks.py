@@ -107,6 +107,9 @@ class StateTest(RuntimeTest):
         done = rt.exec('exec("made = 1")\n'
                        'return ["seen" in locals(), "seen" in dir(), "seen" in globals(), round(floor(pi)), made]')
         self.assertEqual(self.assertOk(done)['value'], [True, True, True, 3, 1])
+        # Python reads identifiers in their NFKC form: full-width letters name locals() too.
+        self.assertEqual(self.assertOk(rt.exec('return "seen" in \uff4c\uff4f\uff43\uff41\uff4c\uff53()'))['value'],
+                         True)
 
     def test_a_new_init_starts_a_fresh_namespace(self):
         rt = self.runtime()

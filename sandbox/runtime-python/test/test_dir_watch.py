@@ -109,6 +109,31 @@ class WatchedTrackerTest(unittest.TestCase):
         self.assertFalse(self.watch.clean(), "a put between blocks may race a block's late write: walk next time")
         self.assertEqual(self.report(), [], 'the put itself is not a change')
 
+    def test_a_walk_that_failed_leaves_the_tree_to_be_walked_again(self):
+        self.watched()
+        self.write(self.path('workspace', 'a.txt'))
+        scan = self.tracker.scan
+
+        def failing():
+            self.tracker.scan = scan
+            raise RecursionError('a tree too deep')
+
+        self.tracker.scan = failing
+        with self.assertRaises(RecursionError):
+            self.tracker.changes()
+        self.assertEqual(self.report(), ['write workspace/a.txt'])
+
+    def test_a_root_made_after_the_first_walk_is_walked_until_it_is_there(self):
+        shutil.rmtree(self.roots['skills'])
+        self.watched()
+        self.assertEqual(self.report(), [])
+        os.mkdir(self.roots['skills'])
+        self.write(self.path('skills', 'late.md'))
+        self.assertEqual(self.report(), ['write skills/late.md'])
+        before = self.walks
+        self.assertEqual(self.report(), [])
+        self.assertEqual(self.walks, before, 'both roots are watched now')
+
     def test_past_the_watch_limit_every_report_walks_the_roots(self):
         self.watched()
         for i in range(MAX_WATCHED_DIRS + 1):
