@@ -23,6 +23,7 @@ class FileTracker:
         self.snapshot = {}  # "root/rel" -> Entry
         self._reported_links = set()  # symlinks already reported, each is reported once
         self._deferred_left = False  # the last report left files for the next one
+        self._walk_cut = False  # the last walk stopped at its budget: folders past it have no watch
 
     # --- the runtime's own writes -------------------------------------------
 
@@ -124,6 +125,7 @@ class FileTracker:
 
         for root, folder in self.roots.items():
             walk(root, folder, '')
+        self._walk_cut = budget[0] < 0
         return entries, links, folders
 
     def full_scan(self):
@@ -144,8 +146,10 @@ class FileTracker:
         except BaseException:
             self.watch.dirty = True  # a walk that failed (a tree too deep, say) proves nothing
             raise
-        if not all(folder in result[2] for folder in self.roots.values()):
-            self.watch.dirty = True  # a root that is not there yet has no watch to say when it comes
+        if self._walk_cut or not all(folder in result[2] for folder in self.roots.values()):
+            # Folders the walk never reached, or a root that is not there
+            # yet, have no watch to say when they change.
+            self.watch.dirty = True
         return result
 
     def changes(self):

@@ -134,6 +134,15 @@ class WatchedTrackerTest(unittest.TestCase):
         self.assertEqual(self.report(), [])
         self.assertEqual(self.walks, before, 'both roots are watched now')
 
+    def test_a_tree_past_the_walks_budget_is_walked_after_every_block(self):
+        self.watched({'maxFileBytes': 1000, 'maxFiles': 2})  # a walk stops after 8 files
+        for i in range(10):
+            self.write(self.path('workspace', f'f{i}.txt'))
+        self.report()
+        before = self.walks
+        self.report()
+        self.assertEqual(self.walks, before + 1, 'folders past the cut have no watch')
+
     def test_past_the_watch_limit_every_report_walks_the_roots(self):
         self.watched()
         for i in range(MAX_WATCHED_DIRS + 1):
