@@ -80,16 +80,14 @@ class DirWatch:
         watched for the first time (the caller walks again); 0 when broken."""
         if self.broken:
             return 0
-        if len(dirs) > MAX_WATCHED_DIRS:
-            self._fail()
-            return 0
         wanted = set(dirs)
         for folder in [d for d in self._wds if d not in wanted]:
             self._libc.inotify_rm_watch(self._fd, self._wds.pop(folder))  # EINVAL if it went already: fine
         return self.add(wanted)
 
     def add(self, dirs):
-        """Watches `dirs` too, leaving the others. Returns how many are new."""
+        """Watches `dirs` too, leaving the others. Returns how many are new;
+        past MAX_WATCHED_DIRS in all, the watch is broken."""
         added = 0
         for folder in dirs:
             if self.broken:
